@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+// Distance estimators of MODEL.md §6, written once for the C++ reference and the shaders.
+//
+// The estimators read a signal s(t), t = 0..T-1, and the pulse p[k], k = 0..P-1, through two
+// accessors the caller provides: in GLSL, functions `float rsimSignal(uint t)` and
+// `float rsimPulse(uint k)` defined before this header is included; in C++, two callables
+// passed as the trailing arguments (RSIM_SIGNAL_ARGS), usually lambdas.
+#ifndef RSIM_SHARED_ESTIMATORS_H
+#define RSIM_SHARED_ESTIMATORS_H
+
+#include "physics.h"
+
+#ifdef __cplusplus
+#define RSIM_SIGNAL_FN template <class SignalFn, class PulseFn> inline
+#define RSIM_SIGNAL_ARGS , [[maybe_unused]] SignalFn rsimSignal, [[maybe_unused]] PulseFn rsimPulse
+#define RSIM_SIGNAL_PASS , rsimSignal, rsimPulse
+#else
+#define RSIM_SIGNAL_FN
+#define RSIM_SIGNAL_ARGS
+#define RSIM_SIGNAL_PASS
+#endif
+
+RSIM_SHARED_BEGIN
+
+// Matched filter m(t) = sum_k s(t + k) p[k] (s = 0 past the end).
+RSIM_SIGNAL_FN float rsimMatchedFilter(uint t, uint T, uint P RSIM_SIGNAL_ARGS) {
+    float m = 0.0f;
+    for (uint k = 0u; k < P && t + k < T; ++k) m += rsimSignal(t + k) * rsimPulse(k);
+    return m;
+}
+
+// Pulsed estimator: t* = centroid of m over [argmax - h, argmax + h], h = P + 1. Returns t* in
+// timesteps, -1 when the signal is zero, -2 when the peak window runs past the last timestep
+// (the echo may be cut off).
+RSIM_SIGNAL_FN float rsimPulsedPeak(uint T, uint P RSIM_SIGNAL_ARGS) {
+    int arg = -1;
+    float best = 0.0f;
+    for (uint t = 0u; t < T; ++t) {
+        float m = rsimMatchedFilter(t, T, P RSIM_SIGNAL_PASS);
+        if (m > best) {
+            best = m;
+            arg = int(t);
+        }
+    }
+    if (arg < 0) return -1.0f;
+    int h = rsimCentroidHalfWidth(int(P));
+    if (arg + h > int(T) - 1) return -2.0f;
+    float sum = 0.0f, moment = 0.0f;
+    for (int t = max(0, arg - h); t <= arg + h; ++t) {
+        float m = rsimMatchedFilter(uint(t), T, P RSIM_SIGNAL_PASS);
+        sum += m;
+        moment += m * float(t - arg); // relative to argmax: keeps fp32 precision at large t
+    }
+    return sum > 0.0f ? float(arg) + moment / sum : -1.0f;
+}
+
+// Phasor sum_t s(t) exp(-i w t) as (re, im), w in radians per timestep.
+RSIM_SIGNAL_FN vec2 rsimPhasor(uint T, float omega RSIM_SIGNAL_ARGS) {
+    vec2 acc = vec2(0.0f);
+    for (uint t = 0u; t < T; ++t) {
+        float s = rsimSignal(t);
+        if (s == 0.0f) continue;
+        // Reduce the angle before cos/sin: w t reaches hundreds of radians.
+        float a = omega * float(t);
+        a -= 6.28318530718f * floor(a / 6.28318530718f);
+        acc += s * vec2(cos(a), -sin(a));
+    }
+    return acc;
+}
+
+// Phase of the emitted pulse itself, arg sum_k p[k] exp(-i w k) (0 for a delta pulse).
+RSIM_SIGNAL_FN float rsimPulsePhase(uint P, float omega RSIM_SIGNAL_ARGS) {
+    vec2 acc = vec2(0.0f);
+    for (uint k = 0u; k < P; ++k) acc += rsimPulse(k) * vec2(cos(omega * float(k)), -sin(omega * float(k)));
+    return atan(acc.y, acc.x);
+}
+
+// AMCW path length in timesteps from up to RSIM_MAX_FREQUENCIES modulation frequencies, given
+// as w_k = 2 pi f_k dt (radians per timestep). delaySteps is added to the phase (tS_i for a
+// triangle, 0 for a pixel whose signal already holds the sensor delay). Returns -1 when the
+// signal is zero.
+RSIM_SIGNAL_FN float rsimAmcwPath(uint T, uint P, vec4 omegaLo, vec4 omegaHi, int count,
+                                  float delaySteps, float maxPathSteps RSIM_SIGNAL_ARGS) {
+    float L[RSIM_MAX_FREQUENCIES];
+    float U[RSIM_MAX_FREQUENCIES];
+    for (int k = 0; k < RSIM_MAX_FREQUENCIES; ++k) {
+        L[k] = 0.0f;
+        U[k] = 1.0f;
+    }
+    for (int k = 0; k < count; ++k) {
+        float omega = k < 4 ? omegaLo[k] : omegaHi[k - 4];
+        vec2 ph = rsimPhasor(T, omega RSIM_SIGNAL_PASS);
+        if (ph.x == 0.0f && ph.y == 0.0f) return -1.0f;
+        float phi = -atan(ph.y, ph.x) + rsimPulsePhase(P, omega RSIM_SIGNAL_PASS) +
+                    omega * delaySteps;
+        phi -= 6.28318530718f * floor(phi / 6.28318530718f);
+        U[k] = 6.28318530718f / omega;
+        L[k] = phi / omega;
+    }
+    return rsimUnwrapPath(L, U, count, maxPathSteps);
+}
+
+RSIM_SHARED_END
+
+#endif

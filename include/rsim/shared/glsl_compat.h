@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+// Lets one header be compiled as C++ (with glm) and as GLSL (with glslang), so that the
+// physics formulas of MODEL.md exist once for the CPU reference and for the shaders.
+//
+// Rules for code written under this header:
+//   - use only vec2/vec3/vec4, uvec*, float, uint, int, bool and structs of those;
+//   - float literals carry an `f` suffix (C++ would otherwise mix double into glm calls);
+//   - return values, never `out` parameters;
+//   - mark with RSIM_PRECISE every expression whose rounding must match across backends
+//     (GLSL `precise` forbids fusing a*b+c into an FMA; the C++ build uses -ffp-contract=off).
+#ifndef RSIM_SHARED_GLSL_COMPAT_H
+#define RSIM_SHARED_GLSL_COMPAT_H
+
+#ifdef __cplusplus
+#include <cstdint>
+#include <glm/glm.hpp>
+#define RSIM_SHARED_BEGIN                                                                          \
+    namespace rsim::shared {                                                                       \
+    using namespace glm;                                                                           \
+    using uint = std::uint32_t;                                                                    \
+    using std::uint64_t;
+#define RSIM_SHARED_END }
+#define RSIM_PRECISE
+#define RSIM_FN inline
+#define RSIM_CONST inline constexpr
+#else
+#define RSIM_SHARED_BEGIN
+#define RSIM_SHARED_END
+#define RSIM_PRECISE precise
+#define RSIM_FN
+#define RSIM_CONST const
+#endif
+
+#endif

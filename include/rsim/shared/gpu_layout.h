@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: MIT
+// Buffer records, push constants and workgroup sizes of the Vulkan backend, declared once for
+// C++ and GLSL. Shaders reach buffers through 64-bit device addresses in push constants
+// (GL_EXT_buffer_reference); only the TLAS uses a descriptor. Only vec4, uvec4, float, uint
+// and uint64_t appear, 64-bit fields first, so std430 and C++ layouts agree; the C++ side
+// checks sizes with static_assert.
+#ifndef RSIM_SHARED_GPU_LAYOUT_H
+#define RSIM_SHARED_GPU_LAYOUT_H
+
+#include "glsl_compat.h"
+
+RSIM_SHARED_BEGIN
+
+// Workgroup sizes.
+RSIM_CONST uint RSIM_WG_LINEAR = 64u;         // 1-D passes (triangles, pixels)
+RSIM_CONST uint RSIM_WG_PAIRS_X = 64u;        // visibility: columns j of one row i
+RSIM_CONST uint RSIM_WG_RADIOSITY_X = 32u;    // radiosity: receivers i (one warp)
+RSIM_CONST uint RSIM_MAX_RADIOSITY_SPLIT = 32u; // radiosity: upper bound of the j-slices
+
+// Descriptor set 0 of every ray-tracing shader.
+RSIM_CONST uint RSIM_BINDING_TLAS = 0u;
+
+// One triangle for the ray passes (internal order).
+struct GpuTriangle {
+    vec4 v0Area;    // v0, area
+    vec4 v1Rho;     // v1, reflectance
+    vec4 v2;        // v2, unused
+    vec4 normal;    // unit normal, unused
+    uvec4 meta;     // stable id, internal index of the two-sided twin (0xffffffff: none), unused x2
+};
+
+// One triangle for the transport and distance passes.
+struct GpuTransportTri {
+    vec4 centroidArea;   // centroid, area A_i
+    vec4 source;         // rho_i, E amount rho_i Irr_i, tL_i (steps), R amount w_i
+    vec4 sensorDirDelay; // unit direction sensor -> centroid, tS_i (steps)
+    vec4 extra;          // rho_i A_i, unused x3
+};
+
+// Visibility pass: pairs (i, j), i in [rowBegin, rowEnd), j in [colBegin, n), j > i.
+struct VisibilityPush {
+    uint64_t triangles;  // GpuTriangle[n]
+    uint64_t kChunks;    // uint64_t[chunks]: device address of each K row chunk (fp32)
+    uint64_t stats;      // uint64_t[3]: candidate pairs, non-zero pairs, rays cast
+    uint n;
+    uint samples;
+    uint seed;
+    float rayEps;
+    uint rowBegin;
+    uint rowEnd;
+    uint colBegin;
+    uint rowsPerChunk;   // K chunk c holds rows [c R, (c+1) R), stored [j][i - c R]
+};
+
+// Form-factor diagnostics of K: row sums sum_j min(1, K_ij A_j) of the rows of one chunk.
+struct FormFactorPush {
+    uint64_t triangles;  // GpuTriangle[n]
+    uint64_t kChunk;     // K rows [rowBegin, rowEnd), stored [j][i - rowBegin]
+    uint64_t rowSums;    // float[n]
+    uint64_t stats;      // counters: clamped form factors
+    uint n;
+    uint rowBegin;
+    uint rowEnd;
+    uint pad0;
+};
+
+// Direct pass: triangles [begin, end).
+struct DirectPush {
+    uint64_t triangles;  // GpuTriangle[n]
+    uint64_t results;      // vec2[n]: irradiance Irr_i, importance w_i
+    uint64_t stats;      // uint64_t[1]: shadow rays cast
+    uint64_t lightSensor; // LightSensorRecord
+    uint n;
+    uint samples;        // S_d
+    uint seed;
+    float rayEps;
+    uint begin;
+    uint end;
+    uint pad0;
+    uint pad1;
+};
+
+// Light and sensor as the shaders read them (PointLight and PinholeSensor flattened).
+struct LightSensorRecord {
+    vec4 lightPosCos;     // position, cos(half angle)
+    vec4 lightDirFalloff; // direction, falloff exponent
+    vec4 lightIntensity;  // I = P / 4 pi, unused x3
+    vec4 sensorPosTanH;   // position, tan(fov_h / 2)
+    vec4 sensorFwdTanV;   // forward, tan(fov_v / 2)
+    vec4 sensorRight;     // right, unused
+    vec4 sensorUp;        // up, unused
+    uvec4 image;          // width, height, unused x2
+};
+
+// Radiosity pass, one timestep t, receivers [rowBegin, rowEnd) of one K chunk.
+struct RadiosityPush {
+    uint64_t tris;       // GpuTransportTri[n]
+    uint64_t kChunk;     // K rows [rowBegin, rowEnd) stored [j][i - rowBegin], fp32
+    uint64_t history;    // vec2[n][T]: (B, Z) per triangle and timestep
+    uint64_t pulse;      // float[P]
+    uint n;
+    uint timesteps;
+    uint t;
+    uint pulseLength;
+    float invCdtSq;
+    uint rowBegin;
+    uint rowEnd;
+    uint indirect;       // 0: B = E, Z = R
+};
+
+// Distance pass over triangles [begin, end): path length (steps) and sensor distance.
+struct DistancePush {
+    uint64_t tris;       // GpuTransportTri[n]
+    uint64_t history;    // vec2[n][T]
+    uint64_t pulse;      // float[P]
+    uint64_t results;      // vec4[n]: path steps (or -1 none, -2 cut off), d_i (m), 0, 0
+    vec4 omegaLo;        // AMCW w_k = 2 pi f_k dt, k < 4
+    vec4 omegaHi;        // k = 4..7
+    vec4 lightToSensor;  // a = p_S - p_L, c dt (m)
+    uint n;
+    uint timesteps;
+    uint pulseLength;
+    uint mode;           // 0 pulsed, 1 amcw
+    uint frequencies;
+    uint begin;
+    uint end;
+    uint pad0;
+};
+
+// Primary-ray pass: pixels [begin, end) of the sensor image.
+struct PrimaryPush {
+    uint64_t triangles;   // GpuTriangle[n]
+    uint64_t lightSensor; // LightSensorRecord
+    uint64_t results;       // vec4[pixels]: hit triangle (as float, -1 none), hit t, direct amount, direct delay (steps)
+    uint64_t pad64;
+    float rayEps;
+    float invCdt;         // 1 / (c dt), steps per metre
+    uint begin;
+    uint end;
+};
+
+// Pixel-signal pass: pixels [begin, end).
+struct PixelPush {
+    uint64_t tris;        // GpuTransportTri[n]
+    uint64_t history;     // vec2[n][T]
+    uint64_t pulse;       // float[P]
+    uint64_t hits;        // vec4[pixels] from the primary pass
+    uint64_t results;       // vec4[pixels]: depth (m, NaN none), amplitude, 0, 0
+    uint64_t lightSensor; // LightSensorRecord
+    vec4 omegaLo;
+    vec4 omegaHi;
+    float invCdt;
+    float cdt;
+    uint timesteps;
+    uint pulseLength;
+    uint mode;
+    uint frequencies;
+    uint begin;
+    uint end;
+};
+
+RSIM_SHARED_END
+
+#ifdef __cplusplus
+static_assert(sizeof(rsim::shared::GpuTriangle) == 80);
+static_assert(sizeof(rsim::shared::GpuTransportTri) == 64);
+static_assert(sizeof(rsim::shared::VisibilityPush) == 56);
+static_assert(sizeof(rsim::shared::DirectPush) == 64);
+static_assert(sizeof(rsim::shared::FormFactorPush) == 48);
+static_assert(sizeof(rsim::shared::LightSensorRecord) == 128);
+static_assert(sizeof(rsim::shared::RadiosityPush) == 64);
+static_assert(sizeof(rsim::shared::DistancePush) == 112);
+static_assert(sizeof(rsim::shared::PrimaryPush) == 48);
+static_assert(sizeof(rsim::shared::PixelPush) == 112);
+// Vulkan guarantees 128 bytes of push constants on every device.
+static_assert(sizeof(rsim::shared::PixelPush) <= 128 && sizeof(rsim::shared::DistancePush) <= 128);
+#endif
+
+#endif

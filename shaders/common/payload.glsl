@@ -1,0 +1,5 @@
+// SPDX-License-Identifier: MIT
+struct RsimPayload {
+    int triangle;
+    float t;
+};

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+// Included first by every rsim shader: extensions, the shared C++/GLSL headers, buffer
+// reference types, and conversions from the GPU records to the shared structs.
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+
+#include "rsim/shared/gpu_layout.h"
+#include "rsim/shared/physics.h"
+
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer TriangleRefs { GpuTriangle t[]; };
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer TransportTriRefs { GpuTransportTri t[]; };
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer LightSensorRef { LightSensorRecord r; };
+layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer AddressRefs { uint64_t a[]; };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer FloatRefs { float v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer UintRefs { uint v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer Vec2Refs { vec2 v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer Vec4Refs { vec4 v[]; };
+
+Tri rsimTri(GpuTriangle g) { return Tri(g.v0Area.xyz, g.v1Rho.xyz, g.v2.xyz); }
+
+PointLight rsimLight(LightSensorRecord r) {
+    PointLight l;
+    l.position = r.lightPosCos.xyz;
+    l.direction = r.lightDirFalloff.xyz;
+    l.cosHalfAngle = r.lightPosCos.w;
+    l.falloffExp = r.lightDirFalloff.w;
+    l.intensity = r.lightIntensity.x;
+    return l;
+}
+
+PinholeSensor rsimSensor(LightSensorRecord r) {
+    PinholeSensor s;
+    s.position = r.sensorPosTanH.xyz;
+    s.forward = r.sensorFwdTanV.xyz;
+    s.right = r.sensorRight.xyz;
+    s.up = r.sensorUp.xyz;
+    s.tanHalfFovH = r.sensorPosTanH.w;
+    s.tanHalfFovV = r.sensorFwdTanV.w;
+    return s;
+}
+
+// Statistics counters are spread over this many slots to avoid one hot atomic; the host sums.
+const uint RSIM_STAT_SLOTS = 256u;
+void rsimCount(uint64_t stats, uint counter, uint slotSeed, uint amount) {
+    if (amount != 0u)
+        atomicAdd(UintRefs(stats).v[counter * RSIM_STAT_SLOTS + (slotSeed % RSIM_STAT_SLOTS)], amount);
+}
+
+struct RsimHit {
+    int triangle; // internal index, -1 for none
+    float t;
+};

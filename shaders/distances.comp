@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+// Path length and sensor distance of each triangle from its B_i(t) (MODEL.md §6), with the
+// estimators shared with the CPU reference.
+#version 460
+#extension GL_GOOGLE_include_directive : require
+#include "common/rsim.glsl"
+layout(local_size_x = RSIM_WG_LINEAR) in;
+layout(push_constant) uniform Push { DistancePush pc; };
+
+uint gSignalBase; // the host checks n * T < 2^32
+float rsimSignal(uint t) { return Vec2Refs(pc.history).v[gSignalBase + t].x; }
+float rsimPulse(uint k) { return FloatRefs(pc.pulse).v[k]; }
+#include "rsim/shared/estimators.h"
+
+void main() {
+    uint i = pc.begin + gl_GlobalInvocationID.x;
+    if (i >= pc.end) return;
+    GpuTransportTri me = TransportTriRefs(pc.tris).t[i];
+    gSignalBase = i * pc.timesteps;
+    // (path steps or -1 no light / not seen / -2 cut off, sensor distance)
+    vec4 result = vec4(-1.0, 0.0, 0.0, 0.0);
+    float total = 0.0;
+    for (uint t = 0u; t < pc.timesteps; ++t) total += rsimSignal(t);
+    if (total > 0.0 && me.source.w > 0.0) {
+        float tS = me.sensorDirDelay.w;
+        float steps;
+        if (pc.mode == 0u) {
+            steps = rsimPulsedPeak(pc.timesteps, pc.pulseLength);
+            if (steps >= 0.0) steps += tS;
+        } else {
+            steps = rsimAmcwPath(pc.timesteps, pc.pulseLength, pc.omegaLo, pc.omegaHi,
+                                 int(pc.frequencies), tS, float(pc.timesteps) + tS);
+        }
+        result.x = steps;
+        if (steps >= 0.0)
+            result.y = rsimSensorDistance(steps * pc.lightToSensor.w, pc.lightToSensor.xyz,
+                                          me.sensorDirDelay.xyz);
+    }
+    Vec4Refs(pc.results).v[i] = result;
+}

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+// Primary rays of the sensor image (MODEL.md §6): the first hit of each pixel's ray and the
+// direct term recomputed exactly at the hit point, with its shadow ray. The pixel-signal pass
+// (pixels.comp) does the rest. Built as ray-query compute and as ray generation.
+#version 460
+#extension GL_GOOGLE_include_directive : require
+#include "common/rsim.glsl"
+#ifdef RSIM_RAY_QUERY
+#include "common/trace_ray_query.glsl"
+layout(local_size_x = RSIM_WG_LINEAR) in;
+#else
+#include "common/trace_pipeline.glsl"
+#endif
+layout(push_constant) uniform Push { PrimaryPush pc; };
+
+void main() {
+    uint p = pc.begin + RSIM_LAUNCH_ID.x;
+    if (p >= pc.end) return;
+    LightSensorRecord ls = LightSensorRef(pc.lightSensor).r;
+    PinholeSensor sensor = rsimSensor(ls);
+    uint width = ls.image.x, height = ls.image.y;
+    vec3 dir = rsimPixelDirection(sensor, p % width, p / width, width, height);
+    RsimHit hit = rsimClosestHit(sensor.position, dir, 0.0, 1e30);
+    // (triangle, hit distance, direct amount, direct delay in steps; -1: back face, no signal)
+    vec4 result = vec4(-1.0, 0.0, 0.0, 0.0);
+    if (hit.triangle >= 0) {
+        GpuTriangle g = TriangleRefs(pc.triangles).t[hit.triangle];
+        // Twins of a two-sided surface coincide: take the one that faces the sensor.
+        if (dot(g.normal.xyz, dir) >= 0.0 && g.meta.y != 0xffffffffu) {
+            hit.triangle = int(g.meta.y);
+            g = TriangleRefs(pc.triangles).t[hit.triangle];
+        }
+        vec3 n = g.normal.xyz;
+        result = vec4(float(hit.triangle), hit.t, 0.0, -1.0);
+        if (dot(n, dir) < 0.0) {
+            PointLight light = rsimLight(ls);
+            vec3 x = sensor.position + hit.t * dir;
+            RaySegment l = rsimLightSample(light, x, n, pc.rayEps);
+            float amount = 0.0;
+            if (l.weight > 0.0 && !rsimOccluded(l)) amount = g.v1Rho.w * l.weight;
+            result.z = amount;
+            result.w = (length(light.position - x) + hit.t) * pc.invCdt;
+        }
+    }
+    Vec4Refs(pc.results).v[p] = result;
+}

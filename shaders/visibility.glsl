@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+// K_ij for the pairs (i, j > i) of a block of rows (MODEL.md §2). Built twice: as a compute
+// shader with ray queries (RSIM_RAY_QUERY) and as a ray-generation shader.
+#version 460
+#extension GL_GOOGLE_include_directive : require
+#include "common/rsim.glsl"
+#ifdef RSIM_RAY_QUERY
+#include "common/trace_ray_query.glsl"
+layout(local_size_x = RSIM_WG_PAIRS_X) in;
+#else
+#include "common/trace_pipeline.glsl"
+#endif
+layout(push_constant) uniform Push { VisibilityPush pc; };
+
+// K is stored in row chunks of pc.rowsPerChunk rows; chunk c keeps element (i, j) at
+// j * rows_c + (i - c R), so that neighbouring receivers i sit in neighbouring floats.
+void storeK(uint row, uint col, float k) {
+    uint c = row / pc.rowsPerChunk;
+    uint first = c * pc.rowsPerChunk;
+    uint rows = min(pc.rowsPerChunk, pc.n - first);
+    FloatRefs chunk = FloatRefs(AddressRefs(pc.kChunks).a[c]);
+    chunk.v[col * rows + (row - first)] = k;
+}
+
+void main() {
+    uint j = pc.colBegin + RSIM_LAUNCH_ID.x;
+    uint i = pc.rowBegin + RSIM_LAUNCH_ID.y;
+    if (i >= pc.rowEnd || j >= pc.n || j <= i) return;
+    TriangleRefs tris = TriangleRefs(pc.triangles);
+    GpuTriangle gi = tris.t[i];
+    GpuTriangle gj = tris.t[j];
+    if (!rsimCanFace(rsimTri(gi), gi.normal.xyz, rsimTri(gj), gj.normal.xyz)) return; // K = 0
+    // The triangle with the smaller stable id takes dims 0,1 and is the ray's origin.
+    bool iFirst = gi.meta.x < gj.meta.x;
+    GpuTriangle ga = iFirst ? gi : gj;
+    GpuTriangle gb = iFirst ? gj : gi;
+    Tri a = rsimTri(ga);
+    Tri b = rsimTri(gb);
+    vec4 offset = rsimOffset4(rsimPairHash(ga.meta.x, gb.meta.x, pc.seed));
+    float sum = 0.0;
+    uint rays = 0u;
+    for (uint s = 0u; s < pc.samples; ++s) {
+        RaySegment seg = rsimKernelSample(a, ga.normal.xyz, b, gb.normal.xyz,
+                                          rsimR4Point(s, offset), pc.rayEps);
+        if (seg.weight <= 0.0) continue;
+        ++rays;
+        if (!rsimOccluded(seg)) sum += seg.weight;
+    }
+    float k = sum / float(pc.samples);
+    storeK(i, j, k);
+    storeK(j, i, k);
+    rsimCount(pc.stats, 0u, i + j, 1u);
+    rsimCount(pc.stats, 1u, i + j, k > 0.0 ? 1u : 0u);
+    rsimCount(pc.stats, 2u, i + j, rays);
+}

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+#include "backends/backend_choice.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include <spdlog/spdlog.h>
+
+#include "backends/vulkan_backend.h"
+#include "util/error.h"
+#include "util/parallel.h"
+#include "vulkan/instance.h"
+
+namespace rsim {
+namespace {
+
+int rank(const vk::PhysicalDeviceInfo& d) {
+    switch (d.type) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 4;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 3;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 1;
+    default: return 0;
+    }
+}
+
+vk::RayPath choosePath(const vk::PhysicalDeviceInfo& d, const std::string& visibility) {
+    if (visibility == "ray-query") {
+        if (!d.rayQuery)
+            throw InputError("--visibility ray-query: " + d.name + " has no VK_KHR_ray_query" +
+                             (d.rayTracingPipeline ? " (it has a ray-tracing pipeline: use --visibility pipeline)" : ""));
+        return vk::RayPath::RayQuery;
+    }
+    if (visibility == "pipeline") {
+        if (!d.rayTracingPipeline)
+            throw InputError("--visibility pipeline: " + d.name + " has no VK_KHR_ray_tracing_pipeline");
+        return vk::RayPath::Pipeline;
+    }
+    if (visibility != "auto") throw InputError("--visibility " + visibility + ": expected auto, ray-query or pipeline");
+    return d.rayQuery ? vk::RayPath::RayQuery : vk::RayPath::Pipeline;
+}
+
+// Indices (positions in `rsim devices`) of the devices a --devices value names.
+std::vector<std::uint32_t> parseDevices(const std::string& spec, const std::vector<vk::PhysicalDeviceInfo>& all) {
+    std::vector<std::uint32_t> out;
+    if (spec == "auto" || spec == "all") {
+        std::vector<const vk::PhysicalDeviceInfo*> usable;
+        for (const auto& d : all)
+            if (d.usable) usable.push_back(&d);
+        std::stable_sort(usable.begin(), usable.end(),
+                         [](auto* a, auto* b) { return rank(*a) > rank(*b); });
+        if (usable.empty()) return out;
+        // all: every device of the best kind (every GPU, or every software device).
+        for (auto* d : usable)
+            if (spec == "all" ? rank(*d) == rank(*usable.front()) : out.empty()) out.push_back(d->index);
+        return out;
+    }
+    std::stringstream ss(spec);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        char* end = nullptr;
+        const unsigned long v = std::strtoul(item.c_str(), &end, 10);
+        if (item.empty() || *end != '\0')
+            throw InputError("--devices " + spec + ": expected auto, all or indices like 0,1 (see 'rsim devices')");
+        if (v >= all.size())
+            throw InputError("--devices " + spec + ": there is no Vulkan device " + item + " (" +
+                             std::to_string(all.size()) + " found; see 'rsim devices')");
+        if (!all[v].usable)
+            throw InputError("--devices " + spec + ": device " + item + " (" + all[v].name +
+                             ") cannot run rsim: " + all[v].unusableReason);
+        out.push_back(std::uint32_t(v));
+    }
+    return out;
+}
+
+} // namespace
+
+std::unique_ptr<Backend> makeVulkanBackend(const BackendChoice& choice) {
+    std::string why;
+    if (!vk::Instance::loaderAvailable(&why)) throw Error("Vulkan backend: " + why);
+    auto instance = std::make_shared<vk::Instance>(choice.validation);
+    const auto picked = parseDevices(choice.devices, instance->devices());
+    if (picked.empty()) {
+        std::string list;
+        for (const auto& d : instance->devices()) list += "\n  " + d.name + ": " + d.unusableReason;
+        throw Error("Vulkan backend: no Vulkan device with ray tracing was found" +
+                    (list.empty() ? std::string(" (no Vulkan devices at all)") : ":" + list));
+    }
+    if (picked.size() > 1)
+        throw InputError("--devices " + choice.devices + ": several devices are not supported yet");
+    const auto& info = instance->devices()[picked.front()];
+    const vk::RayPath path = choosePath(info, choice.visibility);
+    spdlog::info("backend: vulkan on {} ({}), {} visibility path", info.name, info.typeName(), vk::rayPathName(path));
+    return makeVulkanBackendOn(instance, info, path);
+}
+
+std::unique_ptr<Backend> makeBackend(const BackendChoice& choice) {
+    if (choice.backend == "cpu") return makeCpuBackend();
+    if (choice.backend == "vulkan") return makeVulkanBackend(choice);
+    if (choice.backend != "auto") throw InputError("--backend " + choice.backend + ": expected auto, cpu or vulkan");
+    try {
+        return makeVulkanBackend(choice);
+    } catch (const InputError&) {
+        throw;
+    } catch (const Error& e) {
+        spdlog::info("backend: using the CPU ({})", e.what());
+        return makeCpuBackend();
+    }
+}
+
+std::string describeDevices() {
+    std::ostringstream os;
+    std::string why;
+    if (!vk::Instance::loaderAvailable(&why)) {
+        os << "Vulkan: unavailable (" << why << ")\n";
+    } else {
+        try {
+            vk::Instance instance(false);
+            if (instance.devices().empty()) os << "Vulkan: no devices\n";
+            for (const auto& d : instance.devices()) {
+                os << "vulkan device " << d.index << ": " << d.name << " (" << d.typeName() << ")\n"
+                   << "  driver:     " << d.driver << "\n"
+                   << "  API:        " << VK_API_VERSION_MAJOR(d.apiVersion) << "." << VK_API_VERSION_MINOR(d.apiVersion)
+                   << "." << VK_API_VERSION_PATCH(d.apiVersion) << "\n"
+                   << "  memory:     " << (d.deviceLocalBytes >> 20) << " MiB device-local\n"
+                   << "  queues:    ";
+                for (const auto& q : d.queueFamilies) {
+                    os << " [family " << q.index << ": " << q.count << " x";
+                    if (q.flags & VK_QUEUE_GRAPHICS_BIT) os << " graphics";
+                    if (q.flags & VK_QUEUE_COMPUTE_BIT) os << " compute";
+                    if (q.flags & VK_QUEUE_TRANSFER_BIT) os << " transfer";
+                    os << "]";
+                }
+                os << "\n  visibility: ray-query " << (d.accelerationStructure && d.rayQuery ? "yes" : "no")
+                   << ", pipeline " << (d.accelerationStructure && d.rayTracingPipeline ? "yes" : "no") << "\n"
+                   << "  usable:     " << (d.usable ? "yes" : "no (" + d.unusableReason + ")") << "\n";
+            }
+        } catch (const Error& e) {
+            os << "Vulkan: " << e.what() << "\n";
+        }
+    }
+    os << "cpu: " << threadCount() << " threads (backend 'cpu', visibility with Embree)\n";
+    return os.str();
+}
+
+} // namespace rsim

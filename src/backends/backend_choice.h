@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT
+// Which backend and devices a run uses (--backend, --devices, --visibility, --validation).
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+
+namespace rsim {
+
+struct BackendChoice {
+    std::string backend = "auto";    // auto | cpu | vulkan
+    std::string devices = "auto";    // auto | all | comma-separated indices of `rsim devices`
+    std::string visibility = "auto"; // auto | ray-query | pipeline
+    bool validation = false;         // Khronos validation layer
+};
+
+// auto: the best Vulkan GPU, else a software Vulkan device (lavapipe), else the CPU backend.
+std::unique_ptr<Backend> makeBackend(const BackendChoice& choice);
+std::unique_ptr<Backend> makeVulkanBackend(const BackendChoice& choice);
+
+// Human-readable list of the compute devices for `rsim devices`.
+std::string describeDevices();
+
+} // namespace rsim

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+// The CPU reference: MODEL.md §1-6 with Embree rays, on all cores. Clarity first; it is the
+// oracle every other backend is tested against.
+#include <cmath>
+
+#include <spdlog/spdlog.h>
+
+#include "util/error.h"
+
+#include "accel/embree_scene.h"
+#include "backends/backend.h"
+#include "direct/direct_terms.h"
+#include "distance/estimators.h"
+#include "transport/cpu_transport.h"
+#include "transport/sources.h"
+#include "util/parallel.h"
+#include "visibility/cpu_visibility.h"
+
+namespace rsim {
+
+void checkDirectTerms(const DirectTerms& d, const SimConfig& c) {
+    auto anyPositive = [](const std::vector<float>& v) {
+        for (float x : v)
+            if (x > 0.0f) return true;
+        return false;
+    };
+    const glm::vec3 p = c.light.position, dir = c.light.direction;
+    if (!anyPositive(d.irradiance))
+        throw InputError(fmt::format(
+            "the light at ({}, {}, {}) reaches no triangle: every triangle is outside its cone "
+            "(half-angle {:.1f} deg around ({:.3f}, {:.3f}, {:.3f})), faces away from it, or is "
+            "shadowed. Check [light] position, direction and half_angle_deg.",
+            p.x, p.y, p.z, std::acos(double(std::max(-1.0f, c.light.cosHalfAngle))) * 180.0 / M_PI, dir.x,
+            dir.y, dir.z));
+    const glm::vec3 q = c.sensor.position, f = c.sensor.forward;
+    if (!anyPositive(d.importance))
+        throw InputError(fmt::format(
+            "the sensor at ({}, {}, {}) looking along ({:.3f}, {:.3f}, {:.3f}) sees no triangle: "
+            "none is inside its field of view and facing it. Check [sensor] position, look_at "
+            "and fov_deg.",
+            q.x, q.y, q.z, f.x, f.y, f.z));
+}
+
+void finishSignals(const PreparedScene& scene, const SimConfig& config, SimulationResult& r) {
+    sensorSignals(scene, config.timesteps, r.B, r.Z, r.E, r.R, r.signalFwd, r.signalAdj);
+}
+
+namespace {
+
+class CpuBackend final : public Backend {
+public:
+    std::string name() const override { return "cpu"; }
+
+    SimulationResult simulate(const PreparedScene& s, const SimConfig& c, const RunOptions& opt,
+                              PhaseTimes& times) override {
+        SimulationResult r;
+        r.n = std::uint32_t(s.size());
+        r.timesteps = c.timesteps;
+        r.backend = "cpu";
+        r.threads = threadCount();
+        r.devices = {"cpu (" + std::to_string(r.threads) + " threads)"};
+        r.visibilityPath = "embree";
+        r.kFormat = "fp32";
+
+        Stopwatch sw;
+        EmbreeScene rays(s);
+        times.add("accel", sw.seconds());
+        spdlog::info("accel: Embree BVH over {} triangles, {:.1f} MiB, {:.3f} s", s.size(),
+                     double(rays.memoryBytes()) / 1048576.0, sw.seconds());
+
+        sw = Stopwatch();
+        r.direct = computeDirectCpu(s, c, rays);
+        times.add("direct", sw.seconds());
+        checkDirectTerms(r.direct, c);
+
+        std::vector<float> K;
+        if (c.indirect || opt.keepK) {
+            sw = Stopwatch();
+            r.visibility = computeVisibilityCpu(s, c, rays, K);
+            const double secs = sw.seconds();
+            times.add("visibility", secs);
+            r.kBytes = std::uint64_t(K.size()) * sizeof(float);
+            spdlog::info("visibility: {} candidate pairs, {} non-zero, {} rays in {:.2f} s "
+                         "({:.1f} Mrays/s)",
+                         r.visibility.candidatePairs, r.visibility.nonzeroPairs,
+                         r.visibility.raysCast, secs, double(r.visibility.raysCast) / secs * 1e-6);
+        }
+        times.add("compress", 0.0);
+
+        sw = Stopwatch();
+        buildSources(s, c, r.direct, r.E, r.R);
+        runTransportCpu(s, c, K, r.E, r.R, r.B, r.Z);
+        times.add("radiosity", sw.seconds());
+        spdlog::info("radiosity: {} timesteps in {:.2f} s", c.timesteps, sw.seconds());
+
+        sw = Stopwatch();
+        finishSignals(s, c, r);
+        r.echoesCutOff = computeTriangleDistances(s, c, r);
+        if (opt.images) r.image = renderSensorImageCpu(s, c, rays, r);
+        times.add("distance", sw.seconds());
+        if (opt.keepK) r.K = std::move(K);
+        return r;
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Backend> makeCpuBackend() { return std::make_unique<CpuBackend>(); }
+
+} // namespace rsim

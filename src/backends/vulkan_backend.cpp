@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+// The Vulkan backend: every phase of MODEL.md on one GPU (or software device); only results
+// (direct terms, B/Z histories, distances, the sensor image) come back to the host.
+#include <memory>
+
+#include <spdlog/spdlog.h>
+
+#include "backends/backend.h"
+#include "backends/vulkan_backend.h"
+#include "backends/vulkan_scene.h"
+#include "direct/vulkan_direct.h"
+#include "distance/vulkan_distance.h"
+#include "transport/sources.h"
+#include "transport/vulkan_transport.h"
+#include "util/error.h"
+#include "visibility/vulkan_visibility.h"
+
+namespace rsim {
+namespace {
+
+class VulkanBackend final : public Backend {
+public:
+    VulkanBackend(std::shared_ptr<vk::Instance> instance, const vk::PhysicalDeviceInfo& info,
+                  vk::RayPath path)
+        : instance_(std::move(instance)),
+          device_(std::make_unique<vk::Device>(*instance_, info, path, "device 0 (" + info.name + ")")) {}
+
+    std::string name() const override { return "vulkan"; }
+
+    SimulationResult simulate(const PreparedScene& s, const SimConfig& c, const RunOptions& opt,
+                              PhaseTimes& times) override {
+        const vk::Device& d = *device_;
+        SimulationResult r;
+        r.n = std::uint32_t(s.size());
+        r.timesteps = c.timesteps;
+        r.backend = "vulkan";
+        r.devices = {d.info().name + " (" + d.info().typeName() + ", " + d.info().driver + ")"};
+        r.visibilityPath = vk::rayPathName(d.rayPath());
+        r.kFormat = "fp32";
+        const std::uint64_t errorsBefore = instance_->validationErrors();
+
+        Stopwatch sw;
+        GpuScene scene(d, s, c);
+        std::vector<glm::vec3> vertices(3 * s.size());
+        for (std::size_t i = 0; i < s.size(); ++i) {
+            vertices[3 * i] = s.v0[i];
+            vertices[3 * i + 1] = s.v1[i];
+            vertices[3 * i + 2] = s.v2[i];
+        }
+        vk::SceneAccel accel(d, vertices);
+        times.add("accel", sw.seconds());
+
+        sw = Stopwatch();
+        r.direct = computeDirectVulkan(d, scene, accel, s, c);
+        times.add("direct", sw.seconds());
+        checkDirectTerms(r.direct, c);
+
+        std::unique_ptr<GpuKMatrix> K;
+        if (c.indirect || opt.keepK) {
+            const std::uint64_t kBytes = std::uint64_t(s.size()) * s.size() * sizeof(float);
+            const std::uint64_t budget = d.deviceLocalBudget();
+            if (kBytes > budget * 9 / 10)
+                throw Error(d.label() + ": K needs " + std::to_string(kBytes >> 20) + " MiB but the device has " +
+                            std::to_string(budget >> 20) + " MiB available; use --backend cpu or a smaller scene");
+            sw = Stopwatch();
+            K = std::make_unique<GpuKMatrix>(allocateK(d, r.n, d.maxAllocationBytes()));
+            r.visibility = computeVisibilityVulkan(d, scene, accel, s, c, *K);
+            const double secs = sw.seconds();
+            times.add("visibility", secs);
+            r.kBytes = K->bytes;
+            spdlog::info("visibility: {} candidate pairs, {} non-zero, {} rays in {:.2f} s ({:.1f} Mrays/s), "
+                         "K {} MiB in {} chunk(s)",
+                         r.visibility.candidatePairs, r.visibility.nonzeroPairs, r.visibility.raysCast, secs,
+                         double(r.visibility.raysCast) / secs * 1e-6, K->bytes >> 20, K->chunkCount());
+        }
+        times.add("compress", 0.0);
+
+        sw = Stopwatch();
+        const vk::Buffer transportTris =
+            vk::makeStorage(d, makeTransportRecords(s, c, r.direct), "transport triangles");
+        const vk::Buffer history =
+            runTransportVulkan(d, scene, c.indirect ? K.get() : nullptr, transportTris, c);
+        const auto bz = vk::download<glm::vec2>(d, history, std::size_t(r.n) * c.timesteps);
+        r.B.resize(bz.size());
+        r.Z.resize(bz.size());
+        for (std::size_t k = 0; k < bz.size(); ++k) {
+            r.B[k] = bz[k].x;
+            r.Z[k] = bz[k].y;
+        }
+        buildSources(s, c, r.direct, r.E, r.R);
+        times.add("radiosity", sw.seconds());
+        spdlog::info("radiosity: {} timesteps in {:.2f} s", c.timesteps, sw.seconds());
+
+        sw = Stopwatch();
+        finishSignals(s, c, r);
+        computeTriangleDistancesVulkan(d, scene, transportTris, history, c, r);
+        if (opt.images) r.image = renderSensorImageVulkan(d, scene, accel, transportTris, history, s, c);
+        times.add("distance", sw.seconds());
+        if (opt.keepK && K) r.K = downloadK(d, *K);
+        r.validationErrors = instance_->validationErrors() - errorsBefore;
+        if (instance_->validation())
+            spdlog::info("Vulkan validation: {} error(s) during the run", r.validationErrors);
+        return r;
+    }
+
+private:
+    std::shared_ptr<vk::Instance> instance_;
+    std::unique_ptr<vk::Device> device_;
+};
+
+} // namespace
+
+std::unique_ptr<Backend> makeVulkanBackendOn(std::shared_ptr<vk::Instance> instance,
+                                             const vk::PhysicalDeviceInfo& info, vk::RayPath path) {
+    return std::make_unique<VulkanBackend>(std::move(instance), info, path);
+}
+
+} // namespace rsim

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+#include "backends/vulkan_rays.h"
+
+namespace rsim {
+namespace {
+constexpr std::uint32_t kStatSlots = 256; // RSIM_STAT_SLOTS in shaders/common/rsim.glsl
+}
+
+std::unique_ptr<vk::Pipeline> makeRayPassPipeline(const vk::Device& d,
+                                                  vk::ShaderCode (*pass)(vk::RayPath),
+                                                  std::uint32_t pushBytes, bool withHit,
+                                                  const vk::SceneAccel& accel, const char* name) {
+    std::unique_ptr<vk::Pipeline> p;
+    if (d.rayPath() == vk::RayPath::RayQuery)
+        p = std::make_unique<vk::Pipeline>(d, pass(vk::RayPath::RayQuery), pushBytes, true,
+                                           vk::SpecConstants{}, name);
+    else
+        p = std::make_unique<vk::Pipeline>(d, pass(vk::RayPath::Pipeline), vk::shaders::rtMiss(),
+                                           withHit ? vk::shaders::rtClosestHit() : vk::ShaderCode{},
+                                           pushBytes, name);
+    p->bindTlas(accel.tlas());
+    return p;
+}
+
+void launchRayPass(const vk::Pipeline& p, VkCommandBuffer cmd, std::uint32_t width,
+                   std::uint32_t height, std::uint32_t groupX) {
+    if (p.isRayTracing()) p.dispatch(cmd, width, height);
+    else p.dispatch(cmd, (width + groupX - 1) / groupX, height);
+}
+
+GpuCounters::GpuCounters(const vk::Device& d, std::uint32_t counters, const char* name)
+    : device_(d), counters_(counters),
+      buffer_(d, std::uint64_t(counters) * kStatSlots * 4, vk::kStorageUsage, vk::MemoryKind::Device, name) {
+    vk::fillZero(d, buffer_);
+}
+
+std::vector<std::uint64_t> GpuCounters::read() const {
+    auto slots = vk::download<std::uint32_t>(device_, buffer_, std::size_t(counters_) * kStatSlots);
+    std::vector<std::uint64_t> sums(counters_, 0);
+    for (std::uint32_t c = 0; c < counters_; ++c)
+        for (std::uint32_t s = 0; s < kStatSlots; ++s) sums[c] += slots[c * kStatSlots + s];
+    return sums;
+}
+
+} // namespace rsim

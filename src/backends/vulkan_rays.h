@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+// Helpers for the passes that trace rays on either path (ray-query compute or ray-tracing
+// pipeline): pipeline creation, launch sizes, and the statistics counters.
+#pragma once
+#include <memory>
+
+#include "vulkan/accel.h"
+#include "vulkan/pipeline.h"
+#include "vulkan/shaders.h"
+
+namespace rsim {
+
+// A pipeline for a ray pass on the device's path; `withHit` adds the closest-hit shader
+// (primary rays). The TLAS is bound.
+std::unique_ptr<vk::Pipeline> makeRayPassPipeline(const vk::Device& device,
+                                                  vk::ShaderCode (*pass)(vk::RayPath),
+                                                  std::uint32_t pushBytes, bool withHit,
+                                                  const vk::SceneAccel& accel, const char* name);
+
+// Launches a ray pass over width x height items (compute: groups of groupX x 1).
+void launchRayPass(const vk::Pipeline& p, VkCommandBuffer cmd, std::uint32_t width,
+                   std::uint32_t height, std::uint32_t groupX);
+
+// Counters the shaders increment (rsimCount in shaders/common/rsim.glsl): `counters` of
+// RSIM_STAT_SLOTS slots each.
+class GpuCounters {
+public:
+    GpuCounters(const vk::Device& device, std::uint32_t counters, const char* name);
+    VkDeviceAddress address() const { return buffer_.address(); }
+    std::vector<std::uint64_t> read() const;
+
+private:
+    const vk::Device& device_;
+    std::uint32_t counters_;
+    vk::Buffer buffer_;
+};
+
+} // namespace rsim

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/cli.h"
+#include "compare/compare.h"
+
+namespace rsim {
+
+void addCompareCommand(CLI::App& app, CommandAction& action) {
+    auto* cmd = app.add_subcommand(
+        "compare", "Regression diff of two results directories (distances, depth image, signal)");
+    struct Args {
+        std::filesystem::path a, b;
+        CompareOptions options;
+        bool noImages = false, noSignal = false;
+    };
+    auto args = std::make_shared<Args>();
+    cmd->add_option("A", args->a, "First results directory")->required();
+    cmd->add_option("B", args->b, "Second results directory")->required();
+    cmd->add_option("--tol-m", args->options.toleranceM,
+                    "Largest allowed |distance_A - distance_B| per triangle and pixel, metres")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    cmd->add_option("--max-fraction", args->options.maxFraction,
+                    "Fraction of triangles (and pixels) allowed beyond the tolerance")
+        ->check(CLI::Range(0.0, 1.0))
+        ->capture_default_str();
+    cmd->add_option("--signal-rtol", args->options.signalRtol,
+                    "Largest allowed difference of the total sensor signal, relative to its peak")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    cmd->add_flag("--no-images", args->noImages, "Do not compare depth.pfm");
+    cmd->add_flag("--no-signal", args->noSignal, "Do not compare the sensor signal");
+    cmd->add_option("--worst", args->options.showWorst, "Rows in the worst-offender table")
+        ->capture_default_str();
+    cmd->footer("A triangle with a distance in one directory and none (NaN) in the other counts "
+                "as beyond the tolerance.\nExit code: 0 when A and B agree, 3 when they differ, "
+                "2 when a directory cannot be read.\n"
+                "Examples:\n"
+                "  rsim compare results/tiny-room tests/reference/tiny-room\n"
+                "  rsim compare gpu/ cpu/ --tol-m 0.001 --max-fraction 0.001");
+    cmd->callback([&action, args] {
+        action = [args]() {
+            args->options.images = !args->noImages;
+            args->options.checkSignal = !args->noSignal;
+            return compareResults(args->a, args->b, args->options, std::cout);
+        };
+    });
+}
+
+} // namespace rsim

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/cli.h"
+#include "pipeline/run_simulation.h"
+#include "util/error.h"
+
+namespace rsim {
+namespace {
+// Full precision, always with a decimal point or exponent so TOML reads it as a float.
+std::string fmtDouble(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    std::string s = buf;
+    if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+    return s;
+}
+} // namespace
+
+void addRunCommand(CLI::App& app, CommandAction& action, const std::string& commandLine) {
+    auto* cmd = app.add_subcommand("run", "Simulate a scene and write its results directory");
+    auto req = std::make_shared<RunRequest>();
+    req->commandLine = commandLine;
+    auto output = std::make_shared<std::string>();
+    auto sets = std::make_shared<std::vector<std::string>>();
+    struct Numbers {
+        std::uint32_t samples = 0, directSamples = 0, timesteps = 0, seed = 0;
+        double dtNs = 0.0, maxEdgeM = -1.0;
+        bool seedSet = false, directOnly = false, kij = false, noImages = false, noTimeseries = false;
+    };
+    auto num = std::make_shared<Numbers>();
+
+    cmd->add_option("scene", req->sceneFile, "Scene file (TOML); see scenes/example.toml")
+        ->required();
+    cmd->add_option("-o,--output", *output,
+                    "Results directory (default: [output] dir of the scene file, relative to it)");
+    cmd->add_option("-b,--backend", req->backend.backend,
+                    "auto: the best Vulkan GPU, else a software Vulkan device (lavapipe), else the "
+                    "CPU; cpu: the CPU reference (Embree); vulkan: a Vulkan device or fail")
+        ->check(CLI::IsMember({"auto", "cpu", "vulkan"}))
+        ->capture_default_str();
+    cmd->add_option("--devices", req->backend.devices,
+                    "Vulkan devices: auto (the best), all, or indices from 'rsim devices' (0,1)")
+        ->capture_default_str();
+    cmd->add_option("--visibility", req->backend.visibility,
+                    "Ray path on the GPU: auto (ray queries when the device has them, else a "
+                    "ray-tracing pipeline), ray-query, pipeline")
+        ->check(CLI::IsMember({"auto", "ray-query", "pipeline"}))
+        ->capture_default_str();
+    cmd->add_flag("--validation", req->backend.validation,
+                  "Run under the Khronos validation layer and report its errors (slow)");
+    cmd->add_option("--samples", num->samples, "S, sample pairs per triangle pair for K_ij")
+        ->check(CLI::Range(1u, 1u << 20));
+    cmd->add_option("--direct-samples", num->directSamples, "Samples per triangle, light/sensor")
+        ->check(CLI::Range(1u, 1u << 20));
+    cmd->add_option("--timesteps", num->timesteps, "T, number of timesteps")
+        ->check(CLI::Range(1u, 10000000u));
+    cmd->add_option("--dt-ns", num->dtNs, "Timestep in nanoseconds")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--seed", num->seed, "Seed of the sample patterns");
+    cmd->add_option("--max-edge-m", num->maxEdgeM, "Subdivide until no edge is longer (0: off)")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_flag("--direct-only", num->directOnly, "Direct light only (indirect = false)");
+    cmd->add_flag("--kij", num->kij, "Also write K (N x N) into timeseries.h5 (small scenes)");
+    cmd->add_flag("--no-images", num->noImages, "Skip the sensor images");
+    cmd->add_flag("--no-timeseries", num->noTimeseries, "Skip timeseries.h5");
+    cmd->add_option("--set", *sets,
+                    "Override any scene value: TABLE.KEY=VALUE (TOML value), repeatable, e.g. "
+                    "--set sensor.mode=amcw --set 'light.position=[0,0,1.2]'");
+    cmd->footer("Command-line values override the scene file's. Every file of the results "
+                "directory is described in README.md (Output).\n"
+                "Examples:\n"
+                "  rsim run scenes/tiny-room/scene.toml --output results/tiny-room\n"
+                "  rsim run scene.toml --backend cpu --samples 64 --timesteps 2000\n"
+                "  rsim run scene.toml --backend vulkan --visibility pipeline --validation\n"
+                "  rsim run scene.toml --direct-only --set light.pulse=gaussian "
+                "--set light.pulse_fwhm_ns=1.0");
+    cmd->callback([&action, cmd, req, output, sets, num] {
+        action = [cmd, req, output, sets, num]() {
+            auto add = [&](const char* key, const std::string& value) {
+                req->overrides.push_back(SceneOverride{key, value});
+            };
+            for (const std::string& s : *sets) {
+                auto eq = s.find('=');
+                if (eq == std::string::npos)
+                    throw InputError("--set " + s + ": expected TABLE.KEY=VALUE");
+                req->overrides.push_back(SceneOverride{s.substr(0, eq), s.substr(eq + 1)});
+            }
+            if (cmd->count("--samples")) add("simulation.samples", std::to_string(num->samples));
+            if (cmd->count("--direct-samples"))
+                add("simulation.direct_samples", std::to_string(num->directSamples));
+            if (cmd->count("--timesteps")) add("simulation.timesteps", std::to_string(num->timesteps));
+            if (cmd->count("--dt-ns")) add("simulation.dt_ns", fmtDouble(num->dtNs));
+            if (cmd->count("--seed")) add("simulation.seed", std::to_string(num->seed));
+            if (cmd->count("--max-edge-m")) add("simulation.max_edge_m", fmtDouble(num->maxEdgeM));
+            if (num->directOnly) add("simulation.indirect", "false");
+            if (num->kij) add("output.kij", "true");
+            if (num->noImages) add("output.images", "false");
+            if (num->noTimeseries) add("output.timeseries", "false");
+            if (!output->empty()) req->outputDir = *output;
+            runSimulation(*req);
+            return int(kExitOk);
+        };
+    });
+}
+
+} // namespace rsim

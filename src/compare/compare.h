@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: MIT
+// `rsim compare A B`: regression diff of two results directories.
+#pragma once
+#include <filesystem>
+#include <ostream>
+
+namespace rsim {
+
+struct CompareOptions {
+    double toleranceM = 1e-3;     // |distance_A - distance_B| allowed per triangle / pixel, m
+    double maxFraction = 0.0;     // fraction of triangles (and pixels) allowed beyond tolerance
+    bool images = true;           // also compare depth.pfm when both directories have it
+    double signalRtol = 1e-3;     // sensor_signal_fwd, relative to its peak
+    bool checkSignal = true;
+    std::size_t showWorst = 10;   // rows of the worst-offender table
+};
+
+// Prints a readable report to `out`; returns kExitOk when A and B agree within the options,
+// kExitDifferent when they do not. Throws InputError when a directory is missing or unreadable.
+int compareResults(const std::filesystem::path& a, const std::filesystem::path& b,
+                   const CompareOptions& options, std::ostream& out);
+
+} // namespace rsim

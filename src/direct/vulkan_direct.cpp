@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+#include "direct/vulkan_direct.h"
+
+#include "backends/vulkan_rays.h"
+#include "direct/direct_terms.h"
+
+namespace rsim {
+
+DirectTerms computeDirectVulkan(const vk::Device& device, const GpuScene& scene,
+                                const vk::SceneAccel& accel, const PreparedScene& prepared,
+                                const SimConfig& config) {
+    auto pipeline = makeRayPassPipeline(device, &vk::shaders::direct, sizeof(shared::DirectPush),
+                                        false, accel, "direct");
+    GpuCounters counters(device, 1, "direct counters");
+    vk::Buffer out(device, std::uint64_t(scene.n) * sizeof(glm::vec2), vk::kStorageUsage,
+                   vk::MemoryKind::Device, "direct terms");
+    shared::DirectPush push{};
+    push.triangles = scene.triangles.address();
+    push.results = out.address();
+    push.stats = counters.address();
+    push.lightSensor = scene.lightSensor.address();
+    push.n = scene.n;
+    push.samples = config.directSamples;
+    push.seed = config.seed;
+    push.rayEps = prepared.rayEps;
+    device.submitAndWait([&](VkCommandBuffer cmd) {
+        pipeline->bind(cmd, nullptr);
+        forEachLaunch(scene.n, maxLinearLaunch(device, shared::RSIM_WG_LINEAR),
+                      [&](std::uint32_t begin, std::uint32_t end) {
+                          push.begin = begin;
+                          push.end = end;
+                          pipeline->pushConstants(cmd, &push);
+                          launchRayPass(*pipeline, cmd, end - begin, 1, shared::RSIM_WG_LINEAR);
+                      });
+    });
+    DirectTerms d;
+    const auto values = vk::download<glm::vec2>(device, out, scene.n);
+    d.irradiance.resize(scene.n);
+    d.importance.resize(scene.n);
+    for (std::uint32_t i = 0; i < scene.n; ++i) {
+        d.irradiance[i] = values[i].x;
+        d.importance[i] = values[i].y;
+    }
+    computeDelays(prepared, config, d);
+    d.shadowRays = counters.read()[0];
+    return d;
+}
+
+} // namespace rsim

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+#include "distance/estimators.h"
+
+#include <cmath>
+#include <limits>
+
+#include <glm/geometric.hpp>
+
+#include "rsim/shared/estimators.h"
+#include "transport/sources.h"
+#include "util/parallel.h"
+
+namespace rsim {
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+}
+
+double pathSteps(const float* s, std::uint32_t T, const SimConfig& c, double delaySteps,
+                 bool* cutOff) {
+    auto signal = [s](std::uint32_t t) { return s[t]; };
+    auto pulse = [&c](std::uint32_t k) { return c.pulse[k]; };
+    const std::uint32_t P = std::uint32_t(c.pulse.size());
+    if (cutOff) *cutOff = false;
+    if (c.mode == SensorMode::Pulsed) {
+        const float t = shared::rsimPulsedPeak(T, P, signal, pulse);
+        if (t == -2.0f && cutOff) *cutOff = true;
+        return t < 0.0f ? kNaN : double(t) + delaySteps;
+    }
+    glm::vec4 lo(1.0f), hi(1.0f);
+    const int count = int(std::min<std::size_t>(c.modulationMhz.size(), shared::RSIM_MAX_FREQUENCIES));
+    for (int k = 0; k < count; ++k)
+        (k < 4 ? lo[k] : hi[k - 4]) = float(2.0 * M_PI * c.modulationMhz[std::size_t(k)] * 1e-3 * c.dtNs);
+    const float L = shared::rsimAmcwPath(T, P, lo, hi, count, float(delaySteps),
+                                         float(double(T) + delaySteps), signal, pulse);
+    return L < 0.0f ? kNaN : double(L);
+}
+
+std::uint64_t computeTriangleDistances(const PreparedScene& s, const SimConfig& c,
+                                       SimulationResult& r) {
+    const std::size_t n = s.size(), T = c.timesteps;
+    r.pathLength.assign(n, kNaN);
+    r.distance.assign(n, kNaN);
+    const glm::dvec3 a = glm::dvec3(c.sensor.position) - glm::dvec3(c.light.position);
+    std::vector<std::uint64_t> cut(threadCount(), 0);
+    parallelFor(n, 64, [&](std::size_t begin, std::size_t end, unsigned w) {
+        for (std::size_t i = begin; i < end; ++i) {
+            const float* b = &r.B[i * T];
+            double total = 0.0;
+            for (std::size_t t = 0; t < T; ++t) total += double(b[t]);
+            if (!(total > 0.0) || !(r.direct.importance[i] > 0.0f)) continue;
+            bool cutOff = false;
+            double steps = pathSteps(b, c.timesteps, c, double(r.direct.tSensor[i]), &cutOff);
+            cut[w] += cutOff;
+            if (std::isnan(steps)) continue;
+            const double L = steps * c.cdtM;
+            const glm::dvec3 u = glm::normalize(glm::dvec3(s.centroid[i]) - glm::dvec3(c.sensor.position));
+            r.pathLength[i] = L;
+            r.distance[i] = double(shared::rsimSensorDistance(float(L), glm::vec3(a), glm::vec3(u)));
+        }
+    });
+    std::uint64_t total = 0;
+    for (auto v : cut) total += v;
+    return total;
+}
+
+SensorImage renderSensorImageCpu(const PreparedScene& s, const SimConfig& c,
+                                 const EmbreeScene& rays, const SimulationResult& r) {
+    SensorImage img;
+    img.width = c.width;
+    img.height = c.height;
+    const std::size_t pixels = std::size_t(c.width) * c.height, T = c.timesteps;
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    img.depth.assign(pixels, nan);
+    img.trueDepth.assign(pixels, nan);
+    img.amplitude.assign(pixels, 0.0f);
+    img.triangle.assign(pixels, -1);
+    img.rays = 0;
+    const glm::vec3 a = c.sensor.position - c.light.position;
+    std::vector<std::uint64_t> raysCast(threadCount(), 0);
+    std::vector<std::vector<float>> scratch(threadCount(), std::vector<float>(T));
+    parallelFor(c.height, 1, [&](std::size_t begin, std::size_t end, unsigned w) {
+        std::vector<float>& sig = scratch[w];
+        for (std::size_t py = begin; py < end; ++py)
+            for (std::uint32_t px = 0; px < c.width; ++px) {
+                const std::size_t p = py * c.width + px;
+                const glm::vec3 dir = shared::rsimPixelDirection(c.sensor, px, std::uint32_t(py),
+                                                                 c.width, c.height);
+                ++raysCast[w];
+                const EmbreeScene::Hit hit = rays.intersect(c.sensor.position, dir, 0.0f, INFINITY);
+                if (hit.triangle < 0) continue;
+                std::size_t i = std::size_t(hit.triangle);
+                // Twins of a two-sided surface coincide: take the one that faces the sensor.
+                if (glm::dot(s.normal[i], dir) >= 0.0f && s.twin[i] != PreparedScene::kNoTwin)
+                    i = s.twin[i];
+                img.triangle[p] = std::int32_t(i);
+                img.trueDepth[p] = hit.t;
+                if (glm::dot(s.normal[i], dir) >= 0.0f) continue; // back of a one-sided triangle
+                const glm::vec3 x = c.sensor.position + hit.t * dir;
+                std::fill(sig.begin(), sig.end(), 0.0f);
+                // Direct term at x, delayed by light -> x -> sensor.
+                const shared::RaySegment l = shared::rsimLightSample(c.light, x, s.normal[i], s.rayEps);
+                if (l.weight > 0.0f) {
+                    if (!rays.occluded(l.origin, l.dir, l.tmin, l.tmax)) {
+                        const double delay = c.steps(double(glm::length(c.light.position - x)) +
+                                                     double(hit.t));
+                        depositPulse(s.reflectance[i] * l.weight, float(delay), c.pulse,
+                                     c.timesteps, sig.data());
+                    }
+                }
+                // Indirect part B_i - E_i, delayed by x -> sensor.
+                if (c.indirect) {
+                    const glm::vec3 split = shared::rsimLinearSplit(float(c.steps(double(hit.t))));
+                    const std::size_t shift = std::size_t(split.x);
+                    const float* b = &r.B[i * T];
+                    const float* e = &r.E[i * T];
+                    for (std::size_t t = shift; t < T; ++t) {
+                        float x0 = b[t - shift] - e[t - shift];
+                        float x1 = t > shift ? b[t - shift - 1] - e[t - shift - 1] : 0.0f;
+                        sig[t] += split.y * x0 + split.z * x1;
+                    }
+                }
+                double amp = 0.0;
+                for (float v : sig) amp += double(v);
+                img.amplitude[p] = float(amp);
+                const double steps = pathSteps(sig.data(), c.timesteps, c, 0.0);
+                if (std::isnan(steps)) continue;
+                img.depth[p] = shared::rsimSensorDistance(float(steps * c.cdtM), a, dir);
+            }
+    });
+    for (auto v : raysCast) img.rays += v;
+    return img;
+}
+
+} // namespace rsim

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+// The results directory of MODEL.md §8. Written under a temporary name and renamed into place
+// at the end, so a failed run never leaves a directory that looks complete.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "geometry/prepared_scene.h"
+#include "pipeline/result.h"
+#include "pipeline/sim_config.h"
+#include "scene/scene_desc.h"
+#include "util/timer.h"
+
+namespace rsim {
+
+struct RunInfo {
+    std::string version;     // rsim version
+    std::string commandLine; // as typed
+    std::string startedAt;   // ISO 8601 UTC
+    std::uint64_t echoesCutOff = 0; // triangles whose echo ran past the time window
+};
+
+// Everything the writers need, by reference.
+struct ResultsView {
+    const SceneDesc& scene;
+    const PreparedScene& prepared;
+    const SimConfig& config;
+    const SimulationResult& result;
+    const RunInfo& info;
+};
+
+// Writes every file of the output contract into `dir` (replacing a previous results directory
+// there, but refusing to replace a directory that does not look like one). `times` receives
+// the `output` phase; summary.json is written last and includes it.
+void writeResultsDirectory(const std::filesystem::path& dir, const ResultsView& view,
+                           PhaseTimes& times);
+
+// Individual writers (each writes one file; used by writeResultsDirectory and tests).
+void writeSummaryJson(const std::filesystem::path& file, const ResultsView& view,
+                      const PhaseTimes& times);
+void writeTrianglesCsv(const std::filesystem::path& file, const ResultsView& view);
+void writeTimeseriesH5(const std::filesystem::path& file, const ResultsView& view);
+void writeSensorImages(const std::filesystem::path& dir, const ResultsView& view);
+void writeErrorPly(const std::filesystem::path& file, const ResultsView& view);
+
+// Reads a grayscale PFM ("Pf", either byte order) such as depth.pfm; returns width x height
+// values with row 0 at the top of the image (PFM stores the bottom row first). Throws
+// InputError naming the file when it cannot be read or is not a grayscale PFM.
+std::vector<float> readPfm(const std::filesystem::path& file, std::uint32_t& width,
+                           std::uint32_t& height);
+
+} // namespace rsim

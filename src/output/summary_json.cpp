@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "output/output_util.h"
+#include "output/results_writer.h"
+
+namespace rsim {
+namespace {
+
+using Json = nlohmann::ordered_json; // keeps the documented key order, for people reading it
+
+// JSON has no NaN or infinity; null keeps the file valid for every parser.
+Json number(double v) {
+    return std::isfinite(v) ? Json(v) : Json(nullptr);
+}
+
+Json vec3(const glm::dvec3& v) {
+    return Json::array({number(v.x), number(v.y), number(v.z)});
+}
+
+Json numbers(const std::vector<double>& values) {
+    Json a = Json::array();
+    for (double v : values)
+        a.push_back(number(v));
+    return a;
+}
+
+Json settings(const ResultsView& view) {
+    const SceneDesc& s = view.scene;
+    Json j;
+    j["simulation"] = {{"dt_ns", number(s.sim.dt_ns)},
+                       {"timesteps", s.sim.timesteps},
+                       {"samples", s.sim.samples},
+                       {"direct_samples", s.sim.direct_samples},
+                       {"seed", s.sim.seed},
+                       {"indirect", s.sim.indirect},
+                       {"max_edge_m", number(s.sim.max_edge_m)}};
+    j["light"] = {{"position", vec3(s.light.position)},
+                  {"direction", vec3(s.light.direction)},
+                  {"half_angle_deg", number(s.light.half_angle_deg)},
+                  {"power_w", number(s.light.power_w)},
+                  {"falloff_exponent", number(s.light.falloff_exponent)},
+                  {"pulse", s.light.pulse == PulseShape::Gaussian ? "gaussian" : "delta"},
+                  {"pulse_fwhm_ns", number(s.light.pulse_fwhm_ns)},
+                  {"pulse_bins", view.config.pulse.size()}};
+    j["sensor"] = {{"position", vec3(s.sensorPosition())},
+                   {"look_at", vec3(s.sensor.look_at)},
+                   {"up", vec3(s.sensor.up)},
+                   {"fov_deg", {number(s.sensor.fov_h_deg), number(s.sensor.fov_v_deg)}},
+                   {"resolution", {s.sensor.width, s.sensor.height}},
+                   {"mode", s.sensor.mode == SensorMode::Amcw ? "amcw" : "pulsed"},
+                   {"modulation_mhz", numbers(s.sensor.modulation_mhz)}};
+    j["output"] = {{"dir", s.output.dir.string()},
+                   {"timeseries", s.output.timeseries},
+                   {"kij", s.output.kij},
+                   {"images", s.output.images}};
+    return j;
+}
+
+Json timings(const PhaseTimes& times) {
+    static const char* const kPhases[] = {"load",   "accel",     "visibility", "compress",
+                                          "direct", "radiosity", "distance",   "output"};
+    Json j;
+    for (const char* phase : kPhases)
+        j[phase] = number(times.get(phase));
+    // A phase a backend adds later still shows up, and total stays the sum of what is listed.
+    for (const auto& [name, secs] : times.entries())
+        if (!j.contains(name)) j[name] = number(secs);
+    double total = 0.0;
+    for (const auto& [name, secs] : times.entries())
+        total += secs;
+    j["total"] = number(total);
+    return j;
+}
+
+Json distanceError(const std::vector<double>& errors) {
+    std::size_t count = 0;
+    double sum = 0.0, sumAbs = 0.0, sumSq = 0.0, maxAbs = 0.0;
+    for (double e : errors) {
+        if (!std::isfinite(e)) continue;
+        ++count;
+        sum += e;
+        sumAbs += std::abs(e);
+        sumSq += e * e;
+        maxAbs = std::max(maxAbs, std::abs(e));
+    }
+    const double nan = std::nan("");
+    const double c = double(count);
+    return {{"count", count},
+            {"mean", number(count ? sum / c : nan)},
+            {"mean_abs", number(count ? sumAbs / c : nan)},
+            {"rms", number(count ? std::sqrt(sumSq / c) : nan)},
+            {"p99_abs", number(count ? output::absPercentile(errors, 0.99) : nan)},
+            {"max_abs", number(count ? maxAbs : nan)}};
+}
+
+} // namespace
+
+void writeSummaryJson(const std::filesystem::path& file, const ResultsView& view,
+                      const PhaseTimes& times) {
+    const PreparedScene& ps = view.prepared;
+    const SimulationResult& r = view.result;
+    const std::vector<double> errors = output::distanceErrorsById(view);
+    std::uint64_t withDistance = 0;
+    for (double d : r.distance)
+        if (std::isfinite(d)) ++withDistance;
+
+    Json j;
+    j["rsim_version"] = view.info.version;
+    j["command"] = view.info.commandLine;
+    j["started_at"] = view.info.startedAt;
+    j["scene_file"] = view.scene.file.string();
+    j["backend"] = r.backend;
+    j["devices"] = r.devices;
+    j["threads"] = r.threads;
+    j["visibility_path"] = r.visibilityPath;
+    j["k_format"] = r.kFormat;
+    j["streaming"] = r.streaming;
+    j["k_bytes"] = r.kBytes;
+    j["settings"] = settings(view);
+    j["counts"] = {{"triangles_loaded", ps.counts.loaded},
+                   {"triangles_dropped", ps.counts.droppedDegenerate + ps.counts.droppedNonFinite},
+                   {"triangles_dropped_degenerate", ps.counts.droppedDegenerate},
+                   {"triangles_dropped_nonfinite", ps.counts.droppedNonFinite},
+                   {"twins_added", ps.counts.twins},
+                   {"triangles", ps.size()},
+                   {"candidate_pairs", r.visibility.candidatePairs},
+                   {"nonzero_pairs", r.visibility.nonzeroPairs},
+                   {"clamped_form_factors", r.visibility.clampedFormFactors},
+                   {"rows_with_form_factor_sum_over_1", r.visibility.rowsOverOne},
+                   {"triangles_with_distance", withDistance},
+                   {"echoes_cut_off", view.info.echoesCutOff}};
+    j["max_form_factor_row_sum"] = number(r.visibility.maxRowSum);
+    j["timings_s"] = timings(times);
+    const double visSecs = times.get("visibility");
+    j["rays"] = {
+        {"visibility", r.visibility.raysCast},
+        {"visibility_per_s", number(visSecs > 0.0 ? double(r.visibility.raysCast) / visSecs : 0.0)},
+        {"shadow", r.direct.shadowRays},
+        {"primary", r.image.rays}};
+    j["sensor_signal_fwd"] = numbers(r.signalFwd);
+    j["sensor_signal_adj"] = numbers(r.signalAdj);
+    j["distance_error_m"] = distanceError(errors);
+    if (output::imagesWritten(view)) {
+        const output::ImageStats s = output::imageStats(r.image);
+        j["images"] = {{"width", s.width},
+                       {"height", s.height},
+                       {"pixels_with_depth", s.pixelsWithDepth},
+                       {"depth_range_m", {number(s.depthLo), number(s.depthHi)}},
+                       {"error_range_m", {number(-s.errorRange), number(s.errorRange)}},
+                       {"amplitude_range", {number(s.amplitudeLo), number(s.amplitudeHi)}}};
+    }
+
+    // Invalid UTF-8 (a command line or path in another encoding) must not lose the run.
+    std::string text = j.dump(2, ' ', false, Json::error_handler_t::replace);
+    text += '\n';
+    output::OutputFile out(file);
+    out.write(text);
+    out.close();
+}
+
+} // namespace rsim

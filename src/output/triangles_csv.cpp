@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "output/output_util.h"
+#include "output/results_writer.h"
+
+namespace rsim {
+namespace {
+
+// %.9g round-trips a float and keeps metres to a nanometre; NaN is spelled one way, since printf
+// may write "-nan" and readers differ in what they accept.
+void appendNumber(std::string& out, double v) {
+    if (std::isnan(v)) {
+        out += "nan";
+        return;
+    }
+    char buf[32];
+    const int len = std::snprintf(buf, sizeof buf, "%.9g", v);
+    out.append(buf, std::size_t(len));
+}
+
+void appendCsvField(std::string& out, const std::string& s) {
+    if (s.find_first_of(",\"\r\n") == std::string::npos) {
+        out += s;
+        return;
+    }
+    out += '"';
+    for (char c : s) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    out += '"';
+}
+
+// Sum over the T steps of row i; double so that long, small tails are not lost.
+double rowSum(const std::vector<float>& series, std::size_t i, std::size_t t) {
+    double sum = 0.0;
+    for (std::size_t k = 0; k < t; ++k)
+        sum += double(series[i * t + k]);
+    return sum;
+}
+
+} // namespace
+
+void writeTrianglesCsv(const std::filesystem::path& file, const ResultsView& view) {
+    const PreparedScene& ps = view.prepared;
+    const SimulationResult& r = view.result;
+    const std::size_t n = ps.size();
+    const std::size_t t = r.timesteps;
+    output::requireSize(ps.internalOf.size(), n, "internalOf");
+    output::requireSize(ps.sourceMeshOfId.size(), n, "sourceMeshOfId");
+    output::requireSize(r.E.size(), n * t, "E");
+    output::requireSize(r.B.size(), n * t, "B");
+    const std::vector<double> errors = output::distanceErrorsById(view);
+
+    output::OutputFile out(file);
+    std::string buf = "id,source_mesh,cx,cy,cz,area,reflectance,true_distance_m,distance_m,error_m,"
+                      "direct_energy,total_energy\n";
+    for (std::size_t id = 0; id < n; ++id) {
+        const std::size_t i = ps.internalOf[id];
+        buf += std::to_string(id);
+        buf += ',';
+        const std::uint32_t mesh = ps.sourceMeshOfId[id];
+        appendCsvField(buf, mesh < ps.meshNames.size() ? ps.meshNames[mesh] : std::string());
+        const double values[] = {double(ps.centroid[i].x),
+                                 double(ps.centroid[i].y),
+                                 double(ps.centroid[i].z),
+                                 double(ps.area[i]),
+                                 double(ps.reflectance[i]),
+                                 output::trueDistanceM(view, i),
+                                 r.distance[i],
+                                 errors[id],
+                                 rowSum(r.E, i, t),
+                                 rowSum(r.B, i, t)};
+        for (double v : values) {
+            buf += ',';
+            appendNumber(buf, v);
+        }
+        buf += '\n';
+        if (buf.size() > (1u << 20)) {
+            out.write(buf);
+            buf.clear();
+        }
+    }
+    out.write(buf);
+    out.close();
+}
+
+} // namespace rsim

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+#include "pipeline/run_simulation.h"
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+
+#include <spdlog/spdlog.h>
+
+#include "backends/backend.h"
+#include "backends/backend_choice.h"
+#include "geometry/prepare.h"
+#include "output/results_writer.h"
+#include "scene/mesh_loader.h"
+#include "util/error.h"
+#include "util/timer.h"
+
+namespace rsim {
+namespace {
+
+std::string isoNowUtc() {
+    std::time_t now = std::time(nullptr);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    return buf;
+}
+
+} // namespace
+
+RunOutcome runSimulation(const RunRequest& req) {
+    Stopwatch total;
+    PhaseTimes times;
+    RunInfo info;
+    info.version = RSIM_VERSION;
+    info.commandLine = req.commandLine;
+    info.startedAt = isoNowUtc();
+
+    Stopwatch sw;
+    SceneDesc scene = loadSceneFile(req.sceneFile, req.overrides);
+    if (req.outputDir) scene.output.dir = std::filesystem::absolute(*req.outputDir);
+    spdlog::info("scene {}: {} mesh(es), {} material(s), T = {}, dt = {} ns, S = {}",
+                 req.sceneFile.string(), scene.meshes.size(), scene.materials.size(),
+                 scene.sim.timesteps, scene.sim.dt_ns, scene.sim.samples);
+    LoadedGeometry geometry = loadMeshes(scene);
+    PreparedScene prepared = prepareScene(geometry, scene.sim.max_edge_m);
+    geometry = LoadedGeometry{};
+    times.add("load", sw.seconds());
+
+    const std::size_t n = prepared.size();
+    const double kGiB = double(n) * double(n) * 4.0 / 1073741824.0;
+    if (kGiB > 1.0) spdlog::info("K will take {:.1f} GiB (N = {})", kGiB, n);
+
+    const SimConfig config = makeSimConfig(scene);
+    auto backend = makeBackend(req.backend);
+    RunOptions options;
+    options.keepK = scene.output.kij;
+    options.images = scene.output.images;
+    SimulationResult result = backend->simulate(prepared, config, options, times);
+    info.echoesCutOff = result.echoesCutOff;
+    if (result.visibility.maxRowSum > 1.25)
+        spdlog::warn("{} triangle(s) have sum_j F_ij above 1.05 (up to {:.2f}; {} form factors clamped): "
+                     "their K estimates are dominated by single sample pairs close to a shared edge, "
+                     "so energy is not conserved there (bright corners, larger multipath errors). "
+                     "More samples reduce it (e.g. --samples 64); see docs/model-choices.md",
+                     result.visibility.rowsOverOne, result.visibility.maxRowSum,
+                     result.visibility.clampedFormFactors);
+    if (result.echoesCutOff > 0)
+        spdlog::warn("{} triangle(s) have their echo peak too close to the end of the simulated "
+                     "time ({} steps of {} ns) and get no distance; increase timesteps",
+                     result.echoesCutOff, config.timesteps, config.dtNs);
+
+    writeResultsDirectory(scene.output.dir, ResultsView{scene, prepared, config, result, info},
+                          times);
+
+    std::size_t withDistance = 0;
+    double sumAbs = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (std::isnan(result.distance[i])) continue;
+        ++withDistance;
+        double truth = double(glm::length(prepared.centroid[i] - config.sensor.position));
+        sumAbs += std::abs(result.distance[i] - truth);
+    }
+    RunOutcome out;
+    out.outputDir = scene.output.dir;
+    out.backend = result.backend;
+    out.triangles = n;
+    out.seconds = total.seconds();
+    spdlog::info("wrote {} ({} triangles, {} with a distance, mean |error| {:.2f} mm) in {:.2f} s",
+                 out.outputDir.string(), n, withDistance,
+                 withDistance ? 1e3 * sumAbs / double(withDistance) : 0.0, out.seconds);
+    return out;
+}
+
+} // namespace rsim

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+#include "pipeline/sim_config.h"
+
+#include <cmath>
+
+#include <glm/geometric.hpp>
+
+namespace rsim {
+
+std::vector<float> makePulse(PulseShape shape, double fwhmSteps) {
+    if (shape == PulseShape::Delta) return {1.0f};
+    const double sigma = fwhmSteps / (2.0 * std::sqrt(2.0 * std::log(2.0)));
+    const int half = std::max(1, int(std::ceil(3.0 * sigma)));
+    std::vector<double> p(std::size_t(2 * half + 1));
+    double sum = 0.0;
+    for (int k = 0; k <= 2 * half; ++k) {
+        double x = double(k - half) / sigma;
+        p[std::size_t(k)] = std::exp(-0.5 * x * x);
+        sum += p[std::size_t(k)];
+    }
+    std::vector<float> out;
+    for (double v : p) out.push_back(float(v / sum));
+    return out;
+}
+
+SimConfig makeSimConfig(const SceneDesc& scene) {
+    SimConfig c;
+    const auto& s = scene.sim;
+    c.dtNs = s.dt_ns;
+    c.timesteps = s.timesteps;
+    c.samples = s.samples;
+    c.directSamples = s.direct_samples;
+    c.seed = s.seed;
+    c.indirect = s.indirect;
+    c.cdtM = double(shared::RSIM_C_M_PER_NS) * s.dt_ns;
+    c.invCdtSq = float(1.0 / (c.cdtM * c.cdtM));
+
+    const auto& l = scene.light;
+    c.light.position = glm::vec3(l.position);
+    c.light.direction = glm::vec3(glm::normalize(l.direction));
+    c.light.cosHalfAngle =
+        l.half_angle_deg >= 180.0 ? -1.0f : float(std::cos(l.half_angle_deg * M_PI / 180.0));
+    c.light.falloffExp = float(l.falloff_exponent);
+    c.light.intensity = float(l.power_w / (4.0 * M_PI));
+    c.pulse = makePulse(l.pulse, l.pulse_fwhm_ns / s.dt_ns);
+
+    const auto& se = scene.sensor;
+    const glm::dvec3 pos = scene.sensorPosition();
+    const glm::dvec3 fwd = glm::normalize(se.look_at - pos);
+    const glm::dvec3 right = glm::normalize(glm::cross(fwd, se.up));
+    const glm::dvec3 up = glm::cross(right, fwd);
+    c.sensor.position = glm::vec3(pos);
+    c.sensor.forward = glm::vec3(fwd);
+    c.sensor.right = glm::vec3(right);
+    c.sensor.up = glm::vec3(up);
+    c.sensor.tanHalfFovH = float(std::tan(0.5 * se.fov_h_deg * M_PI / 180.0));
+    c.sensor.tanHalfFovV = float(std::tan(0.5 * se.fov_v_deg * M_PI / 180.0));
+    c.width = se.width;
+    c.height = se.height;
+    c.mode = se.mode;
+    c.modulationMhz = se.modulation_mhz;
+    return c;
+}
+
+} // namespace rsim

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT
+#include "scene/mesh_loader.h"
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include <assimp/Importer.hpp>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+#include <glm/gtc/matrix_transform.hpp>
+#include <spdlog/spdlog.h>
+
+#include "util/error.h"
+
+namespace rsim {
+namespace fs = std::filesystem;
+
+glm::dmat4 worldFromMesh(const MeshDesc& mesh) {
+    glm::dmat4 m(1.0);
+    m = glm::translate(m, mesh.translate);
+    m = glm::rotate(m, glm::radians(mesh.rotate_deg.z), glm::dvec3(0, 0, 1));
+    m = glm::rotate(m, glm::radians(mesh.rotate_deg.y), glm::dvec3(0, 1, 0));
+    m = glm::rotate(m, glm::radians(mesh.rotate_deg.x), glm::dvec3(1, 0, 0));
+    m = glm::scale(m, mesh.scale);
+    return m;
+}
+
+namespace {
+
+bool finite(const glm::dvec3& v) {
+    return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
+}
+
+// Index of the material a triangle uses: the [[mesh]]'s own `material` if given, else the
+// scene material named like the mesh file's material, else "default", else a built-in one.
+class MaterialResolver {
+public:
+    explicit MaterialResolver(const SceneDesc& scene) {
+        for (const auto& m : scene.materials)
+            add(ResolvedMaterial{m.name, float(m.reflectance), m.two_sided});
+    }
+    std::uint32_t resolve(const MeshDesc& mesh, const std::string& fileMaterial) {
+        if (mesh.material) return byName_.at(*mesh.material);
+        if (auto it = byName_.find(fileMaterial); it != byName_.end()) return it->second;
+        if (auto it = byName_.find("default"); it != byName_.end()) return it->second;
+        if (warned_.insert(fileMaterial).second)
+            spdlog::warn("{}: material \"{}\" of the mesh file is not defined in the scene and the "
+                         "scene has no \"default\" material; using reflectance 0.5, one-sided",
+                         mesh.where, fileMaterial);
+        auto it = byName_.find(kBuiltin);
+        if (it != byName_.end()) return it->second;
+        return add(ResolvedMaterial{kBuiltin, 0.5f, false});
+    }
+    std::vector<ResolvedMaterial> materials;
+
+private:
+    static constexpr const char* kBuiltin = "(built-in default)";
+    std::uint32_t add(ResolvedMaterial m) {
+        std::uint32_t i = std::uint32_t(materials.size());
+        byName_[m.name] = i;
+        materials.push_back(std::move(m));
+        return i;
+    }
+    std::map<std::string, std::uint32_t> byName_;
+    std::set<std::string> warned_;
+};
+
+} // namespace
+
+LoadedGeometry loadMeshes(const SceneDesc& scene) {
+    LoadedGeometry out;
+    MaterialResolver materials(scene);
+    for (std::size_t meshIndex = 0; meshIndex < scene.meshes.size(); ++meshIndex) {
+        const MeshDesc& mesh = scene.meshes[meshIndex];
+        std::error_code ec;
+        if (!fs::exists(mesh.path, ec))
+            throw InputError(mesh.where + ": mesh file not found: " + mesh.path.string());
+        if (fs::is_directory(mesh.path, ec))
+            throw InputError(mesh.where + ": mesh path is a directory: " + mesh.path.string());
+        if (!std::ifstream(mesh.path))
+            throw InputError(mesh.where + ": mesh file cannot be read: " + mesh.path.string());
+        if (fs::file_size(mesh.path, ec) == 0)
+            throw InputError(mesh.where + ": mesh file is empty: " + mesh.path.string());
+
+        Assimp::Importer importer;
+        importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE,
+                                    aiPrimitiveType_POINT | aiPrimitiveType_LINE);
+        const aiScene* ai = nullptr;
+        try {
+            ai = importer.ReadFile(mesh.path.string(), aiProcess_Triangulate |
+                                                           aiProcess_PreTransformVertices |
+                                                           aiProcess_SortByPType);
+        } catch (const std::exception& e) {
+            throw InputError(mesh.where + ": cannot read mesh file " + mesh.path.string() + ": " +
+                             e.what());
+        }
+        if (!ai || (ai->mFlags & AI_SCENE_FLAGS_INCOMPLETE) || !ai->mRootNode)
+            throw InputError(mesh.where + ": cannot read mesh file " + mesh.path.string() +
+                             ": " + (importer.GetErrorString()[0] ? importer.GetErrorString()
+                                                                   : "not a mesh assimp can read"));
+
+        const glm::dmat4 xf = worldFromMesh(mesh);
+        // A mirroring transform turns the winding around; swap two vertices to keep the front.
+        const bool mirrored = mesh.scale.x * mesh.scale.y * mesh.scale.z < 0.0;
+        std::uint64_t before = out.loaded, nonFinite = 0, degenerate = 0;
+        for (unsigned mi = 0; mi < ai->mNumMeshes; ++mi) {
+            const aiMesh* m = ai->mMeshes[mi];
+            if (!(m->mPrimitiveTypes & aiPrimitiveType_TRIANGLE)) continue;
+            std::string fileMaterial;
+            if (m->mMaterialIndex < ai->mNumMaterials)
+                fileMaterial = ai->mMaterials[m->mMaterialIndex]->GetName().C_Str();
+            const std::uint32_t material = materials.resolve(mesh, fileMaterial);
+            for (unsigned f = 0; f < m->mNumFaces; ++f) {
+                const aiFace& face = m->mFaces[f];
+                if (face.mNumIndices != 3) continue;
+                ++out.loaded;
+                glm::dvec3 v[3];
+                bool ok = true;
+                for (int k = 0; k < 3; ++k) {
+                    unsigned idx = face.mIndices[k];
+                    if (idx >= m->mNumVertices)
+                        throw InputError(mesh.where + ": corrupt mesh file " +
+                                         mesh.path.string() + ": face " + std::to_string(f) +
+                                         " refers to vertex " + std::to_string(idx) + " of " +
+                                         std::to_string(m->mNumVertices));
+                    const aiVector3D& p = m->mVertices[idx];
+                    glm::dvec3 local(p.x, p.y, p.z);
+                    if (!finite(local)) {
+                        if (!mesh.skip_nonfinite)
+                            throw InputError(
+                                mesh.where + ": mesh file " + mesh.path.string() + " has a " +
+                                "non-finite vertex (" + std::to_string(p.x) + ", " +
+                                std::to_string(p.y) + ", " + std::to_string(p.z) + ") in face " +
+                                std::to_string(f) + " of sub-mesh \"" + m->mName.C_Str() +
+                                "\"; fix the file, or set skip_nonfinite = true on this [[mesh]] "
+                                "to drop such triangles");
+                        ok = false;
+                    }
+                    v[k] = glm::dvec3(xf * glm::dvec4(local, 1.0));
+                    if (ok && !finite(v[k]))
+                        throw InputError(mesh.where + ": the mesh's transform makes vertex " +
+                                         std::to_string(idx) + " non-finite");
+                }
+                if (!ok) {
+                    ++nonFinite;
+                    continue;
+                }
+                if (mirrored) std::swap(v[1], v[2]);
+                double area = 0.5 * glm::length(glm::cross(v[1] - v[0], v[2] - v[0]));
+                if (!(area >= 1e-12)) {
+                    ++degenerate;
+                    continue;
+                }
+                out.v0.push_back(v[0]);
+                out.v1.push_back(v[1]);
+                out.v2.push_back(v[2]);
+                out.material.push_back(material);
+                out.sourceMesh.push_back(std::uint32_t(meshIndex));
+            }
+        }
+        std::uint64_t read = out.loaded - before;
+        if (read == 0)
+            throw InputError(mesh.where + ": mesh file " + mesh.path.string() +
+                             " holds no triangles (assimp found " +
+                             std::to_string(ai->mNumMeshes) +
+                             " mesh(es) without faces); is it corrupt or in another format?");
+        if (degenerate)
+            spdlog::info("{}: dropped {} degenerate triangle(s) (area < 1e-12 m^2)", mesh.where,
+                         degenerate);
+        if (nonFinite)
+            spdlog::warn("{}: dropped {} triangle(s) with non-finite vertices (skip_nonfinite)",
+                         mesh.where, nonFinite);
+        spdlog::debug("{}: {} triangles", mesh.where, read);
+        out.droppedDegenerate += degenerate;
+        out.droppedNonFinite += nonFinite;
+        out.meshNames.push_back(mesh.pathAsWritten);
+    }
+    out.materials = std::move(materials.materials);
+    if (out.v0.empty())
+        throw InputError(scene.file.string() + ": the scene has no usable triangles (" +
+                         std::to_string(out.loaded) + " read, " +
+                         std::to_string(out.droppedDegenerate) + " degenerate, " +
+                         std::to_string(out.droppedNonFinite) + " non-finite)");
+    return out;
+}
+
+} // namespace rsim

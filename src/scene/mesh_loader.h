@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+// Loads every [[mesh]] of a scene with assimp, applies its transform and resolves materials.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <glm/mat4x4.hpp>
+#include <glm/vec3.hpp>
+
+#include "scene/scene_desc.h"
+
+namespace rsim {
+
+struct ResolvedMaterial {
+    std::string name;
+    float reflectance = 0.5f;
+    bool twoSided = false;
+};
+
+// Triangles in load order (world space, double precision), before subdivision and twins.
+struct LoadedGeometry {
+    std::vector<glm::dvec3> v0, v1, v2;
+    std::vector<std::uint32_t> material;   // index into materials
+    std::vector<std::uint32_t> sourceMesh; // index into meshNames
+    std::vector<ResolvedMaterial> materials;
+    std::vector<std::string> meshNames;
+    std::uint64_t loaded = 0;
+    std::uint64_t droppedDegenerate = 0;
+    std::uint64_t droppedNonFinite = 0;
+};
+
+LoadedGeometry loadMeshes(const SceneDesc& scene);
+
+// worldFromMesh for a [[mesh]]: scale, then rotate about x, y, z (degrees), then translate.
+glm::dmat4 worldFromMesh(const MeshDesc& mesh);
+
+} // namespace rsim

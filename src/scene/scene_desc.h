@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+// What a scene file says (MODEL.md §9), after validation. Defaults here are the documented
+// defaults of scenes/example.toml.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <glm/vec3.hpp>
+
+namespace rsim {
+
+enum class PulseShape { Delta, Gaussian };
+enum class SensorMode { Pulsed, Amcw };
+
+struct SimulationSettings {
+    double dt_ns = 0.1;
+    std::uint32_t timesteps = 1000;
+    std::uint32_t samples = 16;
+    std::uint32_t direct_samples = 16;
+    std::uint32_t seed = 1;
+    bool indirect = true;
+    double max_edge_m = 0.0;
+};
+
+struct LightDesc {
+    glm::dvec3 position{0.0, 0.0, 1.5};
+    glm::dvec3 direction{1.0, 0.0, 0.0};
+    double half_angle_deg = 180.0;
+    double power_w = 1.0;
+    double falloff_exponent = 0.0; // cos^m falloff inside the cone; 0 = none
+    PulseShape pulse = PulseShape::Delta;
+    double pulse_fwhm_ns = 0.5;
+};
+
+struct SensorDesc {
+    std::optional<glm::dvec3> position; // defaults to the light's position
+    glm::dvec3 look_at{1.0, 0.0, 1.5};
+    glm::dvec3 up{0.0, 0.0, 1.0};
+    double fov_h_deg = 70.0;
+    double fov_v_deg = 55.0;
+    std::uint32_t width = 320;
+    std::uint32_t height = 240;
+    SensorMode mode = SensorMode::Pulsed;
+    std::vector<double> modulation_mhz{20.0};
+};
+
+struct MaterialDesc {
+    std::string name;
+    double reflectance = 0.5;
+    bool two_sided = false;
+};
+
+struct MeshDesc {
+    std::filesystem::path path; // resolved against the scene file's folder
+    std::string pathAsWritten;  // for messages
+    std::optional<std::string> material;
+    glm::dvec3 translate{0.0};
+    glm::dvec3 rotate_deg{0.0};
+    glm::dvec3 scale{1.0};
+    bool skip_nonfinite = false; // drop triangles with NaN/inf vertices instead of failing
+    std::string where;           // "scene.toml:14 ([[mesh]] #2)", for messages
+};
+
+struct OutputDesc {
+    std::filesystem::path dir = "results";
+    bool timeseries = true;
+    bool kij = false;
+    bool images = true;
+};
+
+struct SceneDesc {
+    std::filesystem::path file; // the scene file, absolute
+    SimulationSettings sim;
+    LightDesc light;
+    SensorDesc sensor;
+    std::vector<MaterialDesc> materials;
+    std::vector<MeshDesc> meshes;
+    OutputDesc output;
+
+    glm::dvec3 sensorPosition() const { return sensor.position.value_or(light.position); }
+};
+
+// One command-line override, "table.key=value" with a TOML value (e.g. simulation.samples=32).
+struct SceneOverride {
+    std::string key;   // dotted path, e.g. "simulation.samples"
+    std::string value; // TOML value text, e.g. "32", "true", "[1.0, 2.0, 3.0]", "\"gaussian\""
+};
+
+// Reads and validates a scene file; throws InputError naming the file, line, key and what was
+// expected. Overrides are applied before validation, so they are checked like file values.
+SceneDesc loadSceneFile(const std::filesystem::path& file,
+                        const std::vector<SceneOverride>& overrides = {});
+
+// The closest of `candidates` to `word` when it is plausibly a typo, else "".
+std::string didYouMean(const std::string& word, const std::vector<std::string>& candidates);
+
+} // namespace rsim

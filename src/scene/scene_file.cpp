@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: MIT
+// Scene file (TOML) reader. Every value is checked for type and range, every unknown key is
+// reported with a did-you-mean, and every message names the file and line.
+#include "scene/scene_desc.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <glm/geometric.hpp>
+#include <toml++/toml.h>
+
+#include "util/error.h"
+
+namespace rsim {
+namespace fs = std::filesystem;
+
+std::string didYouMean(const std::string& word, const std::vector<std::string>& candidates) {
+    auto distance = [](const std::string& a, const std::string& b) {
+        std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+        for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+        for (std::size_t i = 1; i <= a.size(); ++i) {
+            cur[0] = i;
+            for (std::size_t j = 1; j <= b.size(); ++j) {
+                std::size_t sub = prev[j - 1] + (std::tolower(a[i - 1]) != std::tolower(b[j - 1]));
+                cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+            }
+            std::swap(prev, cur);
+        }
+        return prev[b.size()];
+    };
+    std::string best;
+    std::size_t bestD = SIZE_MAX;
+    for (const auto& c : candidates) {
+        std::size_t d = distance(word, c);
+        if (d < bestD) {
+            bestD = d;
+            best = c;
+        }
+    }
+    // Accept up to a third of the word's length in edits (at least 1, at most 3).
+    std::size_t limit = std::clamp<std::size_t>(word.size() / 3, 1, 3);
+    return bestD <= limit ? best : std::string();
+}
+
+namespace {
+
+std::string typeName(const toml::node& n) {
+    switch (n.type()) {
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a number";
+    case toml::node_type::boolean: return "a boolean";
+    default: return "a date/time";
+    }
+}
+
+std::string quoteValue(const toml::node& n) {
+    std::ostringstream os;
+    n.visit([&](auto&& v) { os << v; });
+    std::string s = os.str();
+    if (s.size() > 60) s = s.substr(0, 57) + "...";
+    return s;
+}
+
+// Reads one TOML table, remembering which keys were used so that the rest can be reported.
+class TableReader {
+public:
+    TableReader(const toml::table& table, std::string context, std::string fileName)
+        : table_(table), context_(std::move(context)), file_(std::move(fileName)) {}
+
+    [[noreturn]] void fail(const toml::node* at, const std::string& key,
+                           const std::string& message) const {
+        std::ostringstream os;
+        os << file_;
+        if (at && at->source().begin.line) os << ":" << at->source().begin.line;
+        else if (table_.source().begin.line) os << ":" << table_.source().begin.line;
+        os << ": " << context_ << (key.empty() ? "" : " " + key) << ": " << message;
+        throw InputError(os.str());
+    }
+
+    const toml::node* find(const std::string& key) {
+        known_.push_back(key);
+        return table_.get(key);
+    }
+
+    double number(const std::string& key, double def, double lo, double hi, bool loOpen = false) {
+        const toml::node* n = find(key);
+        if (!n) return def;
+        if (!n->is_number()) fail(n, key, "expected a number, got " + typeName(*n));
+        double v = *n->value<double>();
+        checkRange(n, key, v, lo, hi, loOpen);
+        return v;
+    }
+
+    std::uint32_t integer(const std::string& key, std::uint32_t def, std::int64_t lo,
+                          std::int64_t hi) {
+        const toml::node* n = find(key);
+        if (!n) return def;
+        if (!n->is_integer()) fail(n, key, "expected an integer, got " + typeName(*n) + " (" +
+                                               quoteValue(*n) + ")");
+        std::int64_t v = *n->value<std::int64_t>();
+        if (v < lo || v > hi)
+            fail(n, key, "expected an integer in [" + std::to_string(lo) + ", " +
+                             std::to_string(hi) + "], got " + std::to_string(v));
+        return std::uint32_t(v);
+    }
+
+    bool boolean(const std::string& key, bool def) {
+        const toml::node* n = find(key);
+        if (!n) return def;
+        if (!n->is_boolean()) fail(n, key, "expected true or false, got " + typeName(*n));
+        return *n->value<bool>();
+    }
+
+    std::optional<std::string> string(const std::string& key) {
+        const toml::node* n = find(key);
+        if (!n) return std::nullopt;
+        if (!n->is_string()) fail(n, key, "expected a string, got " + typeName(*n));
+        return *n->value<std::string>();
+    }
+
+    std::string choice(const std::string& key, const std::string& def,
+                       const std::vector<std::string>& allowed) {
+        auto s = string(key);
+        if (!s) return def;
+        if (std::find(allowed.begin(), allowed.end(), *s) == allowed.end()) {
+            std::string list;
+            for (auto& a : allowed) list += (list.empty() ? "\"" : ", \"") + a + "\"";
+            std::string hint = didYouMean(*s, allowed);
+            fail(table_.get(key), key,
+                 "expected one of " + list + ", got \"" + *s + "\"" +
+                     (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)"));
+        }
+        return *s;
+    }
+
+    std::vector<double> numbers(const std::string& key, std::size_t minCount,
+                                std::size_t maxCount, const std::vector<double>& def) {
+        const toml::node* n = find(key);
+        if (!n) return def;
+        const toml::array* a = n->as_array();
+        if (!a) fail(n, key, "expected an array of numbers, got " + typeName(*n));
+        if (a->size() < minCount || a->size() > maxCount) {
+            std::string want = minCount == maxCount ? std::to_string(minCount)
+                                                    : std::to_string(minCount) + " to " +
+                                                          std::to_string(maxCount);
+            fail(n, key, "expected " + want + " numbers, got " + std::to_string(a->size()));
+        }
+        std::vector<double> out;
+        for (const auto& e : *a) {
+            if (!e.is_number()) fail(n, key, "expected numbers, found " + typeName(e));
+            double v = *e.value<double>();
+            if (!std::isfinite(v)) fail(n, key, "expected finite numbers, got " + quoteValue(e));
+            out.push_back(v);
+        }
+        return out;
+    }
+
+    glm::dvec3 vec3(const std::string& key, glm::dvec3 def) {
+        auto v = numbers(key, 3, 3, {def.x, def.y, def.z});
+        return {v[0], v[1], v[2]};
+    }
+
+    // A number or an array of 3 numbers (the mesh's `scale`).
+    glm::dvec3 scalarOrVec3(const std::string& key, glm::dvec3 def) {
+        const toml::node* n = table_.get(key);
+        if (n && n->is_number()) {
+            double s = number(key, 1.0, -1e30, 1e30);
+            return {s, s, s};
+        }
+        return vec3(key, def);
+    }
+
+    void checkRange(const toml::node* n, const std::string& key, double v, double lo, double hi,
+                    bool loOpen) const {
+        if (!std::isfinite(v)) fail(n, key, "expected a finite number, got " + quoteValue(*n));
+        bool below = loOpen ? v <= lo : v < lo;
+        if (below || v > hi) {
+            std::ostringstream os;
+            os << "expected a number in " << (loOpen ? "(" : "[") << lo << ", " << hi << "], got "
+               << v;
+            fail(n, key, os.str());
+        }
+    }
+
+    // Reports the first key that no reader asked for.
+    void finish() const {
+        for (auto&& [k, v] : table_) {
+            std::string key(k.str());
+            if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
+            std::string hint = didYouMean(key, known_);
+            std::ostringstream os;
+            os << file_ << ":" << k.source().begin.line << ": " << context_ << ": unknown key \""
+               << key << "\"";
+            if (!hint.empty()) os << " (did you mean \"" << hint << "\"?)";
+            else {
+                os << " (known keys:";
+                for (auto& kk : known_) os << " " << kk;
+                os << ")";
+            }
+            throw InputError(os.str());
+        }
+    }
+
+private:
+    const toml::table& table_;
+    std::string context_, file_;
+    std::vector<std::string> known_;
+};
+
+const std::vector<std::string> kTopLevel = {"simulation", "light", "sensor", "material",
+                                            "mesh", "output"};
+
+// Applies "a.b=value" overrides to the parsed document.
+void applyOverrides(toml::table& root, const std::vector<SceneOverride>& overrides) {
+    for (const auto& o : overrides) {
+        auto dot = o.key.find('.');
+        if (dot == std::string::npos || o.key.find('.', dot + 1) != std::string::npos)
+            throw InputError("--set " + o.key + "=" + o.value +
+                             ": expected TABLE.KEY=VALUE, e.g. simulation.samples=32");
+        std::string tableName = o.key.substr(0, dot), key = o.key.substr(dot + 1);
+        if (tableName == "mesh" || tableName == "material")
+            throw InputError("--set " + o.key + ": [[" + tableName +
+                             "]] entries cannot be overridden from the command line");
+        if (std::find(kTopLevel.begin(), kTopLevel.end(), tableName) == kTopLevel.end()) {
+            std::string hint = didYouMean(tableName, kTopLevel);
+            throw InputError("--set " + o.key + ": unknown table \"" + tableName + "\"" +
+                             (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)"));
+        }
+        toml::table parsed;
+        try {
+            parsed = toml::parse("v = " + o.value, "--set " + o.key);
+        } catch (const toml::parse_error& e) {
+            // Accept bare words for string values: --set sensor.mode=amcw
+            try {
+                parsed = toml::parse("v = \"" + o.value + "\"", "--set " + o.key);
+            } catch (const toml::parse_error&) {
+                throw InputError("--set " + o.key + "=" + o.value + ": not a TOML value (" +
+                                 std::string(e.description()) + ")");
+            }
+        }
+        toml::node* section = root.get(tableName);
+        if (!section) {
+            root.insert_or_assign(tableName, toml::table{});
+            section = root.get(tableName);
+        }
+        if (!section->is_table())
+            throw InputError("--set " + o.key + ": \"" + tableName + "\" is not a table");
+        parsed.get("v")->visit([&](auto&& v) { section->as_table()->insert_or_assign(key, v); });
+    }
+}
+
+} // namespace
+
+SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>& overrides) {
+    SceneDesc scene;
+    std::error_code ec;
+    if (!fs::exists(fileIn, ec)) throw InputError(fileIn.string() + ": scene file not found");
+    if (fs::is_directory(fileIn, ec))
+        throw InputError(fileIn.string() + ": is a directory; expected a scene file (.toml)");
+    scene.file = fs::absolute(fileIn);
+    std::ifstream probe(scene.file);
+    if (!probe) throw InputError(fileIn.string() + ": cannot be read (permission denied?)");
+    probe.close();
+    const std::string fileName = fileIn.string();
+
+    toml::table root;
+    try {
+        root = toml::parse_file(scene.file.string());
+    } catch (const toml::parse_error& e) {
+        std::ostringstream os;
+        os << fileName << ":" << e.source().begin.line << ":" << e.source().begin.column
+           << ": TOML syntax error: " << e.description();
+        throw InputError(os.str());
+    }
+    applyOverrides(root, overrides);
+    const fs::path baseDir = scene.file.parent_path();
+
+    // Top-level keys.
+    for (auto&& [k, v] : root) {
+        std::string key(k.str());
+        if (std::find(kTopLevel.begin(), kTopLevel.end(), key) != kTopLevel.end()) {
+            bool arrayOfTables = key == "material" || key == "mesh";
+            bool ok = arrayOfTables ? (v.is_array_of_tables()) : v.is_table();
+            if (!ok) {
+                std::ostringstream os;
+                os << fileName << ":" << k.source().begin.line << ": \"" << key
+                   << "\" must be " << (arrayOfTables ? "written [[" + key + "]]" : "a table [" + key + "]");
+                throw InputError(os.str());
+            }
+            continue;
+        }
+        std::string hint = didYouMean(key, kTopLevel);
+        std::ostringstream os;
+        os << fileName << ":" << k.source().begin.line << ": unknown table or key \"" << key
+           << "\"" << (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)")
+           << "; expected [simulation], [light], [sensor], [[material]], [[mesh]], [output]";
+        throw InputError(os.str());
+    }
+
+    static const toml::table empty;
+    auto section = [&](const char* name) -> const toml::table& {
+        const toml::node* n = root.get(name);
+        return n ? *n->as_table() : empty;
+    };
+
+    { // [simulation]
+        TableReader r(section("simulation"), "[simulation]", fileName);
+        auto& s = scene.sim;
+        s.dt_ns = r.number("dt_ns", s.dt_ns, 0.0, 1e6, true);
+        s.timesteps = r.integer("timesteps", s.timesteps, 1, 10'000'000);
+        s.samples = r.integer("samples", s.samples, 1, 1 << 20);
+        s.direct_samples = r.integer("direct_samples", s.direct_samples, 1, 1 << 20);
+        s.seed = r.integer("seed", s.seed, 0, 0xffffffffLL);
+        s.indirect = r.boolean("indirect", s.indirect);
+        s.max_edge_m = r.number("max_edge_m", s.max_edge_m, 0.0, 1e9);
+        r.finish();
+    }
+    { // [light]
+        TableReader r(section("light"), "[light]", fileName);
+        auto& l = scene.light;
+        l.position = r.vec3("position", l.position);
+        l.direction = r.vec3("direction", l.direction);
+        if (glm::length(l.direction) < 1e-12)
+            r.fail(section("light").get("direction"), "direction", "must not be zero");
+        l.direction = glm::normalize(l.direction);
+        l.half_angle_deg = r.number("half_angle_deg", l.half_angle_deg, 0.0, 180.0, true);
+        l.power_w = r.number("power_w", l.power_w, 0.0, 1e12, true);
+        l.falloff_exponent = r.number("falloff_exponent", l.falloff_exponent, 0.0, 1e4);
+        l.pulse = r.choice("pulse", "delta", {"delta", "gaussian"}) == "gaussian"
+                      ? PulseShape::Gaussian
+                      : PulseShape::Delta;
+        l.pulse_fwhm_ns = r.number("pulse_fwhm_ns", l.pulse_fwhm_ns, 0.0, 1e6, true);
+        r.finish();
+    }
+    { // [sensor]
+        const toml::table& t = section("sensor");
+        TableReader r(t, "[sensor]", fileName);
+        auto& s = scene.sensor;
+        if (t.get("position")) s.position = r.vec3("position", scene.light.position);
+        else r.find("position");
+        s.look_at = r.vec3("look_at", s.look_at);
+        s.up = r.vec3("up", s.up);
+        auto fov = r.numbers("fov_deg", 2, 2, {s.fov_h_deg, s.fov_v_deg});
+        for (double f : fov)
+            if (!(f > 0.0 && f < 180.0))
+                r.fail(t.get("fov_deg"), "fov_deg", "each field of view must be in (0, 180) degrees");
+        s.fov_h_deg = fov[0];
+        s.fov_v_deg = fov[1];
+        auto res = r.numbers("resolution", 2, 2, {double(s.width), double(s.height)});
+        for (double v : res)
+            if (v < 1 || v > 16384 || v != std::floor(v))
+                r.fail(t.get("resolution"), "resolution",
+                       "expected two whole numbers of pixels in [1, 16384]");
+        s.width = std::uint32_t(res[0]);
+        s.height = std::uint32_t(res[1]);
+        s.mode = r.choice("mode", "pulsed", {"pulsed", "amcw"}) == "amcw" ? SensorMode::Amcw
+                                                                          : SensorMode::Pulsed;
+        s.modulation_mhz = r.numbers("modulation_mhz", 1, 8, s.modulation_mhz);
+        for (double f : s.modulation_mhz)
+            if (!(f > 0.0))
+                r.fail(t.get("modulation_mhz"), "modulation_mhz", "frequencies must be > 0 MHz");
+        glm::dvec3 fwd = s.look_at - scene.sensorPosition();
+        if (glm::length(fwd) < 1e-9)
+            r.fail(t.get("look_at"), "look_at", "must differ from the sensor position");
+        if (glm::length(glm::cross(glm::normalize(fwd), s.up)) < 1e-6)
+            r.fail(t.get("up"), "up", "must not be parallel to the viewing direction");
+        r.finish();
+    }
+    // [[material]]
+    if (const toml::node* n = root.get("material")) {
+        int index = 0;
+        for (const auto& e : *n->as_array()) {
+            ++index;
+            const toml::table& t = *e.as_table();
+            std::string where = "[[material]] #" + std::to_string(index);
+            TableReader r(t, where, fileName);
+            MaterialDesc m;
+            auto name = r.string("name");
+            if (!name || name->empty()) r.fail(&e, "name", "every material needs a non-empty name");
+            m.name = *name;
+            m.reflectance = r.number("reflectance", m.reflectance, 0.0, 1.0);
+            m.two_sided = r.boolean("two_sided", m.two_sided);
+            r.finish();
+            for (const auto& other : scene.materials)
+                if (other.name == m.name) r.fail(&e, "name", "material \"" + m.name + "\" is defined twice");
+            scene.materials.push_back(m);
+        }
+    }
+    std::vector<std::string> materialNames;
+    for (auto& m : scene.materials) materialNames.push_back(m.name);
+    // [[mesh]]
+    if (const toml::node* n = root.get("mesh")) {
+        int index = 0;
+        for (const auto& e : *n->as_array()) {
+            ++index;
+            const toml::table& t = *e.as_table();
+            std::string where = "[[mesh]] #" + std::to_string(index);
+            TableReader r(t, where, fileName);
+            MeshDesc m;
+            auto path = r.string("path");
+            if (!path || path->empty()) r.fail(&e, "path", "every mesh needs a path");
+            m.pathAsWritten = *path;
+            m.path = fs::path(*path).is_absolute() ? fs::path(*path) : baseDir / *path;
+            m.material = r.string("material");
+            if (m.material &&
+                std::find(materialNames.begin(), materialNames.end(), *m.material) ==
+                    materialNames.end()) {
+                std::string hint = didYouMean(*m.material, materialNames);
+                r.fail(t.get("material"), "material",
+                       "no [[material]] is named \"" + *m.material + "\"" +
+                           (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)"));
+            }
+            m.translate = r.vec3("translate", m.translate);
+            m.rotate_deg = r.vec3("rotate_deg", m.rotate_deg);
+            m.scale = r.scalarOrVec3("scale", m.scale);
+            if (std::abs(m.scale.x * m.scale.y * m.scale.z) < 1e-300)
+                r.fail(t.get("scale"), "scale", "must not be zero on any axis");
+            m.skip_nonfinite = r.boolean("skip_nonfinite", false);
+            r.finish();
+            m.where = fileName + ":" + std::to_string(e.source().begin.line) + " (" + where + ", " +
+                      m.pathAsWritten + ")";
+            scene.meshes.push_back(m);
+        }
+    }
+    if (scene.meshes.empty())
+        throw InputError(fileName + ": the scene has no [[mesh]]; add at least one, e.g.\n"
+                         "  [[mesh]]\n  path = \"room.obj\"");
+    { // [output]
+        TableReader r(section("output"), "[output]", fileName);
+        if (auto d = r.string("dir")) {
+            if (d->empty()) r.fail(section("output").get("dir"), "dir", "must not be empty");
+            scene.output.dir = fs::path(*d).is_absolute() ? fs::path(*d) : baseDir / *d;
+        } else {
+            scene.output.dir = baseDir / scene.output.dir;
+        }
+        scene.output.timeseries = r.boolean("timeseries", scene.output.timeseries);
+        scene.output.kij = r.boolean("kij", scene.output.kij);
+        scene.output.images = r.boolean("images", scene.output.images);
+        r.finish();
+    }
+    return scene;
+}
+
+} // namespace rsim

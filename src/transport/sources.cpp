@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+#include "transport/sources.h"
+
+#include <cmath>
+
+#include "util/parallel.h"
+
+namespace rsim {
+
+void depositPulse(float amount, float t0, const std::vector<float>& pulse, std::uint32_t T,
+                  float* series) {
+    if (amount == 0.0f || !(t0 >= 0.0f)) return;
+    const glm::vec3 split = shared::rsimLinearSplit(t0);
+    const long n = long(split.x);
+    const long P = long(pulse.size());
+    // Bin t gets a ((1 - f) p[t - n] + f p[t - n - 1]) for t in [n, n + P].
+    for (long t = n; t <= n + P && t < long(T); ++t) {
+        float p0 = (t - n) < P ? pulse[std::size_t(t - n)] : 0.0f;
+        float p1 = (t - n - 1) >= 0 ? pulse[std::size_t(t - n - 1)] : 0.0f;
+        series[t] += shared::rsimDeposit(amount, t0, p0, p1);
+    }
+}
+
+void buildSources(const PreparedScene& s, const SimConfig& c, const DirectTerms& d,
+                  std::vector<float>& E, std::vector<float>& R) {
+    const std::size_t n = s.size(), T = c.timesteps;
+    E.assign(n * T, 0.0f);
+    R.assign(n * T, 0.0f);
+    parallelFor(n, 1024, [&](std::size_t begin, std::size_t end, unsigned) {
+        for (std::size_t i = begin; i < end; ++i) {
+            depositPulse(s.reflectance[i] * d.irradiance[i], d.tLight[i], c.pulse, c.timesteps,
+                         &E[i * T]);
+            depositPulse(d.importance[i], d.tSensor[i], c.pulse, c.timesteps, &R[i * T]);
+        }
+    });
+}
+
+void sensorSignals(const PreparedScene& s, std::uint32_t T, const std::vector<float>& B,
+                   const std::vector<float>& Z, const std::vector<float>& E,
+                   const std::vector<float>& R, std::vector<double>& fwd,
+                   std::vector<double>& adj) {
+    const std::size_t n = s.size();
+    const unsigned workers = threadCount();
+    std::vector<std::vector<double>> partFwd(workers, std::vector<double>(T, 0.0)),
+        partAdj(workers, std::vector<double>(T, 0.0));
+    // (f * g)(t) = sum_u g(u) f(t - u), over the few bins u where the source g is non-zero.
+    auto accumulate = [T](const float* f, const float* g, double weight, std::vector<double>& out) {
+        for (std::uint32_t u = 0; u < T; ++u) {
+            if (g[u] == 0.0f) continue;
+            const double gu = weight * double(g[u]);
+            for (std::uint32_t t = u; t < T; ++t) out[t] += gu * double(f[t - u]);
+        }
+    };
+    parallelFor(n, 64, [&](std::size_t begin, std::size_t end, unsigned w) {
+        for (std::size_t i = begin; i < end; ++i) {
+            const std::size_t o = i * T;
+            accumulate(&B[o], &R[o], double(s.area[i]), partFwd[w]);
+            accumulate(&Z[o], &E[o], double(s.area[i]), partAdj[w]);
+        }
+    });
+    fwd.assign(T, 0.0);
+    adj.assign(T, 0.0);
+    for (unsigned w = 0; w < workers; ++w)
+        for (std::uint32_t t = 0; t < T; ++t) {
+            fwd[t] += partFwd[w][t];
+            adj[t] += partAdj[w][t];
+        }
+}
+
+} // namespace rsim

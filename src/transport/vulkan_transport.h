@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: MIT
+// B and Z on a Vulkan device (MODEL §5): one compute dispatch per timestep and K chunk.
+#pragma once
+#include "backends/vulkan_scene.h"
+#include "visibility/vulkan_visibility.h"
+
+namespace rsim {
+
+// Runs all timesteps; returns the history buffer vec2[n][T] of (B, Z). `K` may be empty when
+// indirect light is off.
+vk::Buffer runTransportVulkan(const vk::Device& device, const GpuScene& scene,
+                              const GpuKMatrix* K, const vk::Buffer& transportTris,
+                              const SimConfig& config);
+
+// Receiver slices per workgroup of the radiosity shader (RSIM_RADIOSITY_SPLIT overrides).
+std::uint32_t radiositySplit(const vk::Device& device, std::uint32_t n);
+
+} // namespace rsim

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+#include "vulkan/buffer.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "util/error.h"
+
+namespace rsim::vk {
+
+Buffer::Buffer(const Device& device, std::uint64_t bytes, VkBufferUsageFlags usage,
+               MemoryKind kind, const std::string& name)
+    : device_(&device), size_(bytes) {
+    const auto& vk = device.vk();
+    if (kind != MemoryKind::Device) usage |= VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    if (bytes > device.maxAllocationBytes())
+        throw Error(device.label() + ": buffer '" + name + "' needs " + std::to_string(bytes >> 20) +
+                    " MiB, more than one allocation may hold (" +
+                    std::to_string(device.maxAllocationBytes() >> 20) + " MiB)");
+    VkBufferCreateInfo bi{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    bi.size = bytes;
+    bi.usage = usage;
+    bi.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    VK_CHECK(vk.vkCreateBuffer(device.handle(), &bi, nullptr, &buffer_));
+    VkMemoryRequirements req;
+    vk.vkGetBufferMemoryRequirements(device.handle(), buffer_, &req);
+    VkMemoryPropertyFlags required = 0, preferred = 0;
+    switch (kind) {
+    case MemoryKind::Device: required = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT; break;
+    case MemoryKind::Upload:
+        required = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        break;
+    case MemoryKind::Readback:
+        required = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        preferred = VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+        break;
+    }
+    VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
+    const bool wantAddress = usage & VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
+    flags.flags = wantAddress ? VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT : 0;
+    VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    ai.pNext = &flags;
+    ai.allocationSize = req.size;
+    ai.memoryTypeIndex = device.memoryType(req.memoryTypeBits, required, preferred);
+    VkResult r = vk.vkAllocateMemory(device.handle(), &ai, nullptr, &memory_);
+    if (r != VK_SUCCESS) {
+        vk.vkDestroyBuffer(device.handle(), buffer_, nullptr);
+        buffer_ = VK_NULL_HANDLE;
+        if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY)
+            throw Error(device.label() + ": out of memory allocating '" + name + "' (" +
+                        std::to_string(bytes >> 20) + " MiB)");
+        fail(r, "vkAllocateMemory", __FILE__, __LINE__);
+    }
+    VK_CHECK(vk.vkBindBufferMemory(device.handle(), buffer_, memory_, 0));
+    if (kind != MemoryKind::Device) VK_CHECK(vk.vkMapMemory(device.handle(), memory_, 0, VK_WHOLE_SIZE, 0, &mapped_));
+    if (wantAddress) {
+        VkBufferDeviceAddressInfo di{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
+        di.buffer = buffer_;
+        address_ = vk.vkGetBufferDeviceAddress(device.handle(), &di);
+    }
+    device.name(buffer_, VK_OBJECT_TYPE_BUFFER, name);
+    device.name(memory_, VK_OBJECT_TYPE_DEVICE_MEMORY, name + " memory");
+}
+
+Buffer& Buffer::operator=(Buffer&& o) noexcept {
+    if (this != &o) {
+        reset();
+        device_ = o.device_;
+        buffer_ = std::exchange(o.buffer_, VK_NULL_HANDLE);
+        memory_ = std::exchange(o.memory_, VK_NULL_HANDLE);
+        address_ = std::exchange(o.address_, 0);
+        size_ = std::exchange(o.size_, 0);
+        mapped_ = std::exchange(o.mapped_, nullptr);
+    }
+    return *this;
+}
+
+void Buffer::reset() {
+    if (!device_) return;
+    const auto& vk = device_->vk();
+    if (buffer_) vk.vkDestroyBuffer(device_->handle(), buffer_, nullptr);
+    if (memory_) vk.vkFreeMemory(device_->handle(), memory_, nullptr); // unmaps too
+    buffer_ = VK_NULL_HANDLE;
+    memory_ = VK_NULL_HANDLE;
+    mapped_ = nullptr;
+    address_ = 0;
+    size_ = 0;
+}
+
+namespace {
+constexpr std::uint64_t kStagingBytes = 64ull << 20;
+}
+
+void uploadBytes(const Device& device, const Buffer& dst, const void* data, std::uint64_t bytes,
+                 std::uint64_t dstOffset) {
+    Buffer staging(device, std::min(bytes, kStagingBytes), 0, MemoryKind::Upload, "staging upload");
+    for (std::uint64_t done = 0; done < bytes; done += staging.size()) {
+        const std::uint64_t n = std::min(staging.size(), bytes - done);
+        std::memcpy(staging.mapped(), static_cast<const char*>(data) + done, n);
+        device.submitAndWait([&](VkCommandBuffer cmd) {
+            VkBufferCopy region{0, dstOffset + done, n};
+            device.vk().vkCmdCopyBuffer(cmd, staging.handle(), dst.handle(), 1, &region);
+        });
+    }
+}
+
+void downloadBytes(const Device& device, const Buffer& src, void* data, std::uint64_t bytes,
+                   std::uint64_t srcOffset) {
+    Buffer staging(device, std::min(bytes, kStagingBytes), 0, MemoryKind::Readback, "staging readback");
+    for (std::uint64_t done = 0; done < bytes; done += staging.size()) {
+        const std::uint64_t n = std::min(staging.size(), bytes - done);
+        device.submitAndWait([&](VkCommandBuffer cmd) {
+            VkBufferCopy region{srcOffset + done, 0, n};
+            device.vk().vkCmdCopyBuffer(cmd, src.handle(), staging.handle(), 1, &region);
+        });
+        std::memcpy(static_cast<char*>(data) + done, staging.mapped(), n);
+    }
+}
+
+void fillZero(const Device& device, const Buffer& dst) {
+    device.submitAndWait([&](VkCommandBuffer cmd) {
+        device.vk().vkCmdFillBuffer(cmd, dst.handle(), 0, VK_WHOLE_SIZE, 0);
+    });
+}
+
+void computeBarrier(const Device& device, VkCommandBuffer cmd) {
+    VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT;
+    const VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+                                        VK_PIPELINE_STAGE_TRANSFER_BIT;
+    VkPipelineStageFlags src = stages, dst = stages;
+    if (device.rayPath() == RayPath::Pipeline) {
+        src |= VK_PIPELINE_STAGE_RAY_TRACING_SHADER_BIT_KHR;
+        dst |= VK_PIPELINE_STAGE_RAY_TRACING_SHADER_BIT_KHR;
+    }
+    device.vk().vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &mb, 0, nullptr, 0, nullptr);
+}
+
+} // namespace rsim::vk

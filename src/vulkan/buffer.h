@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+// A VkBuffer with its own memory (move-only). Shaders reach buffers by device address.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vulkan/device.h"
+
+namespace rsim::vk {
+
+enum class MemoryKind {
+    Device,   // device-local, filled and read through staging copies
+    Upload,   // host-visible, coherent: staging for host -> device
+    Readback, // host-visible, cached: staging for device -> host
+};
+
+class Buffer {
+public:
+    Buffer() = default;
+    Buffer(const Device& device, std::uint64_t bytes, VkBufferUsageFlags usage, MemoryKind kind,
+           const std::string& name);
+    ~Buffer() { reset(); }
+    Buffer(Buffer&& other) noexcept { *this = std::move(other); }
+    Buffer& operator=(Buffer&& other) noexcept;
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+
+    VkBuffer handle() const { return buffer_; }
+    VkDeviceAddress address() const { return address_; }
+    std::uint64_t size() const { return size_; }
+    void* mapped() const { return mapped_; }
+    explicit operator bool() const { return buffer_ != VK_NULL_HANDLE; }
+    void reset();
+
+private:
+    const Device* device_ = nullptr;
+    VkBuffer buffer_ = VK_NULL_HANDLE;
+    VkDeviceMemory memory_ = VK_NULL_HANDLE;
+    VkDeviceAddress address_ = 0;
+    std::uint64_t size_ = 0;
+    void* mapped_ = nullptr;
+};
+
+// Usage bits of a storage buffer that shaders address and copies fill.
+inline constexpr VkBufferUsageFlags kStorageUsage =
+    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT |
+    VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+
+// Host <-> device copies through a staging buffer (blocking).
+void uploadBytes(const Device& device, const Buffer& dst, const void* data, std::uint64_t bytes,
+                 std::uint64_t dstOffset = 0);
+void downloadBytes(const Device& device, const Buffer& src, void* data, std::uint64_t bytes,
+                   std::uint64_t srcOffset = 0);
+void fillZero(const Device& device, const Buffer& dst);
+
+// A device-local storage buffer holding `values`.
+template <class T>
+Buffer makeStorage(const Device& device, const std::vector<T>& values, const std::string& name,
+                   VkBufferUsageFlags extraUsage = 0) {
+    const std::uint64_t bytes = std::max<std::uint64_t>(sizeof(T), values.size() * sizeof(T));
+    Buffer b(device, bytes, kStorageUsage | extraUsage, MemoryKind::Device, name);
+    if (!values.empty()) uploadBytes(device, b, values.data(), values.size() * sizeof(T));
+    return b;
+}
+
+template <class T> std::vector<T> download(const Device& device, const Buffer& src, std::size_t count) {
+    std::vector<T> out(count);
+    if (count) downloadBytes(device, src, out.data(), count * sizeof(T));
+    return out;
+}
+
+// Execution + memory barrier between compute/ray-tracing work and what follows.
+void computeBarrier(const Device& device, VkCommandBuffer cmd);
+
+} // namespace rsim::vk

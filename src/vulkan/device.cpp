@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+#include "vulkan/device.h"
+
+#include <vector>
+
+#include <spdlog/spdlog.h>
+
+#include "util/error.h"
+
+namespace rsim::vk {
+
+const char* rayPathName(RayPath path) {
+    return path == RayPath::RayQuery ? "ray-query" : "pipeline";
+}
+
+Device::Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath path,
+               std::string label)
+    : instance_(instance), info_(info), path_(path), label_(std::move(label)) {
+    if (!info.usable) throw Error("Vulkan device " + info.name + " cannot run rsim: " + info.unusableReason);
+    if (path == RayPath::RayQuery && !info.rayQuery)
+        throw Error("Vulkan device " + info.name + " has no VK_KHR_ray_query; use --visibility pipeline");
+    if (path == RayPath::Pipeline && !info.rayTracingPipeline)
+        throw Error("Vulkan device " + info.name +
+                    " has no VK_KHR_ray_tracing_pipeline; use --visibility ray-query");
+
+    // Queues: a compute-capable family, and a transfer-only family for streaming if present.
+    computeFamily_ = UINT32_MAX;
+    for (const auto& q : info.queueFamilies)
+        if ((q.flags & VK_QUEUE_COMPUTE_BIT) && computeFamily_ == UINT32_MAX) computeFamily_ = q.index;
+    if (computeFamily_ == UINT32_MAX) throw Error("Vulkan device " + info.name + " has no compute queue");
+    transferFamily_ = computeFamily_;
+    for (const auto& q : info.queueFamilies)
+        if ((q.flags & VK_QUEUE_TRANSFER_BIT) && !(q.flags & (VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT))) {
+            transferFamily_ = q.index;
+            break;
+        }
+    const float priority = 1.0f;
+    std::vector<VkDeviceQueueCreateInfo> queues;
+    for (std::uint32_t family : {computeFamily_, transferFamily_}) {
+        if (!queues.empty() && queues.back().queueFamilyIndex == family) continue;
+        VkDeviceQueueCreateInfo q{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+        q.queueFamilyIndex = family;
+        q.queueCount = 1;
+        q.pQueuePriorities = &priority;
+        queues.push_back(q);
+    }
+
+    std::vector<const char*> exts = {VK_KHR_ACCELERATION_STRUCTURE_EXTENSION_NAME,
+                                     VK_KHR_DEFERRED_HOST_OPERATIONS_EXTENSION_NAME};
+    if (path == RayPath::RayQuery) exts.push_back(VK_KHR_RAY_QUERY_EXTENSION_NAME);
+    else exts.push_back(VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME);
+    if (info.memoryBudget) exts.push_back(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+
+    VkPhysicalDeviceRayTracingPipelineFeaturesKHR rtp{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_FEATURES_KHR};
+    rtp.rayTracingPipeline = VK_TRUE;
+    VkPhysicalDeviceRayQueryFeaturesKHR rq{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_QUERY_FEATURES_KHR};
+    rq.rayQuery = VK_TRUE;
+    VkPhysicalDeviceAccelerationStructureFeaturesKHR as{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_FEATURES_KHR};
+    as.accelerationStructure = VK_TRUE;
+    as.pNext = path == RayPath::RayQuery ? static_cast<void*>(&rq) : static_cast<void*>(&rtp);
+    VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    v12.bufferDeviceAddress = VK_TRUE;
+    v12.timelineSemaphore = VK_TRUE;
+    v12.pNext = &as;
+    VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    features.features.shaderInt64 = VK_TRUE;
+    features.pNext = &v12;
+
+    VkDeviceCreateInfo ci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+    ci.pNext = &features;
+    ci.queueCreateInfoCount = std::uint32_t(queues.size());
+    ci.pQueueCreateInfos = queues.data();
+    ci.enabledExtensionCount = std::uint32_t(exts.size());
+    ci.ppEnabledExtensionNames = exts.data();
+    VK_CHECK(vkCreateDevice(info.handle, &ci, nullptr, &device_));
+    volkLoadDeviceTable(&table_, device_);
+
+    table_.vkGetDeviceQueue(device_, computeFamily_, 0, &computeQueue_);
+    table_.vkGetDeviceQueue(device_, transferFamily_, 0, &transferQueue_);
+
+    VkPhysicalDeviceMaintenance3Properties m3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
+    asProps_.pNext = &m3;
+    rtProps_.pNext = &asProps_;
+    props_.pNext = &rtProps_;
+    vkGetPhysicalDeviceProperties2(info.handle, &props_);
+    maxAllocation_ = m3.maxMemoryAllocationSize;
+    asProps_.pNext = nullptr;
+    rtProps_.pNext = nullptr;
+    props_.pNext = nullptr;
+    vkGetPhysicalDeviceMemoryProperties(info.handle, &memory_);
+
+    VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    pci.queueFamilyIndex = computeFamily_;
+    VK_CHECK(table_.vkCreateCommandPool(device_, &pci, nullptr, &pool_));
+    VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    VK_CHECK(table_.vkCreateFence(device_, &fci, nullptr, &fence_));
+    name(device_, VK_OBJECT_TYPE_DEVICE, label_);
+    name(computeQueue_, VK_OBJECT_TYPE_QUEUE, label_ + " compute queue");
+    name(pool_, VK_OBJECT_TYPE_COMMAND_POOL, label_ + " command pool");
+    spdlog::debug("{}: {} ({}), {} path, compute family {}, transfer family {}", label_, info.name,
+                  info.driver, rayPathName(path), computeFamily_, transferFamily_);
+}
+
+Device::~Device() {
+    if (!device_) return;
+    table_.vkDeviceWaitIdle(device_);
+    if (fence_) table_.vkDestroyFence(device_, fence_, nullptr);
+    if (pool_) table_.vkDestroyCommandPool(device_, pool_, nullptr);
+    table_.vkDestroyDevice(device_, nullptr);
+}
+
+std::uint32_t Device::memoryType(std::uint32_t typeBits, VkMemoryPropertyFlags required,
+                                 VkMemoryPropertyFlags preferred) const {
+    for (int pass = 0; pass < 2; ++pass) {
+        const VkMemoryPropertyFlags want = pass == 0 ? (required | preferred) : required;
+        for (std::uint32_t i = 0; i < memory_.memoryTypeCount; ++i)
+            if ((typeBits & (1u << i)) && (memory_.memoryTypes[i].propertyFlags & want) == want)
+                return i;
+    }
+    throw Error(label_ + ": no Vulkan memory type with the required properties");
+}
+
+std::uint64_t Device::deviceLocalBudget() const {
+    VkPhysicalDeviceMemoryBudgetPropertiesEXT budget{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT};
+    VkPhysicalDeviceMemoryProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2};
+    if (info_.memoryBudget) props.pNext = &budget;
+    vkGetPhysicalDeviceMemoryProperties2(info_.handle, &props);
+    std::uint64_t best = 0;
+    for (std::uint32_t h = 0; h < props.memoryProperties.memoryHeapCount; ++h) {
+        if (!(props.memoryProperties.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)) continue;
+        std::uint64_t avail = props.memoryProperties.memoryHeaps[h].size;
+        if (info_.memoryBudget)
+            avail = budget.heapBudget[h] > budget.heapUsage[h] ? budget.heapBudget[h] - budget.heapUsage[h] : 0;
+        best = std::max(best, avail);
+    }
+    return best;
+}
+
+void Device::submitAndWait(const std::function<void(VkCommandBuffer)>& record) const {
+    VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    ai.commandPool = pool_;
+    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.commandBufferCount = 1;
+    VkCommandBuffer cmd;
+    VK_CHECK(table_.vkAllocateCommandBuffers(device_, &ai, &cmd));
+    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    try {
+        VK_CHECK(table_.vkBeginCommandBuffer(cmd, &bi));
+        record(cmd);
+        VK_CHECK(table_.vkEndCommandBuffer(cmd));
+        VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+        si.commandBufferCount = 1;
+        si.pCommandBuffers = &cmd;
+        VK_CHECK(table_.vkResetFences(device_, 1, &fence_));
+        VK_CHECK(table_.vkQueueSubmit(computeQueue_, 1, &si, fence_));
+        VK_CHECK(table_.vkWaitForFences(device_, 1, &fence_, VK_TRUE, UINT64_MAX));
+    } catch (...) {
+        table_.vkFreeCommandBuffers(device_, pool_, 1, &cmd);
+        throw;
+    }
+    table_.vkFreeCommandBuffers(device_, pool_, 1, &cmd);
+}
+
+void Device::setName(VkObjectType type, std::uint64_t handle, const std::string& n) const {
+    if (!vkSetDebugUtilsObjectNameEXT || !handle) return;
+    VkDebugUtilsObjectNameInfoEXT ni{VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT};
+    ni.objectType = type;
+    ni.objectHandle = handle;
+    ni.pObjectName = n.c_str();
+    vkSetDebugUtilsObjectNameEXT(device_, &ni);
+}
+
+} // namespace rsim::vk

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+// One VkDevice and everything tied to it: queues, command pool, its own function table (volk),
+// memory types. No globals: two GPUs, or the same GPU listed twice, are two Device objects.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "vulkan/instance.h"
+
+namespace rsim::vk {
+
+enum class RayPath { RayQuery, Pipeline };
+const char* rayPathName(RayPath path);
+
+class Device {
+public:
+    Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath path,
+           std::string label);
+    ~Device();
+    Device(const Device&) = delete;
+    Device& operator=(const Device&) = delete;
+
+    const VolkDeviceTable& vk() const { return table_; }
+    VkDevice handle() const { return device_; }
+    const PhysicalDeviceInfo& info() const { return info_; }
+    const std::string& label() const { return label_; }
+    RayPath rayPath() const { return path_; }
+    const VkPhysicalDeviceLimits& limits() const { return props_.properties.limits; }
+    const VkPhysicalDeviceRayTracingPipelinePropertiesKHR& rtProperties() const { return rtProps_; }
+    const VkPhysicalDeviceAccelerationStructurePropertiesKHR& asProperties() const { return asProps_; }
+    std::uint64_t maxAllocationBytes() const { return maxAllocation_; }
+
+    VkQueue computeQueue() const { return computeQueue_; }
+    std::uint32_t computeFamily() const { return computeFamily_; }
+    // A queue of a transfer-only family when the device has one, else the compute queue.
+    VkQueue transferQueue() const { return transferQueue_; }
+    std::uint32_t transferFamily() const { return transferFamily_; }
+    bool hasDedicatedTransfer() const { return transferFamily_ != computeFamily_; }
+
+    // Index of a memory type allowed by typeBits with all `required` flags, preferring
+    // `preferred`; throws when none exists.
+    std::uint32_t memoryType(std::uint32_t typeBits, VkMemoryPropertyFlags required,
+                             VkMemoryPropertyFlags preferred = 0) const;
+    // Device-local bytes this process may still use (VK_EXT_memory_budget when available).
+    std::uint64_t deviceLocalBudget() const;
+
+    // Records commands, submits them to the compute queue and waits.
+    void submitAndWait(const std::function<void(VkCommandBuffer)>& record) const;
+    VkCommandPool commandPool() const { return pool_; }
+
+    void setName(VkObjectType type, std::uint64_t handle, const std::string& name) const;
+    template <class H> void name(H handle, VkObjectType type, const std::string& n) const {
+        setName(type, reinterpret_cast<std::uint64_t>(handle), n);
+    }
+
+private:
+    const Instance& instance_;
+    PhysicalDeviceInfo info_;
+    RayPath path_;
+    std::string label_;
+    VkDevice device_ = VK_NULL_HANDLE;
+    VolkDeviceTable table_{};
+    VkPhysicalDeviceRayTracingPipelinePropertiesKHR rtProps_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_PROPERTIES_KHR};
+    VkPhysicalDeviceAccelerationStructurePropertiesKHR asProps_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_PROPERTIES_KHR};
+    VkPhysicalDeviceProperties2 props_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+    VkPhysicalDeviceMemoryProperties memory_{};
+    std::uint64_t maxAllocation_ = 0;
+    VkQueue computeQueue_ = VK_NULL_HANDLE, transferQueue_ = VK_NULL_HANDLE;
+    std::uint32_t computeFamily_ = 0, transferFamily_ = 0;
+    VkCommandPool pool_ = VK_NULL_HANDLE;
+    VkFence fence_ = VK_NULL_HANDLE;
+};
+
+} // namespace rsim::vk

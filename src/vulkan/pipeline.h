@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+// Compute and ray-tracing pipelines. Every pipeline takes its buffers as device addresses in
+// push constants; those that trace rays also bind the TLAS at set 0, binding 0.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "vulkan/buffer.h"
+
+namespace rsim::vk {
+
+struct ShaderCode {
+    const std::uint32_t* words = nullptr;
+    std::size_t bytes = 0;
+};
+
+// Specialization constants, by constant_id 0, 1, ... (all 32-bit).
+using SpecConstants = std::vector<std::uint32_t>;
+
+class Pipeline {
+public:
+    // A compute pipeline.
+    Pipeline(const Device& device, ShaderCode compute, std::uint32_t pushBytes, bool usesTlas,
+             const SpecConstants& spec, const std::string& name);
+    // A ray-tracing pipeline: raygen, one miss shader, optionally a closest-hit group.
+    Pipeline(const Device& device, ShaderCode raygen, ShaderCode miss, ShaderCode closestHit,
+             std::uint32_t pushBytes, const std::string& name);
+    ~Pipeline();
+    Pipeline(const Pipeline&) = delete;
+    Pipeline& operator=(const Pipeline&) = delete;
+
+    void bindTlas(VkAccelerationStructureKHR tlas);
+    // Binds the pipeline, its descriptor set and the push constants.
+    void bind(VkCommandBuffer cmd, const void* push) const;
+    void pushConstants(VkCommandBuffer cmd, const void* push) const;
+    // Compute: groups; ray tracing: launch size (width, height).
+    void dispatch(VkCommandBuffer cmd, std::uint32_t x, std::uint32_t y) const;
+    bool isRayTracing() const { return rayTracing_; }
+
+private:
+    void createLayout(std::uint32_t pushBytes, bool usesTlas, VkShaderStageFlags stages);
+    VkShaderModule module(ShaderCode code) const;
+
+    const Device& device_;
+    std::string name_;
+    bool rayTracing_ = false;
+    VkShaderStageFlags stages_ = 0;
+    std::uint32_t pushBytes_ = 0;
+    VkDescriptorSetLayout setLayout_ = VK_NULL_HANDLE;
+    VkDescriptorPool pool_ = VK_NULL_HANDLE;
+    VkDescriptorSet set_ = VK_NULL_HANDLE;
+    VkPipelineLayout layout_ = VK_NULL_HANDLE;
+    VkPipeline pipeline_ = VK_NULL_HANDLE;
+    Buffer sbt_;
+    VkStridedDeviceAddressRegionKHR raygenRegion_{}, missRegion_{}, hitRegion_{}, callRegion_{};
+};
+
+} // namespace rsim::vk

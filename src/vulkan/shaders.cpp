@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+#include "vulkan/shaders.h"
+
+#include "shaders/direct_rgen.spv.h"
+#include "shaders/direct_rq.spv.h"
+#include "shaders/distances.spv.h"
+#include "shaders/formfactor_sums.spv.h"
+#include "shaders/pixels.spv.h"
+#include "shaders/primary_rgen.spv.h"
+#include "shaders/primary_rq.spv.h"
+#include "shaders/radiosity.spv.h"
+#include "shaders/rt_closest_hit.spv.h"
+#include "shaders/rt_miss.spv.h"
+#include "shaders/visibility_rgen.spv.h"
+#include "shaders/visibility_rq.spv.h"
+
+namespace rsim::vk::shaders {
+namespace {
+template <std::size_t N> ShaderCode code(const std::uint32_t (&words)[N]) {
+    return ShaderCode{words, N * sizeof(std::uint32_t)};
+}
+} // namespace
+
+ShaderCode visibility(RayPath p) {
+    return p == RayPath::RayQuery ? code(rsim_spv_visibility_rq) : code(rsim_spv_visibility_rgen);
+}
+ShaderCode direct(RayPath p) {
+    return p == RayPath::RayQuery ? code(rsim_spv_direct_rq) : code(rsim_spv_direct_rgen);
+}
+ShaderCode primary(RayPath p) {
+    return p == RayPath::RayQuery ? code(rsim_spv_primary_rq) : code(rsim_spv_primary_rgen);
+}
+ShaderCode rtMiss() { return code(rsim_spv_rt_miss); }
+ShaderCode rtClosestHit() { return code(rsim_spv_rt_closest_hit); }
+ShaderCode radiosity() { return code(rsim_spv_radiosity); }
+ShaderCode distances() { return code(rsim_spv_distances); }
+ShaderCode pixels() { return code(rsim_spv_pixels); }
+ShaderCode formFactorSums() { return code(rsim_spv_formfactor_sums); }
+
+} // namespace rsim::vk::shaders

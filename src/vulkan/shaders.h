@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: MIT
+// The SPIR-V of every shader, compiled by the build and embedded in the binary.
+#pragma once
+#include "vulkan/pipeline.h"
+
+namespace rsim::vk::shaders {
+
+ShaderCode visibility(RayPath path);
+ShaderCode direct(RayPath path);
+ShaderCode primary(RayPath path);
+ShaderCode rtMiss();
+ShaderCode rtClosestHit();
+ShaderCode radiosity();
+ShaderCode distances();
+ShaderCode pixels();
+ShaderCode formFactorSums();
+
+} // namespace rsim::vk::shaders

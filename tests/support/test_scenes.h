@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+// Analytic test scenes built in memory (no mesh files), and helpers to run a backend on them.
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <glm/glm.hpp>
+
+#include "backends/backend.h"
+#include "geometry/prepare.h"
+#include "pipeline/sim_config.h"
+#include "scene/scene_desc.h"
+
+namespace rsim::test {
+
+// Triangles under construction: each quad/rectangle is split into a grid of triangles.
+struct SceneBuilder {
+    LoadedGeometry geometry;
+    // Source-mesh index given to the triangles added next (tests use it to tell surfaces apart
+    // after the Morton reordering).
+    std::uint32_t group = 0;
+
+    // Adds a material; returns its index.
+    std::uint32_t material(const std::string& name, float reflectance, bool twoSided = false);
+    // Rectangle origin + u s + v t (s, t in [0,1]) as nu x nv cells of two triangles each,
+    // front side along cross(u, v).
+    void rectangle(glm::dvec3 origin, glm::dvec3 u, glm::dvec3 v, int nu, int nv,
+                   std::uint32_t material);
+    // Closed axis-aligned box seen from inside (normals point inward), each face n x n cells.
+    void roomShell(glm::dvec3 lo, glm::dvec3 hi, int n, std::uint32_t material);
+    // Closed box seen from outside.
+    void box(glm::dvec3 lo, glm::dvec3 hi, int n, std::uint32_t material);
+
+    PreparedScene prepare(double maxEdgeM = 0.0) const;
+};
+
+// A SceneDesc with the given light/sensor at `eye` looking along +x, for makeSimConfig.
+SceneDesc basicScene(glm::dvec3 eye, glm::dvec3 lookAt);
+
+// Runs the named backend ("cpu", "vulkan-ray-query", "vulkan-pipeline") on a scene; Vulkan runs
+// under the validation layer and throw if it reports any error.
+SimulationResult simulate(const std::string& backend, const PreparedScene& scene,
+                          const SimConfig& config, bool keepK = true, bool images = false);
+
+// The backends available on this machine: "cpu" and each Vulkan ray path a device supports.
+std::vector<std::string> backendsUnderTest();
+std::vector<std::string> vulkanPathsAvailable();
+
+// A fresh empty folder under the system temp dir, removed on destruction.
+class TempDir {
+public:
+    TempDir();
+    ~TempDir();
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    const std::filesystem::path& path() const { return path_; }
+    std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+private:
+    std::filesystem::path path_;
+};
+
+void writeFile(const std::filesystem::path& file, const std::string& text);
+std::string readFile(const std::filesystem::path& file);
+
+// Dense double-precision solve of A x = b (Gaussian elimination with partial pivoting).
+std::vector<double> solveDense(std::vector<double> A, std::vector<double> b, std::size_t n);
+
+} // namespace rsim::test

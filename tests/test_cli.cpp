@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: MIT
+// `rsim` end to end, through the binary: the run on the bundled tiny room writes every file of
+// the output contract; compare, generate, devices and the error exits behave.
+#include <fstream>
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+#include <hdf5.h>
+#include <nlohmann/json.hpp>
+
+#include "support/run_command.h"
+#include "support/test_scenes.h"
+
+using namespace rsim::test;
+using Catch::Matchers::ContainsSubstring;
+namespace fs = std::filesystem;
+
+namespace {
+const std::string kTinyRoom = std::string(RSIM_SOURCE_DIR) + "/scenes/tiny-room/scene.toml";
+
+std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
+
+std::size_t lineCount(const fs::path& file) {
+    std::ifstream in(file);
+    std::size_t n = 0;
+    for (std::string line; std::getline(in, line);) ++n;
+    return n;
+}
+} // namespace
+
+TEST_CASE("rsim run on the tiny room writes the whole output contract", "[cli]") {
+    TempDir dir;
+    const fs::path out = dir / "results";
+    auto r = runRsim("run " + q(kTinyRoom) + " --output " + q(out) + " --backend cpu --timesteps 400 -q");
+    INFO(r.output);
+    REQUIRE(r.exitCode == 0);
+    for (const char* f : {"summary.json", "triangles.csv", "timeseries.h5", "depth.pfm", "depth.png",
+                          "error.png", "amplitude.png", "mesh_error.ply"})
+        CHECK(fs::is_regular_file(out / f));
+    CHECK_FALSE(fs::exists(dir / "results.partial"));
+
+    const auto summary = nlohmann::json::parse(readFile(out / "summary.json"));
+    const std::size_t n = summary["counts"]["triangles"];
+    CHECK(n == 566);
+    CHECK(summary["backend"] == "cpu");
+    CHECK(summary["sensor_signal_fwd"].size() == 400);
+    CHECK(summary["sensor_signal_adj"].size() == 400);
+    for (const char* phase : {"load", "accel", "visibility", "compress", "radiosity", "distance", "output"})
+        CHECK(summary["timings_s"].contains(phase));
+    CHECK(summary["counts"]["triangles_with_distance"].get<std::size_t>() > 100);
+    CHECK(lineCount(out / "triangles.csv") == n + 1);
+    CHECK_THAT(readFile(out / "triangles.csv").substr(0, 120),
+               ContainsSubstring("id,source_mesh,cx,cy,cz,area,reflectance,true_distance_m,distance_m,"
+                                 "error_m,direct_energy,total_energy"));
+
+    // timeseries.h5: B is N x T float32.
+    hid_t file = H5Fopen((out / "timeseries.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    REQUIRE(file >= 0);
+    hid_t ds = H5Dopen2(file, "/B", H5P_DEFAULT);
+    REQUIRE(ds >= 0);
+    hid_t space = H5Dget_space(ds);
+    hsize_t dims[2] = {0, 0};
+    H5Sget_simple_extent_dims(space, dims, nullptr);
+    CHECK(dims[0] == n);
+    CHECK(dims[1] == 400);
+    H5Sclose(space);
+    H5Dclose(ds);
+    H5Fclose(file);
+
+    CHECK(readFile(out / "mesh_error.ply").rfind("ply\nformat binary_little_endian 1.0\n", 0) == 0);
+    CHECK(readFile(out / "depth.png").substr(1, 3) == "PNG");
+    CHECK(readFile(out / "depth.pfm").rfind("Pf\n160 120\n", 0) == 0);
+
+    SECTION("compare: identical directories pass, a moved distance fails with a table") {
+        auto same = runRsim("compare " + q(out) + " " + q(out));
+        INFO(same.output);
+        CHECK(same.exitCode == 0);
+        CHECK_THAT(same.output, ContainsSubstring("PASS"));
+        const fs::path moved = dir / "moved";
+        fs::copy(out, moved);
+        // Move the first finite distance by 2 cm.
+        std::string csv = readFile(moved / "triangles.csv");
+        std::istringstream lines(csv);
+        std::string header, line, rewritten;
+        std::getline(lines, header);
+        rewritten = header + "\n";
+        bool done = false;
+        while (std::getline(lines, line)) {
+            std::vector<std::string> cells;
+            std::stringstream ss(line);
+            for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
+            if (!done && cells[8] != "nan") {
+                cells[8] = std::to_string(std::stod(cells[8]) + 0.02);
+                done = true;
+            }
+            for (std::size_t k = 0; k < cells.size(); ++k) rewritten += (k ? "," : "") + cells[k];
+            rewritten += "\n";
+        }
+        REQUIRE(done);
+        writeFile(moved / "triangles.csv", rewritten);
+        auto diff = runRsim("compare " + q(out) + " " + q(moved));
+        INFO(diff.output);
+        CHECK(diff.exitCode == 3);
+        CHECK_THAT(diff.output, ContainsSubstring("FAIL") && ContainsSubstring("distance"));
+        CHECK(runRsim("compare " + q(out) + " " + q(moved) + " --tol-m 0.03").exitCode == 0);
+        CHECK(runRsim("compare " + q(out) + " " + q(dir / "missing")).exitCode == 2);
+    }
+    SECTION("a results directory is replaced, anything else is refused") {
+        CHECK(runRsim("run " + q(kTinyRoom) + " --output " + q(out) +
+                      " --backend cpu --timesteps 100 --no-images -q").exitCode == 0);
+        CHECK_FALSE(fs::exists(out / "depth.png"));
+        writeFile(dir / "precious" / "thesis.tex", "do not delete");
+        auto r2 = runRsim("run " + q(kTinyRoom) + " --output " + q(dir / "precious") +
+                          " --backend cpu --timesteps 100 -q");
+        CHECK(r2.exitCode == 2);
+        CHECK_THAT(r2.output, ContainsSubstring("refusing"));
+        CHECK(fs::exists(dir / "precious" / "thesis.tex"));
+    }
+}
+
+TEST_CASE("rsim reports bad input with exit code 2 and no results", "[cli][errors]") {
+    TempDir dir;
+    auto expect2 = [](const std::string& args, const std::string& text) {
+        auto r = runRsim(args);
+        INFO(args << "\n" << r.output);
+        CHECK(r.exitCode == 2);
+        CHECK_THAT(r.output, ContainsSubstring(text));
+    };
+    expect2("run " + q(dir / "nope.toml"), "not found");
+    expect2("run " + q(kTinyRoom) + " --samples 0", "samples");
+    expect2("run " + q(kTinyRoom) + " --set simulation.sample=3", "did you mean \"samples\"");
+    expect2("run " + q(kTinyRoom) + " --set light.half_angle_deg=500", "half_angle_deg");
+    expect2("frobnicate", "frobnicate");
+    expect2("run", "scene");
+    expect2("generate smal-room --output " + q(dir / "g"), "did you mean \"small-room\"");
+    // A light that reaches nothing stops before any output exists.
+    auto r = runRsim("run " + q(kTinyRoom) + " --output " + q(dir / "out") +
+                     " --backend cpu --set 'light.position=[50.0, 1.0, 1.0]'");
+    CHECK(r.exitCode == 2);
+    CHECK_THAT(r.output, ContainsSubstring("reaches no triangle"));
+    CHECK_FALSE(fs::exists(dir / "out"));
+    for (const auto& e : fs::directory_iterator(dir.path()))
+        CHECK(e.path().filename().string().find("partial") == std::string::npos);
+}
+
+TEST_CASE("help, devices and generate", "[cli]") {
+    auto help = runRsim("--help");
+    CHECK(help.exitCode == 0);
+    CHECK_THAT(help.output, ContainsSubstring("run") && ContainsSubstring("compare") &&
+                                ContainsSubstring("generate") && ContainsSubstring("devices") &&
+                                ContainsSubstring("Examples"));
+    for (const char* sub : {"run", "compare", "generate", "devices"}) {
+        auto h = runRsim(std::string(sub) + " --help");
+        INFO(sub << "\n" << h.output);
+        CHECK(h.exitCode == 0);
+        CHECK_THAT(h.output, ContainsSubstring("Example"));
+    }
+    auto devices = runRsim("devices");
+    CHECK(devices.exitCode == 0);
+    CHECK_THAT(devices.output, ContainsSubstring("cpu:"));
+    // The committed default scene is exactly what the generator writes.
+    TempDir dir;
+    auto gen = runRsim("generate tiny-room --output " + q(dir / "tiny") + " -q");
+    REQUIRE(gen.exitCode == 0);
+    const fs::path committed = fs::path(RSIM_SOURCE_DIR) / "scenes/tiny-room";
+    CHECK(readFile(dir / "tiny" / "scene.toml") == readFile(committed / "scene.toml"));
+    CHECK(readFile(dir / "tiny" / "room.obj") == readFile(committed / "room.obj"));
+}
+
+TEST_CASE("the Vulkan backend runs from the command line with validation", "[cli][backends]") {
+    if (vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
+    TempDir dir;
+    REQUIRE(runRsim("run " + q(kTinyRoom) + " --output " + q(dir / "cpu") +
+                    " --backend cpu --timesteps 300 -q").exitCode == 0);
+    for (const auto& path : vulkanPathsAvailable()) {
+        const std::string visibility = path.substr(std::string("vulkan-").size());
+        auto r = runRsim("run " + q(kTinyRoom) + " --output " + q(dir / path) +
+                         " --backend vulkan --validation --log-level info --timesteps 300 --visibility " +
+                         visibility);
+        INFO(r.output);
+        REQUIRE(r.exitCode == 0);
+        CHECK_THAT(r.output, ContainsSubstring("Vulkan validation: 0 error(s)"));
+        const auto summary = nlohmann::json::parse(readFile(dir / path / "summary.json"));
+        CHECK(summary["backend"] == "vulkan");
+        CHECK(summary["visibility_path"] == visibility);
+        auto cmp = runRsim("compare " + q(dir / "cpu") + " " + q(dir / path));
+        INFO(cmp.output);
+        CHECK(cmp.exitCode == 0);
+    }
+}

@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: MIT
+// The invariants of MODEL.md §7 (all but backend agreement, which test_backend_agreement.cpp
+// covers), run on every backend available here. Each tolerance says why it is what it is.
+#include <algorithm>
+#include <cmath>
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators_range.hpp>
+
+#include "support/test_scenes.h"
+
+using namespace rsim;
+using namespace rsim::test;
+
+namespace {
+
+std::uint32_t groupOf(const PreparedScene& s, std::size_t i) { return s.sourceMeshOfId[s.id[i]]; }
+
+// sum over i in group a, j in group b of A_i F_ij, divided by the area of group a.
+double groupViewFactor(const PreparedScene& s, const std::vector<float>& K, std::uint32_t a,
+                       std::uint32_t b) {
+    const std::size_t n = s.size();
+    double transfer = 0.0, areaA = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (groupOf(s, i) != a) continue;
+        areaA += s.area[i];
+        for (std::size_t j = 0; j < n; ++j)
+            if (groupOf(s, j) == b)
+                transfer += double(s.area[i]) * shared::rsimFormFactor(K[i * n + j], s.area[j]);
+    }
+    return transfer / areaA;
+}
+
+// Catalogue view factor of two directly opposed, parallel a x b rectangles at distance c
+// (Howell's catalogue, configuration C-11).
+double parallelRectangles(double a, double b, double c) {
+    const double X = a / c, Y = b / c;
+    const double x1 = std::sqrt(1 + X * X), y1 = std::sqrt(1 + Y * Y);
+    return 2.0 / (M_PI * X * Y) *
+           (std::log(std::sqrt((1 + X * X) * (1 + Y * Y) / (1 + X * X + Y * Y))) +
+            X * y1 * std::atan(X / y1) + Y * x1 * std::atan(Y / x1) - X * std::atan(X) -
+            Y * std::atan(Y));
+}
+
+// Catalogue view factor from a w x l rectangle to an h x l rectangle sharing the edge of
+// length l at a right angle (Howell's catalogue, configuration C-14).
+double perpendicularRectangles(double w, double h, double l) {
+    const double W = w / l, H = h / l, W2 = W * W, H2 = H * H, S = std::sqrt(W2 + H2);
+    const double term = std::log((1 + W2) * (1 + H2) / (1 + W2 + H2)) +
+                        W2 * std::log(W2 * (1 + W2 + H2) / ((1 + W2) * (W2 + H2))) +
+                        H2 * std::log(H2 * (1 + W2 + H2) / ((1 + H2) * (W2 + H2)));
+    return 1.0 / (M_PI * W) *
+           (W * std::atan(1 / W) + H * std::atan(1 / H) - S * std::atan(1 / S) + 0.25 * term);
+}
+
+SimConfig configFor(const SceneDesc& d) { return makeSimConfig(d); }
+
+} // namespace
+
+TEST_CASE("invariant 1: view factors converge to catalogue values", "[invariants][kernel]") {
+    const std::string backend = GENERATE(from_range(backendsUnderTest()));
+    CAPTURE(backend);
+
+    SECTION("directly opposed parallel rectangles") {
+        // 1.0 x 0.6 m rectangles 0.8 m apart, 8 x 6 cells of two triangles each.
+        SceneBuilder b;
+        auto m = b.material("m", 0.5f);
+        b.group = 0;
+        b.rectangle({0, 0, 0}, {1.0, 0, 0}, {0, 0.6, 0}, 8, 6, m); // normal +z
+        b.group = 1;
+        b.rectangle({0, 0, 0.8}, {0, 0.6, 0}, {1.0, 0, 0}, 6, 8, m); // normal -z
+        PreparedScene s = b.prepare();
+        SceneDesc d = basicScene({0.5, 0.3, 0.4}, {0.5, 0.3, 0.0});
+        SimulationResult r = simulate(backend, s, configFor(d));
+        const double expected = parallelRectangles(1.0, 0.6, 0.8);
+        const double got = groupViewFactor(s, r.K, 0, 1);
+        // The estimator is unbiased: the only error is sampling noise of 16 R4 samples per
+        // pair over 96 x 96 pairs: bound 0.5% (observed 0.02%).
+        CHECK(std::abs(got - expected) < 0.005 * expected);
+        // Reciprocity at the level of whole surfaces: A_1 F_12 = A_2 F_21.
+        CHECK(std::abs(groupViewFactor(s, r.K, 1, 0) - got) < 1e-6);
+    }
+    SECTION("perpendicular rectangles with a common edge") {
+        // Floor 1.0 (x) by 0.8 (y), wall 0.8 (y) by 0.6 (z) standing on the edge x = 0.
+        SceneBuilder b;
+        auto m = b.material("m", 0.5f);
+        b.group = 0;
+        b.rectangle({0, 0, 0}, {1.0, 0, 0}, {0, 0.8, 0}, 10, 8, m); // normal +z
+        b.group = 1;
+        b.rectangle({0, 0, 0}, {0, 0.8, 0}, {0, 0, 0.6}, 8, 6, m);  // normal +x
+        PreparedScene s = b.prepare();
+        SceneDesc d = basicScene({0.5, 0.4, 0.3}, {0.0, 0.4, 0.3});
+        d.sim.samples = 64;
+        SimulationResult r = simulate(backend, s, configFor(d));
+        const double expected = perpendicularRectangles(1.0, 0.6, 0.8);
+        const double got = groupViewFactor(s, r.K, 0, 1);
+        // The kernel is singular along the shared edge, where adjacent cells exchange most, and
+        // its variance is infinite there (see invariant 3): with 64 samples per pair the
+        // bound is 2% (observed 0.4%; 1.6% with 16 samples).
+        CHECK(std::abs(got - expected) < 0.02 * expected);
+    }
+}
+
+TEST_CASE("invariant 2: symmetry and reciprocity", "[invariants][kernel]") {
+    const std::string backend = GENERATE(from_range(backendsUnderTest()));
+    CAPTURE(backend);
+    SceneBuilder b;
+    auto wall = b.material("wall", 0.7f);
+    auto box = b.material("box", 0.4f);
+    b.roomShell({0, 0, 0}, {3, 2, 2}, 3, wall);
+    b.box({1.2, 0.6, 0.0}, {1.8, 1.2, 0.7}, 2, box);
+    PreparedScene s = b.prepare();
+    SceneDesc d = basicScene({0.2, 1.0, 1.5}, {3.0, 1.0, 1.0});
+    SimulationResult r = simulate(backend, s, configFor(d));
+    const std::size_t n = s.size();
+    std::size_t nonzero = 0, reciprocal = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        REQUIRE(r.K[i * n + i] == 0.0f);
+        for (std::size_t j = i + 1; j < n; ++j) {
+            const float kij = r.K[i * n + j];
+            // K is computed once per pair and mirrored: exactly equal.
+            REQUIRE(kij == r.K[j * n + i]);
+            if (kij == 0.0f) continue;
+            ++nonzero;
+            if (kij * s.area[j] >= 1.0f || kij * s.area[i] >= 1.0f) continue; // clamp applies
+            const double fij = shared::rsimFormFactor(kij, s.area[j]);
+            const double fji = shared::rsimFormFactor(kij, s.area[i]);
+            // A_i F_ij and A_j F_ji are the same fp32 product K A_i A_j rounded in two orders.
+            REQUIRE(std::abs(s.area[i] * fij - s.area[j] * fji) <= 1e-6 * s.area[i] * fij);
+            ++reciprocal;
+        }
+    }
+    CHECK(nonzero > n * 10);
+    CHECK(reciprocal > nonzero / 2);
+}
+
+TEST_CASE("invariant 3: enclosure sums to one", "[invariants][kernel]") {
+    const std::string backend = GENERATE(from_range(backendsUnderTest()));
+    CAPTURE(backend);
+    const glm::vec3 lo(0.0f), hi(2.0f, 1.5f, 1.2f);
+    const int cells = 4;
+    SceneBuilder b;
+    auto wall = b.material("wall", 0.5f);
+    b.roomShell(glm::dvec3(lo), glm::dvec3(hi), cells, wall);
+    PreparedScene s = b.prepare();
+    SceneDesc d = basicScene({0.3, 0.75, 0.6}, {2.0, 0.75, 0.6});
+    d.sim.samples = 256;
+    SimulationResult r = simulate(backend, s, configFor(d));
+    const std::size_t n = s.size();
+    double meanAll = 0.0, meanInterior = 0.0, worstInterior = 0.0, worstEdge = 0.0;
+    std::size_t interior = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        double sum = 0.0;
+        for (std::size_t j = 0; j < n; ++j) sum += shared::rsimFormFactor(r.K[i * n + j], s.area[j]);
+        meanAll += sum / double(n);
+        // Does the triangle's cell touch an edge of the room (a perpendicular wall)?
+        bool touchesEdge = false;
+        for (int k = 0; k < 3; ++k) {
+            const float cell = (hi[k] - lo[k]) / float(cells), c = s.centroid[i][k];
+            const float dLo = c - lo[k], dHi = hi[k] - c;
+            touchesEdge |= (dLo > 1e-4f && dLo < cell) || (dHi > 1e-4f && dHi < cell);
+        }
+        if (touchesEdge) {
+            worstEdge = std::max(worstEdge, std::abs(sum - 1.0));
+        } else {
+            ++interior;
+            meanInterior += sum;
+            worstInterior = std::max(worstInterior, std::abs(sum - 1.0));
+        }
+    }
+    meanInterior /= double(interior);
+    REQUIRE(interior >= 24);
+    // Every ray that leaves a triangle of a closed room lands on another one: sum_j F_ij = 1.
+    // Rows of triangles away from the room's edges converge like ordinary QMC: 256 samples keep
+    // each within 1% (observed 0.3%) and their mean within 0.1% (observed 0.005%).
+    CHECK(std::abs(meanInterior - 1.0) < 1e-3);
+    CHECK(worstInterior < 0.01);
+    // A triangle that shares an edge with a perpendicular wall has a neighbour whose kernel
+    // cos cos / (pi r^2) has infinite variance (second moment ~ integral of rho^-2 near the
+    // edge), so its row sum converges slowly and typical estimates fall short (observed at
+    // S = 256: worst row 20% low, 6% at S = 1024; docs/model-choices.md). These bounds still
+    // catch a wrong normalisation, a transposed K or a wrong cosine, which move every row.
+    CHECK(std::abs(meanAll - 1.0) < 0.02);
+    CHECK(worstEdge < 0.3);
+}
+
+TEST_CASE("invariant 4: a screen over half the view halves the transfer", "[invariants][kernel]") {
+    const std::string backend = GENERATE(from_range(backendsUnderTest()));
+    CAPTURE(backend);
+    auto build = [](bool screen) {
+        SceneBuilder b;
+        auto m = b.material("m", 0.5f);
+        b.group = 0;
+        b.rectangle({-0.5, -0.5, 0}, {1, 0, 0}, {0, 1, 0}, 6, 6, m); // normal +z
+        b.group = 1;
+        b.rectangle({-0.5, -0.5, 1}, {0, 1, 0}, {1, 0, 0}, 6, 6, m); // normal -z
+        if (screen) {
+            // Covers x < 0 of the mid plane: by the mirror symmetry x -> -x of the two squares,
+            // exactly half of every pair's transfer crosses it.
+            b.group = 2;
+            b.rectangle({-1.5, -1.5, 0.5}, {1.5, 0, 0}, {0, 3, 0}, 1, 1, m);
+        }
+        return b.prepare();
+    };
+    SceneDesc d = basicScene({0.0, 0.0, 0.25}, {0.0, 0.0, 0.0});
+    d.sim.samples = 64;
+    PreparedScene open = build(false), screened = build(true);
+    SimulationResult ro = simulate(backend, open, configFor(d));
+    SimulationResult rs = simulate(backend, screened, configFor(d));
+    const double fOpen = groupViewFactor(open, ro.K, 0, 1);
+    const double fScreened = groupViewFactor(screened, rs.K, 0, 1);
+    // Sampling noise of the blocked fraction: 64 samples per pair over 72 x 72 pairs, and the
+    // R4 points are not symmetric under the mirror: bound 1% (observed 0.01%).
+    CHECK(std::abs(fScreened / fOpen - 0.5) < 0.01);
+}
+
+TEST_CASE("invariant 5: steady state solves the classical radiosity system",
+          "[invariants][transport]") {
+    const std::string backend = GENERATE(from_range(backendsUnderTest()));
+    CAPTURE(backend);
+    SceneBuilder b;
+    auto white = b.material("white", 0.6f);
+    auto grey = b.material("grey", 0.3f);
+    b.roomShell({0, 0, 0}, {1.2, 1.0, 0.8}, 2, white);
+    b.box({0.5, 0.4, 0.0}, {0.8, 0.6, 0.3}, 1, grey);
+    PreparedScene s = b.prepare();
+    SceneDesc d = basicScene({0.2, 0.5, 0.6}, {1.2, 0.5, 0.3});
+    // With rho <= 0.6 and at least one step per bounce, 4000 steps leave < 1e-30 of the energy.
+    d.sim.timesteps = 4000;
+    d.sim.dt_ns = 0.05;
+    SimConfig c = configFor(d);
+    SimulationResult r = simulate(backend, s, c);
+    const std::size_t n = s.size(), T = c.timesteps;
+    // (I - diag(rho) F) B_tot = E_tot, with F built from the same K the backend used.
+    std::vector<double> A(n * n, 0.0), e(n, 0.0), bSum(n, 0.0);
+    for (std::size_t i = 0; i < n; ++i) {
+        A[i * n + i] = 1.0;
+        for (std::size_t j = 0; j < n; ++j)
+            A[i * n + j] -= double(s.reflectance[i]) * shared::rsimFormFactor(r.K[i * n + j], s.area[j]);
+        for (std::size_t t = 0; t < T; ++t) {
+            e[i] += r.E[i * T + t];
+            bSum[i] += r.B[i * T + t];
+        }
+    }
+    std::vector<double> x = solveDense(A, e, n);
+    double maxX = *std::max_element(x.begin(), x.end());
+    REQUIRE(maxX > 0.0);
+    for (std::size_t i = 0; i < n; ++i) {
+        CAPTURE(i, x[i], bSum[i]);
+        // B is stored in fp32 each step (relative rounding 6e-8) and accumulated over ~100
+        // bounces: 1e-5 of the largest radiosity is a wide margin (observed 8e-9).
+        CHECK(std::abs(bSum[i] - x[i]) < 1e-5 * maxX);
+    }
+}
+
+TEST_CASE("invariant 6: adjoint identity s_fwd == s_adj", "[invariants][transport]") {
+    const std::string backend = GENERATE(from_range(backendsUnderTest()));
+    CAPTURE(backend);
+    SceneBuilder b;
+    auto wall = b.material("wall", 0.8f);
+    auto table = b.material("table", 0.45f, true); // two-sided sheet
+    auto box = b.material("box", 0.2f);
+    b.roomShell({0, 0, 0}, {3, 2.5, 2.2}, 3, wall);
+    b.rectangle({1.0, 0.8, 0.75}, {0.8, 0, 0}, {0, 0.6, 0}, 2, 2, table);
+    b.box({2.0, 1.5, 0.0}, {2.05, 1.55, 0.05}, 1, box);
+    // Two 4 x 4 cm plates 0.5 mm apart, facing each other: their K estimates are heavy-tailed,
+    // so some form factors reach the clamp min(1, K A) and the identity is tested with it.
+    b.rectangle({1.5, 1.0, 0.0001}, {0.04, 0, 0}, {0, 0.04, 0}, 4, 4, box);
+    b.rectangle({1.5, 1.0, 0.0006}, {0, 0.04, 0}, {0.04, 0, 0}, 4, 4, box);
+    PreparedScene s = b.prepare();
+    SceneDesc d = basicScene({0.1, 1.2, 1.5}, {3.0, 1.0, 0.8});
+    d.sensor.position = glm::dvec3(0.1, 1.25, 1.5); // 5 cm from the light, like a real camera
+    d.light.pulse = PulseShape::Gaussian;
+    d.light.pulse_fwhm_ns = 0.4;
+    d.sim.timesteps = 500;
+    SimConfig c = configFor(d);
+    SimulationResult r = simulate(backend, s, c);
+    double peak = 0.0;
+    for (double v : r.signalFwd) peak = std::max(peak, std::abs(v));
+    REQUIRE(peak > 0.0);
+    std::size_t clamped = 0;
+    for (std::size_t i = 0; i < s.size(); ++i)
+        for (std::size_t j = 0; j < s.size(); ++j)
+            clamped += r.K[i * s.size() + j] * s.area[j] > 1.0f;
+    REQUIRE(clamped > 0);
+    for (std::size_t t = 0; t < c.timesteps; ++t) {
+        CAPTURE(t, r.signalFwd[t], r.signalAdj[t]);
+        // Both sides are exact sums of the same products, rounded differently: B and Z are
+        // stored in fp32 (relative 6e-8 per value, a few hundred bounces): bound 1e-5 of the
+        // peak (observed 3e-8).
+        CHECK(std::abs(r.signalFwd[t] - r.signalAdj[t]) <= 1e-5 * peak);
+    }
+}
+
+TEST_CASE("invariant 7: direct-only distances are exact", "[invariants][distance]") {
+    const std::string backend = GENERATE(from_range(backendsUnderTest()));
+    const std::string variant = GENERATE(as<std::string>{}, "delta, co-located", "delta, offset",
+                                         "gaussian, offset", "amcw 1 frequency",
+                                         "amcw 2 frequencies");
+    CAPTURE(backend, variant);
+    SceneBuilder b;
+    auto wall = b.material("wall", 0.7f);
+    auto box = b.material("box", 0.35f);
+    b.roomShell({0, 0, 0}, {4, 3, 2.5}, 3, wall);
+    b.box({2.0, 1.0, 0.0}, {2.6, 1.8, 0.9}, 2, box);
+    PreparedScene s = b.prepare();
+    SceneDesc d = basicScene({0.2, 1.5, 1.4}, {4.0, 1.5, 1.0});
+    d.sim.indirect = false;
+    d.sim.timesteps = 600;
+    d.sensor.width = 40;
+    d.sensor.height = 30;
+    if (variant != "delta, co-located") d.sensor.position = glm::dvec3(0.2, 1.56, 1.38);
+    if (variant == "gaussian, offset") {
+        d.light.pulse = PulseShape::Gaussian;
+        d.light.pulse_fwhm_ns = 1.0;
+    }
+    double tol = 1e-5;
+    if (variant.rfind("amcw", 0) == 0) {
+        d.sensor.mode = SensorMode::Amcw;
+        d.sensor.modulation_mhz = variant == "amcw 1 frequency" ? std::vector<double>{20.0}
+                                                                : std::vector<double>{40.0, 50.0};
+        // Paths here reach ~10 m: longer than the 7.5 m ambiguity range of 40 MHz alone, so the
+        // second frequency must unwrap them (40 and 50 MHz together are unambiguous to 30 m).
+        // The linear split makes the phasor of a delay t0 = n + f slightly non-linear in f:
+        // arg((1 - f) + f e^{-i w}) = -f w + O(w^3 f (1 - f)(1 - 2f)); for w = 2 pi 50 MHz
+        // 0.1 ns that is < 1e-6 rad, i.e. ~1e-6 m; 1e-4 m leaves room for fp32 phases.
+        tol = 1e-4;
+    }
+    SimConfig c = configFor(d);
+    SimulationResult r = simulate(backend, s, c, false, true);
+    std::size_t checked = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (std::isnan(r.distance[i])) continue;
+        const double truth = glm::length(glm::dvec3(s.centroid[i]) - glm::dvec3(c.sensor.position));
+        CAPTURE(i, r.distance[i], truth);
+        // Pulsed: the split and the centroid are exact for a pure delay; what is left is fp32
+        // rounding of tL, tS (~1e-5 steps at t ~ 100, i.e. < 1e-6 m): bound 1e-5 m.
+        CHECK(std::abs(r.distance[i] - truth) < tol);
+        ++checked;
+    }
+    // Many triangles are in the field of view and face sensor and light.
+    CHECK(checked > s.size() / 4);
+    std::size_t pixels = 0;
+    for (std::size_t p = 0; p < r.image.depth.size(); ++p) {
+        if (std::isnan(r.image.depth[p])) continue;
+        CAPTURE(p, r.image.depth[p], r.image.trueDepth[p]);
+        // Pixel signals are recomputed at the hit point: exact up to fp32 (hit distance and
+        // delays of a few hundred steps): 1e-4 m.
+        CHECK(std::abs(r.image.depth[p] - r.image.trueDepth[p]) < std::max(tol, 1e-4));
+        ++pixels;
+    }
+    CHECK(pixels > r.image.depth.size() * 9 / 10);
+}

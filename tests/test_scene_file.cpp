@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: MIT
+// Scene-file and mesh errors: each must name the file, the key or line, and what was expected.
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include "geometry/prepare.h"
+#include "pipeline/run_simulation.h"
+#include "scene/mesh_loader.h"
+#include "support/test_scenes.h"
+#include "util/error.h"
+
+using namespace rsim;
+using namespace rsim::test;
+using Catch::Matchers::ContainsSubstring;
+
+namespace {
+
+const char* kCubeObj = R"(# a 1 m box seen from inside, normals inward
+v 0 0 0
+v 1 0 0
+v 1 1 0
+v 0 1 0
+v 0 0 1
+v 1 0 1
+v 1 1 1
+v 0 1 1
+usemtl wall
+f 1 2 3
+f 1 3 4
+f 5 7 6
+f 5 8 7
+f 1 5 6
+f 1 6 2
+f 2 6 7
+f 2 7 3
+f 3 7 8
+f 3 8 4
+f 4 8 5
+f 4 5 1
+)";
+
+const char* kScene = R"([simulation]
+dt_ns = 0.1
+timesteps = 200
+samples = 4
+direct_samples = 4
+
+[light]
+position = [0.5, 0.5, 0.5]
+direction = [1.0, 0.0, 0.0]
+
+[sensor]
+look_at = [1.0, 0.5, 0.5]
+resolution = [8, 6]
+
+[[material]]
+name = "wall"
+reflectance = 0.6
+
+[[mesh]]
+path = "cube.obj"
+)";
+
+// Writes the scene with `from` replaced by `to` and returns the error message of loading it.
+std::string errorOf(const TempDir& dir, const std::string& from, const std::string& to,
+                    bool loadMeshesToo = false) {
+    std::string text = kScene;
+    if (!from.empty()) {
+        auto pos = text.find(from);
+        REQUIRE(pos != std::string::npos);
+        text.replace(pos, from.size(), to);
+    }
+    writeFile(dir / "scene.toml", text);
+    try {
+        SceneDesc s = loadSceneFile(dir / "scene.toml");
+        if (loadMeshesToo) loadMeshes(s);
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+} // namespace
+
+TEST_CASE("a valid scene file loads with its values", "[scene]") {
+    TempDir dir;
+    writeFile(dir / "cube.obj", kCubeObj);
+    writeFile(dir / "scene.toml", kScene);
+    SceneDesc s = loadSceneFile(dir / "scene.toml");
+    CHECK(s.sim.timesteps == 200);
+    CHECK(s.sim.samples == 4);
+    CHECK(s.sensorPosition() == glm::dvec3(0.5, 0.5, 0.5)); // defaults to the light's
+    CHECK(s.meshes.size() == 1);
+    CHECK(s.output.dir == dir.path() / "results");
+    LoadedGeometry g = loadMeshes(s);
+    CHECK(g.v0.size() == 12);
+    CHECK(g.materials[g.material[0]].name == "wall");
+    // Overrides are validated like file values.
+    SceneDesc o = loadSceneFile(dir / "scene.toml", {{"simulation.samples", "32"},
+                                                     {"sensor.mode", "amcw"}});
+    CHECK(o.sim.samples == 32);
+    CHECK(o.sensor.mode == SensorMode::Amcw);
+    CHECK_THROWS_WITH(loadSceneFile(dir / "scene.toml", {{"simulation.samples", "0"}}),
+                      ContainsSubstring("samples") && ContainsSubstring("[1, "));
+    CHECK_THROWS_WITH(loadSceneFile(dir / "scene.toml", {{"simulaton.samples", "3"}}),
+                      ContainsSubstring("did you mean \"simulation\""));
+}
+
+TEST_CASE("scene file errors are precise", "[scene][errors]") {
+    TempDir dir;
+    writeFile(dir / "cube.obj", kCubeObj);
+    SECTION("unknown key with did-you-mean, and its line") {
+        auto e = errorOf(dir, "samples = 4", "sample = 4");
+        CHECK_THAT(e, ContainsSubstring("scene.toml:4") && ContainsSubstring("unknown key \"sample\"") &&
+                          ContainsSubstring("did you mean \"samples\""));
+    }
+    SECTION("unknown table") {
+        CHECK_THAT(errorOf(dir, "[light]", "[lights]"),
+                   ContainsSubstring("\"lights\"") && ContainsSubstring("did you mean \"light\""));
+    }
+    SECTION("wrong type") {
+        CHECK_THAT(errorOf(dir, "timesteps = 200", "timesteps = \"200\""),
+                   ContainsSubstring("timesteps") && ContainsSubstring("expected an integer"));
+        CHECK_THAT(errorOf(dir, "timesteps = 200", "timesteps = 200.5"),
+                   ContainsSubstring("expected an integer"));
+        CHECK_THAT(errorOf(dir, "position = [0.5, 0.5, 0.5]", "position = [0.5, 0.5]"),
+                   ContainsSubstring("position") && ContainsSubstring("expected 3 numbers"));
+    }
+    SECTION("values out of range") {
+        CHECK_THAT(errorOf(dir, "reflectance = 0.6", "reflectance = 1.5"),
+                   ContainsSubstring("[[material]] #1 reflectance") && ContainsSubstring("[0, 1]"));
+        CHECK_THAT(errorOf(dir, "dt_ns = 0.1", "dt_ns = 0.0"), ContainsSubstring("dt_ns"));
+        CHECK_THAT(errorOf(dir, "dt_ns = 0.1", "dt_ns = -1.0"), ContainsSubstring("dt_ns"));
+        CHECK_THAT(errorOf(dir, "timesteps = 200", "timesteps = 0"), ContainsSubstring("timesteps"));
+        CHECK_THAT(errorOf(dir, "samples = 4", "samples = 0"), ContainsSubstring("samples"));
+        CHECK_THAT(errorOf(dir, "dt_ns = 0.1", "dt_ns = nan"), ContainsSubstring("finite"));
+    }
+    SECTION("bad choice, bad syntax, missing pieces") {
+        CHECK_THAT(errorOf(dir, "[light]", "[light]\npulse = \"gausian\""),
+                   ContainsSubstring("did you mean \"gaussian\""));
+        CHECK_THAT(errorOf(dir, "timesteps = 200", "timesteps = = 200"),
+                   ContainsSubstring("scene.toml:3") && ContainsSubstring("syntax"));
+        CHECK_THAT(errorOf(dir, "path = \"cube.obj\"", "material = \"wall\""),
+                   ContainsSubstring("needs a path"));
+        CHECK_THAT(errorOf(dir, "path = \"cube.obj\"", "path = \"cube.obj\"\nmaterial = \"wal\""),
+                   ContainsSubstring("did you mean \"wall\""));
+        CHECK_THAT(errorOf(dir, "look_at = [1.0, 0.5, 0.5]", "look_at = [0.5, 0.5, 0.5]"),
+                   ContainsSubstring("look_at"));
+    }
+    SECTION("missing scene file") {
+        CHECK_THROWS_WITH(loadSceneFile(dir / "nope.toml"), ContainsSubstring("not found"));
+    }
+}
+
+TEST_CASE("mesh file errors are precise", "[scene][errors]") {
+    TempDir dir;
+    SECTION("missing mesh file names the scene line and the path") {
+        auto e = errorOf(dir, "", "", true);
+        CHECK_THAT(e, ContainsSubstring("[[mesh]] #1") && ContainsSubstring("not found") &&
+                          ContainsSubstring("cube.obj"));
+    }
+    SECTION("corrupt mesh file") {
+        writeFile(dir / "cube.obj", "this is not a mesh\n\x01\x02\x03 garbage\n");
+        auto e = errorOf(dir, "", "", true);
+        CHECK_THAT(e, ContainsSubstring("cube.obj"));
+        CHECK(e != "(no error)");
+    }
+    SECTION("corrupt binary STL") {
+        std::string stl(80, 'x');
+        stl += std::string("\x10\x00\x00\x00", 4); // claims 16 triangles, holds none
+        writeFile(dir / "cube.stl", stl);
+        auto e = errorOf(dir, "cube.obj", "cube.stl", true);
+        CHECK_THAT(e, ContainsSubstring("cube.stl"));
+        CHECK(e != "(no error)");
+    }
+    SECTION("empty mesh file") {
+        writeFile(dir / "cube.obj", "");
+        CHECK_THAT(errorOf(dir, "", "", true), ContainsSubstring("empty"));
+    }
+    SECTION("non-finite vertices") {
+        std::string obj = kCubeObj;
+        obj.replace(obj.find("v 1 1 1"), 7, "v 1 nan 1");
+        writeFile(dir / "cube.obj", obj);
+        CHECK_THAT(errorOf(dir, "", "", true),
+                   ContainsSubstring("non-finite vertex") && ContainsSubstring("skip_nonfinite"));
+        // Opting in drops them and counts them.
+        writeFile(dir / "scene.toml", std::string(kScene) + "skip_nonfinite = true\n");
+        LoadedGeometry g = loadMeshes(loadSceneFile(dir / "scene.toml"));
+        CHECK(g.droppedNonFinite > 0);
+        CHECK(g.v0.size() + g.droppedNonFinite == 12);
+    }
+    SECTION("no usable triangles") {
+        writeFile(dir / "cube.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\n");
+        CHECK_THAT(errorOf(dir, "", "", true), ContainsSubstring("no usable triangles"));
+    }
+}
+
+TEST_CASE("a light that reaches nothing or a blind sensor stop the run", "[scene][errors]") {
+    TempDir dir;
+    writeFile(dir / "cube.obj", kCubeObj);
+    auto run = [&](const std::string& from, const std::string& to) {
+        std::string text = kScene;
+        text.replace(text.find(from), from.size(), to);
+        writeFile(dir / "scene.toml", text);
+        RunRequest req;
+        req.sceneFile = dir / "scene.toml";
+        req.backend.backend = "cpu";
+        req.outputDir = dir / "out";
+        try {
+            runSimulation(req);
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("(no error)");
+    };
+    // Light outside the box: every inward-facing wall faces away from it.
+    CHECK_THAT(run("position = [0.5, 0.5, 0.5]", "position = [5.0, 0.5, 0.5]"),
+               ContainsSubstring("reaches no triangle"));
+    CHECK_THAT(run("look_at = [1.0, 0.5, 0.5]",
+                   "position = [3.0, 0.5, 0.5]\nlook_at = [4.0, 0.5, 0.5]"),
+               ContainsSubstring("sees no triangle"));
+    CHECK_FALSE(std::filesystem::exists(dir / "out"));
+}

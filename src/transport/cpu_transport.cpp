@@ -1,10 +1,29 @@
 // SPDX-License-Identifier: MIT
 #include "transport/cpu_transport.h"
 
+#include <algorithm>
+
 #include "util/parallel.h"
 #include "util/progress.h"
 
 namespace rsim {
+namespace {
+
+// Timesteps per block. A pair whose delay is at least this long only reads sources from before
+// the block, so all of the block's timesteps gather from it at once: tau_ij and F are computed
+// once per block instead of once per step, and B_j(t - tau) is read as a contiguous run.
+constexpr std::size_t kBlock = 8;
+
+// A pair whose delay is shorter than a block (triangles within kBlock c dt of each other):
+// gathered step by step, since its source may lie in the current block.
+struct NearPair {
+    std::uint32_t j;
+    std::uint32_t tau;
+    float coefB; // F_ij
+    float coefZ; // rho_j A_j F_ji (divided by A_i at the end)
+};
+
+} // namespace
 
 void runTransportCpu(const PreparedScene& s, const SimConfig& c, const std::vector<float>& K,
                      const std::vector<float>& E, const std::vector<float>& R,
@@ -15,47 +34,77 @@ void runTransportCpu(const PreparedScene& s, const SimConfig& c, const std::vect
         Z = R;
         return;
     }
-    // History in time-major order: for a fixed receiver i, neighbouring sources j (Morton
-    // order) have similar delays, so B(t - tau_ij, j) walks along nearby rows.
-    std::vector<float> hB(n * T, 0.0f), hZ(n * T, 0.0f);
-    // rho_j A_j, the per-source factor of the importance gather.
-    std::vector<float> rhoA(n);
+    // B and Z are [i * T + t] and double as the history: the rows of a block read earlier
+    // entries only.
+    B.assign(n * T, 0.0f);
+    Z.assign(n * T, 0.0f);
+    std::vector<float> rhoA(n); // rho_j A_j, the per-source factor of the importance gather
     for (std::size_t j = 0; j < n; ++j) rhoA[j] = s.reflectance[j] * s.area[j];
 
+    // Near pairs never change: collect them once.
+    std::vector<std::vector<NearPair>> near(n);
+    parallelFor(n, 16, [&](std::size_t begin, std::size_t end, unsigned) {
+        for (std::size_t i = begin; i < end; ++i)
+            for (std::size_t j = 0; j < n; ++j) {
+                const float k = K[i * n + j];
+                if (k == 0.0f) continue;
+                const std::uint32_t tau = shared::rsimDelaySteps(s.centroid[i], s.centroid[j], c.invCdtSq);
+                if (tau < kBlock)
+                    near[i].push_back({std::uint32_t(j), tau, shared::rsimFormFactor(k, s.area[j]),
+                                       rhoA[j] * shared::rsimFormFactor(k, s.area[i])});
+            }
+    });
+
+    std::vector<double> sumB(n * kBlock), sumZ(n * kBlock);
     Progress progress("radiosity", T, "timesteps");
-    for (std::size_t t = 0; t < T; ++t) {
-        parallelFor(n, 16, [&](std::size_t begin, std::size_t end, unsigned) {
+    for (std::size_t t0 = 0; t0 < T; t0 += kBlock) {
+        const std::size_t steps = std::min(kBlock, T - t0);
+        // Far pairs: every step of the block at once (sources strictly before t0).
+        parallelFor(n, 8, [&](std::size_t begin, std::size_t end, unsigned) {
             for (std::size_t i = begin; i < end; ++i) {
                 const glm::vec3 ci = s.centroid[i];
                 const float ai = s.area[i];
                 const float* row = &K[i * n];
-                double sumB = 0.0, sumZ = 0.0;
+                double accB[kBlock] = {}, accZ[kBlock] = {};
                 for (std::size_t j = 0; j < n; ++j) {
                     const float k = row[j];
                     if (k == 0.0f) continue;
                     const std::size_t tau = shared::rsimDelaySteps(ci, s.centroid[j], c.invCdtSq);
-                    if (tau > t) continue;
-                    const std::size_t past = (t - tau) * n + j;
+                    if (tau < kBlock || tau > t0 + steps - 1) continue;
                     // B_i gathers F_ij B_j; Z_i gathers rho_j (A_j / A_i) F_ji Z_j.
-                    sumB += double(shared::rsimFormFactor(k, s.area[j])) * double(hB[past]);
-                    sumZ += double(rhoA[j] * shared::rsimFormFactor(k, ai)) * double(hZ[past]);
+                    const double fB = shared::rsimFormFactor(k, s.area[j]);
+                    const double fZ = rhoA[j] * shared::rsimFormFactor(k, ai);
+                    // Step q reads time t0 + q - tau; steps before t = tau read nothing.
+                    const std::size_t first = tau > t0 ? tau - t0 : 0;
+                    const std::size_t src = j * T + t0 + first - tau;
+                    for (std::size_t q = first; q < steps; ++q) {
+                        accB[q] += fB * double(B[src + q - first]);
+                        accZ[q] += fZ * double(Z[src + q - first]);
+                    }
                 }
-                hB[t * n + i] = E[i * T + t] + float(double(s.reflectance[i]) * sumB);
-                hZ[t * n + i] = R[i * T + t] + float(sumZ / double(ai));
+                std::copy(accB, accB + kBlock, &sumB[i * kBlock]);
+                std::copy(accZ, accZ + kBlock, &sumZ[i * kBlock]);
             }
         });
-        progress.add(1);
+        // Near pairs and the new values, one step at a time.
+        for (std::size_t q = 0; q < steps; ++q) {
+            const std::size_t t = t0 + q;
+            parallelFor(n, 64, [&](std::size_t begin, std::size_t end, unsigned) {
+                for (std::size_t i = begin; i < end; ++i) {
+                    double b = sumB[i * kBlock + q], z = sumZ[i * kBlock + q];
+                    for (const NearPair& p : near[i]) {
+                        if (p.tau > t) continue;
+                        b += double(p.coefB) * double(B[p.j * T + t - p.tau]);
+                        z += double(p.coefZ) * double(Z[p.j * T + t - p.tau]);
+                    }
+                    B[i * T + t] = E[i * T + t] + float(double(s.reflectance[i]) * b);
+                    Z[i * T + t] = R[i * T + t] + float(z / double(s.area[i]));
+                }
+            });
+        }
+        progress.add(steps);
     }
     progress.finish();
-    B.resize(n * T);
-    Z.resize(n * T);
-    parallelFor(n, 256, [&](std::size_t begin, std::size_t end, unsigned) {
-        for (std::size_t i = begin; i < end; ++i)
-            for (std::size_t t = 0; t < T; ++t) {
-                B[i * T + t] = hB[t * n + i];
-                Z[i * T + t] = hZ[t * n + i];
-            }
-    });
 }
 
 } // namespace rsim

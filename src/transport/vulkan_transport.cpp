@@ -53,9 +53,10 @@ vk::Buffer runTransportVulkan(const vk::Device& device, const GpuScene& scene,
     // Without indirect light every receiver is one chunk of n rows and K is never read.
     const std::uint32_t chunks = push.indirect ? K->chunkCount() : 1;
 
-    // Several timesteps per submission: one barrier between timesteps (B(t) reads B(< t)).
+    // Several timesteps per submission, a barrier between timesteps (B(t) reads B(< t)); about
+    // 2^32 pair-steps per submission keeps the host waits rare and the progress line alive.
     const std::uint32_t stepsPerSubmit = std::max<std::uint32_t>(1, std::min<std::uint32_t>(
-        256, std::uint32_t((std::uint64_t(1) << 28) / std::max<std::uint64_t>(1, std::uint64_t(n) * n))));
+        256, std::uint32_t((std::uint64_t(1) << 32) / std::max<std::uint64_t>(1, std::uint64_t(n) * n))));
     Progress progress("radiosity", T, "timesteps");
     for (std::uint32_t t0 = 0; t0 < T; t0 += stepsPerSubmit) {
         const std::uint32_t t1 = std::min(T, t0 + stepsPerSubmit);

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Per-phase benchmark of rsim: runs `rsim run` on scenes and tabulates summary.json.
+
+Prints a Markdown table, writes CSV (one row per run) and, with --plot, a PNG of the phase
+times. Timing claims in docs/benchmarks.md come from this script, with the command line it
+prints.
+
+  scripts/benchmark.py --scenes small-room,medium-room --backend cpu --out bench/cpu
+  scripts/benchmark.py --scenes medium-room --backend vulkan --visibility pipeline \
+      --bandwidth-gbs 3350 --out bench/h100
+
+Scenes are taken from scenes/<name>/scene.toml, or generated with `rsim generate` into
+scenes/generated/<name> (deterministic) when not committed.
+"""
+import argparse
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+PHASES = ["load", "accel", "visibility", "compress", "direct", "radiosity", "distance", "output"]
+
+
+def scene_file(rsim, name, root):
+    committed = os.path.join(root, "scenes", name, "scene.toml")
+    if os.path.exists(committed):
+        return committed
+    out = os.path.join(root, "scenes", "generated", name)
+    path = os.path.join(out, "scene.toml")
+    if not os.path.exists(path):
+        subprocess.run([rsim, "generate", name, "--output", out, "-q"], check=True)
+    return path
+
+
+def run_one(args, rsim, scene, out_dir):
+    cmd = [rsim, "run", scene, "--output", out_dir, "--backend", args.backend,
+           "--samples", str(args.samples), "--timesteps", str(args.timesteps), "--no-timeseries",
+           "--no-progress", "--log-level", "warn"]
+    if args.backend != "cpu":
+        cmd += ["--visibility", args.visibility, "--devices", args.devices]
+    if args.threads:
+        cmd = cmd[:1] + ["--threads", str(args.threads)] + cmd[1:]
+    cmd += args.extra
+    start = time.time()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.time() - start
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stdout + proc.stderr)
+        raise SystemExit(f"benchmark: rsim failed on {scene} (exit {proc.returncode})")
+    with open(os.path.join(out_dir, "summary.json")) as f:
+        summary = json.load(f)
+    return cmd, wall, summary
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rsim", default="build/rsim", help="rsim binary (default build/rsim)")
+    ap.add_argument("--scenes", default="small-room,medium-room", help="comma-separated scene names")
+    ap.add_argument("--backend", default="cpu", choices=["cpu", "vulkan", "auto"])
+    ap.add_argument("--visibility", default="auto", choices=["auto", "ray-query", "pipeline"])
+    ap.add_argument("--devices", default="auto")
+    ap.add_argument("--samples", type=int, default=16)
+    ap.add_argument("--timesteps", type=int, default=1000)
+    ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--repeat", type=int, default=1, help="runs per scene; the table shows the median")
+    ap.add_argument("--bandwidth-gbs", type=float, default=0.0,
+                    help="device memory bandwidth (GB/s) to express the radiosity phase's K traffic as a fraction")
+    ap.add_argument("--label", default="", help="label for the CSV rows (e.g. machine name)")
+    ap.add_argument("--out", default="bench/out", help="folder for CSV, plot and run directories")
+    ap.add_argument("--plot", action="store_true", help="also write phases.png (matplotlib)")
+    ap.add_argument("--keep", action="store_true", help="keep each run's results directory")
+    ap.add_argument("extra", nargs="*", help="extra arguments for rsim run (after --)")
+    args = ap.parse_args()
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    rsim = os.path.abspath(args.rsim)
+    os.makedirs(args.out, exist_ok=True)
+    print("benchmark command:", " ".join([sys.argv[0]] + sys.argv[1:]))
+    rows = []
+    for name in [s for s in args.scenes.split(",") if s]:
+        scene = scene_file(rsim, name, root)
+        runs = []
+        for rep in range(args.repeat):
+            out_dir = os.path.join(args.out, f"{name}-{rep}")
+            shutil.rmtree(out_dir, ignore_errors=True)
+            cmd, wall, summary = run_one(args, rsim, scene, out_dir)
+            runs.append((summary["timings_s"]["total"], cmd, wall, summary))
+            if not args.keep:
+                shutil.rmtree(out_dir, ignore_errors=True)
+        runs.sort(key=lambda r: r[0])
+        _, cmd, wall, s = runs[len(runs) // 2]
+        t = s["timings_s"]
+        n = s["counts"]["triangles"]
+        T = args.timesteps
+        row = {
+            "label": args.label, "scene": name, "triangles": n, "samples": args.samples, "timesteps": T,
+            "backend": s["backend"], "device": "; ".join(s["devices"]), "visibility_path": s["visibility_path"],
+            "k_format": s["k_format"], "streaming": s["streaming"], "k_bytes": s["k_bytes"],
+        }
+        for p in PHASES:
+            row[p + "_s"] = t.get(p, 0.0)
+        row["total_s"] = t["total"]
+        row["wall_s"] = wall
+        row["rays_visibility"] = s["rays"]["visibility"]
+        row["grays_per_s"] = s["rays"]["visibility_per_s"] / 1e9
+        row["radiosity_ms_per_step"] = 1e3 * t["radiosity"] / T
+        # K bytes read per timestep over the time per step: the dominant traffic of the phase.
+        kgbs = s["k_bytes"] * T / t["radiosity"] / 1e9 if t["radiosity"] > 0 else 0.0
+        row["k_read_gbs"] = kgbs
+        row["k_read_fraction"] = kgbs / args.bandwidth_gbs if args.bandwidth_gbs else ""
+        row["command"] = " ".join(cmd)
+        rows.append(row)
+        print(f"  {name}: N={n}, total {t['total']:.2f} s", flush=True)
+
+    csv_path = os.path.join(args.out, "phases.csv")
+    with open(csv_path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+
+    head = ["scene", "N", "backend", "path"] + PHASES + ["total", "GRays/s", "ms/step", "K GB/s"]
+    print()
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for r in rows:
+        cells = [r["scene"], str(r["triangles"]), r["backend"], r["visibility_path"]]
+        cells += [f"{r[p + '_s']:.3f}" for p in PHASES]
+        cells += [f"{r['total_s']:.2f}", f"{r['grays_per_s']:.3f}", f"{r['radiosity_ms_per_step']:.3f}",
+                  f"{r['k_read_gbs']:.1f}" + (f" ({100 * r['k_read_fraction']:.0f}%)" if r["k_read_fraction"] != "" else "")]
+        print("| " + " | ".join(cells) + " |")
+    print(f"\nCSV: {csv_path}")
+
+    if args.plot:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots(figsize=(8, 4))
+        bottom = [0.0] * len(rows)
+        for p in PHASES:
+            vals = [r[p + "_s"] for r in rows]
+            ax.bar([r["scene"] for r in rows], vals, bottom=bottom, label=p)
+            bottom = [b + v for b, v in zip(bottom, vals)]
+        ax.set_ylabel("seconds")
+        ax.set_title(f"rsim per-phase time ({rows[0]['backend']}, S={args.samples}, T={args.timesteps})")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        png = os.path.join(args.out, "phases.png")
+        fig.savefig(png, dpi=120)
+        print(f"plot: {png}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Packs build/rsim with every shared library it needs (and the Vulkan loader, which rsim opens
+# at run time) into DIR.tgz, for a GPU machine that has a driver but not our -dev packages or
+# even a Vulkan loader (e.g. a CUDA container on a newer Ubuntu). The C runtime is not packed.
+#
+#   scripts/make-bundle.sh [DIR]          (default: dist/rsim-bundle; writes DIR.tgz)
+# On the GPU machine:
+#   tar xzf rsim-bundle.tgz && rsim-bundle/rsim devices
+#   rsim-bundle/rsim run scene.toml --backend vulkan --output results
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-dist/rsim-bundle}
+[[ -x build/rsim ]] || scripts/build.sh
+rm -rf "$out" "$out.tgz"
+mkdir -p "$out/bin" "$out/lib"
+cp -L build/rsim "$out/bin/"
+skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|libresolv\.so)'
+ldd build/rsim | awk '/=> \// {print $1, $3}' | while read -r name path; do
+  [[ $name =~ $skip ]] || cp -Ln "$path" "$out/lib/$name"
+done
+loader=$(ldconfig -p | awk '$1=="libvulkan.so.1" && /x86-64/ {print $NF; exit}')
+[[ -n $loader ]] && cp -Ln "$loader" "$out/lib/libvulkan.so.1"
+cat > "$out/rsim" <<'WRAP'
+#!/usr/bin/env bash
+# Runs the bundled rsim with its own libraries; finds the NVIDIA Vulkan driver where containers
+# usually mount it when no ICD is registered system-wide.
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulkan/icd.d/nvidia_icd.json \
+           /etc/vulkan/icd.d/nvidia_icd.json; do
+  if [[ -z ${VK_DRIVER_FILES:-}${VK_ICD_FILENAMES:-} && -f $icd ]]; then export VK_DRIVER_FILES=$icd; fi
+done
+LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$here/bin/rsim" "$@"
+WRAP
+chmod +x "$out/rsim"
+tar czf "$out.tgz" -C "$(dirname "$out")" "$(basename "$out")"
+du -sh "$out.tgz" | awk '{print "bundle:", $2, $1}'

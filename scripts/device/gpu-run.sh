@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Runs on a GPU machine lent by the device tool (no -dev packages, no Vulkan loader installed),
+# from the repository root, after `source .device/prelude.sh` (a copy of the workplace's
+# prelude). The binary comes as .device/rsim.tgz (built here by the workplace's
+# device-bundle.sh, or by scripts/make-bundle.sh). Writes logs and CSV under $OUT.
+#
+#   scripts/device/gpu-run.sh sanity          devices, tiny room GPU vs CPU, medium room GPU vs CPU
+#   scripts/device/gpu-run.sh split           radiosity workgroup-split sweep on the medium room
+#   scripts/device/gpu-run.sh bench SCENES    GPU benchmark (S=16, T=1000) of comma-separated scenes
+#   scripts/device/gpu-run.sh cpu SCENES      CPU-backend benchmark on this machine's cores
+set -uo pipefail
+stage=${1:?stage}
+scenes=${2:-small-room,medium-room}
+OUT=${OUT:-/tmp/rsim-out}
+mkdir -p "$OUT" /tmp/rsimb
+[[ -x /tmp/rsimb/rsim/bin/rsim ]] || tar xzf .device/rsim.tgz -C /tmp/rsimb
+export LD_LIBRARY_PATH=/tmp/rsimb/rsim/lib
+RSIM=/tmp/rsimb/rsim/bin/rsim
+cores=$(nproc)
+echo "machine: $(nproc) cores, $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+
+gen() { for s in ${1//,/ }; do [[ -f scenes/$s/scene.toml || -f scenes/generated/$s/scene.toml ]] ||
+  $RSIM generate "$s" --output "scenes/generated/$s" -q >/dev/null; done; }
+path_of() { [[ -f scenes/$1/scene.toml ]] && echo "scenes/$1/scene.toml" || echo "scenes/generated/$1/scene.toml"; }
+
+case $stage in
+sanity)
+  $RSIM devices | tee "$OUT/devices.txt"
+  gen medium-room
+  for s in tiny-room medium-room; do
+    $RSIM run "$(path_of $s)" --backend vulkan --output /tmp/r-$s-gpu --no-timeseries --no-progress 2>&1 | tee "$OUT/$s-gpu.log"
+    $RSIM run "$(path_of $s)" --backend cpu --output /tmp/r-$s-cpu --no-timeseries --no-progress 2>&1 | tee "$OUT/$s-cpu.log"
+    $RSIM compare /tmp/r-$s-cpu /tmp/r-$s-gpu | tee "$OUT/$s-compare.txt"
+    cp /tmp/r-$s-gpu/summary.json "$OUT/$s-gpu-summary.json"
+    cp /tmp/r-$s-cpu/summary.json "$OUT/$s-cpu-summary.json"
+  done ;;
+split)
+  gen medium-room
+  for k in 1 2 4 8 16 32; do
+    RSIM_RADIOSITY_SPLIT=$k $RSIM run "$(path_of medium-room)" --backend vulkan --output /tmp/r-split \
+      --no-timeseries --no-images --no-progress -q
+    python3 -c "import json;t=json.load(open('/tmp/r-split/summary.json'))['timings_s'];print('split $k radiosity %.3f s'%t['radiosity'])"
+  done | tee "$OUT/split.txt" ;;
+bench)
+  gen "$scenes"
+  python3 scripts/benchmark.py --rsim $RSIM --scenes "$scenes" --backend vulkan --visibility auto \
+    --bandwidth-gbs "${BANDWIDTH_GBS:-3350}" --label "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" \
+    --out "$OUT/gpu" 2>&1 | tee "$OUT/bench-gpu.txt" ;;
+cpu)
+  gen "$scenes"
+  python3 scripts/benchmark.py --rsim $RSIM --scenes "$scenes" --backend cpu --label "$cores cores" \
+    --out "$OUT/cpu" 2>&1 | tee "$OUT/bench-cpu.txt" ;;
+*) echo "unknown stage $stage"; exit 2 ;;
+esac

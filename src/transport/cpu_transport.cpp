@@ -3,25 +3,16 @@
 
 #include <algorithm>
 
+#include "rsim/shared/gpu_layout.h"
 #include "util/parallel.h"
 #include "util/progress.h"
 
 namespace rsim {
 namespace {
 
-// Timesteps per block. A pair whose delay is at least this long only reads sources from before
-// the block, so all of the block's timesteps gather from it at once: tau_ij and F are computed
-// once per block instead of once per step, and B_j(t - tau) is read as a contiguous run.
-constexpr std::size_t kBlock = 8;
-
-// A pair whose delay is shorter than a block (triangles within kBlock c dt of each other):
-// gathered step by step, since its source may lie in the current block.
-struct NearPair {
-    std::uint32_t j;
-    std::uint32_t tau;
-    float coefB; // F_ij
-    float coefZ; // rho_j A_j F_ji (divided by A_i at the end)
-};
+// Time blocking, as in the GPU transport (RSIM_TIME_BLOCK in include/rsim/shared/gpu_layout.h).
+constexpr std::size_t kBlock = shared::RSIM_TIME_BLOCK;
+using shared::NearPair;
 
 } // namespace
 
@@ -70,7 +61,7 @@ void runTransportCpu(const PreparedScene& s, const SimConfig& c, const std::vect
                     const float k = row[j];
                     if (k == 0.0f) continue;
                     const std::size_t tau = shared::rsimDelaySteps(ci, s.centroid[j], c.invCdtSq);
-                    if (tau < kBlock || tau > t0 + steps - 1) continue;
+                    if (tau < kBlock || tau > t0 + steps - 1) continue; // near, or not yet arrived
                     // B_i gathers F_ij B_j; Z_i gathers rho_j (A_j / A_i) F_ji Z_j.
                     const double fB = shared::rsimFormFactor(k, s.area[j]);
                     const double fZ = rhoA[j] * shared::rsimFormFactor(k, ai);
@@ -93,9 +84,9 @@ void runTransportCpu(const PreparedScene& s, const SimConfig& c, const std::vect
                 for (std::size_t i = begin; i < end; ++i) {
                     double b = sumB[i * kBlock + q], z = sumZ[i * kBlock + q];
                     for (const NearPair& p : near[i]) {
-                        if (p.tau > t) continue;
-                        b += double(p.coefB) * double(B[p.j * T + t - p.tau]);
-                        z += double(p.coefZ) * double(Z[p.j * T + t - p.tau]);
+                        if (p.delay > t) continue;
+                        b += double(p.coefB) * double(B[p.source * T + t - p.delay]);
+                        z += double(p.coefZ) * double(Z[p.source * T + t - p.delay]);
                     }
                     B[i * T + t] = E[i * T + t] + float(double(s.reflectance[i]) * b);
                     Z[i * T + t] = R[i * T + t] + float(z / double(s.area[i]));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "transport/vulkan_transport.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include <spdlog/spdlog.h>
@@ -10,6 +11,14 @@
 #include "vulkan/shaders.h"
 
 namespace rsim {
+
+std::uint32_t radiosityUnroll() {
+    if (const char* env = std::getenv("RSIM_RADIOSITY_UNROLL")) {
+        const int v = std::atoi(env);
+        if (v >= 1 && v <= 16) return std::uint32_t(v);
+    }
+    return 1;
+}
 
 std::uint32_t radiositySplit(const vk::Device& device, std::uint32_t n) {
     if (const char* env = std::getenv("RSIM_RADIOSITY_SPLIT")) {
@@ -26,56 +35,144 @@ std::uint32_t radiositySplit(const vk::Device& device, std::uint32_t n) {
     return split;
 }
 
+namespace {
+
+// Near-pair lists (delay < RSIM_TIME_BLOCK) of every receiver, built on the device from K:
+// counts, prefix sum on the host, then the pairs.
+struct NearLists {
+    vk::Buffer offsets; // uint[n + 1]
+    vk::Buffer pairs;   // NearPair[]
+    std::uint64_t count = 0;
+};
+
+NearLists buildNearLists(const vk::Device& device, const GpuKMatrix* K, const vk::Buffer& tris,
+                         std::uint32_t n, const SimConfig& config) {
+    NearLists lists;
+    lists.offsets = vk::Buffer(device, std::uint64_t(n + 1) * 4, vk::kStorageUsage,
+                               vk::MemoryKind::Device, "near-pair offsets");
+    vk::fillZero(device, lists.offsets);
+    if (!K) {
+        lists.pairs = vk::Buffer(device, sizeof(shared::NearPair), vk::kStorageUsage,
+                                 vk::MemoryKind::Device, "near pairs");
+        return lists;
+    }
+    vk::Pipeline pipeline(device, vk::shaders::nearPairs(), sizeof(shared::NearListPush), false, {},
+                          "near pairs");
+    shared::NearListPush push{};
+    push.tris = tris.address();
+    push.nearOffsets = lists.offsets.address();
+    push.n = n;
+    push.invCdtSq = config.invCdtSq;
+    auto runPass = [&](std::uint32_t pass) {
+        push.pass = pass;
+        device.submitAndWait([&](VkCommandBuffer cmd) {
+            pipeline.bind(cmd, nullptr);
+            for (std::uint32_t c = 0; c < K->chunkCount(); ++c) {
+                push.kChunk = K->chunks[c].address();
+                push.rowBegin = K->rowBegin(c);
+                push.rowEnd = K->rowEnd(c);
+                pipeline.pushConstants(cmd, &push);
+                pipeline.dispatch(cmd, (push.rowEnd - push.rowBegin + shared::RSIM_WG_LINEAR - 1) /
+                                           shared::RSIM_WG_LINEAR, 1);
+            }
+        });
+    };
+    runPass(0);
+    auto counts = vk::download<std::uint32_t>(device, lists.offsets, n);
+    std::vector<std::uint32_t> offsets(n + 1, 0);
+    for (std::uint32_t i = 0; i < n; ++i) offsets[i + 1] = offsets[i] + counts[i];
+    lists.count = offsets[n];
+    vk::uploadBytes(device, lists.offsets, offsets.data(), offsets.size() * 4);
+    lists.pairs = vk::Buffer(device, std::max<std::uint64_t>(1, lists.count) * sizeof(shared::NearPair),
+                             vk::kStorageUsage, vk::MemoryKind::Device, "near pairs");
+    push.nearPairs = lists.pairs.address();
+    runPass(1);
+    return lists;
+}
+
+} // namespace
+
 vk::Buffer runTransportVulkan(const vk::Device& device, const GpuScene& scene,
                               const GpuKMatrix* K, const vk::Buffer& transportTris,
                               const SimConfig& config) {
-    const std::uint32_t n = scene.n, T = config.timesteps;
+    const std::uint32_t n = scene.n, T = config.timesteps, B = shared::RSIM_TIME_BLOCK;
     if (std::uint64_t(n) * T >= (std::uint64_t(1) << 32))
         throw Error("N x T = " + std::to_string(std::uint64_t(n) * T) +
                     " exceeds the 2^32 entries of one history buffer; use fewer timesteps");
+    const bool indirect = config.indirect && K;
     vk::Buffer history(device, std::uint64_t(n) * T * sizeof(glm::vec2), vk::kStorageUsage,
                        vk::MemoryKind::Device, "B/Z history");
+    vk::Buffer farSums(device, std::uint64_t(n) * B * sizeof(glm::vec2), vk::kStorageUsage,
+                       vk::MemoryKind::Device, "far sums");
     vk::fillZero(device, history);
+    vk::fillZero(device, farSums);
+    const NearLists near = buildNearLists(device, indirect ? K : nullptr, transportTris, n, config);
+    spdlog::debug("{}: {} near pairs (delay < {} steps)", device.label(), near.count, B);
+
     const std::uint32_t split = radiositySplit(device, n);
-    vk::Pipeline pipeline(device, vk::shaders::radiosity(), sizeof(shared::RadiosityPush), false,
-                          vk::SpecConstants{split}, "radiosity");
-    spdlog::debug("{}: radiosity workgroups of {} x {}", device.label(), shared::RSIM_WG_RADIOSITY_X, split);
+    const std::uint32_t unroll = radiosityUnroll();
+    vk::Pipeline far(device, vk::shaders::radiosityFar(), sizeof(shared::RadiosityFarPush), false,
+                     vk::SpecConstants{split, unroll}, "radiosity far gather");
+    vk::Pipeline step(device, vk::shaders::radiosityNear(), sizeof(shared::RadiosityNearPush), false,
+                      {}, "radiosity near gather");
+    spdlog::debug("{}: far gather workgroups of {} x {}, unroll {}", device.label(),
+                  shared::RSIM_WG_RADIOSITY_X, split, unroll);
 
-    shared::RadiosityPush push{};
-    push.tris = transportTris.address();
-    push.history = history.address();
-    push.pulse = scene.pulse.address();
-    push.n = n;
-    push.timesteps = T;
-    push.pulseLength = std::uint32_t(config.pulse.size());
-    push.invCdtSq = config.invCdtSq;
-    push.indirect = (config.indirect && K) ? 1u : 0u;
-    // Without indirect light every receiver is one chunk of n rows and K is never read.
-    const std::uint32_t chunks = push.indirect ? K->chunkCount() : 1;
+    shared::RadiosityFarPush fp{};
+    fp.tris = transportTris.address();
+    fp.history = history.address();
+    fp.farSums = farSums.address();
+    fp.n = n;
+    fp.timesteps = T;
+    fp.invCdtSq = config.invCdtSq;
+    shared::RadiosityNearPush np{};
+    np.tris = transportTris.address();
+    np.history = history.address();
+    np.farSums = farSums.address();
+    np.nearOffsets = near.offsets.address();
+    np.nearPairs = near.pairs.address();
+    np.pulse = scene.pulse.address();
+    np.n = n;
+    np.timesteps = T;
+    np.pulseLength = std::uint32_t(config.pulse.size());
 
-    // Several timesteps per submission, a barrier between timesteps (B(t) reads B(< t)); about
-    // 2^32 pair-steps per submission keeps the host waits rare and the progress line alive.
-    const std::uint32_t stepsPerSubmit = std::max<std::uint32_t>(1, std::min<std::uint32_t>(
-        256, std::uint32_t((std::uint64_t(1) << 32) / std::max<std::uint64_t>(1, std::uint64_t(n) * n))));
+    // Several blocks per submission: about 2^34 pair-steps (2^31 pair-blocks) each keeps host
+    // waits rare and the progress line alive.
+    const std::uint64_t pairs = std::max<std::uint64_t>(1, std::uint64_t(n) * n);
+    const std::uint32_t blocksPerSubmit =
+        std::uint32_t(std::clamp<std::uint64_t>((std::uint64_t(1) << 31) / pairs, 1, 64));
     Progress progress("radiosity", T, "timesteps");
-    for (std::uint32_t t0 = 0; t0 < T; t0 += stepsPerSubmit) {
-        const std::uint32_t t1 = std::min(T, t0 + stepsPerSubmit);
+    for (std::uint32_t t0 = 0; t0 < T;) {
+        std::uint32_t done = 0;
         device.submitAndWait([&](VkCommandBuffer cmd) {
-            pipeline.bind(cmd, nullptr);
-            for (std::uint32_t t = t0; t < t1; ++t) {
-                push.t = t;
-                for (std::uint32_t c = 0; c < chunks; ++c) {
-                    push.rowBegin = push.indirect ? K->rowBegin(c) : 0;
-                    push.rowEnd = push.indirect ? K->rowEnd(c) : n;
-                    push.kChunk = push.indirect ? K->chunks[c].address() : 0;
-                    pipeline.pushConstants(cmd, &push);
-                    const std::uint32_t rows = push.rowEnd - push.rowBegin;
-                    pipeline.dispatch(cmd, (rows + shared::RSIM_WG_RADIOSITY_X - 1) / shared::RSIM_WG_RADIOSITY_X, 1);
+            for (std::uint32_t b = 0; b < blocksPerSubmit && t0 < T; ++b, t0 += B) {
+                const std::uint32_t steps = std::min(B, T - t0);
+                if (indirect) {
+                    far.bind(cmd, nullptr);
+                    fp.t0 = t0;
+                    fp.steps = steps;
+                    for (std::uint32_t c = 0; c < K->chunkCount(); ++c) {
+                        fp.kChunk = K->chunks[c].address();
+                        fp.rowBegin = K->rowBegin(c);
+                        fp.rowEnd = K->rowEnd(c);
+                        far.pushConstants(cmd, &fp);
+                        far.dispatch(cmd, (fp.rowEnd - fp.rowBegin + shared::RSIM_WG_RADIOSITY_X - 1) /
+                                              shared::RSIM_WG_RADIOSITY_X, 1);
+                    }
+                    vk::computeBarrier(device, cmd);
                 }
-                vk::computeBarrier(device, cmd);
+                step.bind(cmd, nullptr);
+                for (std::uint32_t q = 0; q < steps; ++q) {
+                    np.t = t0 + q;
+                    np.q = q;
+                    step.pushConstants(cmd, &np);
+                    step.dispatch(cmd, (n + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR, 1);
+                    vk::computeBarrier(device, cmd);
+                }
+                done += steps;
             }
         });
-        progress.add(t1 - t0);
+        progress.add(done);
     }
     progress.finish();
     return history;

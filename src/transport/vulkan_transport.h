@@ -12,7 +12,9 @@ vk::Buffer runTransportVulkan(const vk::Device& device, const GpuScene& scene,
                               const GpuKMatrix* K, const vk::Buffer& transportTris,
                               const SimConfig& config);
 
-// Receiver slices per workgroup of the radiosity shader (RSIM_RADIOSITY_SPLIT overrides).
+// Source slices per workgroup of the radiosity shader (RSIM_RADIOSITY_SPLIT overrides), and
+// sources gathered per loop trip (RSIM_RADIOSITY_UNROLL overrides).
 std::uint32_t radiositySplit(const vk::Device& device, std::uint32_t n);
+std::uint32_t radiosityUnroll();
 
 } // namespace rsim

@@ -8,7 +8,9 @@
 #include "shaders/pixels.spv.h"
 #include "shaders/primary_rgen.spv.h"
 #include "shaders/primary_rq.spv.h"
-#include "shaders/radiosity.spv.h"
+#include "shaders/near_pairs.spv.h"
+#include "shaders/radiosity_far.spv.h"
+#include "shaders/radiosity_near.spv.h"
 #include "shaders/rt_closest_hit.spv.h"
 #include "shaders/rt_miss.spv.h"
 #include "shaders/visibility_rgen.spv.h"
@@ -32,7 +34,9 @@ ShaderCode primary(RayPath p) {
 }
 ShaderCode rtMiss() { return code(rsim_spv_rt_miss); }
 ShaderCode rtClosestHit() { return code(rsim_spv_rt_closest_hit); }
-ShaderCode radiosity() { return code(rsim_spv_radiosity); }
+ShaderCode radiosityFar() { return code(rsim_spv_radiosity_far); }
+ShaderCode radiosityNear() { return code(rsim_spv_radiosity_near); }
+ShaderCode nearPairs() { return code(rsim_spv_near_pairs); }
 ShaderCode distances() { return code(rsim_spv_distances); }
 ShaderCode pixels() { return code(rsim_spv_pixels); }
 ShaderCode formFactorSums() { return code(rsim_spv_formfactor_sums); }

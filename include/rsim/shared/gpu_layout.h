@@ -17,6 +17,12 @@ RSIM_CONST uint RSIM_WG_PAIRS_X = 64u;        // visibility: columns j of one ro
 RSIM_CONST uint RSIM_WG_RADIOSITY_X = 32u;    // radiosity: receivers i (one warp)
 RSIM_CONST uint RSIM_MAX_RADIOSITY_SPLIT = 32u; // radiosity: upper bound of the j-slices
 
+// Timesteps per block of the transport (both backends). A pair whose delay is at least this
+// long only reads sources from before the block, so the whole block gathers from it at once:
+// K is read and tau computed once per block, and the history is read as a contiguous run.
+// Pairs with shorter delays ("near pairs") are gathered step by step from a precomputed list.
+RSIM_CONST uint RSIM_TIME_BLOCK = 8u;
+
 // Descriptor set 0 of every ray-tracing shader.
 RSIM_CONST uint RSIM_BINDING_TLAS = 0u;
 
@@ -92,20 +98,64 @@ struct LightSensorRecord {
     uvec4 image;          // width, height, unused x2
 };
 
-// Radiosity pass, one timestep t, receivers [rowBegin, rowEnd) of one K chunk.
-struct RadiosityPush {
+// A pair gathered step by step (delay < RSIM_TIME_BLOCK), from the receiver's list.
+struct NearPair {
+    uint source;  // j
+    uint delay;   // tau_ij
+    float coefB;  // F_ij
+    float coefZ;  // rho_j A_j F_ji (the gather divides by A_i)
+};
+
+// Far gather of one time block [t0, t0 + steps) for receivers [rowBegin, rowEnd) of one K
+// chunk: partial sums of the pairs with delay >= RSIM_TIME_BLOCK.
+struct RadiosityFarPush {
     uint64_t tris;       // GpuTransportTri[n]
     uint64_t kChunk;     // K rows [rowBegin, rowEnd) stored [j][i - rowBegin], fp32
     uint64_t history;    // vec2[n][T]: (B, Z) per triangle and timestep
-    uint64_t pulse;      // float[P]
+    uint64_t farSums;    // vec2[RSIM_TIME_BLOCK][n]
     uint n;
     uint timesteps;
-    uint t;
-    uint pulseLength;
+    uint t0;
+    uint steps;
     float invCdtSq;
     uint rowBegin;
     uint rowEnd;
-    uint indirect;       // 0: B = E, Z = R
+    uint pad0;
+};
+
+// Near gather and the new values of one timestep t = t0 + q, receivers [0, n).
+struct RadiosityNearPush {
+    uint64_t tris;        // GpuTransportTri[n]
+    uint64_t history;     // vec2[n][T]
+    uint64_t farSums;     // vec2[RSIM_TIME_BLOCK][n]
+    uint64_t nearOffsets; // uint[n + 1]: receiver i's near pairs are [offsets[i], offsets[i+1])
+    uint64_t nearPairs;   // NearPair[]
+    uint64_t pulse;       // float[P]
+    uint n;
+    uint timesteps;
+    uint t;
+    uint q;
+    uint pulseLength;
+    uint pad0;
+    uint pad1;
+    uint pad2;
+};
+
+// Near-pair lists from K: pass 0 counts the near pairs of each receiver, pass 1 writes them
+// at the offsets the host computed from the counts.
+struct NearListPush {
+    uint64_t tris;        // GpuTransportTri[n]
+    uint64_t kChunk;      // K rows [rowBegin, rowEnd)
+    uint64_t nearOffsets; // pass 0: uint[n] counts; pass 1: uint[n + 1] offsets
+    uint64_t nearPairs;   // pass 1: NearPair[]
+    uint n;
+    uint rowBegin;
+    uint rowEnd;
+    uint pass;
+    float invCdtSq;
+    uint pad0;
+    uint pad1;
+    uint pad2;
 };
 
 // Distance pass over triangles [begin, end): path length (steps) and sensor distance.
@@ -168,7 +218,10 @@ static_assert(sizeof(rsim::shared::VisibilityPush) == 56);
 static_assert(sizeof(rsim::shared::DirectPush) == 64);
 static_assert(sizeof(rsim::shared::FormFactorPush) == 48);
 static_assert(sizeof(rsim::shared::LightSensorRecord) == 128);
-static_assert(sizeof(rsim::shared::RadiosityPush) == 64);
+static_assert(sizeof(rsim::shared::NearPair) == 16);
+static_assert(sizeof(rsim::shared::RadiosityFarPush) == 64);
+static_assert(sizeof(rsim::shared::RadiosityNearPush) == 80);
+static_assert(sizeof(rsim::shared::NearListPush) == 64);
 static_assert(sizeof(rsim::shared::DistancePush) == 112);
 static_assert(sizeof(rsim::shared::PrimaryPush) == 48);
 static_assert(sizeof(rsim::shared::PixelPush) == 112);

@@ -106,13 +106,20 @@ RSIM_FN vec3 rsimPointOnTriangle(Tri t, vec2 uv) {
 
 // ---- mutual visibility kernel (§2) -------------------------------------------------------
 
+// dot(a, b) rounded the same on every backend (no FMA; GPUs may fuse inside OpDot).
+RSIM_FN float rsimDotExact(vec3 a, vec3 b) {
+    RSIM_PRECISE float r = a.x * b.x + a.y * b.y + a.z * b.z;
+    return r;
+}
+
 // False when the triangles cannot face each other: every vertex of one lies on or behind the
-// plane of the other. Such pairs are 0 without rays.
+// plane of the other. Such pairs are 0 without rays. Exact dots keep the candidate pairs (and
+// counts) identical across backends for nearly coplanar triangles.
 RSIM_FN bool rsimCanFace(Tri a, vec3 na, Tri b, vec3 nb) {
-    bool bInFrontOfA = dot(na, b.v0 - a.v0) > 0.0f || dot(na, b.v1 - a.v0) > 0.0f ||
-                       dot(na, b.v2 - a.v0) > 0.0f;
-    bool aInFrontOfB = dot(nb, a.v0 - b.v0) > 0.0f || dot(nb, a.v1 - b.v0) > 0.0f ||
-                       dot(nb, a.v2 - b.v0) > 0.0f;
+    bool bInFrontOfA = rsimDotExact(na, b.v0 - a.v0) > 0.0f || rsimDotExact(na, b.v1 - a.v0) > 0.0f ||
+                       rsimDotExact(na, b.v2 - a.v0) > 0.0f;
+    bool aInFrontOfB = rsimDotExact(nb, a.v0 - b.v0) > 0.0f || rsimDotExact(nb, a.v1 - b.v0) > 0.0f ||
+                       rsimDotExact(nb, a.v2 - b.v0) > 0.0f;
     return bInFrontOfA && aInFrontOfB;
 }
 

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+// Near-pair lists of the time-blocked transport (see RSIM_TIME_BLOCK): for each receiver i of
+// one K chunk, the sources j with K_ij != 0 and tau_ij < RSIM_TIME_BLOCK. Pass 0 counts them,
+// pass 1 writes them (with their coefficients) at the offsets the host made from the counts.
+#version 460
+#extension GL_GOOGLE_include_directive : require
+#include "common/rsim.glsl"
+layout(local_size_x = RSIM_WG_LINEAR) in;
+layout(push_constant) uniform Push { NearListPush pc; };
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer NearPairRefs { NearPair p[]; };
+
+void main() {
+    uint i = pc.rowBegin + gl_GlobalInvocationID.x;
+    if (i >= pc.rowEnd) return;
+    TransportTriRefs tris = TransportTriRefs(pc.tris);
+    FloatRefs K = FloatRefs(pc.kChunk);
+    UintRefs offsets = UintRefs(pc.nearOffsets);
+    uint rows = pc.rowEnd - pc.rowBegin, col = i - pc.rowBegin;
+    vec4 me = tris.t[i].centroidArea;
+    uint count = 0u;
+    uint out0 = pc.pass == 0u ? 0u : offsets.v[i];
+    for (uint j = 0u; j < pc.n; ++j) {
+        float k = K.v[j * rows + col];
+        if (k == 0.0) continue;
+        vec4 cj = tris.t[j].centroidArea;
+        uint tau = rsimDelaySteps(me.xyz, cj.xyz, pc.invCdtSq);
+        if (tau >= RSIM_TIME_BLOCK) continue;
+        if (pc.pass == 1u)
+            NearPairRefs(pc.nearPairs).p[out0 + count] =
+                NearPair(j, tau, rsimFormFactor(k, cj.w), tris.t[j].extra.x * rsimFormFactor(k, me.w));
+        ++count;
+    }
+    if (pc.pass == 0u) offsets.v[i] = count;
+}

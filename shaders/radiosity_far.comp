@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+// Far gather of one time block (MODEL.md §5, time-blocked as RSIM_TIME_BLOCK explains): for
+// receivers i of one K chunk and every source j with tau_ij >= RSIM_TIME_BLOCK,
+//   farB_i(t0 + q) = sum_j F_ij B_j(t0 + q - tau_ij),
+//   farZ_i(t0 + q) = sum_j rho_j A_j F_ji Z_j(t0 + q - tau_ij),   q < steps,
+// whose sources all lie before the block. A workgroup is 32 receivers (x, one warp) by SPLIT
+// slices of the sources (y): a warp reads K[j][i..i+31] as one 128-byte line, computes tau
+// once per block, and reads each source's history as a short contiguous run.
+#version 460
+#extension GL_GOOGLE_include_directive : require
+#include "common/rsim.glsl"
+layout(constant_id = 0) const uint SPLIT = 8u;
+layout(constant_id = 1) const uint UNROLL = 1u;
+layout(local_size_x = RSIM_WG_RADIOSITY_X, local_size_y_id = 0) in;
+layout(push_constant) uniform Push { RadiosityFarPush pc; };
+
+shared vec2 partial[RSIM_MAX_RADIOSITY_SPLIT][RSIM_WG_RADIOSITY_X];
+
+void main() {
+    uint lane = gl_LocalInvocationID.x, slice = gl_LocalInvocationID.y;
+    uint i = pc.rowBegin + gl_WorkGroupID.x * RSIM_WG_RADIOSITY_X + lane;
+    bool isActive = i < pc.rowEnd;
+    TransportTriRefs tris = TransportTriRefs(pc.tris);
+    Vec2Refs hist = Vec2Refs(pc.history);
+    vec2 acc[RSIM_TIME_BLOCK];
+    for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q) acc[q] = vec2(0.0);
+    // Nothing can arrive before a block that ends at or before the shortest far delay.
+    if (isActive && pc.t0 + pc.steps > RSIM_TIME_BLOCK) {
+        vec4 me = tris.t[i].centroidArea;
+        FloatRefs K = FloatRefs(pc.kChunk);
+        uint rows = pc.rowEnd - pc.rowBegin, col = i - pc.rowBegin;
+        uint last = pc.t0 + pc.steps - 1u;
+        for (uint j0 = slice; j0 < pc.n; j0 += SPLIT * UNROLL) {
+            float k[UNROLL];
+            vec4 cj[UNROLL];
+            float rhoA[UNROLL];
+            for (uint u = 0u; u < UNROLL; ++u) {
+                uint j = min(j0 + u * SPLIT, pc.n - 1u);
+                k[u] = j0 + u * SPLIT < pc.n ? K.v[j * rows + col] : 0.0;
+                cj[u] = tris.t[j].centroidArea;
+                rhoA[u] = tris.t[j].extra.x;
+            }
+            for (uint u = 0u; u < UNROLL; ++u) {
+                if (k[u] == 0.0) continue;
+                uint tau = rsimDelaySteps(me.xyz, cj[u].xyz, pc.invCdtSq);
+                if (tau < RSIM_TIME_BLOCK || tau > last) continue;
+                float fB = rsimFormFactor(k[u], cj[u].w);
+                float fZ = rhoA[u] * rsimFormFactor(k[u], me.w);
+                // Step q reads time t0 + q - tau (>= 0 from q = tau - t0 on).
+                uint first = tau > pc.t0 ? tau - pc.t0 : 0u;
+                uint base = (j0 + u * SPLIT) * pc.timesteps + pc.t0 - tau;
+                for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q) {
+                    if (q < first || q >= pc.steps) continue;
+                    vec2 h = hist.v[base + q];
+                    acc[q] += vec2(fB * h.x, fZ * h.y);
+                }
+            }
+        }
+    }
+    // Sum the slices, one step at a time.
+    for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q) {
+        partial[slice][lane] = acc[q];
+        barrier();
+        if (slice == 0u && isActive && q < pc.steps) {
+            vec2 sum = partial[0][lane];
+            for (uint s = 1u; s < SPLIT; ++s) sum += partial[s][lane];
+            Vec2Refs(pc.farSums).v[q * pc.n + i] = sum;
+        }
+        barrier();
+    }
+}

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+// One timestep t = t0 + q (MODEL.md §5): adds the near pairs (delay < RSIM_TIME_BLOCK, whose
+// sources may lie inside the block) to the far sums of radiosity_far.comp and writes
+//   B_i(t) = E_i(t) + rho_i (far + near),   Z_i(t) = R_i(t) + (far + near) / A_i.
+#version 460
+#extension GL_GOOGLE_include_directive : require
+#include "common/rsim.glsl"
+#include "common/sources.glsl"
+layout(local_size_x = RSIM_WG_LINEAR) in;
+layout(push_constant) uniform Push { RadiosityNearPush pc; };
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer NearPairRefs { NearPair p[]; };
+
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    if (i >= pc.n) return;
+    Vec2Refs hist = Vec2Refs(pc.history);
+    vec2 sum = Vec2Refs(pc.farSums).v[pc.q * pc.n + i];
+    UintRefs offsets = UintRefs(pc.nearOffsets);
+    NearPairRefs near = NearPairRefs(pc.nearPairs);
+    for (uint k = offsets.v[i]; k < offsets.v[i + 1u]; ++k) {
+        NearPair p = near.p[k];
+        if (p.delay > pc.t) continue;
+        vec2 h = hist.v[p.source * pc.timesteps + (pc.t - p.delay)];
+        sum += vec2(p.coefB * h.x, p.coefZ * h.y);
+    }
+    GpuTransportTri me = TransportTriRefs(pc.tris).t[i];
+    float E = rsimSourceAt(me.source.y, me.source.z, pc.t, pc.pulse, pc.pulseLength);
+    float R = rsimSourceAt(me.source.w, me.sensorDirDelay.w, pc.t, pc.pulse, pc.pulseLength);
+    hist.v[i * pc.timesteps + pc.t] = vec2(E + me.source.x * sum.x, R + sum.y / me.centroidArea.w);
+}

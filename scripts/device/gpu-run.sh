@@ -45,14 +45,21 @@ split)
     python3 -c "import json;t=json.load(open('/tmp/r-split/summary.json'))['timings_s'];print('$s split $k unroll $u radiosity %.3f s'%t['radiosity'])"
   done; done | tee "$OUT/split.txt"
   # The fastest pair, for the stages that follow: source "$OUT/best-split.env".
-  sort -k8 -g "$OUT/split.txt" | head -1 |
+  sort -k7 -g "$OUT/split.txt" | head -1 |
     awk '{print "export RSIM_RADIOSITY_SPLIT=" $3 " RSIM_RADIOSITY_UNROLL=" $5}' > "$OUT/best-split.env"
   cat "$OUT/best-split.env" ;;
 bench)
   gen "$scenes"
-  python3 scripts/benchmark.py --rsim $RSIM --scenes "$scenes" --backend vulkan --visibility auto \
+  python3 scripts/benchmark.py --rsim $RSIM --scenes "$scenes" --backend vulkan --visibility auto --warmup \
     --bandwidth-gbs "${BANDWIDTH_GBS:-3350}" --label "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" \
     --out "$OUT/gpu" 2>&1 | tee "$OUT/bench-gpu.txt" ;;
+profile)
+  # Far gathers and near steps timed apart (RSIM_RADIOSITY_PROFILE), on the scenes given.
+  gen "$scenes"
+  for s in ${scenes//,/ }; do
+    RSIM_RADIOSITY_PROFILE=1 $RSIM run "$(path_of $s)" --backend vulkan --output /tmp/r-prof --no-timeseries \
+      --no-images --no-progress 2>&1 | grep -E "near pairs|profile|radiosity:" | sed "s/^/$s: /"
+  done | tee "$OUT/profile.txt" ;;
 cpu)
   gen "$scenes"
   python3 scripts/benchmark.py --rsim $RSIM --scenes "$scenes" --backend cpu --label "$cores cores" \

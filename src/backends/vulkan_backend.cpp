@@ -67,6 +67,7 @@ public:
             r.visibility = computeVisibilityVulkan(d, scene, accel, s, c, *K);
             const double secs = sw.seconds();
             times.add("visibility", secs);
+            r.timingDetails.emplace_back("visibility_rays", r.visibility.raySeconds);
             r.kBytes = K->bytes;
             spdlog::info("visibility: {} candidate pairs, {} non-zero, {} rays in {:.2f} s ({:.1f} Mrays/s), "
                          "K {} MiB in {} chunk(s)",
@@ -78,8 +79,17 @@ public:
         sw = Stopwatch();
         const vk::Buffer transportTris =
             vk::makeStorage(d, makeTransportRecords(s, c, r.direct), "transport triangles");
-        const vk::Buffer history =
-            runTransportVulkan(d, scene, c.indirect ? K.get() : nullptr, transportTris, c);
+        GpuTransport transport = runTransportVulkan(d, scene, c.indirect ? K.get() : nullptr, transportTris, c);
+        const vk::Buffer& history = transport.history;
+        times.add("radiosity", sw.seconds());
+        r.timingDetails.emplace_back("radiosity_setup", transport.setupSeconds);
+        r.timingDetails.emplace_back("radiosity_loop", transport.loopSeconds);
+        spdlog::info("radiosity: {} timesteps in {:.3f} s ({:.3f} s setup, {:.3f} s time loop, {} near pairs)",
+                     c.timesteps, sw.seconds(), transport.setupSeconds, transport.loopSeconds,
+                     transport.nearPairs);
+
+        // The results the host needs: B and Z, and E and R rebuilt from the direct terms.
+        sw = Stopwatch();
         const auto bz = vk::download<glm::vec2>(d, history, std::size_t(r.n) * c.timesteps);
         r.B.resize(bz.size());
         r.Z.resize(bz.size());
@@ -88,8 +98,7 @@ public:
             r.Z[k] = bz[k].y;
         }
         buildSources(s, c, r.direct, r.E, r.R);
-        times.add("radiosity", sw.seconds());
-        spdlog::info("radiosity: {} timesteps in {:.2f} s", c.timesteps, sw.seconds());
+        times.add("download", sw.seconds());
 
         sw = Stopwatch();
         finishSignals(s, c, r);

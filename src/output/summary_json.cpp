@@ -136,6 +136,9 @@ void writeSummaryJson(const std::filesystem::path& file, const ResultsView& view
                    {"echoes_cut_off", view.info.echoesCutOff}};
     j["max_form_factor_row_sum"] = number(r.visibility.maxRowSum);
     j["timings_s"] = timings(times);
+    Json details = Json::object();
+    for (const auto& [name, secs] : r.timingDetails) details[name] = number(secs);
+    j["timings_detail_s"] = details;
     const double visSecs = times.get("visibility");
     j["rays"] = {
         {"visibility", r.visibility.raysCast},

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rsim {
@@ -34,6 +35,7 @@ struct VisibilityStats {
     std::uint64_t clampedFormFactors = 0;
     double maxRowSum = 0.0;
     std::uint64_t rowsOverOne = 0;
+    double raySeconds = 0.0; // the ray dispatches alone (GPU), without allocation and setup
 };
 
 struct SimulationResult {
@@ -58,6 +60,9 @@ struct SimulationResult {
     std::uint64_t kBytes = 0;
     std::uint32_t threads = 0;
     std::uint64_t validationErrors = 0; // Khronos validation layer errors (--validation)
+    // Parts of phases a backend times on its own (summary.json `timings_detail_s`), e.g. the
+    // GPU time loop without its setup.
+    std::vector<std::pair<std::string, double>> timingDetails;
 };
 
 } // namespace rsim

@@ -8,6 +8,7 @@
 
 #include "util/error.h"
 #include "util/progress.h"
+#include "util/timer.h"
 #include "vulkan/shaders.h"
 
 namespace rsim {
@@ -92,9 +93,10 @@ NearLists buildNearLists(const vk::Device& device, const GpuKMatrix* K, const vk
 
 } // namespace
 
-vk::Buffer runTransportVulkan(const vk::Device& device, const GpuScene& scene,
-                              const GpuKMatrix* K, const vk::Buffer& transportTris,
-                              const SimConfig& config) {
+GpuTransport runTransportVulkan(const vk::Device& device, const GpuScene& scene,
+                                const GpuKMatrix* K, const vk::Buffer& transportTris,
+                                const SimConfig& config) {
+    Stopwatch setup;
     const std::uint32_t n = scene.n, T = config.timesteps, B = shared::RSIM_TIME_BLOCK;
     if (std::uint64_t(n) * T >= (std::uint64_t(1) << 32))
         throw Error("N x T = " + std::to_string(std::uint64_t(n) * T) +
@@ -107,7 +109,8 @@ vk::Buffer runTransportVulkan(const vk::Device& device, const GpuScene& scene,
     vk::fillZero(device, history);
     vk::fillZero(device, farSums);
     const NearLists near = buildNearLists(device, indirect ? K : nullptr, transportTris, n, config);
-    spdlog::debug("{}: {} near pairs (delay < {} steps)", device.label(), near.count, B);
+    spdlog::info("{}: {} near pairs (delay < {} steps), {:.1f} per triangle", device.label(), near.count,
+                 B, double(near.count) / double(n));
 
     const std::uint32_t split = radiositySplit(device, n);
     const std::uint32_t unroll = radiosityUnroll();
@@ -136,6 +139,48 @@ vk::Buffer runTransportVulkan(const vk::Device& device, const GpuScene& scene,
     np.timesteps = T;
     np.pulseLength = std::uint32_t(config.pulse.size());
 
+    // Diagnostics (RSIM_RADIOSITY_PROFILE=1): time every far gather alone, then every near step
+    // alone, on throwaway data, before the real run. Tuning aid, not part of results.
+    if (std::getenv("RSIM_RADIOSITY_PROFILE") && indirect) {
+        auto timeIt = [&](const char* what, bool farPass) {
+            Stopwatch sw;
+            device.submitAndWait([&](VkCommandBuffer cmd) {
+                for (std::uint32_t t0 = 0; t0 < T; t0 += B) {
+                    if (farPass) {
+                        far.bind(cmd, nullptr);
+                        fp.t0 = t0;
+                        fp.steps = std::min(B, T - t0);
+                        for (std::uint32_t c = 0; c < K->chunkCount(); ++c) {
+                            fp.kChunk = K->chunks[c].address();
+                            fp.rowBegin = K->rowBegin(c);
+                            fp.rowEnd = K->rowEnd(c);
+                            far.pushConstants(cmd, &fp);
+                            far.dispatch(cmd, (fp.rowEnd - fp.rowBegin + 31) / 32, 1);
+                        }
+                        vk::computeBarrier(device, cmd);
+                    } else {
+                        step.bind(cmd, nullptr);
+                        for (std::uint32_t q = 0; q < std::min(B, T - t0); ++q) {
+                            np.t = t0 + q;
+                            np.q = q;
+                            step.pushConstants(cmd, &np);
+                            step.dispatch(cmd, (n + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR, 1);
+                            vk::computeBarrier(device, cmd);
+                        }
+                    }
+                }
+            });
+            spdlog::info("radiosity profile: {} {:.3f} s", what, sw.seconds());
+        };
+        timeIt("far gathers", true);
+        timeIt("near steps", false);
+        vk::fillZero(device, history);
+    }
+
+    GpuTransport out;
+    out.nearPairs = near.count;
+    out.setupSeconds = setup.seconds();
+    Stopwatch loop;
     // Several blocks per submission: about 2^34 pair-steps (2^31 pair-blocks) each keeps host
     // waits rare and the progress line alive.
     const std::uint64_t pairs = std::max<std::uint64_t>(1, std::uint64_t(n) * n);
@@ -175,7 +220,9 @@ vk::Buffer runTransportVulkan(const vk::Device& device, const GpuScene& scene,
         progress.add(done);
     }
     progress.finish();
-    return history;
+    out.loopSeconds = loop.seconds();
+    out.history = std::move(history);
+    return out;
 }
 
 } // namespace rsim

@@ -9,6 +9,7 @@
 #include "visibility/cpu_visibility.h"
 #include "util/error.h"
 #include "util/progress.h"
+#include "util/timer.h"
 
 namespace rsim {
 
@@ -60,6 +61,7 @@ VisibilityStats computeVisibilityVulkan(const vk::Device& device, const GpuScene
     if (device.rayPath() == vk::RayPath::Pipeline)
         maxItems = std::min<std::uint64_t>(maxItems, device.rtProperties().maxRayDispatchInvocationCount);
     Progress progress("visibility", std::uint64_t(n) * (n - 1) / 2, "pairs");
+    Stopwatch rayTime;
     for (std::uint32_t row = 0; row + 1 < n;) {
         const std::uint32_t width = n - (row + 1);
         const std::uint32_t rows = std::uint32_t(std::clamp<std::uint64_t>(
@@ -77,6 +79,7 @@ VisibilityStats computeVisibilityVulkan(const vk::Device& device, const GpuScene
         row += rows;
     }
     progress.finish();
+    const double raySeconds = rayTime.seconds();
 
     // Energy diagnostics (the CPU reference computes the same in formFactorDiagnostics).
     vk::Pipeline sumsPipeline(device, vk::shaders::formFactorSums(), sizeof(shared::FormFactorPush), false, {},
@@ -102,6 +105,7 @@ VisibilityStats computeVisibilityVulkan(const vk::Device& device, const GpuScene
     const auto sums = counters.read();
     VisibilityStats stats;
     stats.clampedFormFactors = clamped.read()[0];
+    stats.raySeconds = raySeconds;
     for (float v : vk::download<float>(device, rowSums, n)) {
         stats.maxRowSum = std::max(stats.maxRowSum, double(v));
         stats.rowsOverOne += double(v) > kRowSumWarning;

@@ -78,6 +78,33 @@ bool EmbreeScene::occluded(const glm::vec3& o, const glm::vec3& d, float tmin, f
     return ray.tfar < 0.0f; // Embree sets tfar = -inf on a hit
 }
 
+void EmbreeScene::occluded16(const shared::RaySegment* seg, int count, bool* occluded) const {
+    RTCIntersectContext ctx;
+    rtcInitIntersectContext(&ctx);
+    ctx.flags = RTC_INTERSECT_CONTEXT_FLAG_COHERENT;
+    alignas(64) int valid[16];
+    alignas(64) RTCRay16 rays;
+    for (int k = 0; k < 16; ++k) {
+        const bool use = k < count;
+        valid[k] = use ? -1 : 0;
+        const shared::RaySegment& s = seg[use ? k : 0];
+        rays.org_x[k] = s.origin.x;
+        rays.org_y[k] = s.origin.y;
+        rays.org_z[k] = s.origin.z;
+        rays.dir_x[k] = s.dir.x;
+        rays.dir_y[k] = s.dir.y;
+        rays.dir_z[k] = s.dir.z;
+        rays.tnear[k] = s.tmin;
+        rays.tfar[k] = s.tmax;
+        rays.time[k] = 0.0f;
+        rays.mask[k] = 0xffffffffu;
+        rays.id[k] = unsigned(k);
+        rays.flags[k] = 0;
+    }
+    rtcOccluded16(valid, scene_, &ctx, &rays);
+    for (int k = 0; k < count; ++k) occluded[k] = rays.tfar[k] < 0.0f;
+}
+
 EmbreeScene::Hit EmbreeScene::intersect(const glm::vec3& o, const glm::vec3& d, float tmin,
                                         float tmax) const {
     RTCIntersectContext ctx;

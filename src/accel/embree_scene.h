@@ -8,6 +8,7 @@
 #include <glm/vec3.hpp>
 
 #include "geometry/prepared_scene.h"
+#include "rsim/shared/physics.h"
 
 namespace rsim {
 
@@ -21,6 +22,11 @@ public:
     // True when anything blocks the segment origin + t dir, t in (tmin, tmax). Both sides of
     // every triangle occlude.
     bool occluded(const glm::vec3& origin, const glm::vec3& dir, float tmin, float tmax) const;
+
+    // Occlusion of up to 16 segments at once (an Embree ray packet): coherent rays, such as the
+    // samples between one pair of triangles, traverse the BVH together. occluded[k] is set for
+    // k < count.
+    void occluded16(const shared::RaySegment* segments, int count, bool* occluded) const;
 
     struct Hit {
         std::int32_t triangle = -1; // internal index, -1 for none

@@ -13,6 +13,7 @@
 #include "transport/sources.h"
 #include "transport/vulkan_transport.h"
 #include "util/error.h"
+#include "util/parallel.h"
 #include "visibility/vulkan_visibility.h"
 
 namespace rsim {
@@ -91,14 +92,20 @@ public:
         // The results the host needs: B and Z, and E and R rebuilt from the direct terms.
         sw = Stopwatch();
         const auto bz = vk::download<glm::vec2>(d, history, std::size_t(r.n) * c.timesteps);
+        const double copied = sw.seconds();
         r.B.resize(bz.size());
         r.Z.resize(bz.size());
-        for (std::size_t k = 0; k < bz.size(); ++k) {
-            r.B[k] = bz[k].x;
-            r.Z[k] = bz[k].y;
-        }
+        parallelFor(bz.size(), 1 << 16, [&](std::size_t begin, std::size_t end, unsigned) {
+            for (std::size_t k = begin; k < end; ++k) {
+                r.B[k] = bz[k].x;
+                r.Z[k] = bz[k].y;
+            }
+        });
+        const double split = sw.seconds();
         buildSources(s, c, r.direct, r.E, r.R);
         times.add("download", sw.seconds());
+        spdlog::debug("download: {:.3f} s copy of {} MiB, {:.3f} s B/Z split, {:.3f} s E/R", copied,
+                      (bz.size() * sizeof(glm::vec2)) >> 20, split - copied, sw.seconds() - split);
 
         sw = Stopwatch();
         finishSignals(s, c, r);

@@ -32,6 +32,34 @@ VisibilityStats formFactorDiagnostics(const PreparedScene& s, const std::vector<
     return stats;
 }
 
+float kernelEntry(const PreparedScene& s, const SimConfig& c, std::size_t i, std::size_t j,
+                  const EmbreeScene& scene, std::uint64_t& rays) {
+    // The triangle with the smaller stable id takes dims 0,1 and is the ray's origin.
+    const std::size_t a = s.id[i] < s.id[j] ? i : j, b = a == i ? j : i;
+    const shared::Tri ta = s.tri(a), tb = s.tri(b);
+    const glm::vec4 offset = shared::rsimOffset4(shared::rsimPairHash(s.id[a], s.id[b], c.seed));
+    shared::RaySegment batch[16];
+    bool occluded[16];
+    float sum = 0.0f;
+    int count = 0;
+    auto flush = [&] {
+        scene.occluded16(batch, count, occluded);
+        for (int k = 0; k < count; ++k)
+            if (!occluded[k]) sum += batch[k].weight;
+        rays += std::uint64_t(count);
+        count = 0;
+    };
+    for (std::uint32_t k = 0; k < c.samples; ++k) {
+        const shared::RaySegment seg = shared::rsimKernelSample(
+            ta, s.normal[a], tb, s.normal[b], shared::rsimR4Point(k, offset), s.rayEps);
+        if (seg.weight <= 0.0f) continue;
+        batch[count++] = seg;
+        if (count == 16) flush();
+    }
+    if (count > 0) flush();
+    return sum / float(c.samples);
+}
+
 VisibilityStats computeVisibilityCpu(const PreparedScene& s, const SimConfig& c,
                                      const EmbreeScene& rays, std::vector<float>& K) {
     const std::size_t n = s.size();
@@ -42,9 +70,6 @@ VisibilityStats computeVisibilityCpu(const PreparedScene& s, const SimConfig& c,
     };
     std::vector<Counts> counts(workers);
     Progress progress("visibility", std::uint64_t(n) * (n - 1) / 2, "pairs");
-    auto occluded = [&rays](const shared::RaySegment& seg) {
-        return rays.occluded(seg.origin, seg.dir, seg.tmin, seg.tmax);
-    };
 
     // Upper triangle, row by row; rows get shorter, so small chunks keep the cores busy.
     parallelFor(n, 4, [&](std::size_t begin, std::size_t end, unsigned w) {
@@ -55,7 +80,7 @@ VisibilityStats computeVisibilityCpu(const PreparedScene& s, const SimConfig& c,
             for (std::size_t j = i + 1; j < n; ++j) {
                 if (!shared::rsimCanFace(ti, s.normal[i], s.tri(j), s.normal[j])) continue;
                 ++cnt.candidates;
-                float k = kernelEntry(s, c, i, j, occluded, cnt.rays);
+                float k = kernelEntry(s, c, i, j, rays, cnt.rays);
                 row[j] = k;
                 cnt.nonzero += k > 0.0f;
             }

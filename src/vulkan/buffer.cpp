@@ -89,7 +89,7 @@ void Buffer::reset() {
 }
 
 namespace {
-constexpr std::uint64_t kStagingBytes = 64ull << 20;
+constexpr std::uint64_t kStagingBytes = 256ull << 20;
 }
 
 void uploadBytes(const Device& device, const Buffer& dst, const void* data, std::uint64_t bytes,

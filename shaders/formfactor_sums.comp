@@ -4,6 +4,7 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #include "common/rsim.glsl"
+#include "common/kread.glsl"
 layout(local_size_x = RSIM_WG_LINEAR) in;
 layout(push_constant) uniform Push { FormFactorPush pc; };
 
@@ -11,12 +12,11 @@ void main() {
     uint i = pc.rowBegin + gl_GlobalInvocationID.x;
     if (i >= pc.rowEnd) return;
     TriangleRefs tris = TriangleRefs(pc.triangles);
-    FloatRefs K = FloatRefs(pc.kChunk);
     uint rows = pc.rowEnd - pc.rowBegin, col = i - pc.rowBegin;
     float sum = 0.0;
     uint clamped = 0u;
     for (uint j = 0u; j < pc.n; ++j) {
-        float k = K.v[j * rows + col];
+        float k = rsimLoadK(pc.kChunk, pc.kTable, j * rows + col);
         if (k == 0.0) continue;
         float area = tris.t[j].v0Area.w;
         if (k * area > 1.0) ++clamped;

@@ -5,6 +5,7 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #include "common/rsim.glsl"
+#include "common/kread.glsl"
 layout(local_size_x = RSIM_WG_LINEAR) in;
 layout(push_constant) uniform Push { NearListPush pc; };
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer NearPairRefs { NearPair p[]; };
@@ -13,14 +14,13 @@ void main() {
     uint i = pc.rowBegin + gl_GlobalInvocationID.x;
     if (i >= pc.rowEnd) return;
     TransportTriRefs tris = TransportTriRefs(pc.tris);
-    FloatRefs K = FloatRefs(pc.kChunk);
     UintRefs offsets = UintRefs(pc.nearOffsets);
     uint rows = pc.rowEnd - pc.rowBegin, col = i - pc.rowBegin;
     vec4 me = tris.t[i].centroidArea;
     uint count = 0u;
     uint out0 = pc.pass == 0u ? 0u : offsets.v[i];
     for (uint j = 0u; j < pc.n; ++j) {
-        float k = K.v[j * rows + col];
+        float k = rsimLoadK(pc.kChunk, pc.kTable, j * rows + col);
         if (k == 0.0) continue;
         vec4 cj = tris.t[j].centroidArea;
         uint tau = rsimDelaySteps(me.xyz, cj.xyz, pc.invCdtSq);

@@ -9,15 +9,30 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #include "common/rsim.glsl"
+#include "common/kread.glsl"
 layout(constant_id = 0) const uint SPLIT = 8u;
 layout(constant_id = 1) const uint UNROLL = 1u;
 layout(local_size_x = RSIM_WG_RADIOSITY_X, local_size_y_id = 0) in;
 layout(push_constant) uniform Push { RadiosityFarPush pc; };
 
 shared vec2 partial[RSIM_MAX_RADIOSITY_SPLIT][RSIM_WG_RADIOSITY_X];
+// The chunk's table (LUT formats), read once per workgroup.
+shared float lut[256];
+
+float loadK(uint e) {
+    uint word = UintRefs(pc.kChunk).v[rsimKWord(KFORMAT, e)];
+    if (KFORMAT <= RSIM_K_FP16) return rsimKPlain(KFORMAT, word, e);
+    return lut[rsimKCode(KFORMAT, word, e)];
+}
 
 void main() {
     uint lane = gl_LocalInvocationID.x, slice = gl_LocalInvocationID.y;
+    if (KFORMAT > RSIM_K_FP16) {
+        uint entries = rsimKTableSize(KFORMAT);
+        for (uint k = slice * RSIM_WG_RADIOSITY_X + lane; k < entries; k += SPLIT * RSIM_WG_RADIOSITY_X)
+            lut[k] = FloatRefs(pc.kTable).v[k];
+        barrier();
+    }
     uint i = pc.rowBegin + gl_WorkGroupID.x * RSIM_WG_RADIOSITY_X + lane;
     bool isActive = i < pc.rowEnd;
     TransportTriRefs tris = TransportTriRefs(pc.tris);
@@ -27,7 +42,6 @@ void main() {
     // Nothing can arrive before a block that ends at or before the shortest far delay.
     if (isActive && pc.t0 + pc.steps > RSIM_TIME_BLOCK) {
         vec4 me = tris.t[i].centroidArea;
-        FloatRefs K = FloatRefs(pc.kChunk);
         uint rows = pc.rowEnd - pc.rowBegin, col = i - pc.rowBegin;
         uint last = pc.t0 + pc.steps - 1u;
         for (uint j0 = slice; j0 < pc.n; j0 += SPLIT * UNROLL) {
@@ -36,7 +50,7 @@ void main() {
             float rhoA[UNROLL];
             for (uint u = 0u; u < UNROLL; ++u) {
                 uint j = min(j0 + u * SPLIT, pc.n - 1u);
-                k[u] = j0 + u * SPLIT < pc.n ? K.v[j * rows + col] : 0.0;
+                k[u] = j0 + u * SPLIT < pc.n ? loadK(j * rows + col) : 0.0;
                 cj[u] = tris.t[j].centroidArea;
                 rhoA[u] = tris.t[j].extra.x;
             }

@@ -3,7 +3,10 @@
 // shader with ray queries (RSIM_RAY_QUERY) and as a ray-generation shader.
 #version 460
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #include "common/rsim.glsl"
+#include "rsim/shared/kformat.h"
 #ifdef RSIM_RAY_QUERY
 #include "common/trace_ray_query.glsl"
 layout(local_size_x = RSIM_WG_PAIRS_X) in;
@@ -11,6 +14,7 @@ layout(local_size_x = RSIM_WG_PAIRS_X) in;
 #include "common/trace_pipeline.glsl"
 #endif
 layout(push_constant) uniform Push { VisibilityPush pc; };
+layout(buffer_reference, std430, buffer_reference_align = 2) buffer HalfRefs { uint16_t v[]; };
 
 // K is stored in row chunks of pc.rowsPerChunk rows; chunk c keeps element (i, j) at
 // j * rows_c + (i - c R), so that neighbouring receivers i sit in neighbouring floats.
@@ -18,8 +22,12 @@ void storeK(uint row, uint col, float k) {
     uint c = row / pc.rowsPerChunk;
     uint first = c * pc.rowsPerChunk;
     uint rows = min(pc.rowsPerChunk, pc.n - first);
-    FloatRefs chunk = FloatRefs(AddressRefs(pc.kChunks).a[c]);
-    chunk.v[col * rows + (row - first)] = k;
+    uint64_t chunk = AddressRefs(pc.kChunks).a[c];
+    uint e = col * rows + (row - first);
+    // fp16 is converted in-band, with a 16-bit store: neighbouring elements belong to other
+    // invocations, so a read-modify-write of their shared word would race.
+    if (pc.kStorage == RSIM_K_FP16) HalfRefs(chunk).v[e] = uint16_t(packHalf2x16(vec2(k, 0.0)) & 0xffffu);
+    else FloatRefs(chunk).v[e] = k;
 }
 
 void main() {

@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "compress/host_k.h"
 #include "util/error.h"
 
 #include "accel/embree_scene.h"
@@ -60,7 +61,6 @@ public:
         r.threads = threadCount();
         r.devices = {"cpu (" + std::to_string(r.threads) + " threads)"};
         r.visibilityPath = "embree";
-        r.kFormat = "fp32";
 
         Stopwatch sw;
         EmbreeScene rays(s);
@@ -73,19 +73,54 @@ public:
         times.add("direct", sw.seconds());
         checkDirectTerms(r.direct, c);
 
-        std::vector<float> K;
+        // K: fp32 (or fp16, converted in-band) while it is computed, then compressed.
+        const std::uint32_t n = r.n;
+        const KFormat format = c.kFormat;
+        const std::uint32_t rowsPerChunk = chunkRows(n, format, c.chunkBytes);
+        HostKMatrix K;
         if (c.indirect || opt.keepK) {
             sw = Stopwatch();
-            r.visibility = computeVisibilityCpu(s, c, rays, K);
+            K = HostKMatrix(n, format == KFormat::Fp16 ? KFormat::Fp16 : KFormat::Fp32, rowsPerChunk);
+            double squaredError = 0.0;
+            r.visibility = computeVisibilityCpu(s, c, rays, K, &squaredError);
             const double secs = sw.seconds();
             times.add("visibility", secs);
-            r.kBytes = std::uint64_t(K.size()) * sizeof(float);
             spdlog::info("visibility: {} candidate pairs, {} non-zero, {} rays in {:.2f} s "
                          "({:.1f} Mrays/s)",
                          r.visibility.candidatePairs, r.visibility.nonzeroPairs,
                          r.visibility.raysCast, secs, double(r.visibility.raysCast) / secs * 1e-6);
+            if (c.kFormatErrors && format == KFormat::Fp32) {
+                std::vector<std::vector<float>> chunks;
+                for (std::uint32_t ch = 0; ch < K.chunkCount(); ++ch) {
+                    const auto& words = K.chunk(ch).words;
+                    chunks.emplace_back(reinterpret_cast<const float*>(words.data()),
+                                        reinterpret_cast<const float*>(words.data()) + words.size());
+                }
+                for (const FormatError& f : formatErrors(chunks, std::uint64_t(n) * n))
+                    r.kFormatErrors.push_back({kFormatInfo(f.format).name, f.rms, f.maxAbs});
+            }
+            sw = Stopwatch();
+            const HostKMatrix::Errors errors = K.compress(format);
+            squaredError += errors.sumSquared;
+            r.kMaxAbsError = errors.maxAbs;
+            times.add("compress", sw.seconds());
+            r.kRmsError = std::sqrt(squaredError / (double(n) * double(n)));
+            r.kFormat = kFormatInfo(format).name;
+            r.kBytes = K.bytes();
+            r.kChunks = K.chunkCount();
+            r.kRowsPerChunk = K.rowsPerChunk();
+            const VisibilityStats energy = formFactorDiagnostics(s, K);
+            r.visibility.clampedFormFactors = energy.clampedFormFactors;
+            r.visibility.maxRowSum = energy.maxRowSum;
+            r.visibility.rowsOverOne = energy.rowsOverOne;
+            if (format != KFormat::Fp32)
+                spdlog::info("compress: K as {} in {} chunk(s) of {} rows, {:.1f} MiB, RMS error {:.3g} "
+                             "against fp32, {:.3f} s",
+                             r.kFormat, r.kChunks, r.kRowsPerChunk, double(r.kBytes) / 1048576.0,
+                             r.kRmsError, sw.seconds());
+        } else {
+            times.add("compress", 0.0);
         }
-        times.add("compress", 0.0);
 
         sw = Stopwatch();
         buildSources(s, c, r.direct, r.E, r.R);
@@ -98,7 +133,7 @@ public:
         r.echoesCutOff = computeTriangleDistances(s, c, r);
         if (opt.images) r.image = renderSensorImageCpu(s, c, rays, r);
         times.add("distance", sw.seconds());
-        if (opt.keepK) r.K = std::move(K);
+        if (opt.keepK) r.K = K.decodeAll();
         return r;
     }
 };

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The Vulkan backend: every phase of MODEL.md on one GPU (or software device); only results
 // (direct terms, B/Z histories, distances, the sensor image) come back to the host.
+#include <cmath>
+#include <limits>
 #include <memory>
 
 #include <spdlog/spdlog.h>
@@ -37,7 +39,6 @@ public:
         r.backend = "vulkan";
         r.devices = {d.info().name + " (" + d.info().typeName() + ", " + d.info().driver + ")"};
         r.visibilityPath = vk::rayPathName(d.rayPath());
-        r.kFormat = "fp32";
         const std::uint64_t errorsBefore = instance_->validationErrors();
 
         Stopwatch sw;
@@ -58,24 +59,54 @@ public:
 
         std::unique_ptr<GpuKMatrix> K;
         if (c.indirect || opt.keepK) {
-            const std::uint64_t kBytes = std::uint64_t(s.size()) * s.size() * sizeof(float);
+            const KFormat format = c.kFormat;
+            const std::uint64_t kBytes = std::uint64_t(s.size()) * s.size() * 4; // fp32 while computed
             const std::uint64_t budget = d.deviceLocalBudget();
             if (kBytes > budget * 9 / 10)
                 throw Error(d.label() + ": K needs " + std::to_string(kBytes >> 20) + " MiB but the device has " +
                             std::to_string(budget >> 20) + " MiB available; use --backend cpu or a smaller scene");
             sw = Stopwatch();
-            K = std::make_unique<GpuKMatrix>(allocateK(d, r.n, d.maxAllocationBytes()));
+            K = std::make_unique<GpuKMatrix>(allocateK(d, r.n, format == KFormat::Fp16 ? KFormat::Fp16 : KFormat::Fp32,
+                                                       chunkRows(r.n, format, c.chunkBytes)));
             r.visibility = computeVisibilityVulkan(d, scene, accel, s, c, *K);
             const double secs = sw.seconds();
             times.add("visibility", secs);
             r.timingDetails.emplace_back("visibility_rays", r.visibility.raySeconds);
-            r.kBytes = K->bytes;
-            spdlog::info("visibility: {} candidate pairs, {} non-zero, {} rays in {:.2f} s ({:.1f} Mrays/s), "
-                         "K {} MiB in {} chunk(s)",
+            spdlog::info("visibility: {} candidate pairs, {} non-zero, {} rays in {:.2f} s ({:.1f} Mrays/s)",
                          r.visibility.candidatePairs, r.visibility.nonzeroPairs, r.visibility.raysCast, secs,
-                         double(r.visibility.raysCast) / secs * 1e-6, K->bytes >> 20, K->chunkCount());
+                         double(r.visibility.raysCast) / secs * 1e-6);
+
+            if (c.kFormatErrors && format == KFormat::Fp32) {
+                std::vector<std::vector<float>> chunks;
+                for (std::uint32_t ch = 0; ch < K->chunkCount(); ++ch)
+                    chunks.push_back(vk::download<float>(d, K->chunks[ch], std::size_t(K->rowEnd(ch) - K->rowBegin(ch)) * r.n));
+                for (const FormatError& f : formatErrors(chunks, std::uint64_t(r.n) * r.n))
+                    r.kFormatErrors.push_back({kFormatInfo(f.format).name, f.rms, f.maxAbs});
+            }
+            sw = Stopwatch();
+            const KErrors errors = compressKVulkan(d, *K, format);
+            times.add("compress", sw.seconds());
+            // fp16 is converted in the shader, which does not report its rounding error.
+            r.kRmsError = format == KFormat::Fp16
+                              ? std::numeric_limits<double>::quiet_NaN()
+                              : std::sqrt(errors.sumSquared / (double(r.n) * double(r.n)));
+            r.kMaxAbsError = format == KFormat::Fp16 ? std::numeric_limits<double>::quiet_NaN() : errors.maxAbs;
+            r.kFormat = kFormatInfo(format).name;
+            r.kBytes = K->bytes();
+            r.kChunks = K->chunkCount();
+            r.kRowsPerChunk = K->rowsPerChunk;
+            const VisibilityStats energy = formFactorDiagnosticsVulkan(d, scene, *K);
+            r.visibility.clampedFormFactors = energy.clampedFormFactors;
+            r.visibility.maxRowSum = energy.maxRowSum;
+            r.visibility.rowsOverOne = energy.rowsOverOne;
+            spdlog::info("K: {} in {} chunk(s) of {} rows, {:.1f} MiB{}", r.kFormat, r.kChunks, r.kRowsPerChunk,
+                         double(r.kBytes) / 1048576.0,
+                         format <= KFormat::Fp16 ? std::string()
+                                                  : fmt::format(", compressed in {:.3f} s, RMS error {:.3g}",
+                                                                sw.seconds(), r.kRmsError));
+        } else {
+            times.add("compress", 0.0);
         }
-        times.add("compress", 0.0);
 
         sw = Stopwatch();
         const vk::Buffer transportTris =

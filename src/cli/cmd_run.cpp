@@ -63,7 +63,17 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
     cmd->add_option("--max-edge-m", num->maxEdgeM, "Subdivide until no edge is longer (0: off)")
         ->check(CLI::NonNegativeNumber);
     cmd->add_flag("--direct-only", num->directOnly, "Direct light only (indirect = false)");
-    cmd->add_flag("--kij", num->kij, "Also write K (N x N) into timeseries.h5 (small scenes)");
+    cmd->add_option("--kij", req->kFormat,
+                    "Storage of K: fp32, fp16, lut8-log, lut8-range, lut4-log, lut4-range (default "
+                    "lut8-log: 8-bit codes into a per-chunk table spaced in ln K; see docs/benchmarks.md)");
+    cmd->add_option("--chunk-mb", req->chunkMb,
+                    "K chunk size in MiB: rows per look-up table (and per streamed chunk)")
+        ->check(CLI::Range(1.0, 1048576.0))
+        ->capture_default_str();
+    cmd->add_flag("--kij-errors", req->kFormatErrors,
+                  "With --kij fp32: report every format's error against this K in summary.json "
+                  "(k_format_errors; for scripts/kij_accuracy_study.py)");
+    cmd->add_flag("--write-kij", num->kij, "Also write the decoded K (N x N) into timeseries.h5 (small scenes)");
     cmd->add_flag("--no-images", num->noImages, "Skip the sensor images");
     cmd->add_flag("--no-timeseries", num->noTimeseries, "Skip timeseries.h5");
     cmd->add_option("--set", *sets,

@@ -121,6 +121,16 @@ void writeSummaryJson(const std::filesystem::path& file, const ResultsView& view
     j["k_format"] = r.kFormat;
     j["streaming"] = r.streaming;
     j["k_bytes"] = r.kBytes;
+    j["k_chunks"] = r.kChunks;
+    j["k_rows_per_chunk"] = r.kRowsPerChunk;
+    j["k_rms_error"] = number(r.kRmsError);
+    j["k_max_abs_error"] = number(r.kMaxAbsError);
+    if (!r.kFormatErrors.empty()) {
+        Json perFormat = Json::object();
+        for (const auto& e : r.kFormatErrors)
+            perFormat[e.format] = {{"rms", number(e.rms)}, {"max_abs", number(e.maxAbs)}};
+        j["k_format_errors"] = perFormat;
+    }
     j["settings"] = settings(view);
     j["counts"] = {{"triangles_loaded", ps.counts.loaded},
                    {"triangles_dropped", ps.counts.droppedDegenerate + ps.counts.droppedNonFinite},

@@ -58,6 +58,15 @@ struct SimulationResult {
     std::string kFormat = "fp32";
     bool streaming = false;
     std::uint64_t kBytes = 0;
+    std::uint32_t kChunks = 0, kRowsPerChunk = 0;
+    double kRmsError = 0.0;    // decoded K against the fp32 values, over all N^2 entries
+    double kMaxAbsError = 0.0;
+    // --kij-errors: every format's error against this run's fp32 K (name, rms, max abs).
+    struct FormatErrorEntry {
+        std::string format;
+        double rms, maxAbs;
+    };
+    std::vector<FormatErrorEntry> kFormatErrors;
     std::uint32_t threads = 0;
     std::uint64_t validationErrors = 0; // Khronos validation layer errors (--validation)
     // Parts of phases a backend times on its own (summary.json `timings_detail_s`), e.g. the

@@ -50,7 +50,10 @@ RunOutcome runSimulation(const RunRequest& req) {
     const double kGiB = double(n) * double(n) * 4.0 / 1073741824.0;
     if (kGiB > 1.0) spdlog::info("K will take {:.1f} GiB (N = {})", kGiB, n);
 
-    const SimConfig config = makeSimConfig(scene);
+    SimConfig config = makeSimConfig(scene);
+    if (!req.kFormat.empty()) config.kFormat = parseKFormat(req.kFormat);
+    config.chunkBytes = std::uint64_t(req.chunkMb * 1048576.0);
+    config.kFormatErrors = req.kFormatErrors;
     auto backend = makeBackend(req.backend);
     RunOptions options;
     options.keepK = scene.output.kij;

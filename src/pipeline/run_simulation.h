@@ -17,6 +17,9 @@ struct RunRequest {
     std::optional<std::filesystem::path> outputDir; // --output, relative to the working dir
     BackendChoice backend;                  // --backend, --devices, --visibility, --validation
     std::string commandLine;
+    std::string kFormat;                    // --kij (empty: the default format)
+    double chunkMb = 64.0;                  // --chunk-mb
+    bool kFormatErrors = false;             // --kij-errors
 };
 
 struct RunOutcome {

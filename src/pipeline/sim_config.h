@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "compress/kformat.h"
 #include "rsim/shared/physics.h"
 #include "scene/scene_desc.h"
 
@@ -24,6 +25,9 @@ struct SimConfig {
     std::vector<double> modulationMhz;
     float invCdtSq = 0.0f;               // 1 / (c dt)^2, for tau_ij
     double cdtM = 0.0;                   // c dt, metres per timestep
+    KFormat kFormat = kDefaultKFormat;   // --kij
+    std::uint64_t chunkBytes = 64ull << 20; // --chunk-mb: K chunk budget (rows per LUT)
+    bool kFormatErrors = false;          // --kij-errors: errors of every format (fp32 runs)
 
     // Fractional delay in timesteps of a path of `metres`.
     double steps(double metres) const { return metres / cdtM; }

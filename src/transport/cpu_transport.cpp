@@ -16,7 +16,7 @@ using shared::NearPair;
 
 } // namespace
 
-void runTransportCpu(const PreparedScene& s, const SimConfig& c, const std::vector<float>& K,
+void runTransportCpu(const PreparedScene& s, const SimConfig& c, const HostKMatrix& K,
                      const std::vector<float>& E, const std::vector<float>& R,
                      std::vector<float>& B, std::vector<float>& Z) {
     const std::size_t n = s.size(), T = c.timesteps;
@@ -32,18 +32,23 @@ void runTransportCpu(const PreparedScene& s, const SimConfig& c, const std::vect
     std::vector<float> rhoA(n); // rho_j A_j, the per-source factor of the importance gather
     for (std::size_t j = 0; j < n; ++j) rhoA[j] = s.reflectance[j] * s.area[j];
 
+    // Decoded rows of K, one buffer per thread.
+    std::vector<std::vector<float>> rows(threadCount(), std::vector<float>(n));
     // Near pairs never change: collect them once.
     std::vector<std::vector<NearPair>> near(n);
-    parallelFor(n, 16, [&](std::size_t begin, std::size_t end, unsigned) {
-        for (std::size_t i = begin; i < end; ++i)
+    parallelFor(n, 16, [&](std::size_t begin, std::size_t end, unsigned w) {
+        float* row = rows[w].data();
+        for (std::size_t i = begin; i < end; ++i) {
+            K.decodeRow(std::uint32_t(i), row);
             for (std::size_t j = 0; j < n; ++j) {
-                const float k = K[i * n + j];
+                const float k = row[j];
                 if (k == 0.0f) continue;
                 const std::uint32_t tau = shared::rsimDelaySteps(s.centroid[i], s.centroid[j], c.invCdtSq);
                 if (tau < kBlock)
                     near[i].push_back({std::uint32_t(j), tau, shared::rsimFormFactor(k, s.area[j]),
                                        rhoA[j] * shared::rsimFormFactor(k, s.area[i])});
             }
+        }
     });
 
     std::vector<double> sumB(n * kBlock), sumZ(n * kBlock);
@@ -51,11 +56,12 @@ void runTransportCpu(const PreparedScene& s, const SimConfig& c, const std::vect
     for (std::size_t t0 = 0; t0 < T; t0 += kBlock) {
         const std::size_t steps = std::min(kBlock, T - t0);
         // Far pairs: every step of the block at once (sources strictly before t0).
-        parallelFor(n, 8, [&](std::size_t begin, std::size_t end, unsigned) {
+        parallelFor(n, 8, [&](std::size_t begin, std::size_t end, unsigned w) {
+            float* row = rows[w].data();
             for (std::size_t i = begin; i < end; ++i) {
                 const glm::vec3 ci = s.centroid[i];
                 const float ai = s.area[i];
-                const float* row = &K[i * n];
+                K.decodeRow(std::uint32_t(i), row);
                 double accB[kBlock] = {}, accZ[kBlock] = {};
                 for (std::size_t j = 0; j < n; ++j) {
                     const float k = row[j];

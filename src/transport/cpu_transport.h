@@ -3,15 +3,16 @@
 #pragma once
 #include <vector>
 
+#include "compress/host_k.h"
 #include "geometry/prepared_scene.h"
 #include "pipeline/sim_config.h"
 
 namespace rsim {
 
-// B and Z as [i * T + t] from the sources E, R ([i * T + t]) and K (N x N, row-major).
-// indirect == false gives B = E, Z = R.
-void runTransportCpu(const PreparedScene& scene, const SimConfig& config,
-                     const std::vector<float>& K, const std::vector<float>& E,
-                     const std::vector<float>& R, std::vector<float>& B, std::vector<float>& Z);
+// B and Z as [i * T + t] from the sources E, R ([i * T + t]) and K in any format (read one
+// decoded row at a time). indirect == false gives B = E, Z = R.
+void runTransportCpu(const PreparedScene& scene, const SimConfig& config, const HostKMatrix& K,
+                     const std::vector<float>& E, const std::vector<float>& R,
+                     std::vector<float>& B, std::vector<float>& Z);
 
 } // namespace rsim

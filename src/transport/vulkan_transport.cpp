@@ -57,8 +57,8 @@ NearLists buildNearLists(const vk::Device& device, const GpuKMatrix* K, const vk
                                  vk::MemoryKind::Device, "near pairs");
         return lists;
     }
-    vk::Pipeline pipeline(device, vk::shaders::nearPairs(), sizeof(shared::NearListPush), false, {},
-                          "near pairs");
+    vk::Pipeline pipeline(device, vk::shaders::nearPairs(), sizeof(shared::NearListPush), false,
+                          vk::SpecConstants{0, 0, K->storage()}, "near pairs");
     shared::NearListPush push{};
     push.tris = tris.address();
     push.nearOffsets = lists.offsets.address();
@@ -70,6 +70,7 @@ NearLists buildNearLists(const vk::Device& device, const GpuKMatrix* K, const vk
             pipeline.bind(cmd, nullptr);
             for (std::uint32_t c = 0; c < K->chunkCount(); ++c) {
                 push.kChunk = K->chunks[c].address();
+                push.kTable = K->tableAddress(c);
                 push.rowBegin = K->rowBegin(c);
                 push.rowEnd = K->rowEnd(c);
                 pipeline.pushConstants(cmd, &push);
@@ -115,7 +116,8 @@ GpuTransport runTransportVulkan(const vk::Device& device, const GpuScene& scene,
     const std::uint32_t split = radiositySplit(device, n);
     const std::uint32_t unroll = radiosityUnroll();
     vk::Pipeline far(device, vk::shaders::radiosityFar(), sizeof(shared::RadiosityFarPush), false,
-                     vk::SpecConstants{split, unroll}, "radiosity far gather");
+                     vk::SpecConstants{split, unroll, K ? K->storage() : shared::RSIM_K_FP32},
+                     "radiosity far gather");
     vk::Pipeline step(device, vk::shaders::radiosityNear(), sizeof(shared::RadiosityNearPush), false,
                       {}, "radiosity near gather");
     spdlog::debug("{}: far gather workgroups of {} x {}, unroll {}", device.label(),
@@ -152,6 +154,7 @@ GpuTransport runTransportVulkan(const vk::Device& device, const GpuScene& scene,
                         fp.steps = std::min(B, T - t0);
                         for (std::uint32_t c = 0; c < K->chunkCount(); ++c) {
                             fp.kChunk = K->chunks[c].address();
+                            fp.kTable = K->tableAddress(c);
                             fp.rowBegin = K->rowBegin(c);
                             fp.rowEnd = K->rowEnd(c);
                             far.pushConstants(cmd, &fp);
@@ -198,6 +201,7 @@ GpuTransport runTransportVulkan(const vk::Device& device, const GpuScene& scene,
                     fp.steps = steps;
                     for (std::uint32_t c = 0; c < K->chunkCount(); ++c) {
                         fp.kChunk = K->chunks[c].address();
+                        fp.kTable = K->tableAddress(c);
                         fp.rowBegin = K->rowBegin(c);
                         fp.rowEnd = K->rowEnd(c);
                         far.pushConstants(cmd, &fp);

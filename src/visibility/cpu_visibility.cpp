@@ -10,18 +10,22 @@
 
 namespace rsim {
 
-VisibilityStats formFactorDiagnostics(const PreparedScene& s, const std::vector<float>& K) {
+VisibilityStats formFactorDiagnostics(const PreparedScene& s, const HostKMatrix& K) {
     const std::size_t n = s.size();
     std::vector<double> rowSum(n, 0.0);
     std::vector<std::uint64_t> clamped(n, 0);
-    parallelFor(n, 16, [&](std::size_t begin, std::size_t end, unsigned) {
-        for (std::size_t i = begin; i < end; ++i)
+    std::vector<std::vector<float>> rows(threadCount(), std::vector<float>(n));
+    parallelFor(n, 16, [&](std::size_t begin, std::size_t end, unsigned w) {
+        float* row = rows[w].data();
+        for (std::size_t i = begin; i < end; ++i) {
+            K.decodeRow(std::uint32_t(i), row);
             for (std::size_t j = 0; j < n; ++j) {
-                const float k = K[i * n + j];
+                const float k = row[j];
                 if (k == 0.0f) continue;
                 clamped[i] += k * s.area[j] > 1.0f;
                 rowSum[i] += double(shared::rsimFormFactor(k, s.area[j]));
             }
+        }
     });
     VisibilityStats stats;
     for (std::size_t i = 0; i < n; ++i) {
@@ -61,51 +65,60 @@ float kernelEntry(const PreparedScene& s, const SimConfig& c, std::size_t i, std
 }
 
 VisibilityStats computeVisibilityCpu(const PreparedScene& s, const SimConfig& c,
-                                     const EmbreeScene& rays, std::vector<float>& K) {
+                                     const EmbreeScene& rays, HostKMatrix& K,
+                                     double* fp16SquaredError) {
     const std::size_t n = s.size();
-    K.assign(n * n, 0.0f);
     const unsigned workers = threadCount();
     struct alignas(64) Counts {
         std::uint64_t candidates = 0, nonzero = 0, rays = 0;
+        double squaredError = 0.0;
     };
     std::vector<Counts> counts(workers);
     Progress progress("visibility", std::uint64_t(n) * (n - 1) / 2, "pairs");
 
-    // Upper triangle, row by row; rows get shorter, so small chunks keep the cores busy.
+    // Upper triangle, row by row: each row has one writer (fp16 is converted as the value is
+    // stored). Rows get shorter, so small chunks keep the cores busy.
     parallelFor(n, 4, [&](std::size_t begin, std::size_t end, unsigned w) {
         Counts& cnt = counts[w];
         for (std::size_t i = begin; i < end; ++i) {
             const shared::Tri ti = s.tri(i);
-            float* row = &K[i * n];
             for (std::size_t j = i + 1; j < n; ++j) {
                 if (!shared::rsimCanFace(ti, s.normal[i], s.tri(j), s.normal[j])) continue;
                 ++cnt.candidates;
-                float k = kernelEntry(s, c, i, j, rays, cnt.rays);
-                row[j] = k;
-                cnt.nonzero += k > 0.0f;
+                const float k = kernelEntry(s, c, i, j, rays, cnt.rays);
+                if (k == 0.0f) continue;
+                ++cnt.nonzero;
+                // Both halves of K hold this value: count its conversion error twice.
+                cnt.squaredError += 2.0 * K.store(std::uint32_t(i), std::uint32_t(j), k);
             }
             progress.add(n - 1 - i);
         }
     });
-    // Mirror into the lower triangle, in cache-friendly tiles.
-    const std::size_t tile = 64;
-    const std::size_t tiles = (n + tile - 1) / tile;
+    progress.finish();
+    // Mirror: row j copies its lower part from the (already stored) upper triangle. Row j is
+    // written only by its owner and only the upper triangle is read, so no two threads touch
+    // the same word.
+    // Tiles of 64 x 64 keep the reads of the upper triangle in cache.
+    const std::size_t tile = 64, tiles = (n + tile - 1) / tile;
     parallelFor(tiles, 1, [&](std::size_t begin, std::size_t end, unsigned) {
-        for (std::size_t tb = begin; tb < end; ++tb)
+        for (std::size_t tb = begin; tb < end; ++tb) // rows j of tile tb are this thread's
             for (std::size_t ta = 0; ta <= tb; ++ta)
                 for (std::size_t i = ta * tile; i < std::min(n, (ta + 1) * tile); ++i)
-                    for (std::size_t j = std::max(i + 1, tb * tile);
-                         j < std::min(n, (tb + 1) * tile); ++j)
-                        K[j * n + i] = K[i * n + j];
+                    for (std::size_t j = std::max(i + 1, tb * tile); j < std::min(n, (tb + 1) * tile); ++j) {
+                        const float k = K.get(std::uint32_t(i), std::uint32_t(j));
+                        if (k != 0.0f) K.store(std::uint32_t(j), std::uint32_t(i), k);
+                    }
     });
-    progress.finish();
 
-    VisibilityStats stats = formFactorDiagnostics(s, K);
+    VisibilityStats stats;
+    double squaredError = 0.0;
     for (const Counts& cnt : counts) {
         stats.candidatePairs += cnt.candidates;
         stats.nonzeroPairs += cnt.nonzero;
         stats.raysCast += cnt.rays;
+        squaredError += cnt.squaredError;
     }
+    if (fp16SquaredError) *fp16SquaredError = squaredError;
     return stats;
 }
 

@@ -4,20 +4,23 @@
 #include <vector>
 
 #include "accel/embree_scene.h"
+#include "compress/host_k.h"
 #include "geometry/prepared_scene.h"
 #include "pipeline/result.h"
 #include "pipeline/sim_config.h"
 
 namespace rsim {
 
-// Fills K (N x N, row-major, symmetric, zero diagonal) and returns the pair and ray counts.
+// Fills K (symmetric, zero diagonal; fp32, or fp16 converted as each value is computed) and
+// returns the pair and ray counts. `fp16SquaredError` receives the conversion error.
 VisibilityStats computeVisibilityCpu(const PreparedScene& scene, const SimConfig& config,
-                                     const EmbreeScene& rays, std::vector<float>& K);
+                                     const EmbreeScene& rays, HostKMatrix& K,
+                                     double* fp16SquaredError = nullptr);
 
 // Clamp and row-sum diagnostics of a full K (N x N row-major): the energy fields of
 // VisibilityStats. Rows summing above kRowSumWarning are counted.
 inline constexpr double kRowSumWarning = 1.05;
-VisibilityStats formFactorDiagnostics(const PreparedScene& scene, const std::vector<float>& K);
+VisibilityStats formFactorDiagnostics(const PreparedScene& scene, const HostKMatrix& K);
 
 // K_ij for one pair (i != j, internal indices) with the shared sampling of MODEL §2; the rays
 // of the pair are traced in packets of 16. Adds the rays it cast to `rays`.

@@ -8,32 +8,75 @@
 #include "backends/vulkan_rays.h"
 #include "visibility/cpu_visibility.h"
 #include "util/error.h"
+#include "util/parallel.h"
 #include "util/progress.h"
 #include "util/timer.h"
 
 namespace rsim {
 
-GpuKMatrix allocateK(const vk::Device& device, std::uint32_t n, std::uint64_t maxChunkBytes) {
+namespace {
+std::uint64_t chunkBytes(std::uint32_t storage, std::uint64_t elements) {
+    return ((elements * shared::rsimKBits(storage) + 31) / 32) * 4; // whole 32-bit words
+}
+
+void refreshAddresses(const vk::Device& device, GpuKMatrix& K) {
+    std::vector<std::uint64_t> addresses;
+    for (const auto& c : K.chunks) addresses.push_back(c.address());
+    K.addresses = vk::makeStorage(device, addresses, "K chunk addresses");
+}
+} // namespace
+
+GpuKMatrix allocateK(const vk::Device& device, std::uint32_t n, KFormat format,
+                     std::uint32_t rowsPerChunk) {
     GpuKMatrix K;
     K.n = n;
-    const std::uint64_t rowBytes = std::uint64_t(n) * sizeof(float);
-    const std::uint64_t cap = std::min<std::uint64_t>(maxChunkBytes, device.maxAllocationBytes());
-    // Chunk indices in the shader are 32-bit: keep each chunk under 2^32 elements too.
-    const std::uint64_t rows = std::max<std::uint64_t>(
-        1, std::min<std::uint64_t>(cap / rowBytes, (std::uint64_t(1) << 32) / n - 1));
-    K.rowsPerChunk = std::uint32_t(std::min<std::uint64_t>(rows, n));
-    std::vector<std::uint64_t> addresses;
+    K.format = format;
+    const std::uint32_t storage = K.storage();
+    while (rowsPerChunk > 1 && chunkBytes(storage, std::uint64_t(rowsPerChunk) * n) > device.maxAllocationBytes())
+        rowsPerChunk = (rowsPerChunk + 1) / 2;
+    K.rowsPerChunk = std::max<std::uint32_t>(1, std::min(rowsPerChunk, n));
     for (std::uint32_t first = 0; first < n; first += K.rowsPerChunk) {
         const std::uint32_t count = std::min(K.rowsPerChunk, n - first);
-        K.chunks.emplace_back(device, std::uint64_t(count) * rowBytes, vk::kStorageUsage,
+        K.chunks.emplace_back(device, chunkBytes(storage, std::uint64_t(count) * n), vk::kStorageUsage,
                               vk::MemoryKind::Device,
                               "K rows " + std::to_string(first) + ".." + std::to_string(first + count));
         vk::fillZero(device, K.chunks.back());
-        addresses.push_back(K.chunks.back().address());
-        K.bytes += K.chunks.back().size();
     }
-    K.table = vk::makeStorage(device, addresses, "K chunk table");
+    refreshAddresses(device, K);
     return K;
+}
+
+KErrors compressKVulkan(const vk::Device& device, GpuKMatrix& K, KFormat format) {
+    KErrors total;
+    if (format == K.format) return total;
+    const std::uint32_t storage = kFormatInfo(format).storage;
+    const std::uint32_t chunks = K.chunkCount();
+    // Download every chunk and free its fp32 buffer, encode all chunks in parallel, upload.
+    std::vector<std::vector<float>> values(chunks);
+    for (std::uint32_t c = 0; c < chunks; ++c) {
+        values[c] = vk::download<float>(device, K.chunks[c], std::size_t(K.rowEnd(c) - K.rowBegin(c)) * K.n);
+        K.chunks[c].reset();
+    }
+    std::vector<EncodedChunk> encoded(chunks);
+    parallelFor(chunks, 1, [&](std::size_t begin, std::size_t end, unsigned) {
+        for (std::size_t c = begin; c < end; ++c) {
+            encoded[c] = encodeChunk(values[c].data(), values[c].size(), format);
+            std::vector<float>().swap(values[c]);
+        }
+    });
+    const std::uint32_t tableSize = shared::rsimKTableSize(storage);
+    std::vector<float> tables(std::size_t(chunks) * tableSize);
+    for (std::uint32_t c = 0; c < chunks; ++c) {
+        K.chunks[c] = vk::makeStorage(device, encoded[c].words,
+                                      "K rows " + std::to_string(K.rowBegin(c)) + " (" + kFormatInfo(format).name + ")");
+        std::copy(encoded[c].table.begin(), encoded[c].table.end(), tables.begin() + std::ptrdiff_t(c) * tableSize);
+        total.sumSquared += encoded[c].sumSquaredError;
+        total.maxAbs = std::max(total.maxAbs, encoded[c].maxAbsError);
+    }
+    K.tables = vk::makeStorage(device, tables, "K tables");
+    K.format = format;
+    refreshAddresses(device, K);
+    return total;
 }
 
 VisibilityStats computeVisibilityVulkan(const vk::Device& device, const GpuScene& scene,
@@ -45,7 +88,8 @@ VisibilityStats computeVisibilityVulkan(const vk::Device& device, const GpuScene
     GpuCounters counters(device, 3, "visibility counters");
     shared::VisibilityPush push{};
     push.triangles = scene.triangles.address();
-    push.kChunks = K.table.address();
+    push.kChunks = K.addresses.address();
+    push.kStorage = K.storage();
     push.stats = counters.address();
     push.n = n;
     push.samples = config.samples;
@@ -81,9 +125,21 @@ VisibilityStats computeVisibilityVulkan(const vk::Device& device, const GpuScene
     progress.finish();
     const double raySeconds = rayTime.seconds();
 
-    // Energy diagnostics (the CPU reference computes the same in formFactorDiagnostics).
-    vk::Pipeline sumsPipeline(device, vk::shaders::formFactorSums(), sizeof(shared::FormFactorPush), false, {},
-                      "form-factor sums");
+    const auto sums = counters.read();
+    VisibilityStats stats;
+    stats.raySeconds = raySeconds;
+    stats.candidatePairs = sums[0];
+    stats.nonzeroPairs = sums[1];
+    stats.raysCast = sums[2];
+    return stats;
+}
+
+VisibilityStats formFactorDiagnosticsVulkan(const vk::Device& device, const GpuScene& scene,
+                                            const GpuKMatrix& K) {
+    const std::uint32_t n = scene.n;
+    // The CPU reference computes the same in formFactorDiagnostics.
+    vk::Pipeline sumsPipeline(device, vk::shaders::formFactorSums(), sizeof(shared::FormFactorPush), false,
+                              vk::SpecConstants{0, 0, K.storage()}, "form-factor sums");
     GpuCounters clamped(device, 1, "clamp counter");
     vk::Buffer rowSums(device, std::uint64_t(n) * sizeof(float), vk::kStorageUsage, vk::MemoryKind::Device,
                        "form-factor row sums");
@@ -96,32 +152,47 @@ VisibilityStats computeVisibilityVulkan(const vk::Device& device, const GpuScene
         sumsPipeline.bind(cmd, nullptr);
         for (std::uint32_t c = 0; c < K.chunkCount(); ++c) {
             fp.kChunk = K.chunks[c].address();
+            fp.kTable = K.tableAddress(c);
             fp.rowBegin = K.rowBegin(c);
             fp.rowEnd = K.rowEnd(c);
             sumsPipeline.pushConstants(cmd, &fp);
             sumsPipeline.dispatch(cmd, (fp.rowEnd - fp.rowBegin + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR, 1);
         }
     });
-    const auto sums = counters.read();
     VisibilityStats stats;
     stats.clampedFormFactors = clamped.read()[0];
-    stats.raySeconds = raySeconds;
     for (float v : vk::download<float>(device, rowSums, n)) {
         stats.maxRowSum = std::max(stats.maxRowSum, double(v));
         stats.rowsOverOne += double(v) > kRowSumWarning;
     }
-    stats.candidatePairs = sums[0];
-    stats.nonzeroPairs = sums[1];
-    stats.raysCast = sums[2];
     return stats;
 }
 
 std::vector<float> downloadK(const vk::Device& device, const GpuKMatrix& K) {
     const std::size_t n = K.n;
+    vk::Pipeline decode(device, vk::shaders::kDecode(), sizeof(shared::KDecodePush), false,
+                        vk::SpecConstants{0, 0, K.storage()}, "K decode");
     std::vector<float> out(n * n, 0.0f);
     for (std::uint32_t c = 0; c < K.chunkCount(); ++c) {
         const std::uint32_t first = K.rowBegin(c), rows = K.rowEnd(c) - first;
-        auto chunk = vk::download<float>(device, K.chunks[c], std::size_t(rows) * n);
+        const std::uint64_t elements = std::uint64_t(rows) * n;
+        vk::Buffer values(device, elements * sizeof(float), vk::kStorageUsage, vk::MemoryKind::Device,
+                          "decoded K chunk");
+        shared::KDecodePush push{};
+        push.kChunk = K.chunks[c].address();
+        push.kTable = K.tableAddress(c);
+        push.values = values.address();
+        device.submitAndWait([&](VkCommandBuffer cmd) {
+            decode.bind(cmd, nullptr);
+            forEachLaunch(elements, maxLinearLaunch(device, shared::RSIM_WG_LINEAR),
+                          [&](std::uint32_t begin, std::uint32_t end) {
+                              push.begin = begin;
+                              push.end = end;
+                              decode.pushConstants(cmd, &push);
+                              decode.dispatch(cmd, (end - begin + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR, 1);
+                          });
+        });
+        const auto chunk = vk::download<float>(device, values, elements);
         for (std::size_t j = 0; j < n; ++j)
             for (std::uint32_t r = 0; r < rows; ++r) out[(first + r) * n + j] = chunk[j * rows + r];
     }

@@ -4,31 +4,55 @@
 #include <vector>
 
 #include "backends/vulkan_scene.h"
+#include "compress/kformat.h"
 #include "vulkan/accel.h"
 
 namespace rsim {
 
-// K on one device: rows [c R, (c+1) R) in chunk c, element (i, j) at j * rows_c + (i - c R).
+// K on one device: rows [c R, (c+1) R) in chunk c, element (i, j) at j * rows_c + (i - c R),
+// packed in the format's storage class (include/rsim/shared/kformat.h). LUT formats keep one
+// table per chunk in `tables` (chunk c's at c * tableSize floats).
 struct GpuKMatrix {
+    KFormat format = KFormat::Fp32;
     std::vector<vk::Buffer> chunks;
-    vk::Buffer table; // uint64_t[chunks]: device addresses
+    vk::Buffer addresses; // uint64_t[chunks]: device address of each chunk
+    vk::Buffer tables;
     std::uint32_t rowsPerChunk = 0;
     std::uint32_t n = 0;
-    std::uint64_t bytes = 0;
 
+    std::uint32_t storage() const { return kFormatInfo(format).storage; }
     std::uint32_t chunkCount() const { return std::uint32_t(chunks.size()); }
     std::uint32_t rowBegin(std::uint32_t c) const { return c * rowsPerChunk; }
     std::uint32_t rowEnd(std::uint32_t c) const { return std::min(n, (c + 1) * rowsPerChunk); }
+    VkDeviceAddress tableAddress(std::uint32_t c) const {
+        return tables ? tables.address() + std::uint64_t(c) * shared::rsimKTableSize(storage()) * 4 : 0;
+    }
+    std::uint64_t bytes() const { return kBytes(n, format, rowsPerChunk); }
 };
 
-// Allocates K (zeroed) in chunks no larger than the device allows in one allocation.
-GpuKMatrix allocateK(const vk::Device& device, std::uint32_t n, std::uint64_t maxChunkBytes);
+// Allocates K (zeroed) as fp32 or fp16, `rowsPerChunk` rows per chunk (fewer if one
+// allocation cannot hold them).
+GpuKMatrix allocateK(const vk::Device& device, std::uint32_t n, KFormat format,
+                     std::uint32_t rowsPerChunk);
+
+// Re-encodes an fp32 K in a LUT format: each chunk comes to the host, is encoded there (tables
+// built in parallel over chunks on every core) and goes back. Returns the errors against fp32.
+struct KErrors {
+    double sumSquared = 0.0;
+    double maxAbs = 0.0;
+};
+KErrors compressKVulkan(const vk::Device& device, GpuKMatrix& K, KFormat format);
 
 VisibilityStats computeVisibilityVulkan(const vk::Device& device, const GpuScene& scene,
                                         const vk::SceneAccel& accel, const PreparedScene& prepared,
                                         const SimConfig& config, GpuKMatrix& K);
 
-// The decoded K as N x N row-major floats (for output.kij and tests).
+// Clamp and row-sum diagnostics of the K the radiosity reads (after compression).
+VisibilityStats formFactorDiagnosticsVulkan(const vk::Device& device, const GpuScene& scene,
+                                            const GpuKMatrix& K);
+
+// The decoded K as N x N row-major floats (for output.kij and tests), decoded on the device by
+// the same rsimLoadK the radiosity passes use.
 std::vector<float> downloadK(const vk::Device& device, const GpuKMatrix& K);
 
 } // namespace rsim

@@ -62,9 +62,12 @@ Device::Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath
     v12.bufferDeviceAddress = VK_TRUE;
     v12.timelineSemaphore = VK_TRUE;
     v12.pNext = &as;
+    VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+    v11.storageBuffer16BitAccess = VK_TRUE; // fp16 K stored in-band by the visibility shader
+    v11.pNext = &v12;
     VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
     features.features.shaderInt64 = VK_TRUE;
-    features.pNext = &v12;
+    features.pNext = &v11;
 
     VkDeviceCreateInfo ci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     ci.pNext = &features;

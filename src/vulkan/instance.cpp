@@ -70,9 +70,11 @@ PhysicalDeviceInfo describe(VkPhysicalDevice pd, std::uint32_t index) {
     VkPhysicalDeviceRayTracingPipelineFeaturesKHR rtp{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_FEATURES_KHR};
     VkPhysicalDeviceRayQueryFeaturesKHR rq{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_QUERY_FEATURES_KHR};
     VkPhysicalDeviceAccelerationStructureFeaturesKHR as{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_FEATURES_KHR};
+    VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
     VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
     VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-    features.pNext = &v12;
+    features.pNext = &v11;
+    v11.pNext = &v12;
     void** tail = &v12.pNext;
     const bool hasAs = hasExtension(exts, VK_KHR_ACCELERATION_STRUCTURE_EXTENSION_NAME) &&
                        hasExtension(exts, VK_KHR_DEFERRED_HOST_OPERATIONS_EXTENSION_NAME);
@@ -92,6 +94,7 @@ PhysicalDeviceInfo describe(VkPhysicalDevice pd, std::uint32_t index) {
     else if (!v12.bufferDeviceAddress) info.unusableReason = "no bufferDeviceAddress";
     else if (!v12.timelineSemaphore) info.unusableReason = "no timeline semaphores";
     else if (!features.features.shaderInt64) info.unusableReason = "no shaderInt64";
+    else if (!v11.storageBuffer16BitAccess) info.unusableReason = "no 16-bit storage buffers";
     else if (!info.hasRayTracing())
         info.unusableReason = "no ray tracing (VK_KHR_acceleration_structure with ray query or a "
                               "ray-tracing pipeline)";

@@ -5,6 +5,7 @@
 #include "shaders/direct_rq.spv.h"
 #include "shaders/distances.spv.h"
 #include "shaders/formfactor_sums.spv.h"
+#include "shaders/kdecode.spv.h"
 #include "shaders/pixels.spv.h"
 #include "shaders/primary_rgen.spv.h"
 #include "shaders/primary_rq.spv.h"
@@ -40,5 +41,6 @@ ShaderCode nearPairs() { return code(rsim_spv_near_pairs); }
 ShaderCode distances() { return code(rsim_spv_distances); }
 ShaderCode pixels() { return code(rsim_spv_pixels); }
 ShaderCode formFactorSums() { return code(rsim_spv_formfactor_sums); }
+ShaderCode kDecode() { return code(rsim_spv_kdecode); }
 
 } // namespace rsim::vk::shaders

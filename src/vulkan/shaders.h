@@ -16,5 +16,6 @@ ShaderCode nearPairs();
 ShaderCode distances();
 ShaderCode pixels();
 ShaderCode formFactorSums();
+ShaderCode kDecode();
 
 } // namespace rsim::vk::shaders

@@ -23,6 +23,9 @@ RSIM_CONST uint RSIM_MAX_RADIOSITY_SPLIT = 32u; // radiosity: upper bound of the
 // Pairs with shorter delays ("near pairs") are gathered step by step from a precomputed list.
 RSIM_CONST uint RSIM_TIME_BLOCK = 8u;
 
+// Specialization constant ids: the K storage class (RSIM_K_*) of the shaders that read K.
+RSIM_CONST uint RSIM_SPEC_K_FORMAT = 2u;
+
 // Descriptor set 0 of every ray-tracing shader.
 RSIM_CONST uint RSIM_BINDING_TLAS = 0u;
 
@@ -56,18 +59,30 @@ struct VisibilityPush {
     uint rowEnd;
     uint colBegin;
     uint rowsPerChunk;   // K chunk c holds rows [c R, (c+1) R), stored [j][i - c R]
+    uint kStorage;       // RSIM_K_FP32, or RSIM_K_FP16 (converted in-band)
+    uint pad0;
 };
 
 // Form-factor diagnostics of K: row sums sum_j min(1, K_ij A_j) of the rows of one chunk.
 struct FormFactorPush {
     uint64_t triangles;  // GpuTriangle[n]
     uint64_t kChunk;     // K rows [rowBegin, rowEnd), stored [j][i - rowBegin]
+    uint64_t kTable;     // the chunk's table (LUT formats)
     uint64_t rowSums;    // float[n]
     uint64_t stats;      // counters: clamped form factors
     uint n;
     uint rowBegin;
     uint rowEnd;
     uint pad0;
+};
+
+// Decoding elements [begin, end) of one K chunk to fp32.
+struct KDecodePush {
+    uint64_t kChunk;
+    uint64_t kTable;
+    uint64_t values; // float[elements]
+    uint begin;
+    uint end;
 };
 
 // Direct pass: triangles [begin, end).
@@ -110,7 +125,8 @@ struct NearPair {
 // chunk: partial sums of the pairs with delay >= RSIM_TIME_BLOCK.
 struct RadiosityFarPush {
     uint64_t tris;       // GpuTransportTri[n]
-    uint64_t kChunk;     // K rows [rowBegin, rowEnd) stored [j][i - rowBegin], fp32
+    uint64_t kChunk;     // K rows [rowBegin, rowEnd) stored [j][i - rowBegin], in the K format
+    uint64_t kTable;     // the chunk's table (LUT formats)
     uint64_t history;    // vec2[n][T]: (B, Z) per triangle and timestep
     uint64_t farSums;    // vec2[RSIM_TIME_BLOCK][n]
     uint n;
@@ -146,6 +162,7 @@ struct RadiosityNearPush {
 struct NearListPush {
     uint64_t tris;        // GpuTransportTri[n]
     uint64_t kChunk;      // K rows [rowBegin, rowEnd)
+    uint64_t kTable;      // the chunk's table (LUT formats)
     uint64_t nearOffsets; // pass 0: uint[n] counts; pass 1: uint[n + 1] offsets
     uint64_t nearPairs;   // pass 1: NearPair[]
     uint n;
@@ -214,14 +231,15 @@ RSIM_SHARED_END
 #ifdef __cplusplus
 static_assert(sizeof(rsim::shared::GpuTriangle) == 80);
 static_assert(sizeof(rsim::shared::GpuTransportTri) == 64);
-static_assert(sizeof(rsim::shared::VisibilityPush) == 56);
+static_assert(sizeof(rsim::shared::VisibilityPush) == 64);
 static_assert(sizeof(rsim::shared::DirectPush) == 64);
-static_assert(sizeof(rsim::shared::FormFactorPush) == 48);
+static_assert(sizeof(rsim::shared::FormFactorPush) == 56);
+static_assert(sizeof(rsim::shared::KDecodePush) == 32);
 static_assert(sizeof(rsim::shared::LightSensorRecord) == 128);
 static_assert(sizeof(rsim::shared::NearPair) == 16);
-static_assert(sizeof(rsim::shared::RadiosityFarPush) == 64);
+static_assert(sizeof(rsim::shared::RadiosityFarPush) == 72);
 static_assert(sizeof(rsim::shared::RadiosityNearPush) == 80);
-static_assert(sizeof(rsim::shared::NearListPush) == 64);
+static_assert(sizeof(rsim::shared::NearListPush) == 72);
 static_assert(sizeof(rsim::shared::DistancePush) == 112);
 static_assert(sizeof(rsim::shared::PrimaryPush) == 48);
 static_assert(sizeof(rsim::shared::PixelPush) == 112);

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # Runs on a GPU machine lent by the device tool (no -dev packages, no Vulkan loader installed),
 # from the repository root, after `source .device/prelude.sh` (a copy of the workplace's
-# prelude). The binary comes as .device/rsim.tgz (built here by the workplace's
-# device-bundle.sh, or by scripts/make-bundle.sh). Writes logs and CSV under $OUT.
+# prelude). The binary comes as .device/rsim-bundle.tgz (scripts/make-bundle.sh
+# .device/rsim-bundle: the README's GPU path, with its own Vulkan loader). Writes logs and CSV
+# under $OUT.
 #
 #   scripts/device/gpu-run.sh sanity          devices, tiny room GPU vs CPU, medium room GPU vs CPU
 #   scripts/device/gpu-run.sh split           radiosity workgroup-split sweep on the medium room
@@ -14,9 +15,8 @@ stage=${1:?stage}
 scenes=${2:-small-room,medium-room}
 OUT=${OUT:-/tmp/rsim-out}
 mkdir -p "$OUT" /tmp/rsimb
-[[ -x /tmp/rsimb/rsim/bin/rsim ]] || tar xzf .device/rsim.tgz -C /tmp/rsimb
-export LD_LIBRARY_PATH=/tmp/rsimb/rsim/lib
-RSIM=/tmp/rsimb/rsim/bin/rsim
+[[ -x /tmp/rsimb/rsim-bundle/rsim ]] || tar xzf .device/rsim-bundle.tgz -C /tmp/rsimb
+RSIM=/tmp/rsimb/rsim-bundle/rsim
 cores=$(nproc)
 echo "machine: $(nproc) cores, $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null | head -1)"
 
@@ -60,6 +60,10 @@ profile)
     RSIM_RADIOSITY_PROFILE=1 $RSIM run "$(path_of $s)" --backend vulkan --output /tmp/r-prof --no-timeseries \
       --no-images --no-progress 2>&1 | grep -E "near pairs|profile|radiosity:" | sed "s/^/$s: /"
   done | tee "$OUT/profile.txt" ;;
+kij)
+  # The K compression accuracy study (issue 4) on the GPU.
+  python3 scripts/kij_accuracy_study.py --rsim $RSIM --scenes "${2:-large-room,traffic}" --backend vulkan \
+    --out "$OUT/kij" --tmp /tmp/kij 2>&1 | tee "$OUT/kij-study.txt" ;;
 cpu)
   gen "$scenes"
   python3 scripts/benchmark.py --rsim $RSIM --scenes "$scenes" --backend cpu --label "$cores cores" \

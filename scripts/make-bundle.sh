@@ -19,8 +19,12 @@ skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so
 ldd build/rsim | awk '/=> \// {print $1, $3}' | while read -r name path; do
   [[ $name =~ $skip ]] || cp -Ln "$path" "$out/lib/$name"
 done
-loader=$(ldconfig -p | awk '$1=="libvulkan.so.1" && /x86-64/ {print $NF; exit}')
-[[ -n $loader ]] && cp -Ln "$loader" "$out/lib/libvulkan.so.1"
+# Opened at run time rather than linked: the Vulkan loader, and glvnd's dispatch libraries,
+# which NVIDIA's Vulkan driver (libGLX_nvidia.so.0) needs and CUDA-only images often lack.
+for lib in libvulkan.so.1 libGLdispatch.so.0 libGLX.so.0 libEGL.so.1 libOpenGL.so.0; do
+  p=$(ldconfig -p | awk -v l="$lib" '$1==l && /x86-64/ {print $NF; exit}')
+  [[ -n $p ]] && cp -Ln "$p" "$out/lib/$lib"
+done
 cat > "$out/rsim" <<'WRAP'
 #!/usr/bin/env bash
 # Runs the bundled rsim with its own libraries; finds the NVIDIA Vulkan driver where containers

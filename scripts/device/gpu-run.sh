@@ -15,7 +15,7 @@ stage=${1:?stage}
 scenes=${2:-small-room,medium-room}
 OUT=${OUT:-/tmp/rsim-out}
 mkdir -p "$OUT" /tmp/rsimb
-[[ -x /tmp/rsimb/rsim-bundle/rsim ]] || tar xzf .device/rsim-bundle.tgz -C /tmp/rsimb
+rm -rf /tmp/rsimb/rsim-bundle && tar xzf .device/rsim-bundle.tgz -C /tmp/rsimb  # always the bundle just carried
 RSIM=/tmp/rsimb/rsim-bundle/rsim
 cores=$(nproc)
 echo "machine: $(nproc) cores, $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null | head -1)"

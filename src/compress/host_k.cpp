@@ -68,15 +68,22 @@ HostKMatrix::Errors HostKMatrix::compress(KFormat format) {
     if (format == format_) return {};
     if (format_ != KFormat::Fp32) throw Error("internal: K is compressed from fp32 only");
     std::vector<Errors> errors(chunks_.size());
-    parallelFor(chunks_.size(), 1, [&](std::size_t begin, std::size_t end, unsigned) {
-        for (std::size_t c = begin; c < end; ++c) {
-            EncodedChunk& chunk = chunks_[c];
-            const auto* values = reinterpret_cast<const float*>(chunk.words.data());
-            EncodedChunk encoded = encodeChunk(values, chunk.count, format);
-            errors[c] = {encoded.sumSquaredError, encoded.maxAbsError};
-            chunk = std::move(encoded);
-        }
-    });
+    auto encode = [&](std::size_t c) {
+        EncodedChunk& chunk = chunks_[c];
+        const auto* values = reinterpret_cast<const float*>(chunk.words.data());
+        EncodedChunk encoded = encodeChunk(values, chunk.count, format);
+        errors[c] = {encoded.sumSquaredError, encoded.maxAbsError};
+        chunk = std::move(encoded);
+    };
+    // The log mapping and fp16 are parallel over a chunk's elements; lutrange sorts each chunk,
+    // so its chunks run in parallel instead.
+    if (kFormatInfo(format).logTable || kFormatInfo(format).storage == shared::RSIM_K_FP16) {
+        for (std::size_t c = 0; c < chunks_.size(); ++c) encode(c);
+    } else {
+        parallelFor(chunks_.size(), 1, [&](std::size_t begin, std::size_t end, unsigned) {
+            for (std::size_t c = begin; c < end; ++c) encode(c);
+        });
+    }
     // Element indices (rowStride_) do not change: only the packing does.
     format_ = format;
     Errors total;

@@ -71,26 +71,73 @@ void packElement(std::vector<std::uint32_t>& words, std::uint32_t storage, std::
 
 namespace {
 
+// Writes `code` as element e's 8- or 4-bit field (x86 and every Vulkan host are little-endian,
+// so byte e / perByte of the word array is the word's byte (e % 4)). Elements of one byte are
+// written by one thread (parallel ranges are split on even boundaries).
+inline void putCode(std::uint8_t* bytes, std::uint32_t storage, std::uint64_t e, std::uint32_t code) {
+    if (storage == shared::RSIM_K_LUT8) {
+        bytes[e] = std::uint8_t(code);
+    } else {
+        std::uint8_t& b = bytes[e >> 1];
+        b = std::uint8_t((e & 1) ? ((b & 0x0f) | (code << 4)) : ((b & 0xf0) | code));
+    }
+}
+
+// Runs body(begin, end) over [0, count) on all cores, in ranges of an even number of elements.
+template <class Body> void forElements(std::uint64_t count, Body&& body) {
+    parallelFor(std::size_t((count + 65535) / 65536), 1, [&](std::size_t b, std::size_t e, unsigned w) {
+        body(std::uint64_t(b) * 65536, std::min<std::uint64_t>(count, std::uint64_t(e) * 65536), w);
+    });
+}
+
+struct ErrorAccumulator {
+    std::vector<double> squared, maxAbs;
+    explicit ErrorAccumulator(unsigned workers) : squared(workers, 0.0), maxAbs(workers, 0.0) {}
+    void add(unsigned w, float decoded, float value) {
+        const double err = double(decoded) - double(value);
+        squared[w] += err * err;
+        maxAbs[w] = std::max(maxAbs[w], std::abs(err));
+    }
+    void into(EncodedChunk& out) const {
+        for (std::size_t w = 0; w < squared.size(); ++w) {
+            out.sumSquaredError += squared[w];
+            out.maxAbsError = std::max(out.maxAbsError, maxAbs[w]);
+        }
+    }
+};
+
 // ln K spaced evenly over the chunk's non-zero range onto codes 1..L-1 (paper §4.1).
 void encodeLog(const float* v, std::uint64_t count, std::uint32_t storage, EncodedChunk& out) {
     const std::uint32_t L = shared::rsimKTableSize(storage);
-    double lo = INFINITY, hi = -INFINITY;
-    for (std::uint64_t e = 0; e < count; ++e)
-        if (v[e] > 0.0f) {
-            const double l = std::log(double(v[e]));
-            lo = std::min(lo, l);
-            hi = std::max(hi, l);
-        }
+    const unsigned workers = threadCount();
+    std::vector<float> los(workers, INFINITY), his(workers, 0.0f);
+    forElements(count, [&](std::uint64_t b, std::uint64_t e, unsigned w) {
+        for (std::uint64_t k = b; k < e; ++k)
+            if (v[k] > 0.0f) {
+                los[w] = std::min(los[w], v[k]);
+                his[w] = std::max(his[w], v[k]);
+            }
+    });
+    const float vmin = *std::min_element(los.begin(), los.end());
+    const float vmax = *std::max_element(his.begin(), his.end());
     out.table.assign(L, 0.0f);
-    if (!(lo <= hi)) return; // all zero: every code 0
-    const double span = hi - lo, steps = double(L - 2);
+    if (!(vmin <= vmax)) return; // all zero: every code 0
+    const double lo = std::log(double(vmin)), span = std::log(double(vmax)) - lo, steps = double(L - 2);
     for (std::uint32_t c = 1; c < L; ++c)
         out.table[c] = float(std::exp(span > 0.0 ? lo + double(c - 1) * span / steps : lo));
-    for (std::uint64_t e = 0; e < count; ++e) {
-        if (!(v[e] > 0.0f)) continue;
-        const double x = span > 0.0 ? (std::log(double(v[e])) - lo) / span * steps : 0.0;
-        packElement(out.words, storage, e, 1u + std::uint32_t(std::lround(std::clamp(x, 0.0, steps))));
-    }
+    auto* bytes = reinterpret_cast<std::uint8_t*>(out.words.data());
+    const double scale = span > 0.0 ? steps / span : 0.0;
+    ErrorAccumulator errors(workers);
+    forElements(count, [&](std::uint64_t b, std::uint64_t e, unsigned w) {
+        for (std::uint64_t k = b; k < e; ++k) {
+            if (!(v[k] > 0.0f)) continue;
+            const double x = (std::log(double(v[k])) - lo) * scale;
+            const std::uint32_t code = 1u + std::uint32_t(std::lround(std::clamp(x, 0.0, steps)));
+            putCode(bytes, storage, k, code);
+            errors.add(w, out.table[code], v[k]);
+        }
+    });
+    errors.into(out);
 }
 
 // "lutrange" (paper §4.1, Listing 1): sort the non-zero values, split the range with the
@@ -138,11 +185,18 @@ void encodeRange(const float* v, std::uint64_t count, std::uint32_t storage, Enc
         out.table[r + 1] = float(sum / double(done[r].end - done[r].begin));
         upper[r] = sorted[done[r].end - 1];
     }
-    for (std::uint64_t e = 0; e < count; ++e) {
-        if (!(v[e] > 0.0f)) continue;
-        const std::size_t r = std::size_t(std::lower_bound(upper.begin(), upper.end(), v[e]) - upper.begin());
-        packElement(out.words, storage, e, std::uint32_t(std::min(r, upper.size() - 1) + 1));
-    }
+    auto* bytes = reinterpret_cast<std::uint8_t*>(out.words.data());
+    ErrorAccumulator errors(threadCount());
+    forElements(count, [&](std::uint64_t b, std::uint64_t e, unsigned w) {
+        for (std::uint64_t k = b; k < e; ++k) {
+            if (!(v[k] > 0.0f)) continue;
+            const std::size_t r = std::size_t(std::lower_bound(upper.begin(), upper.end(), v[k]) - upper.begin());
+            const std::uint32_t code = std::uint32_t(std::min(r, upper.size() - 1) + 1);
+            putCode(bytes, storage, k, code);
+            errors.add(w, out.table[code], v[k]);
+        }
+    });
+    errors.into(out);
 }
 
 } // namespace
@@ -155,19 +209,22 @@ EncodedChunk encodeChunk(const float* v, std::uint64_t count, KFormat format) {
     const std::uint32_t perWord = 32u / shared::rsimKBits(storage);
     out.words.assign((count + perWord - 1) / perWord, 0u);
     if (storage == shared::RSIM_K_FP32) {
-        for (std::uint64_t e = 0; e < count; ++e) out.words[e] = glm::floatBitsToUint(v[e]);
+        std::copy_n(reinterpret_cast<const std::uint32_t*>(v), count, out.words.data());
     } else if (storage == shared::RSIM_K_FP16) {
-        for (std::uint64_t e = 0; e < count; ++e)
-            packElement(out.words, storage, e, glm::packHalf2x16(glm::vec2(v[e], 0.0f)) & 0xffffu);
+        auto* halves = reinterpret_cast<std::uint16_t*>(out.words.data());
+        ErrorAccumulator errors(threadCount());
+        forElements(count, [&](std::uint64_t b, std::uint64_t e, unsigned w) {
+            for (std::uint64_t k = b; k < e; ++k) {
+                const std::uint32_t h = glm::packHalf2x16(glm::vec2(v[k], 0.0f)) & 0xffffu;
+                halves[k] = std::uint16_t(h);
+                errors.add(w, glm::unpackHalf2x16(h).x, v[k]);
+            }
+        });
+        errors.into(out);
     } else if (info.logTable) {
         encodeLog(v, count, storage, out);
     } else {
         encodeRange(v, count, storage, out);
-    }
-    for (std::uint64_t e = 0; e < count; ++e) {
-        const double err = double(decodeElement(out, storage, e)) - double(v[e]);
-        out.sumSquaredError += err * err;
-        out.maxAbsError = std::max(out.maxAbsError, std::abs(err));
     }
     return out;
 }

@@ -51,27 +51,39 @@ KErrors compressKVulkan(const vk::Device& device, GpuKMatrix& K, KFormat format)
     if (format == K.format) return total;
     const std::uint32_t storage = kFormatInfo(format).storage;
     const std::uint32_t chunks = K.chunkCount();
-    // Download every chunk and free its fp32 buffer, encode all chunks in parallel, upload.
-    std::vector<std::vector<float>> values(chunks);
-    for (std::uint32_t c = 0; c < chunks; ++c) {
-        values[c] = vk::download<float>(device, K.chunks[c], std::size_t(K.rowEnd(c) - K.rowBegin(c)) * K.n);
-        K.chunks[c].reset();
-    }
-    std::vector<EncodedChunk> encoded(chunks);
-    parallelFor(chunks, 1, [&](std::size_t begin, std::size_t end, unsigned) {
-        for (std::size_t c = begin; c < end; ++c) {
-            encoded[c] = encodeChunk(values[c].data(), values[c].size(), format);
-            std::vector<float>().swap(values[c]);
-        }
-    });
     const std::uint32_t tableSize = shared::rsimKTableSize(storage);
     std::vector<float> tables(std::size_t(chunks) * tableSize);
-    for (std::uint32_t c = 0; c < chunks; ++c) {
-        K.chunks[c] = vk::makeStorage(device, encoded[c].words,
+    auto finish = [&](std::uint32_t c, EncodedChunk& encoded) {
+        K.chunks[c] = vk::makeStorage(device, encoded.words,
                                       "K rows " + std::to_string(K.rowBegin(c)) + " (" + kFormatInfo(format).name + ")");
-        std::copy(encoded[c].table.begin(), encoded[c].table.end(), tables.begin() + std::ptrdiff_t(c) * tableSize);
-        total.sumSquared += encoded[c].sumSquaredError;
-        total.maxAbs = std::max(total.maxAbs, encoded[c].maxAbsError);
+        std::copy(encoded.table.begin(), encoded.table.end(), tables.begin() + std::ptrdiff_t(c) * tableSize);
+        total.sumSquared += encoded.sumSquaredError;
+        total.maxAbs = std::max(total.maxAbs, encoded.maxAbsError);
+    };
+    auto fetch = [&](std::uint32_t c) {
+        auto values = vk::download<float>(device, K.chunks[c], std::size_t(K.rowEnd(c) - K.rowBegin(c)) * K.n);
+        K.chunks[c].reset();
+        return values;
+    };
+    if (kFormatInfo(format).logTable) {
+        // One chunk at a time, every core on its elements (and host memory for one chunk).
+        for (std::uint32_t c = 0; c < chunks; ++c) {
+            const std::vector<float> values = fetch(c);
+            EncodedChunk encoded = encodeChunk(values.data(), values.size(), format);
+            finish(c, encoded);
+        }
+    } else {
+        // lutrange sorts each chunk: chunks in parallel, one core each.
+        std::vector<std::vector<float>> values(chunks);
+        for (std::uint32_t c = 0; c < chunks; ++c) values[c] = fetch(c);
+        std::vector<EncodedChunk> encoded(chunks);
+        parallelFor(chunks, 1, [&](std::size_t begin, std::size_t end, unsigned) {
+            for (std::size_t c = begin; c < end; ++c) {
+                encoded[c] = encodeChunk(values[c].data(), values[c].size(), format);
+                std::vector<float>().swap(values[c]);
+            }
+        });
+        for (std::uint32_t c = 0; c < chunks; ++c) finish(c, encoded[c]);
     }
     K.tables = vk::makeStorage(device, tables, "K tables");
     K.format = format;

@@ -94,9 +94,10 @@ constexpr std::uint64_t kStagingBytes = 256ull << 20;
 
 void uploadBytes(const Device& device, const Buffer& dst, const void* data, std::uint64_t bytes,
                  std::uint64_t dstOffset) {
-    Buffer staging(device, std::min(bytes, kStagingBytes), 0, MemoryKind::Upload, "staging upload");
-    for (std::uint64_t done = 0; done < bytes; done += staging.size()) {
-        const std::uint64_t n = std::min(staging.size(), bytes - done);
+    Buffer& staging = device.stagingUpload(std::min(bytes, kStagingBytes));
+    const std::uint64_t step = std::min(staging.size(), kStagingBytes);
+    for (std::uint64_t done = 0; done < bytes; done += step) {
+        const std::uint64_t n = std::min(step, bytes - done);
         std::memcpy(staging.mapped(), static_cast<const char*>(data) + done, n);
         device.submitAndWait([&](VkCommandBuffer cmd) {
             VkBufferCopy region{0, dstOffset + done, n};
@@ -107,9 +108,10 @@ void uploadBytes(const Device& device, const Buffer& dst, const void* data, std:
 
 void downloadBytes(const Device& device, const Buffer& src, void* data, std::uint64_t bytes,
                    std::uint64_t srcOffset) {
-    Buffer staging(device, std::min(bytes, kStagingBytes), 0, MemoryKind::Readback, "staging readback");
-    for (std::uint64_t done = 0; done < bytes; done += staging.size()) {
-        const std::uint64_t n = std::min(staging.size(), bytes - done);
+    Buffer& staging = device.stagingReadback(std::min(bytes, kStagingBytes));
+    const std::uint64_t step = std::min(staging.size(), kStagingBytes);
+    for (std::uint64_t done = 0; done < bytes; done += step) {
+        const std::uint64_t n = std::min(step, bytes - done);
         device.submitAndWait([&](VkCommandBuffer cmd) {
             VkBufferCopy region{srcOffset + done, 0, n};
             device.vk().vkCmdCopyBuffer(cmd, src.handle(), staging.handle(), 1, &region);

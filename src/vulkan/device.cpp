@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "util/error.h"
+#include "vulkan/buffer.h"
 
 namespace rsim::vk {
 
@@ -105,9 +106,23 @@ Device::Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath
                   info.driver, rayPathName(path), computeFamily_, transferFamily_);
 }
 
+Buffer& Device::stagingUpload(std::uint64_t bytes) const {
+    if (!upload_ || upload_->size() < bytes)
+        upload_ = std::make_unique<Buffer>(*this, bytes, 0, MemoryKind::Upload, label_ + " staging upload");
+    return *upload_;
+}
+
+Buffer& Device::stagingReadback(std::uint64_t bytes) const {
+    if (!readback_ || readback_->size() < bytes)
+        readback_ = std::make_unique<Buffer>(*this, bytes, 0, MemoryKind::Readback, label_ + " staging readback");
+    return *readback_;
+}
+
 Device::~Device() {
     if (!device_) return;
     table_.vkDeviceWaitIdle(device_);
+    upload_.reset();
+    readback_.reset();
     if (fence_) table_.vkDestroyFence(device_, fence_, nullptr);
     if (pool_) table_.vkDestroyCommandPool(device_, pool_, nullptr);
     table_.vkDestroyDevice(device_, nullptr);

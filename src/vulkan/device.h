@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "vulkan/instance.h"
@@ -49,6 +50,11 @@ public:
     void submitAndWait(const std::function<void(VkCommandBuffer)>& record) const;
     VkCommandPool commandPool() const { return pool_; }
 
+    // Host-visible staging buffers of at least `bytes`, reused across the (blocking) uploads
+    // and downloads of this device: pinning host memory is slow on some drivers.
+    class Buffer& stagingUpload(std::uint64_t bytes) const;
+    class Buffer& stagingReadback(std::uint64_t bytes) const;
+
     void setName(VkObjectType type, std::uint64_t handle, const std::string& name) const;
     template <class H> void name(H handle, VkObjectType type, const std::string& n) const {
         setName(type, reinterpret_cast<std::uint64_t>(handle), n);
@@ -70,6 +76,7 @@ private:
     std::uint32_t computeFamily_ = 0, transferFamily_ = 0;
     VkCommandPool pool_ = VK_NULL_HANDLE;
     VkFence fence_ = VK_NULL_HANDLE;
+    mutable std::unique_ptr<class Buffer> upload_, readback_;
 };
 
 } // namespace rsim::vk

@@ -56,7 +56,7 @@ void main() {
     }
     float k = sum / float(pc.samples);
     storeK(i, j, k);
-    storeK(j, i, k);
+    if (pc.mirror != 0u) storeK(j, i, k);
     rsimCount(pc.stats, 0u, i + j, 1u);
     rsimCount(pc.stats, 1u, i + j, k > 0.0 ? 1u : 0u);
     rsimCount(pc.stats, 2u, i + j, rays);

@@ -55,6 +55,9 @@ std::vector<std::uint32_t> parseDevices(const std::string& spec, const std::vect
             if (spec == "all" ? rank(*d) == rank(*usable.front()) : out.empty()) out.push_back(d->index);
         return out;
     }
+    if (spec.empty()) {
+        throw InputError("--devices: expected auto, all or indices like 0,1 (see 'rsim devices')");
+    }
     std::stringstream ss(spec);
     std::string item;
     while (std::getline(ss, item, ',')) {
@@ -86,12 +89,23 @@ std::unique_ptr<Backend> makeVulkanBackend(const BackendChoice& choice) {
         throw Error("Vulkan backend: no Vulkan device with ray tracing was found" +
                     (list.empty() ? std::string(" (no Vulkan devices at all)") : ":" + list));
     }
-    if (picked.size() > 1)
-        throw InputError("--devices " + choice.devices + ": several devices are not supported yet");
-    const auto& info = instance->devices()[picked.front()];
-    const vk::RayPath path = choosePath(info, choice.visibility);
-    spdlog::info("backend: vulkan on {} ({}), {} visibility path", info.name, info.typeName(), vk::rayPathName(path));
-    return makeVulkanBackendOn(instance, info, path);
+    std::vector<const vk::PhysicalDeviceInfo*> infos;
+    vk::RayPath path = vk::RayPath::RayQuery;
+    for (std::size_t k = 0; k < picked.size(); ++k) {
+        const auto& info = instance->devices()[picked[k]];
+        const vk::RayPath p = choosePath(info, choice.visibility);
+        // One ray path for all devices: pipelines and counts are then comparable.
+        if (k > 0 && p != path) path = vk::RayPath::Pipeline;
+        else if (k == 0) path = p;
+        infos.push_back(&info);
+        spdlog::info("backend: vulkan device {}: {} ({})", k, info.name, info.typeName());
+    }
+    for (const auto* info : infos)
+        if (path == vk::RayPath::Pipeline && !info->rayTracingPipeline)
+            throw InputError("--devices " + choice.devices + ": the devices share no ray path");
+    spdlog::info("backend: {} device(s), {} visibility path", infos.size(), vk::rayPathName(path));
+    return makeVulkanBackendOn(instance, infos, path, parseStreamMode(choice.stream),
+                               std::uint64_t(choice.maxDeviceMb * 1048576.0));
 }
 
 std::unique_ptr<Backend> makeBackend(const BackendChoice& choice) {

@@ -14,6 +14,8 @@ struct BackendChoice {
     std::string devices = "auto";    // auto | all | comma-separated indices of `rsim devices`
     std::string visibility = "auto"; // auto | ray-query | pipeline
     bool validation = false;         // Khronos validation layer
+    std::string stream = "auto";     // auto | always | never: stream K from host memory
+    double maxDeviceMb = 0.0;        // cap on each device's memory use (0: its budget)
 };
 
 // auto: the best Vulkan GPU, else a software Vulkan device (lavapipe), else the CPU backend.

@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 #include <memory>
+#include <vector>
 
 #include "backends/backend.h"
+#include "streaming/k_plan.h"
 #include "vulkan/device.h"
 
 namespace rsim {
 
+// A Vulkan backend on the listed devices (a physical device may appear more than once: each
+// entry gets its own VkDevice).
 std::unique_ptr<Backend> makeVulkanBackendOn(std::shared_ptr<vk::Instance> instance,
-                                             const vk::PhysicalDeviceInfo& info, vk::RayPath path);
+                                             const std::vector<const vk::PhysicalDeviceInfo*>& infos,
+                                             vk::RayPath path, StreamMode stream, std::uint64_t maxDeviceBytes);
 
 } // namespace rsim

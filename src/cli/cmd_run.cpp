@@ -42,13 +42,23 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
         ->check(CLI::IsMember({"auto", "cpu", "vulkan"}))
         ->capture_default_str();
     cmd->add_option("--devices", req->backend.devices,
-                    "Vulkan devices: auto (the best), all, or indices from 'rsim devices' (0,1)")
+                    "Vulkan devices: auto (the best), all (every GPU), or indices from 'rsim devices' "
+                    "(0,1; an index may repeat: each entry is its own VkDevice)")
         ->capture_default_str();
     cmd->add_option("--visibility", req->backend.visibility,
                     "Ray path on the GPU: auto (ray queries when the device has them, else a "
                     "ray-tracing pipeline), ray-query, pipeline")
         ->check(CLI::IsMember({"auto", "ray-query", "pipeline"}))
         ->capture_default_str();
+    cmd->add_option("--stream", req->backend.stream,
+                    "K in host memory, streamed to the GPU every 8 timesteps: auto (only when it "
+                    "does not fit the device), always (to measure it), never (fail if it does not fit)")
+        ->check(CLI::IsMember({"auto", "always", "never"}))
+        ->capture_default_str();
+    cmd->add_option("--max-device-mb", req->backend.maxDeviceMb,
+                    "Use at most this many MiB on each GPU (0: its memory budget); below K's size, "
+                    "--stream auto streams")
+        ->check(CLI::NonNegativeNumber);
     cmd->add_flag("--validation", req->backend.validation,
                   "Run under the Khronos validation layer and report its errors (slow)");
     cmd->add_option("--samples", num->samples, "S, sample pairs per triangle pair for K_ij")
@@ -68,7 +78,7 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
                     "lut8-log: 8-bit codes into a per-chunk table spaced in ln K; see docs/benchmarks.md)");
     cmd->add_option("--chunk-mb", req->chunkMb,
                     "K chunk size in MiB: rows per look-up table (and per streamed chunk)")
-        ->check(CLI::Range(1.0, 1048576.0))
+        ->check(CLI::Range(0.001, 1048576.0))
         ->capture_default_str();
     cmd->add_flag("--kij-errors", req->kFormatErrors,
                   "With --kij fp32: report every format's error against this K in summary.json "
@@ -85,6 +95,7 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
                 "  rsim run scenes/tiny-room/scene.toml --output results/tiny-room\n"
                 "  rsim run scene.toml --backend cpu --samples 64 --timesteps 2000\n"
                 "  rsim run scene.toml --backend vulkan --visibility pipeline --validation\n"
+                "  rsim run scene.toml --devices all --kij lut8-log --stream auto\n"
                 "  rsim run scene.toml --direct-only --set light.pulse=gaussian "
                 "--set light.pulse_fwhm_ns=1.0");
     cmd->callback([&action, cmd, req, output, sets, num] {

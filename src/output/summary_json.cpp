@@ -145,6 +145,11 @@ void writeSummaryJson(const std::filesystem::path& file, const ResultsView& view
                    {"triangles_with_distance", withDistance},
                    {"echoes_cut_off", view.info.echoesCutOff}};
     j["max_form_factor_row_sum"] = number(r.visibility.maxRowSum);
+    Json memory = Json::array();
+    for (const auto& m : r.deviceMemory)
+        memory.push_back({{"device", m.device}, {"budget_bytes", m.budgetBytes}, {"other_bytes", m.fixedBytes},
+                          {"k_bytes", m.kBytes}, {"k_chunks", m.chunks}, {"streamed", m.streamed}});
+    j["device_memory"] = memory;
     j["timings_s"] = timings(times);
     Json details = Json::object();
     for (const auto& [name, secs] : r.timingDetails) details[name] = number(secs);

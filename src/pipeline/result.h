@@ -72,6 +72,14 @@ struct SimulationResult {
     // Parts of phases a backend times on its own (summary.json `timings_detail_s`), e.g. the
     // GPU time loop without its setup.
     std::vector<std::pair<std::string, double>> timingDetails;
+    // How each Vulkan device held K (summary.json `device_memory`).
+    struct DeviceMemory {
+        std::string device;
+        std::uint64_t budgetBytes = 0, fixedBytes = 0, kBytes = 0;
+        std::uint32_t chunks = 0;
+        bool streamed = false;
+    };
+    std::vector<DeviceMemory> deviceMemory;
 };
 
 } // namespace rsim

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 #include <spdlog/spdlog.h>
 
@@ -26,206 +27,217 @@ std::uint32_t radiositySplit(const vk::Device& device, std::uint32_t n) {
         const int v = std::atoi(env);
         if (v >= 1 && v <= int(shared::RSIM_MAX_RADIOSITY_SPLIT)) return std::uint32_t(v);
     }
-    // A software device has few cores; a GPU needs many warps in flight even for small n:
-    // aim at ~256k threads, within the workgroup-size limit.
+    // A software device has few cores; a GPU needs many warps in flight even for small n
+    // (the H100 sweep of docs/benchmarks.md favoured the most slices the limits allow).
     if (device.info().isCpu()) return 1;
     std::uint32_t split = 1;
-    while (split < shared::RSIM_MAX_RADIOSITY_SPLIT && std::uint64_t(n) * split < (1u << 18) &&
+    while (split < shared::RSIM_MAX_RADIOSITY_SPLIT &&
            shared::RSIM_WG_RADIOSITY_X * split * 2 <= device.limits().maxComputeWorkGroupInvocations)
         split *= 2;
+    (void)n;
     return split;
 }
 
 namespace {
 
-// Near-pair lists (delay < RSIM_TIME_BLOCK) of every receiver, built on the device from K:
-// counts, prefix sum on the host, then the pairs.
-struct NearLists {
-    vk::Buffer offsets; // uint[n + 1]
-    vk::Buffer pairs;   // NearPair[]
-    std::uint64_t count = 0;
-};
+constexpr std::uint32_t B = shared::RSIM_TIME_BLOCK;
 
-NearLists buildNearLists(const vk::Device& device, const GpuKMatrix* K, const vk::Buffer& tris,
-                         std::uint32_t n, const SimConfig& config) {
-    NearLists lists;
-    lists.offsets = vk::Buffer(device, std::uint64_t(n + 1) * 4, vk::kStorageUsage,
-                               vk::MemoryKind::Device, "near-pair offsets");
-    vk::fillZero(device, lists.offsets);
-    if (!K) {
-        lists.pairs = vk::Buffer(device, sizeof(shared::NearPair), vk::kStorageUsage,
-                                 vk::MemoryKind::Device, "near pairs");
-        return lists;
-    }
-    vk::Pipeline pipeline(device, vk::shaders::nearPairs(), sizeof(shared::NearListPush), false,
-                          vk::SpecConstants{0, 0, K->storage()}, "near pairs");
-    shared::NearListPush push{};
-    push.tris = tris.address();
-    push.nearOffsets = lists.offsets.address();
-    push.n = n;
-    push.invCdtSq = config.invCdtSq;
-    auto runPass = [&](std::uint32_t pass) {
-        push.pass = pass;
-        device.submitAndWait([&](VkCommandBuffer cmd) {
-            pipeline.bind(cmd, nullptr);
-            for (std::uint32_t c = 0; c < K->chunkCount(); ++c) {
-                push.kChunk = K->chunks[c].address();
-                push.kTable = K->tableAddress(c);
-                push.rowBegin = K->rowBegin(c);
-                push.rowEnd = K->rowEnd(c);
-                pipeline.pushConstants(cmd, &push);
-                pipeline.dispatch(cmd, (push.rowEnd - push.rowBegin + shared::RSIM_WG_LINEAR - 1) /
-                                           shared::RSIM_WG_LINEAR, 1);
-            }
-        });
-    };
-    runPass(0);
-    auto counts = vk::download<std::uint32_t>(device, lists.offsets, n);
-    std::vector<std::uint32_t> offsets(n + 1, 0);
-    for (std::uint32_t i = 0; i < n; ++i) offsets[i + 1] = offsets[i] + counts[i];
-    lists.count = offsets[n];
-    vk::uploadBytes(device, lists.offsets, offsets.data(), offsets.size() * 4);
-    lists.pairs = vk::Buffer(device, std::max<std::uint64_t>(1, lists.count) * sizeof(shared::NearPair),
-                             vk::kStorageUsage, vk::MemoryKind::Device, "near pairs");
-    push.nearPairs = lists.pairs.address();
-    runPass(1);
-    return lists;
-}
+// Everything one device needs for the time loop.
+struct DeviceState {
+    const TransportDevice* in = nullptr;
+    vk::Buffer tris, history, farSums, nearOffsets, nearPairs, stream[2], readback, upload;
+    std::unique_ptr<vk::Pipeline> far, near;
+    VkSemaphore copyDone = VK_NULL_HANDLE, computeDone = VK_NULL_HANDLE;
+    std::uint64_t copyValue = 0, computeValue = 0, freeAt[2] = {0, 0};
+    std::uint32_t slot = 0;
+    shared::RadiosityFarPush fp{};
+    shared::RadiosityNearPush np{};
+};
 
 } // namespace
 
-GpuTransport runTransportVulkan(const vk::Device& device, const GpuScene& scene,
-                                const GpuKMatrix* K, const vk::Buffer& transportTris,
-                                const SimConfig& config) {
+GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices,
+                                const std::vector<shared::GpuTransportTri>& records,
+                                const NearLists& nearLists, const SimConfig& config, bool indirect) {
     Stopwatch setup;
-    const std::uint32_t n = scene.n, T = config.timesteps, B = shared::RSIM_TIME_BLOCK;
+    const std::uint32_t n = std::uint32_t(records.size()), T = config.timesteps;
     if (std::uint64_t(n) * T >= (std::uint64_t(1) << 32))
         throw Error("N x T = " + std::to_string(std::uint64_t(n) * T) +
                     " exceeds the 2^32 entries of one history buffer; use fewer timesteps");
-    const bool indirect = config.indirect && K;
-    vk::Buffer history(device, std::uint64_t(n) * T * sizeof(glm::vec2), vk::kStorageUsage,
-                       vk::MemoryKind::Device, "B/Z history");
-    vk::Buffer farSums(device, std::uint64_t(n) * B * sizeof(glm::vec2), vk::kStorageUsage,
-                       vk::MemoryKind::Device, "far sums");
-    vk::fillZero(device, history);
-    vk::fillZero(device, farSums);
-    const NearLists near = buildNearLists(device, indirect ? K : nullptr, transportTris, n, config);
-    spdlog::info("{}: {} near pairs (delay < {} steps), {:.1f} per triangle", device.label(), near.count,
-                 B, double(near.count) / double(n));
+    const std::size_t D = indirect ? devices.size() : 1;
+    const bool exchange = D > 1 && !std::getenv("RSIM_NO_EXCHANGE");
+    if (D > 1 && !exchange)
+        spdlog::warn("RSIM_NO_EXCHANGE: far sums are not combined across devices; results are wrong "
+                     "(this measures the exchange's cost only)");
 
-    const std::uint32_t split = radiositySplit(device, n);
-    const std::uint32_t unroll = radiosityUnroll();
-    vk::Pipeline far(device, vk::shaders::radiosityFar(), sizeof(shared::RadiosityFarPush), false,
-                     vk::SpecConstants{split, unroll, K ? K->storage() : shared::RSIM_K_FP32},
-                     "radiosity far gather");
-    vk::Pipeline step(device, vk::shaders::radiosityNear(), sizeof(shared::RadiosityNearPush), false,
-                      {}, "radiosity near gather");
-    spdlog::debug("{}: far gather workgroups of {} x {}, unroll {}", device.label(),
-                  shared::RSIM_WG_RADIOSITY_X, split, unroll);
-
-    shared::RadiosityFarPush fp{};
-    fp.tris = transportTris.address();
-    fp.history = history.address();
-    fp.farSums = farSums.address();
-    fp.n = n;
-    fp.timesteps = T;
-    fp.invCdtSq = config.invCdtSq;
-    shared::RadiosityNearPush np{};
-    np.tris = transportTris.address();
-    np.history = history.address();
-    np.farSums = farSums.address();
-    np.nearOffsets = near.offsets.address();
-    np.nearPairs = near.pairs.address();
-    np.pulse = scene.pulse.address();
-    np.n = n;
-    np.timesteps = T;
-    np.pulseLength = std::uint32_t(config.pulse.size());
-
-    // Diagnostics (RSIM_RADIOSITY_PROFILE=1): time every far gather alone, then every near step
-    // alone, on throwaway data, before the real run. Tuning aid, not part of results.
-    if (std::getenv("RSIM_RADIOSITY_PROFILE") && indirect) {
-        auto timeIt = [&](const char* what, bool farPass) {
-            Stopwatch sw;
-            device.submitAndWait([&](VkCommandBuffer cmd) {
-                for (std::uint32_t t0 = 0; t0 < T; t0 += B) {
-                    if (farPass) {
-                        far.bind(cmd, nullptr);
-                        fp.t0 = t0;
-                        fp.steps = std::min(B, T - t0);
-                        for (std::uint32_t c = 0; c < K->chunkCount(); ++c) {
-                            fp.kChunk = K->chunks[c].address();
-                            fp.kTable = K->tableAddress(c);
-                            fp.rowBegin = K->rowBegin(c);
-                            fp.rowEnd = K->rowEnd(c);
-                            far.pushConstants(cmd, &fp);
-                            far.dispatch(cmd, (fp.rowEnd - fp.rowBegin + 31) / 32, 1);
-                        }
-                        vk::computeBarrier(device, cmd);
-                    } else {
-                        step.bind(cmd, nullptr);
-                        for (std::uint32_t q = 0; q < std::min(B, T - t0); ++q) {
-                            np.t = t0 + q;
-                            np.q = q;
-                            step.pushConstants(cmd, &np);
-                            step.dispatch(cmd, (n + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR, 1);
-                            vk::computeBarrier(device, cmd);
-                        }
-                    }
-                }
-            });
-            spdlog::info("radiosity profile: {} {:.3f} s", what, sw.seconds());
-        };
-        timeIt("far gathers", true);
-        timeIt("near steps", false);
-        vk::fillZero(device, history);
+    std::vector<DeviceState> st(D);
+    const std::vector<std::uint32_t> emptyOffsets(n + 1, 0);
+    const std::vector<std::uint32_t>& offsets = nearLists.offsets.empty() ? emptyOffsets : nearLists.offsets;
+    const std::uint64_t farBytes = std::uint64_t(n) * B * sizeof(glm::vec2);
+    for (std::size_t d = 0; d < D; ++d) {
+        DeviceState& s = st[d];
+        s.in = &devices[d];
+        const vk::Device& dev = *s.in->device;
+        s.tris = vk::makeStorage(dev, records, "transport triangles");
+        s.history = vk::Buffer(dev, std::uint64_t(n) * T * sizeof(glm::vec2), vk::kStorageUsage,
+                               vk::MemoryKind::Device, "B/Z history");
+        s.farSums = vk::Buffer(dev, farBytes, vk::kStorageUsage, vk::MemoryKind::Device, "far sums");
+        vk::fillZero(dev, s.history);
+        vk::fillZero(dev, s.farSums);
+        s.nearOffsets = vk::makeStorage(dev, offsets, "near-pair offsets");
+        s.nearPairs = nearLists.pairs.empty()
+                          ? vk::Buffer(dev, sizeof(shared::NearPair), vk::kStorageUsage, vk::MemoryKind::Device, "near pairs")
+                          : vk::makeStorage(dev, nearLists.pairs, "near pairs");
+        const TransportK& k = s.in->k;
+        s.far = std::make_unique<vk::Pipeline>(
+            dev, vk::shaders::radiosityFar(), sizeof(shared::RadiosityFarPush), false,
+            vk::SpecConstants{radiositySplit(dev, n), radiosityUnroll(), kFormatInfo(k.format).storage},
+            "radiosity far gather");
+        s.near = std::make_unique<vk::Pipeline>(dev, vk::shaders::radiosityNear(), sizeof(shared::RadiosityNearPush),
+                                                false, vk::SpecConstants{}, "radiosity near steps");
+        if (k.streamed) {
+            const std::uint64_t largest = *std::max_element(k.bytes.begin(), k.bytes.end());
+            for (int b = 0; b < 2; ++b)
+                s.stream[b] = vk::Buffer(dev, largest, vk::kStorageUsage, vk::MemoryKind::Device,
+                                         b ? "K stream buffer B" : "K stream buffer A", true);
+        }
+        if (exchange) {
+            s.readback = vk::Buffer(dev, farBytes, 0, vk::MemoryKind::Readback, "far sums readback");
+            s.upload = vk::Buffer(dev, farBytes, 0, vk::MemoryKind::Upload, "far sums upload");
+        }
+        s.copyDone = dev.createTimelineSemaphore("K copies");
+        s.computeDone = dev.createTimelineSemaphore("transport work");
+        s.fp.tris = s.tris.address();
+        s.fp.history = s.history.address();
+        s.fp.farSums = s.farSums.address();
+        s.fp.n = n;
+        s.fp.timesteps = T;
+        s.fp.invCdtSq = config.invCdtSq;
+        s.np.tris = s.tris.address();
+        s.np.history = s.history.address();
+        s.np.farSums = s.farSums.address();
+        s.np.nearOffsets = s.nearOffsets.address();
+        s.np.nearPairs = s.nearPairs.address();
+        s.np.pulse = s.in->scene->pulse.address();
+        s.np.n = n;
+        s.np.timesteps = T;
+        s.np.pulseLength = std::uint32_t(config.pulse.size());
     }
-
     GpuTransport out;
-    out.nearPairs = near.count;
     out.setupSeconds = setup.seconds();
+
+    const std::uint32_t tableSize = shared::rsimKTableSize(kFormatInfo(devices[0].k.format).storage);
+    auto farPush = [&](DeviceState& s, std::uint32_t c, VkDeviceAddress chunk, std::uint32_t t0, std::uint32_t steps) {
+        const TransportK& k = s.in->k;
+        s.fp.kChunk = chunk;
+        s.fp.kTable = k.tables ? k.tables->address() + std::uint64_t(c) * tableSize * 4 : 0;
+        s.fp.rowBegin = k.rowBegin(c);
+        s.fp.rowEnd = k.rowEnd(c);
+        s.fp.t0 = t0;
+        s.fp.steps = steps;
+    };
+    auto farDispatch = [&](DeviceState& s, VkCommandBuffer cmd) {
+        s.far->bind(cmd, &s.fp);
+        s.far->dispatch(cmd, (s.fp.rowEnd - s.fp.rowBegin + shared::RSIM_WG_RADIOSITY_X - 1) /
+                                 shared::RSIM_WG_RADIOSITY_X, 1);
+    };
+    // Far gathers of one block on one device; returns nothing, signals computeDone.
+    auto submitFar = [&](DeviceState& s, std::uint32_t t0, std::uint32_t steps) {
+        const vk::Device& dev = *s.in->device;
+        const TransportK& k = s.in->k;
+        if (!k.streamed) {
+            dev.submitAsync(false, [&](VkCommandBuffer cmd) {
+                vk::computeBarrier(dev, cmd);
+                for (std::size_t x = 0; x < k.chunks.size(); ++x) {
+                    farPush(s, k.chunks[x], k.buffers[x]->address(), t0, steps);
+                    farDispatch(s, cmd);
+                }
+            }, VK_NULL_HANDLE, 0, s.computeDone, ++s.computeValue);
+            return;
+        }
+        for (std::size_t x = 0; x < k.chunks.size(); ++x) {
+            const std::uint32_t b = s.slot++ % 2;
+            // Copy on the transfer queue once the gather that last read this buffer is done.
+            dev.submitAsync(true, [&](VkCommandBuffer cmd) {
+                VkBufferCopy region{0, 0, k.bytes[x]};
+                dev.vk().vkCmdCopyBuffer(cmd, k.buffers[x]->handle(), s.stream[b].handle(), 1, &region);
+            }, s.freeAt[b] ? s.computeDone : VK_NULL_HANDLE, s.freeAt[b], s.copyDone, ++s.copyValue);
+            out.streamedBytes += k.bytes[x];
+            dev.submitAsync(false, [&](VkCommandBuffer cmd) {
+                vk::computeBarrier(dev, cmd);
+                farPush(s, k.chunks[x], s.stream[b].address(), t0, steps);
+                farDispatch(s, cmd);
+            }, s.copyDone, s.copyValue, s.computeDone, ++s.computeValue);
+            s.freeAt[b] = s.computeValue;
+        }
+    };
+    auto recordNear = [&](DeviceState& s, VkCommandBuffer cmd, std::uint32_t t0, std::uint32_t steps) {
+        const vk::Device& dev = *s.in->device;
+        vk::computeBarrier(dev, cmd);
+        s.near->bind(cmd, nullptr);
+        for (std::uint32_t q = 0; q < steps; ++q) {
+            s.np.t = t0 + q;
+            s.np.q = q;
+            s.near->pushConstants(cmd, &s.np);
+            s.near->dispatch(cmd, (n + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR, 1);
+            vk::computeBarrier(dev, cmd);
+        }
+    };
+
     Stopwatch loop;
-    // Several blocks per submission: about 2^34 pair-steps (2^31 pair-blocks) each keeps host
-    // waits rare and the progress line alive.
-    const std::uint64_t pairs = std::max<std::uint64_t>(1, std::uint64_t(n) * n);
-    const std::uint32_t blocksPerSubmit =
-        std::uint32_t(std::clamp<std::uint64_t>((std::uint64_t(1) << 31) / pairs, 1, 64));
+    std::vector<glm::vec2> merged(exchange ? std::size_t(n) * B : 0);
     Progress progress("radiosity", T, "timesteps");
-    for (std::uint32_t t0 = 0; t0 < T;) {
-        std::uint32_t done = 0;
-        device.submitAndWait([&](VkCommandBuffer cmd) {
-            for (std::uint32_t b = 0; b < blocksPerSubmit && t0 < T; ++b, t0 += B) {
-                const std::uint32_t steps = std::min(B, T - t0);
-                if (indirect) {
-                    far.bind(cmd, nullptr);
-                    fp.t0 = t0;
-                    fp.steps = steps;
-                    for (std::uint32_t c = 0; c < K->chunkCount(); ++c) {
-                        fp.kChunk = K->chunks[c].address();
-                        fp.kTable = K->tableAddress(c);
-                        fp.rowBegin = K->rowBegin(c);
-                        fp.rowEnd = K->rowEnd(c);
-                        far.pushConstants(cmd, &fp);
-                        far.dispatch(cmd, (fp.rowEnd - fp.rowBegin + shared::RSIM_WG_RADIOSITY_X - 1) /
-                                              shared::RSIM_WG_RADIOSITY_X, 1);
-                    }
-                    vk::computeBarrier(device, cmd);
-                }
-                step.bind(cmd, nullptr);
-                for (std::uint32_t q = 0; q < steps; ++q) {
-                    np.t = t0 + q;
-                    np.q = q;
-                    step.pushConstants(cmd, &np);
-                    step.dispatch(cmd, (n + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR, 1);
-                    vk::computeBarrier(device, cmd);
-                }
-                done += steps;
+    for (std::uint32_t t0 = 0; t0 < T; t0 += B) {
+        const std::uint32_t steps = std::min(B, T - t0);
+        // Nothing can arrive before the shortest far delay: the first block has no far gather.
+        const bool gather = indirect && t0 + steps > B;
+        for (auto& s : st) {
+            if (!gather) continue;
+            submitFar(s, t0, steps);
+            if (exchange) {
+                const vk::Device& dev = *s.in->device;
+                dev.submitAsync(false, [&](VkCommandBuffer cmd) {
+                    vk::computeBarrier(dev, cmd);
+                    VkBufferCopy region{0, 0, farBytes};
+                    dev.vk().vkCmdCopyBuffer(cmd, s.farSums.handle(), s.readback.handle(), 1, &region);
+                }, VK_NULL_HANDLE, 0, s.computeDone, ++s.computeValue);
             }
-        });
-        progress.add(done);
+        }
+        if (gather && exchange) {
+            // Combine: each device's far sums hold the rows of its chunks.
+            for (auto& s : st) s.in->device->waitTimeline(s.computeDone, s.computeValue);
+            Stopwatch sw;
+            for (auto& s : st) {
+                const auto* src = static_cast<const glm::vec2*>(s.readback.mapped());
+                for (std::uint32_t c : s.in->k.chunks)
+                    for (std::uint32_t q = 0; q < steps; ++q) {
+                        const std::size_t o = std::size_t(q) * n + s.in->k.rowBegin(c);
+                        std::memcpy(&merged[o], &src[o], std::size_t(s.in->k.rowEnd(c) - s.in->k.rowBegin(c)) * sizeof(glm::vec2));
+                    }
+            }
+            for (auto& s : st) std::memcpy(s.upload.mapped(), merged.data(), farBytes);
+            out.exchangeSeconds += sw.seconds();
+        }
+        for (auto& s : st) {
+            const vk::Device& dev = *s.in->device;
+            dev.submitAsync(false, [&](VkCommandBuffer cmd) {
+                if (gather && exchange) {
+                    VkBufferCopy region{0, 0, farBytes};
+                    dev.vk().vkCmdCopyBuffer(cmd, s.upload.handle(), s.farSums.handle(), 1, &region);
+                }
+                recordNear(s, cmd, t0, steps);
+            }, VK_NULL_HANDLE, 0, s.computeDone, ++s.computeValue);
+            dev.reclaim();
+        }
+        progress.add(steps);
+    }
+    for (auto& s : st) {
+        s.in->device->waitTimeline(s.computeDone, s.computeValue);
+        s.in->device->reclaim();
     }
     progress.finish();
     out.loopSeconds = loop.seconds();
-    out.history = std::move(history);
+    for (auto& s : st) out.histories.push_back(std::move(s.history));
     return out;
 }
 

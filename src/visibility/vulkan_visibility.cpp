@@ -102,6 +102,7 @@ VisibilityStats computeVisibilityVulkan(const vk::Device& device, const GpuScene
     push.triangles = scene.triangles.address();
     push.kChunks = K.addresses.address();
     push.kStorage = K.storage();
+    push.mirror = 1;
     push.stats = counters.address();
     push.n = n;
     push.samples = config.samples;

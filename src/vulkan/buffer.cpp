@@ -10,7 +10,7 @@
 namespace rsim::vk {
 
 Buffer::Buffer(const Device& device, std::uint64_t bytes, VkBufferUsageFlags usage,
-               MemoryKind kind, const std::string& name)
+               MemoryKind kind, const std::string& name, bool shared)
     : device_(&device), size_(bytes) {
     const auto& vk = device.vk();
     if (kind != MemoryKind::Device) usage |= VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
@@ -21,7 +21,14 @@ Buffer::Buffer(const Device& device, std::uint64_t bytes, VkBufferUsageFlags usa
     VkBufferCreateInfo bi{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
     bi.size = bytes;
     bi.usage = usage;
-    bi.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    const std::uint32_t families[2] = {device.computeFamily(), device.transferFamily()};
+    if (shared && device.hasDedicatedTransfer()) {
+        bi.sharingMode = VK_SHARING_MODE_CONCURRENT;
+        bi.queueFamilyIndexCount = 2;
+        bi.pQueueFamilyIndices = families;
+    } else {
+        bi.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    }
     VK_CHECK(vk.vkCreateBuffer(device.handle(), &bi, nullptr, &buffer_));
     VkMemoryRequirements req;
     vk.vkGetBufferMemoryRequirements(device.handle(), buffer_, &req);

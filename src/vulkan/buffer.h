@@ -18,8 +18,10 @@ enum class MemoryKind {
 class Buffer {
 public:
     Buffer() = default;
+    // `shared`: usable by the compute and the transfer queue families without ownership
+    // transfers (the streaming transport's chunk buffers).
     Buffer(const Device& device, std::uint64_t bytes, VkBufferUsageFlags usage, MemoryKind kind,
-           const std::string& name);
+           const std::string& name, bool shared = false);
     ~Buffer() { reset(); }
     Buffer(Buffer&& other) noexcept { *this = std::move(other); }
     Buffer& operator=(Buffer&& other) noexcept;

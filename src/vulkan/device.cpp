@@ -97,6 +97,8 @@ Device::Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath
     pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
     pci.queueFamilyIndex = computeFamily_;
     VK_CHECK(table_.vkCreateCommandPool(device_, &pci, nullptr, &pool_));
+    pci.queueFamilyIndex = transferFamily_;
+    VK_CHECK(table_.vkCreateCommandPool(device_, &pci, nullptr, &transferPool_));
     VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     VK_CHECK(table_.vkCreateFence(device_, &fci, nullptr, &fence_));
     name(device_, VK_OBJECT_TYPE_DEVICE, label_);
@@ -123,6 +125,9 @@ Device::~Device() {
     table_.vkDeviceWaitIdle(device_);
     upload_.reset();
     readback_.reset();
+    reclaim();
+    for (VkSemaphore sem : semaphores_) table_.vkDestroySemaphore(device_, sem, nullptr);
+    if (transferPool_) table_.vkDestroyCommandPool(device_, transferPool_, nullptr);
     if (fence_) table_.vkDestroyFence(device_, fence_, nullptr);
     if (pool_) table_.vkDestroyCommandPool(device_, pool_, nullptr);
     table_.vkDestroyDevice(device_, nullptr);
@@ -156,6 +161,7 @@ std::uint64_t Device::deviceLocalBudget() const {
 }
 
 void Device::submitAndWait(const std::function<void(VkCommandBuffer)>& record) const {
+    std::lock_guard lock(mutex_);
     VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     ai.commandPool = pool_;
     ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
@@ -179,6 +185,74 @@ void Device::submitAndWait(const std::function<void(VkCommandBuffer)>& record) c
         throw;
     }
     table_.vkFreeCommandBuffers(device_, pool_, 1, &cmd);
+}
+
+VkSemaphore Device::createTimelineSemaphore(const std::string& n) const {
+    VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+    type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+    type.initialValue = 0;
+    VkSemaphoreCreateInfo ci{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+    ci.pNext = &type;
+    VkSemaphore sem;
+    VK_CHECK(table_.vkCreateSemaphore(device_, &ci, nullptr, &sem));
+    name(sem, VK_OBJECT_TYPE_SEMAPHORE, n);
+    std::lock_guard lock(mutex_);
+    semaphores_.push_back(sem);
+    return sem;
+}
+
+void Device::waitTimeline(VkSemaphore semaphore, std::uint64_t value) const {
+    VkSemaphoreWaitInfo wi{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+    wi.semaphoreCount = 1;
+    wi.pSemaphores = &semaphore;
+    wi.pValues = &value;
+    VK_CHECK(table_.vkWaitSemaphores(device_, &wi, UINT64_MAX));
+}
+
+void Device::submitAsync(bool transfer, const std::function<void(VkCommandBuffer)>& record,
+                         VkSemaphore waitSemaphore, std::uint64_t waitValue, VkSemaphore signalSemaphore,
+                         std::uint64_t signalValue) const {
+    std::lock_guard lock(mutex_);
+    VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    ai.commandPool = transfer ? transferPool_ : pool_;
+    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.commandBufferCount = 1;
+    VkCommandBuffer cmd;
+    VK_CHECK(table_.vkAllocateCommandBuffers(device_, &ai, &cmd));
+    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    VK_CHECK(table_.vkBeginCommandBuffer(cmd, &bi));
+    record(cmd);
+    VK_CHECK(table_.vkEndCommandBuffer(cmd));
+    const VkPipelineStageFlags waitStage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    VkTimelineSemaphoreSubmitInfo ts{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+    ts.waitSemaphoreValueCount = waitSemaphore ? 1 : 0;
+    ts.pWaitSemaphoreValues = &waitValue;
+    ts.signalSemaphoreValueCount = 1;
+    ts.pSignalSemaphoreValues = &signalValue;
+    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.pNext = &ts;
+    si.waitSemaphoreCount = waitSemaphore ? 1 : 0;
+    si.pWaitSemaphores = &waitSemaphore;
+    si.pWaitDstStageMask = &waitStage;
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &cmd;
+    si.signalSemaphoreCount = 1;
+    si.pSignalSemaphores = &signalSemaphore;
+    VK_CHECK(table_.vkQueueSubmit(transfer ? transferQueue_ : computeQueue_, 1, &si, VK_NULL_HANDLE));
+    pending_.push_back({cmd, transfer, signalSemaphore, signalValue});
+}
+
+void Device::reclaim() const {
+    std::lock_guard lock(mutex_);
+    std::vector<Pending> still;
+    for (const Pending& p : pending_) {
+        std::uint64_t value = 0;
+        table_.vkGetSemaphoreCounterValue(device_, p.semaphore, &value);
+        if (value >= p.value) table_.vkFreeCommandBuffers(device_, p.transfer ? transferPool_ : pool_, 1, &p.cmd);
+        else still.push_back(p);
+    }
+    pending_.swap(still);
 }
 
 void Device::setName(VkObjectType type, std::uint64_t handle, const std::string& n) const {

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <vector>
 #include <string>
 
 #include "vulkan/instance.h"
@@ -46,9 +48,22 @@ public:
     // Device-local bytes this process may still use (VK_EXT_memory_budget when available).
     std::uint64_t deviceLocalBudget() const;
 
-    // Records commands, submits them to the compute queue and waits.
+    // Records commands, submits them to the compute queue and waits. Thread-safe (one caller
+    // at a time holds the queue).
     void submitAndWait(const std::function<void(VkCommandBuffer)>& record) const;
     VkCommandPool commandPool() const { return pool_; }
+
+    // Asynchronous work for the streaming transport: a command buffer recorded by `record` is
+    // submitted to the compute or transfer queue, waiting for `waitValue` on `waitSemaphore`
+    // (when not null) and signalling `signalValue` on `signalSemaphore` (timeline semaphores).
+    // The command buffer is freed by reclaim() once its semaphore value has been reached.
+    void submitAsync(bool transferQueue, const std::function<void(VkCommandBuffer)>& record,
+                     VkSemaphore waitSemaphore, std::uint64_t waitValue, VkSemaphore signalSemaphore,
+                     std::uint64_t signalValue) const;
+    VkSemaphore createTimelineSemaphore(const std::string& name) const;
+    void waitTimeline(VkSemaphore semaphore, std::uint64_t value) const;
+    // Frees the command buffers of asynchronous submissions that have completed.
+    void reclaim() const;
 
     // Host-visible staging buffers of at least `bytes`, reused across the (blocking) uploads
     // and downloads of this device: pinning host memory is slow on some drivers.
@@ -74,8 +89,17 @@ private:
     std::uint64_t maxAllocation_ = 0;
     VkQueue computeQueue_ = VK_NULL_HANDLE, transferQueue_ = VK_NULL_HANDLE;
     std::uint32_t computeFamily_ = 0, transferFamily_ = 0;
-    VkCommandPool pool_ = VK_NULL_HANDLE;
+    VkCommandPool pool_ = VK_NULL_HANDLE, transferPool_ = VK_NULL_HANDLE;
     VkFence fence_ = VK_NULL_HANDLE;
+    mutable std::mutex mutex_; // queues and command pools are externally synchronised
+    struct Pending {
+        VkCommandBuffer cmd;
+        bool transfer;
+        VkSemaphore semaphore;
+        std::uint64_t value;
+    };
+    mutable std::vector<Pending> pending_;
+    mutable std::vector<VkSemaphore> semaphores_;
     mutable std::unique_ptr<class Buffer> upload_, readback_;
 };
 

@@ -60,7 +60,8 @@ struct VisibilityPush {
     uint colBegin;
     uint rowsPerChunk;   // K chunk c holds rows [c R, (c+1) R), stored [j][i - c R]
     uint kStorage;       // RSIM_K_FP32, or RSIM_K_FP16 (converted in-band)
-    uint pad0;
+    uint mirror;         // 1: also store K_ji (K resident); 0: only the upper triangle (the
+                         // host mirrors it when K is assembled in host memory)
 };
 
 // Form-factor diagnostics of K: row sums sum_j min(1, K_ij A_j) of the rows of one chunk.

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+#include "streaming/k_plan.h"
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "util/error.h"
+
+namespace rsim {
+
+StreamMode parseStreamMode(const std::string& v) {
+    if (v == "auto") return StreamMode::Auto;
+    if (v == "always") return StreamMode::Always;
+    if (v == "never") return StreamMode::Never;
+    throw InputError("--stream " + v + ": expected auto, always or never");
+}
+
+const char* streamModeName(StreamMode m) {
+    return m == StreamMode::Auto ? "auto" : m == StreamMode::Always ? "always" : "never";
+}
+
+std::uint64_t KPlan::chunkBytes(std::uint32_t c) const {
+    return ((elements(c) * shared::rsimKBits(kFormatInfo(format).storage) + 31) / 32) * 4;
+}
+
+std::uint64_t KPlan::largestChunkBytes() const {
+    std::uint64_t m = 0;
+    for (std::uint32_t c = 0; c < chunks; ++c) m = std::max(m, chunkBytes(c));
+    return m;
+}
+
+std::vector<std::uint32_t> KPlan::chunksOf(std::uint32_t d) const {
+    std::vector<std::uint32_t> out;
+    for (std::uint32_t c = 0; c < chunks; ++c)
+        if (owner[c] == d) out.push_back(c);
+    return out;
+}
+
+bool KPlan::anyStreamed() const { return std::find(streamed.begin(), streamed.end(), true) != streamed.end(); }
+
+KPlan planK(std::uint32_t n, KFormat format, std::uint64_t chunkBudget,
+            const std::vector<DeviceBudget>& devices, StreamMode mode) {
+    KPlan p;
+    p.format = format;
+    p.n = n;
+    p.rowsPerChunk = chunkRows(n, format, chunkBudget);
+    p.chunks = (n + p.rowsPerChunk - 1) / p.rowsPerChunk;
+    const std::uint32_t D = std::uint32_t(devices.size());
+    // Static round-robin: chunks are of equal size (the last may be shorter), so every device
+    // gets the same work to within one chunk.
+    for (std::uint32_t c = 0; c < p.chunks; ++c) p.owner.push_back(c % D);
+    p.streamed.assign(D, false);
+    for (std::uint32_t d = 0; d < D; ++d) {
+        std::uint64_t kBytes = 0;
+        for (std::uint32_t c : p.chunksOf(d)) kBytes += p.chunkBytes(c);
+        const DeviceBudget& b = devices[d];
+        const bool fits = b.fixedBytes + kBytes <= b.budgetBytes;
+        if (mode == StreamMode::Never && !fits)
+            throw InputError(b.label + ": K needs " + std::to_string(kBytes >> 20) + " MiB (" +
+                             kFormatInfo(format).name + ") besides " + std::to_string(b.fixedBytes >> 20) +
+                             " MiB of other data, more than the " + std::to_string(b.budgetBytes >> 20) +
+                             " MiB available; use --stream auto (or more devices, or a smaller --kij)");
+        p.streamed[d] = mode == StreamMode::Always || !fits;
+        if (p.streamed[d] && b.fixedBytes + 2 * p.largestChunkBytes() > b.budgetBytes)
+            throw Error(b.label + ": not even two K chunks of " + std::to_string(p.largestChunkBytes() >> 20) +
+                        " MiB fit beside " + std::to_string(b.fixedBytes >> 20) + " MiB of other data in " +
+                        std::to_string(b.budgetBytes >> 20) + " MiB; use a smaller --chunk-mb");
+        spdlog::info("{}: K {} ({} chunk(s) of {} rows, {} MiB on this device), {} + {} MiB of {} MiB",
+                     b.label, p.streamed[d] ? "streamed from host memory" : "resident",
+                     p.chunksOf(d).size(), p.rowsPerChunk, kBytes >> 20, b.fixedBytes >> 20,
+                     (p.streamed[d] ? 2 * p.largestChunkBytes() : kBytes) >> 20, b.budgetBytes >> 20);
+    }
+    // One device that can hold fp32 K beside everything else computes K in place.
+    const std::uint64_t fp32Bytes = std::uint64_t(n) * n * 4;
+    p.hostAssembled = D > 1 || p.anyStreamed() || devices[0].fixedBytes + fp32Bytes > devices[0].budgetBytes;
+    return p;
+}
+
+} // namespace rsim

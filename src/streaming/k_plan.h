@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+// Where K lives when it runs on Vulkan devices (issue 5): row chunks, the device that gathers
+// from each chunk, and whether that device keeps its chunks resident or streams them from host
+// memory every time block.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compress/kformat.h"
+
+namespace rsim {
+
+enum class StreamMode { Auto, Always, Never };
+StreamMode parseStreamMode(const std::string& value);
+const char* streamModeName(StreamMode mode);
+
+struct DeviceBudget {
+    std::string label;
+    std::uint64_t budgetBytes = 0; // device-local bytes rsim may use (memory budget, --max-device-mb)
+    std::uint64_t fixedBytes = 0;  // what the device needs besides K (history, triangles, BVH, ...)
+};
+
+struct KPlan {
+    KFormat format = KFormat::Fp32;
+    std::uint32_t n = 0, rowsPerChunk = 1, chunks = 0;
+    std::vector<std::uint32_t> owner;  // chunk -> device
+    std::vector<bool> streamed;        // device -> streams its chunks from host memory
+    // K is computed chunk by chunk through host memory (several devices, streaming, or fp32 K
+    // too large for one device); else one device computes and keeps it in place.
+    bool hostAssembled = false;
+
+    std::uint32_t rowBegin(std::uint32_t c) const { return c * rowsPerChunk; }
+    std::uint32_t rowEnd(std::uint32_t c) const { return std::min(n, (c + 1) * rowsPerChunk); }
+    std::uint64_t elements(std::uint32_t c) const { return std::uint64_t(rowEnd(c) - rowBegin(c)) * n; }
+    // Bytes of chunk c in the format (whole 32-bit words) on the device.
+    std::uint64_t chunkBytes(std::uint32_t c) const;
+    std::uint64_t largestChunkBytes() const;
+    std::vector<std::uint32_t> chunksOf(std::uint32_t device) const;
+    bool anyStreamed() const;
+};
+
+// Throws InputError when --stream never cannot hold K, or Error when not even the streaming
+// buffers fit.
+KPlan planK(std::uint32_t n, KFormat format, std::uint64_t chunkBytes,
+            const std::vector<DeviceBudget>& devices, StreamMode mode);
+
+} // namespace rsim

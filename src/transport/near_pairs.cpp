@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+#include "transport/near_pairs.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "util/parallel.h"
+
+namespace rsim {
+
+NearLists buildNearLists(const PreparedScene& s, const SimConfig& c,
+                         const std::function<float(std::uint32_t, std::uint32_t)>& K) {
+    const std::size_t n = s.size();
+    // Cells of one near radius (with a margin for rounding): near pairs are in adjacent cells.
+    const double cell = (double(shared::RSIM_TIME_BLOCK) + 1.0) * c.cdtM;
+    auto key = [&](const glm::vec3& p) {
+        const auto q = [&](float x) { return std::int64_t(std::floor(double(x) / cell)) & 0x1fffff; };
+        return (q(p.x) << 42) | (q(p.y) << 21) | q(p.z);
+    };
+    std::unordered_map<std::int64_t, std::vector<std::uint32_t>> grid;
+    for (std::size_t j = 0; j < n; ++j) grid[key(s.centroid[j])].push_back(std::uint32_t(j));
+    std::vector<std::vector<shared::NearPair>> lists(n);
+    parallelFor(n, 64, [&](std::size_t begin, std::size_t end, unsigned) {
+        for (std::size_t i = begin; i < end; ++i) {
+            const glm::vec3 ci = s.centroid[i];
+            for (int dx = -1; dx <= 1; ++dx)
+                for (int dy = -1; dy <= 1; ++dy)
+                    for (int dz = -1; dz <= 1; ++dz) {
+                        const glm::vec3 p(ci.x + float(double(dx) * cell), ci.y + float(double(dy) * cell),
+                                          ci.z + float(double(dz) * cell));
+                        auto it = grid.find(key(p));
+                        if (it == grid.end()) continue;
+                        for (std::uint32_t j : it->second) {
+                            if (j == i) continue;
+                            const float k = K(std::uint32_t(i), j);
+                            if (k == 0.0f) continue;
+                            const std::uint32_t tau = shared::rsimDelaySteps(ci, s.centroid[j], c.invCdtSq);
+                            if (tau >= shared::RSIM_TIME_BLOCK) continue;
+                            lists[i].push_back({j, tau, shared::rsimFormFactor(k, s.area[j]),
+                                                s.reflectance[j] * s.area[j] * shared::rsimFormFactor(k, s.area[i])});
+                        }
+                    }
+            std::sort(lists[i].begin(), lists[i].end(),
+                      [](const shared::NearPair& a, const shared::NearPair& b) { return a.source < b.source; });
+            // Neighbouring cells can map to the same key only for huge coordinates; keep each j once.
+            lists[i].erase(std::unique(lists[i].begin(), lists[i].end(),
+                                       [](const shared::NearPair& a, const shared::NearPair& b) {
+                                           return a.source == b.source;
+                                       }),
+                           lists[i].end());
+        }
+    });
+    NearLists out;
+    out.offsets.assign(n + 1, 0);
+    for (std::size_t i = 0; i < n; ++i) out.offsets[i + 1] = out.offsets[i] + std::uint32_t(lists[i].size());
+    out.pairs.reserve(out.offsets[n]);
+    for (auto& l : lists) out.pairs.insert(out.pairs.end(), l.begin(), l.end());
+    return out;
+}
+
+} // namespace rsim

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: MIT
+// The near pairs of the time-blocked transport (delay < RSIM_TIME_BLOCK), from a spatial grid:
+// only triangles within RSIM_TIME_BLOCK c dt of each other can be near, so the lists cost
+// O(N x neighbours) instead of a pass over all of K.
+#pragma once
+#include <functional>
+#include <vector>
+
+#include "geometry/prepared_scene.h"
+#include "pipeline/sim_config.h"
+#include "rsim/shared/gpu_layout.h"
+
+namespace rsim {
+
+struct NearLists {
+    std::vector<std::uint32_t> offsets; // receiver i's pairs are [offsets[i], offsets[i + 1])
+    std::vector<shared::NearPair> pairs; // sources in increasing order per receiver
+};
+
+// `K(i, j)` returns the decoded K_ij the transport uses.
+NearLists buildNearLists(const PreparedScene& scene, const SimConfig& config,
+                         const std::function<float(std::uint32_t, std::uint32_t)>& K);
+
+} // namespace rsim

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT
+#include "visibility/vulkan_visibility_chunked.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
+#include "backends/vulkan_rays.h"
+#include "util/parallel.h"
+#include "util/progress.h"
+#include "util/timer.h"
+
+namespace rsim {
+
+VisibilityStats computeVisibilityChunked(const std::vector<VisibilityDevice>& devices,
+                                         const PreparedScene& prepared, const SimConfig& config,
+                                         HostChunkedK& K, double& compressSeconds) {
+    const KPlan& plan = K.plan;
+    const std::uint32_t n = plan.n, C = plan.chunks;
+    // fp32 chunks (device layout) until each is complete and encoded.
+    std::vector<std::vector<float>> full(C);
+    for (std::uint32_t c = 0; c < C; ++c) full[c].assign(plan.elements(c), 0.0f);
+    K.chunks.assign(C, EncodedChunk{});
+
+    std::mutex mutex;
+    std::condition_variable arrivedCv;
+    std::vector<bool> arrived(C, false);
+    std::exception_ptr failure;
+    std::vector<VisibilityStats> perDevice(devices.size());
+    Progress progress("visibility", std::uint64_t(n) * (n - 1) / 2, "pairs");
+
+    auto deviceWork = [&](std::uint32_t d) {
+        try {
+            const vk::Device& dev = *devices[d].device;
+            auto pipeline = makeRayPassPipeline(dev, &vk::shaders::visibility, sizeof(shared::VisibilityPush),
+                                                false, *devices[d].accel, "visibility (chunked)");
+            GpuCounters counters(dev, 3, "visibility counters");
+            std::uint64_t largest = 0;
+            for (std::uint32_t c : plan.chunksOf(d)) largest = std::max(largest, plan.elements(c));
+            if (largest == 0) return;
+            vk::Buffer scratch(dev, largest * 4, vk::kStorageUsage, vk::MemoryKind::Device, "K chunk (fp32)");
+            // Every chunk index points at the scratch: only the current chunk's rows are written.
+            const vk::Buffer table = vk::makeStorage(dev, std::vector<std::uint64_t>(C, scratch.address()),
+                                                     "K chunk addresses (scratch)");
+            shared::VisibilityPush push{};
+            push.triangles = devices[d].scene->triangles.address();
+            push.kChunks = table.address();
+            push.stats = counters.address();
+            push.n = n;
+            push.samples = config.samples;
+            push.seed = config.seed;
+            push.rayEps = prepared.rayEps;
+            push.rowsPerChunk = plan.rowsPerChunk;
+            push.kStorage = shared::RSIM_K_FP32;
+            push.mirror = 0;
+            std::uint64_t maxItems = std::uint64_t(1) << 24;
+            if (dev.rayPath() == vk::RayPath::Pipeline)
+                maxItems = std::min<std::uint64_t>(maxItems, dev.rtProperties().maxRayDispatchInvocationCount);
+            std::vector<float> values;
+            Stopwatch busy;
+            for (std::uint32_t c : plan.chunksOf(d)) {
+                const std::uint32_t r0 = plan.rowBegin(c), r1 = plan.rowEnd(c), rows = r1 - r0;
+                vk::fillZero(dev, scratch);
+                for (std::uint32_t row = r0; row < r1 && row + 1 < n;) {
+                    const std::uint32_t width = n - (row + 1);
+                    const std::uint32_t count = std::uint32_t(std::clamp<std::uint64_t>(
+                        maxItems / width, 1, std::min<std::uint64_t>(dev.limits().maxComputeWorkGroupCount[1], r1 - row)));
+                    push.rowBegin = row;
+                    push.rowEnd = row + count;
+                    push.colBegin = row + 1;
+                    dev.submitAndWait([&](VkCommandBuffer cmd) {
+                        pipeline->bind(cmd, &push);
+                        launchRayPass(*pipeline, cmd, width, count, shared::RSIM_WG_PAIRS_X);
+                    });
+                    std::uint64_t pairs = 0;
+                    for (std::uint32_t r = row; r < row + count; ++r) pairs += n - 1 - r;
+                    progress.add(pairs);
+                    row += count;
+                }
+                values.resize(plan.elements(c));
+                vk::downloadBytes(dev, scratch, values.data(), values.size() * 4);
+                // Only the upper entries (i < j): the lower ones belong to the host's mirror.
+                float* dst = full[c].data();
+                for (std::uint32_t j = r0 + 1; j < n; ++j) {
+                    const std::uint32_t upto = std::min(rows, j - r0);
+                    std::copy_n(&values[std::size_t(j) * rows], upto, dst + std::size_t(j) * rows);
+                }
+                std::lock_guard lock(mutex);
+                arrived[c] = true;
+                arrivedCv.notify_all();
+            }
+            const auto sums = counters.read();
+            perDevice[d].candidatePairs = sums[0];
+            perDevice[d].nonzeroPairs = sums[1];
+            perDevice[d].raysCast = sums[2];
+            perDevice[d].raySeconds = busy.seconds();
+        } catch (...) {
+            std::lock_guard lock(mutex);
+            if (!failure) failure = std::current_exception();
+            std::fill(arrived.begin(), arrived.end(), true);
+            arrivedCv.notify_all();
+        }
+    };
+    std::vector<std::thread> threads;
+    for (std::uint32_t d = 0; d < devices.size(); ++d) threads.emplace_back(deviceWork, d);
+
+    // Assembler: chunk c is complete once its own upper part has arrived and every earlier
+    // chunk has mirrored into it; mirror it into the chunks after it, then encode it.
+    double afterLast = 0.0;
+    std::exception_ptr assemblyFailure;
+    try {
+        for (std::uint32_t c = 0; c < C; ++c) {
+            {
+                std::unique_lock lock(mutex);
+                arrivedCv.wait(lock, [&] { return arrived[c]; });
+                if (failure) break;
+            }
+            Stopwatch sw;
+            const std::uint32_t r0 = plan.rowBegin(c), r1 = plan.rowEnd(c), rows = r1 - r0;
+            const float* src = full[c].data();
+            // (i, j) with i in chunk c, j > i, goes to (j, i): chunk d(j), element i * rows_d + (j - r0_d).
+            const std::uint32_t tile = 64;
+            const std::uint32_t firstCol = r0 + 1, tiles = (n - std::min(n, firstCol) + tile - 1) / tile;
+            parallelFor(tiles, 1, [&](std::size_t b, std::size_t e, unsigned) {
+                for (std::size_t t = b; t < e; ++t) {
+                    const std::uint32_t j0 = firstCol + std::uint32_t(t) * tile, j1 = std::min(n, j0 + tile);
+                    for (std::uint32_t i0 = r0; i0 < r1; i0 += tile)
+                        for (std::uint32_t j = j0; j < j1; ++j) {
+                            const std::uint32_t d = j / plan.rowsPerChunk, rd = plan.rowBegin(d);
+                            const std::uint32_t rowsD = plan.rowEnd(d) - rd;
+                            float* dst = full[d].data();
+                            const std::uint32_t iEnd = std::min({r1, i0 + tile, j});
+                            for (std::uint32_t i = i0; i < iEnd; ++i)
+                                dst[std::size_t(i) * rowsD + (j - rd)] = src[std::size_t(j) * rows + (i - r0)];
+                        }
+                }
+            });
+            K.chunks[c] = encodeChunk(full[c].data(), full[c].size(), plan.format);
+            std::vector<float>().swap(full[c]);
+            K.sumSquaredError += K.chunks[c].sumSquaredError;
+            K.maxAbsError = std::max(K.maxAbsError, K.chunks[c].maxAbsError);
+            afterLast = c + 1 == C ? sw.seconds() : afterLast;
+        }
+    } catch (...) {
+        assemblyFailure = std::current_exception();
+    }
+    for (auto& t : threads) t.join();
+    progress.finish();
+    if (failure) std::rethrow_exception(failure);
+    if (assemblyFailure) std::rethrow_exception(assemblyFailure);
+    compressSeconds = afterLast;
+
+    VisibilityStats stats;
+    for (const auto& v : perDevice) {
+        stats.candidatePairs += v.candidatePairs;
+        stats.nonzeroPairs += v.nonzeroPairs;
+        stats.raysCast += v.raysCast;
+        stats.raySeconds = std::max(stats.raySeconds, v.raySeconds);
+    }
+    return stats;
+}
+
+} // namespace rsim

@@ -119,7 +119,7 @@ def main():
     ap.add_argument("--backend", default="vulkan")
     ap.add_argument("--samples", type=int, default=16)
     ap.add_argument("--timesteps", type=int, default=1000)
-    ap.add_argument("--chunk-mb", type=float, default=64.0)
+    ap.add_argument("--chunk-mb", type=float, default=16.0)
     ap.add_argument("--histogram-scene", default="small-room")
     ap.add_argument("--out", default="bench/kij")
     ap.add_argument("--tmp", default="/tmp/rsim-kij-study")

@@ -64,6 +64,20 @@ kij)
   # The K compression accuracy study (issue 4) on the GPU.
   python3 scripts/kij_accuracy_study.py --rsim $RSIM --scenes "${2:-large-room,traffic}" --backend vulkan \
     --out "$OUT/kij" --tmp /tmp/kij 2>&1 | tee "$OUT/kij-study.txt" ;;
+multigpu)
+  # Issue 5/6: scaling over GPU counts ($2, default 1,2), exchange overhead, streaming per format,
+  # and an oversized scene; plus the link's own host->device rate (pinned copies with PyTorch).
+  python3 -c "
+import torch, time
+for d in range(torch.cuda.device_count()):
+    x = torch.empty(1 << 30, dtype=torch.uint8).pin_memory(); y = torch.empty_like(x, device=f'cuda:{d}')
+    y.copy_(x); torch.cuda.synchronize(d); t = time.time()
+    for _ in range(5): y.copy_(x, non_blocking=True)
+    torch.cuda.synchronize(d); print(f'pinned host->device copy, GPU {d}: {5 * (1 << 30) / (time.time() - t) / 1e9:.1f} GB/s')
+" 2>&1 | tee "$OUT/link.txt"
+  nvidia-smi --query-gpu=index,name,pcie.link.gen.current,pcie.link.width.current --format=csv | tee -a "$OUT/link.txt"
+  python3 scripts/multigpu_benchmark.py --rsim $RSIM --gpus "${2:-1,2}" --out "$OUT/multigpu" --tmp /tmp/mgb \
+    ${MULTIGPU_ARGS:-} 2>&1 | tee "$OUT/multigpu.txt" ;;
 cpu)
   gen "$scenes"
   python3 scripts/benchmark.py --rsim $RSIM --scenes "$scenes" --backend cpu --label "$cores cores" \

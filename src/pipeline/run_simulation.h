@@ -18,7 +18,7 @@ struct RunRequest {
     BackendChoice backend;                  // --backend, --devices, --visibility, --validation
     std::string commandLine;
     std::string kFormat;                    // --kij (empty: the default format)
-    double chunkMb = 64.0;                  // --chunk-mb
+    double chunkMb = 16.0;                  // --chunk-mb
     bool kFormatErrors = false;             // --kij-errors
 };
 

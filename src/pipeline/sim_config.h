@@ -26,7 +26,7 @@ struct SimConfig {
     float invCdtSq = 0.0f;               // 1 / (c dt)^2, for tau_ij
     double cdtM = 0.0;                   // c dt, metres per timestep
     KFormat kFormat = kDefaultKFormat;   // --kij
-    std::uint64_t chunkBytes = 64ull << 20; // --chunk-mb: K chunk budget (rows per LUT)
+    std::uint64_t chunkBytes = 16ull << 20; // --chunk-mb: K chunk budget (rows per LUT)
     bool kFormatErrors = false;          // --kij-errors: errors of every format (fp32 runs)
 
     // Fractional delay in timesteps of a path of `metres`.

@@ -9,6 +9,9 @@
 #   scripts/device/gpu-run.sh sanity          devices, tiny room GPU vs CPU, medium room GPU vs CPU
 #   scripts/device/gpu-run.sh split           radiosity workgroup-split sweep on the medium room
 #   scripts/device/gpu-run.sh bench SCENES    GPU benchmark (S=16, T=1000) of comma-separated scenes
+#   scripts/device/gpu-run.sh probe SCENES    phase times: 1 GPU, 2 slots of GPU 0, streamed
+#   scripts/device/gpu-run.sh kij SCENES      K compression accuracy study
+#   scripts/device/gpu-run.sh multigpu 1,2,.. scaling, exchange, streaming, oversized (multigpu_benchmark.py)
 #   scripts/device/gpu-run.sh cpu SCENES      CPU-backend benchmark on this machine's cores
 set -uo pipefail
 stage=${1:?stage}
@@ -53,13 +56,15 @@ bench)
   python3 scripts/benchmark.py --rsim $RSIM --scenes "$scenes" --backend vulkan --visibility auto --warmup \
     --bandwidth-gbs "${BANDWIDTH_GBS:-3350}" --label "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" \
     --out "$OUT/gpu" 2>&1 | tee "$OUT/bench-gpu.txt" ;;
-profile)
-  # Far gathers and near steps timed apart (RSIM_RADIOSITY_PROFILE), on the scenes given.
+probe)
+  # Phase times of the default format on the scenes given: one GPU (K compressed where it is
+  # computed), two slots of GPU 0 (K assembled and encoded on the host), and streamed.
   gen "$scenes"
-  for s in ${scenes//,/ }; do
-    RSIM_RADIOSITY_PROFILE=1 $RSIM run "$(path_of $s)" --backend vulkan --output /tmp/r-prof --no-timeseries \
-      --no-images --no-progress 2>&1 | grep -E "near pairs|profile|radiosity:" | sed "s/^/$s: /"
-  done | tee "$OUT/profile.txt" ;;
+  for s in ${scenes//,/ }; do for mode in "--devices 0" "--devices 0,0" "--devices 0 --stream always"; do
+    $RSIM run "$(path_of $s)" --backend vulkan --output /tmp/r-probe --samples 16 --timesteps 1000 --no-timeseries \
+      --no-images --no-progress -q $mode
+    python3 -c "import json;d=json.load(open('/tmp/r-probe/summary.json'));t=d['timings_s'];x=d['timings_detail_s'];print('$s $mode:', ' '.join(f'{k}={v:.3f}' for k,v in list(t.items())+list(x.items())))"
+  done; done 2>&1 | tee "$OUT/probe.txt" ;;
 kij)
   # The K compression accuracy study (issue 4) on the GPU.
   python3 scripts/kij_accuracy_study.py --rsim $RSIM --scenes "${2:-large-room,traffic}" --backend vulkan \

@@ -90,52 +90,72 @@ template <class Body> void forElements(std::uint64_t count, Body&& body) {
     });
 }
 
-struct ErrorAccumulator {
-    std::vector<double> squared, maxAbs;
-    explicit ErrorAccumulator(unsigned workers) : squared(workers, 0.0), maxAbs(workers, 0.0) {}
-    void add(unsigned w, float decoded, float value) {
+// Errors of decoded values against the input: each range sums into a local Errors (no
+// shared cache lines in the inner loop) and merges it into its worker's slot once.
+struct RangeErrors {
+    double squared = 0.0, maxAbs = 0.0;
+    void add(float decoded, float value) {
         const double err = double(decoded) - double(value);
-        squared[w] += err * err;
-        maxAbs[w] = std::max(maxAbs[w], std::abs(err));
+        squared += err * err;
+        maxAbs = std::max(maxAbs, std::abs(err));
+    }
+};
+struct ErrorAccumulator {
+    std::vector<RangeErrors> workers;
+    explicit ErrorAccumulator(unsigned n) : workers(n) {}
+    void merge(unsigned w, const RangeErrors& r) {
+        workers[w].squared += r.squared;
+        workers[w].maxAbs = std::max(workers[w].maxAbs, r.maxAbs);
     }
     void into(EncodedChunk& out) const {
-        for (std::size_t w = 0; w < squared.size(); ++w) {
-            out.sumSquaredError += squared[w];
-            out.maxAbsError = std::max(out.maxAbsError, maxAbs[w]);
+        for (const RangeErrors& r : workers) {
+            out.sumSquaredError += r.squared;
+            out.maxAbsError = std::max(out.maxAbsError, r.maxAbs);
         }
     }
 };
 
-// ln K spaced evenly over the chunk's non-zero range onto codes 1..L-1 (paper §4.1).
+// ln K spaced evenly over the chunk's non-zero range onto codes 1..L-1 (paper §4.1), with the
+// code boundaries of logTable(). A float logarithm guesses the code; comparisons with the
+// boundaries then make it exact (the rule the GPU encoder applies by binary search).
 void encodeLog(const float* v, std::uint64_t count, std::uint32_t storage, EncodedChunk& out) {
     const std::uint32_t L = shared::rsimKTableSize(storage);
     const unsigned workers = threadCount();
     std::vector<float> los(workers, INFINITY), his(workers, 0.0f);
     forElements(count, [&](std::uint64_t b, std::uint64_t e, unsigned w) {
+        float lo = los[w], hi = his[w];
         for (std::uint64_t k = b; k < e; ++k)
             if (v[k] > 0.0f) {
-                los[w] = std::min(los[w], v[k]);
-                his[w] = std::max(his[w], v[k]);
+                lo = std::min(lo, v[k]);
+                hi = std::max(hi, v[k]);
             }
+        los[w] = lo;
+        his[w] = hi;
     });
     const float vmin = *std::min_element(los.begin(), los.end());
     const float vmax = *std::max_element(his.begin(), his.end());
-    out.table.assign(L, 0.0f);
+    LogTable lut = logTable(vmin, vmax, storage);
+    out.table = std::move(lut.table);
     if (!(vmin <= vmax)) return; // all zero: every code 0
-    const double lo = std::log(double(vmin)), span = std::log(double(vmax)) - lo, steps = double(L - 2);
-    for (std::uint32_t c = 1; c < L; ++c)
-        out.table[c] = float(std::exp(span > 0.0 ? lo + double(c - 1) * span / steps : lo));
+    const float* bounds = lut.bounds.data();
+    const std::uint32_t maxCode = L - 1;
+    const float lo = std::log(vmin), span = std::log(vmax) - lo;
+    const float scale = span > 0.0f ? float(L - 2) / span : 0.0f;
     auto* bytes = reinterpret_cast<std::uint8_t*>(out.words.data());
-    const double scale = span > 0.0 ? steps / span : 0.0;
     ErrorAccumulator errors(workers);
     forElements(count, [&](std::uint64_t b, std::uint64_t e, unsigned w) {
+        RangeErrors local;
         for (std::uint64_t k = b; k < e; ++k) {
-            if (!(v[k] > 0.0f)) continue;
-            const double x = (std::log(double(v[k])) - lo) * scale;
-            const std::uint32_t code = 1u + std::uint32_t(std::lround(std::clamp(x, 0.0, steps)));
+            const float x = v[k];
+            if (!(x > 0.0f)) continue;
+            const float guess = std::clamp((std::log(x) - lo) * scale + 0.5f, 0.0f, float(L - 2));
+            std::uint32_t code = 1u + std::uint32_t(guess);
+            while (code < maxCode && bounds[code - 1] <= x) ++code;
+            while (code > 1u && x < bounds[code - 2]) --code;
             putCode(bytes, storage, k, code);
-            errors.add(w, out.table[code], v[k]);
+            local.add(out.table[code], x);
         }
+        errors.merge(w, local);
     });
     errors.into(out);
 }
@@ -188,18 +208,31 @@ void encodeRange(const float* v, std::uint64_t count, std::uint32_t storage, Enc
     auto* bytes = reinterpret_cast<std::uint8_t*>(out.words.data());
     ErrorAccumulator errors(threadCount());
     forElements(count, [&](std::uint64_t b, std::uint64_t e, unsigned w) {
+        RangeErrors local;
         for (std::uint64_t k = b; k < e; ++k) {
             if (!(v[k] > 0.0f)) continue;
             const std::size_t r = std::size_t(std::lower_bound(upper.begin(), upper.end(), v[k]) - upper.begin());
             const std::uint32_t code = std::uint32_t(std::min(r, upper.size() - 1) + 1);
             putCode(bytes, storage, k, code);
-            errors.add(w, out.table[code], v[k]);
+            local.add(out.table[code], v[k]);
         }
+        errors.merge(w, local);
     });
     errors.into(out);
 }
 
 } // namespace
+
+LogTable logTable(float vmin, float vmax, std::uint32_t storage) {
+    const std::uint32_t L = shared::rsimKTableSize(storage);
+    LogTable t{std::vector<float>(L, 0.0f), std::vector<float>(L, INFINITY)};
+    if (!(vmin <= vmax) || !(vmin > 0.0f)) return t;
+    const double lo = std::log(double(vmin)), span = std::log(double(vmax)) - lo, steps = double(L - 2);
+    for (std::uint32_t c = 1; c < L; ++c) t.table[c] = float(std::exp(span > 0.0 ? lo + double(c - 1) * span / steps : lo));
+    if (span > 0.0)
+        for (std::uint32_t m = 0; m + 2 < L; ++m) t.bounds[m] = float(std::exp(lo + (double(m) + 0.5) * span / steps));
+    return t;
+}
 
 EncodedChunk encodeChunk(const float* v, std::uint64_t count, KFormat format) {
     const KFormatInfo& info = kFormatInfo(format);
@@ -214,11 +247,13 @@ EncodedChunk encodeChunk(const float* v, std::uint64_t count, KFormat format) {
         auto* halves = reinterpret_cast<std::uint16_t*>(out.words.data());
         ErrorAccumulator errors(threadCount());
         forElements(count, [&](std::uint64_t b, std::uint64_t e, unsigned w) {
+            RangeErrors local;
             for (std::uint64_t k = b; k < e; ++k) {
                 const std::uint32_t h = glm::packHalf2x16(glm::vec2(v[k], 0.0f)) & 0xffffu;
                 halves[k] = std::uint16_t(h);
-                errors.add(w, glm::unpackHalf2x16(h).x, v[k]);
+                local.add(glm::unpackHalf2x16(h).x, v[k]);
             }
+            errors.merge(w, local);
         });
         errors.into(out);
     } else if (info.logTable) {

@@ -42,6 +42,17 @@ struct EncodedChunk {
     std::uint64_t bytes(std::uint32_t storage) const;
 };
 
+// The logarithmic table of a chunk whose non-zero values span [vmin, vmax] (paper §4.1: ln K
+// spaced evenly over codes 1..L-1), and its code boundaries: a value v > 0 gets code
+// 1 + #{m : bounds[m] <= v}. bounds[m] is the geometric midpoint of entries m + 1 and m + 2
+// (rounding in ln K), padded with +inf to L entries so a branchless binary search over a power
+// of two finds the count. The CPU encoder and shaders/kencode.comp apply this one rule to the
+// same float boundaries, so both backends produce identical codes. vmin > vmax: all zero.
+struct LogTable {
+    std::vector<float> table, bounds;
+};
+LogTable logTable(float vmin, float vmax, std::uint32_t storage);
+
 // Encodes `count` fp32 values (any order; the table depends only on the values).
 EncodedChunk encodeChunk(const float* values, std::uint64_t count, KFormat format);
 

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "backends/vulkan_rays.h"
+#include "compress/vulkan_log_encode.h"
 #include "visibility/cpu_visibility.h"
 #include "util/error.h"
 #include "util/parallel.h"
@@ -66,13 +67,12 @@ KErrors compressKVulkan(const vk::Device& device, GpuKMatrix& K, KFormat format)
         return values;
     };
     if (kFormatInfo(format).logTable) {
-        // One chunk at a time, every core on its elements (and host memory for one chunk).
-        for (std::uint32_t c = 0; c < chunks; ++c) {
-            const std::vector<float> values = fetch(c);
-            EncodedChunk encoded = encodeChunk(values.data(), values.size(), format);
-            finish(c, encoded);
-        }
-    } else {
+        // Encoded where K is: no chunk crosses to the host.
+        total = encodeLogKVulkan(device, K, format);
+        refreshAddresses(device, K);
+        return total;
+    }
+    {
         // lutrange sorts each chunk: chunks in parallel, one core each.
         std::vector<std::vector<float>> values(chunks);
         for (std::uint32_t c = 0; c < chunks; ++c) values[c] = fetch(c);

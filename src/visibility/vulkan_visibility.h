@@ -35,8 +35,10 @@ struct GpuKMatrix {
 GpuKMatrix allocateK(const vk::Device& device, std::uint32_t n, KFormat format,
                      std::uint32_t rowsPerChunk);
 
-// Re-encodes an fp32 K in a LUT format: each chunk comes to the host, is encoded there (tables
-// built in parallel over chunks on every core) and goes back. Returns the errors against fp32.
+// Re-encodes an fp32 K in a LUT format. The logarithmic formats are encoded on the device
+// (compress/vulkan_log_encode.h); lutrange sorts each chunk, so its chunks come to the host, are
+// encoded there (in parallel over chunks on every core) and go back. Returns the errors
+// against fp32.
 struct KErrors {
     double sumSquared = 0.0;
     double maxAbs = 0.0;

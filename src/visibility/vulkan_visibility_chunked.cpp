@@ -23,7 +23,9 @@ VisibilityStats computeVisibilityChunked(const std::vector<VisibilityDevice>& de
     const std::uint32_t n = plan.n, C = plan.chunks;
     // fp32 chunks (device layout) until each is complete and encoded.
     std::vector<std::vector<float>> full(C);
-    for (std::uint32_t c = 0; c < C; ++c) full[c].assign(plan.elements(c), 0.0f);
+    parallelFor(C, 1, [&](std::size_t b, std::size_t e, unsigned) { // zeroing N^2 floats: all cores
+        for (std::size_t c = b; c < e; ++c) full[c].assign(plan.elements(std::uint32_t(c)), 0.0f);
+    });
     K.chunks.assign(C, EncodedChunk{});
 
     std::mutex mutex;

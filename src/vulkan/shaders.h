@@ -17,5 +17,6 @@ ShaderCode distances();
 ShaderCode pixels();
 ShaderCode formFactorSums();
 ShaderCode kDecode();
+ShaderCode kEncode();
 
 } // namespace rsim::vk::shaders

@@ -13,6 +13,7 @@ RSIM_SHARED_BEGIN
 
 // Workgroup sizes.
 RSIM_CONST uint RSIM_WG_LINEAR = 64u;         // 1-D passes (triangles, pixels)
+RSIM_CONST uint RSIM_WG_ENCODE = 256u;        // K encoding: one 32-bit word per invocation
 RSIM_CONST uint RSIM_WG_PAIRS_X = 64u;        // visibility: columns j of one row i
 RSIM_CONST uint RSIM_WG_RADIOSITY_X = 32u;    // radiosity: receivers i (one warp)
 RSIM_CONST uint RSIM_MAX_RADIOSITY_SPLIT = 32u; // radiosity: upper bound of the j-slices
@@ -84,6 +85,22 @@ struct KDecodePush {
     uint64_t values; // float[elements]
     uint begin;
     uint end;
+};
+
+// Encoding one fp32 K chunk in a logarithmic LUT format on the device (shaders/kencode.comp).
+// Pass 0 finds the range of the chunk's non-zero values; the host builds the table and code
+// boundaries from it (logTable in src/compress/kformat.h); pass 1 writes words [begin, end).
+struct KEncodePush {
+    uint64_t values;   // float[count]: the chunk in fp32
+    uint64_t words;    // uint[]: the encoded chunk (pass 1)
+    uint64_t table;    // float[L]: the chunk's table (pass 1)
+    uint64_t bounds;   // float[L]: the chunk's code boundaries, +inf padded (pass 1)
+    uint64_t stats;    // uint[4]: bits of the smallest and largest non-zero value (pass 0), of the largest |error| (pass 1)
+    uint64_t partials; // float[]: sum of squared errors of each workgroup of the chunk (pass 1)
+    uint begin;        // first word of this launch
+    uint end;          // one past the last word of this launch
+    uint count;        // elements of the chunk
+    uint pass;         // 0: range, 1: encode
 };
 
 // Direct pass: triangles [begin, end).
@@ -236,6 +253,7 @@ static_assert(sizeof(rsim::shared::VisibilityPush) == 64);
 static_assert(sizeof(rsim::shared::DirectPush) == 64);
 static_assert(sizeof(rsim::shared::FormFactorPush) == 56);
 static_assert(sizeof(rsim::shared::KDecodePush) == 32);
+static_assert(sizeof(rsim::shared::KEncodePush) == 64);
 static_assert(sizeof(rsim::shared::LightSensorRecord) == 128);
 static_assert(sizeof(rsim::shared::NearPair) == 16);
 static_assert(sizeof(rsim::shared::RadiosityFarPush) == 72);

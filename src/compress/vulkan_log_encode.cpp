@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+#include "compress/vulkan_log_encode.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "backends/vulkan_scene.h"
+#include "vulkan/shaders.h"
+
+namespace rsim {
+
+KErrors encodeLogKVulkan(const vk::Device& device, GpuKMatrix& K, KFormat format) {
+    const std::uint32_t storage = kFormatInfo(format).storage;
+    const std::uint32_t L = shared::rsimKTableSize(storage), perWord = 32u / shared::rsimKBits(storage);
+    const std::uint32_t chunks = K.chunkCount(), wg = shared::RSIM_WG_ENCODE;
+    vk::Pipeline pipeline(device, vk::shaders::kEncode(), sizeof(shared::KEncodePush), false,
+                          vk::SpecConstants{0, 0, storage}, "K encode (" + std::string(kFormatInfo(format).name) + ")");
+    const std::uint64_t launch = maxLinearLaunch(device, wg) / wg * wg;
+
+    // Per chunk: its elements, words and the offset of its workgroups' error sums.
+    std::vector<std::uint64_t> count(chunks), words(chunks), groupBase(chunks + 1, 0);
+    for (std::uint32_t c = 0; c < chunks; ++c) {
+        count[c] = std::uint64_t(K.rowEnd(c) - K.rowBegin(c)) * K.n;
+        words[c] = (count[c] + perWord - 1) / perWord;
+        groupBase[c + 1] = groupBase[c] + (words[c] + wg - 1) / wg;
+    }
+    std::vector<std::uint32_t> initial(std::size_t(chunks) * 4, 0u);
+    for (std::uint32_t c = 0; c < chunks; ++c) initial[std::size_t(c) * 4] = 0x7f800000u; // min starts at +inf
+    const vk::Buffer stats = vk::makeStorage(device, initial, "K encode stats");
+    const vk::Buffer partials(device, std::max<std::uint64_t>(4, groupBase[chunks] * 4), vk::kStorageUsage,
+                              vk::MemoryKind::Device, "K encode error sums");
+
+    auto record = [&](VkCommandBuffer cmd, std::uint32_t c, shared::KEncodePush push) {
+        push.values = K.chunks[c].address();
+        push.stats = stats.address() + std::uint64_t(c) * 16;
+        push.partials = partials.address() + groupBase[c] * 4;
+        push.count = std::uint32_t(count[c]);
+        forEachLaunch(words[c], launch, [&](std::uint32_t begin, std::uint32_t end) {
+            push.begin = begin;
+            push.end = end;
+            pipeline.pushConstants(cmd, &push);
+            pipeline.dispatch(cmd, (end - begin + wg - 1) / wg, 1);
+        });
+    };
+
+    // Pass 0: every chunk's range, in one submission.
+    device.submitAndWait([&](VkCommandBuffer cmd) {
+        pipeline.bind(cmd, nullptr);
+        for (std::uint32_t c = 0; c < chunks; ++c) record(cmd, c, shared::KEncodePush{});
+    });
+    const std::vector<std::uint32_t> ranges = vk::download<std::uint32_t>(device, stats, initial.size());
+
+    // Tables and boundaries on the host (L entries each per chunk).
+    std::vector<float> tables(std::size_t(chunks) * L), bounds(std::size_t(chunks) * L);
+    for (std::uint32_t c = 0; c < chunks; ++c) {
+        float lo, hi;
+        std::memcpy(&lo, &ranges[std::size_t(c) * 4], 4);
+        std::memcpy(&hi, &ranges[std::size_t(c) * 4 + 1], 4);
+        const LogTable t = logTable(lo, hi, storage);
+        std::copy(t.table.begin(), t.table.end(), tables.begin() + std::ptrdiff_t(c) * L);
+        std::copy(t.bounds.begin(), t.bounds.end(), bounds.begin() + std::ptrdiff_t(c) * L);
+    }
+    K.tables = vk::makeStorage(device, tables, "K tables");
+    const vk::Buffer boundsBuffer = vk::makeStorage(device, bounds, "K code boundaries");
+
+    // Pass 1: chunk by chunk, so at most one chunk exists in both formats.
+    for (std::uint32_t c = 0; c < chunks; ++c) {
+        vk::Buffer encoded(device, words[c] * 4, vk::kStorageUsage, vk::MemoryKind::Device,
+                           "K rows " + std::to_string(K.rowBegin(c)) + " (" + kFormatInfo(format).name + ")");
+        shared::KEncodePush push{};
+        push.words = encoded.address();
+        push.table = K.tables.address() + std::uint64_t(c) * L * 4;
+        push.bounds = boundsBuffer.address() + std::uint64_t(c) * L * 4;
+        push.pass = 1;
+        device.submitAndWait([&](VkCommandBuffer cmd) {
+            pipeline.bind(cmd, nullptr);
+            record(cmd, c, push);
+        });
+        K.chunks[c] = std::move(encoded);
+    }
+    K.format = format;
+
+    KErrors errors;
+    for (float s : vk::download<float>(device, partials, groupBase[chunks])) errors.sumSquared += double(s);
+    const std::vector<std::uint32_t> after = vk::download<std::uint32_t>(device, stats, initial.size());
+    for (std::uint32_t c = 0; c < chunks; ++c) {
+        float e;
+        std::memcpy(&e, &after[std::size_t(c) * 4 + 2], 4);
+        errors.maxAbs = std::max(errors.maxAbs, double(e));
+    }
+    return errors;
+}
+
+} // namespace rsim

@@ -9,6 +9,7 @@
 #include <catch2/matchers/catch_matchers_string.hpp>
 
 #include "backends/backend_choice.h"
+#include "streaming/k_plan.h"
 #include "support/test_scenes.h"
 #include "util/error.h"
 
@@ -75,7 +76,7 @@ TEST_CASE("several devices, streaming and the memory cap give the single-device 
     SceneDesc d = basicScene({0.3, 1.5, 1.4}, {4.0, 1.4, 0.9});
     d.sim.timesteps = 300;
     SimConfig c = makeSimConfig(d);
-    c.chunkBytes = 8 << 10; // K in several chunks (lut8-log: ~40 rows each)
+    c.chunkBytes = 6 << 10; // K in several chunks (lut8-log: ~30 rows each)
     const SimulationResult one = runVulkan(s, c, "0", "never");
     REQUIRE_FALSE(one.streaming);
     REQUIRE(one.kChunks > 3);
@@ -97,15 +98,23 @@ TEST_CASE("several devices, streaming and the memory cap give the single-device 
         requireSame(one, runVulkan(s, c, "0,0", "always"));
     }
     SECTION("a cap below K's size streams, and --stream never refuses it") {
-        // A cap between "two chunks fit beside everything else" and "all of K fits".
+        // A cap between "the streaming buffers fit beside everything else" and "all of K fits".
         REQUIRE(one.deviceMemory.size() == 1);
         const auto& m = one.deviceMemory[0];
         const double chunk = double(m.kBytes) / double(m.chunks);
-        REQUIRE(double(m.kBytes) > 4.0 * chunk);
-        const double capMb = (double(m.fixedBytes) + 3.0 * chunk) / 1048576.0;
+        REQUIRE(double(m.kBytes) > (kStreamBuffers + 2.0) * chunk);
+        const double capMb = (double(m.fixedBytes) + (kStreamBuffers + 1.0) * chunk) / 1048576.0;
         const SimulationResult capped = runVulkan(s, c, "0", "auto", capMb);
         CHECK(capped.streaming);
         requireSame(one, capped);
+        // Room for three chunks per stream buffer: copied in groups of 3, 3, ..., and a shorter last.
+        const double groupsMb = (double(m.fixedBytes) + (3.0 * kStreamBuffers + 0.5) * chunk) / 1048576.0;
+        const SimulationResult grouped = runVulkan(s, c, "0", "always", groupsMb);
+        CHECK(grouped.streaming);
+        REQUIRE(grouped.deviceMemory.size() == 1);
+        CHECK(grouped.deviceMemory[0].copyGroup == 3);
+        CHECK(grouped.deviceMemory[0].chunks % 3 != 0); // a shorter last group
+        requireSame(one, grouped);
         CHECK_THROWS_WITH(runVulkan(s, c, "0", "never", capMb),
                           Catch::Matchers::ContainsSubstring("does not fit") ||
                               Catch::Matchers::ContainsSubstring("more than the"));

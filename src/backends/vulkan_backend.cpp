@@ -124,7 +124,7 @@ public:
             const KPlan plan = planFor(s, c, budgets);
             for (std::size_t k = 0; k < budgets.size(); ++k) {
                 SimulationResult::DeviceMemory m{budgets[k].label, budgets[k].budgetBytes, budgets[k].fixedBytes, 0,
-                                                 0, plan.streamed[k]};
+                                                 0, plan.streamed[k], plan.streamed[k] ? plan.streamGroup[k] : 0};
                 for (std::uint32_t ch : plan.chunksOf(std::uint32_t(k))) {
                     m.kBytes += plan.chunkBytes(ch);
                     ++m.chunks;
@@ -316,6 +316,7 @@ private:
             td.k.n = plan.n;
             td.k.rowsPerChunk = plan.rowsPerChunk;
             td.k.streamed = plan.streamed[d];
+            td.k.streamGroup = plan.streamGroup[d];
             for (std::uint32_t ch : plan.chunksOf(std::uint32_t(d))) {
                 const auto& words = K.chunks[ch].words;
                 const std::uint64_t bytes = words.size() * 4;

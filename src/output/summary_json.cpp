@@ -148,7 +148,8 @@ void writeSummaryJson(const std::filesystem::path& file, const ResultsView& view
     Json memory = Json::array();
     for (const auto& m : r.deviceMemory)
         memory.push_back({{"device", m.device}, {"budget_bytes", m.budgetBytes}, {"other_bytes", m.fixedBytes},
-                          {"k_bytes", m.kBytes}, {"k_chunks", m.chunks}, {"streamed", m.streamed}});
+                          {"k_bytes", m.kBytes}, {"k_chunks", m.chunks}, {"streamed", m.streamed},
+                          {"chunks_per_copy", m.copyGroup}});
     j["device_memory"] = memory;
     j["timings_s"] = timings(times);
     Json details = Json::object();

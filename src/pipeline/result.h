@@ -78,6 +78,7 @@ struct SimulationResult {
         std::uint64_t budgetBytes = 0, fixedBytes = 0, kBytes = 0;
         std::uint32_t chunks = 0;
         bool streamed = false;
+        std::uint32_t copyGroup = 0; // streamed: chunks per copy
     };
     std::vector<DeviceMemory> deviceMemory;
 };

@@ -51,6 +51,7 @@ KPlan planK(std::uint32_t n, KFormat format, std::uint64_t chunkBudget,
     // gets the same work to within one chunk.
     for (std::uint32_t c = 0; c < p.chunks; ++c) p.owner.push_back(c % D);
     p.streamed.assign(D, false);
+    p.streamGroup.assign(D, 1);
     for (std::uint32_t d = 0; d < D; ++d) {
         std::uint64_t kBytes = 0;
         for (std::uint32_t c : p.chunksOf(d)) kBytes += p.chunkBytes(c);
@@ -62,14 +63,22 @@ KPlan planK(std::uint32_t n, KFormat format, std::uint64_t chunkBudget,
                              " MiB of other data, more than the " + std::to_string(b.budgetBytes >> 20) +
                              " MiB available; use --stream auto (or more devices, or a smaller --kij)");
         p.streamed[d] = mode == StreamMode::Always || !fits;
-        if (p.streamed[d] && b.fixedBytes + 2 * p.largestChunkBytes() > b.budgetBytes)
-            throw Error(b.label + ": not even two K chunks of " + std::to_string(p.largestChunkBytes() >> 20) +
-                        " MiB fit beside " + std::to_string(b.fixedBytes >> 20) + " MiB of other data in " +
-                        std::to_string(b.budgetBytes >> 20) + " MiB; use a smaller --chunk-mb");
-        spdlog::info("{}: K {} ({} chunk(s) of {} rows, {} MiB on this device), {} + {} MiB of {} MiB",
+        const std::uint64_t chunk = p.largestChunkBytes();
+        if (p.streamed[d] && b.fixedBytes + kStreamBuffers * chunk > b.budgetBytes)
+            throw Error(b.label + ": not even " + std::to_string(kStreamBuffers) + " K chunks of " +
+                        std::to_string(chunk >> 20) + " MiB fit beside " + std::to_string(b.fixedBytes >> 20) +
+                        " MiB of other data in " + std::to_string(b.budgetBytes >> 20) +
+                        " MiB; use a smaller --chunk-mb");
+        if (p.streamed[d]) {
+            const std::uint64_t spare = (b.budgetBytes - b.fixedBytes) / (kStreamBuffers * chunk);
+            const std::uint64_t target = std::max<std::uint64_t>(1, kStreamGroupBytes / chunk);
+            p.streamGroup[d] = std::uint32_t(std::clamp<std::uint64_t>(std::min(spare, target), 1, p.chunksOf(d).size()));
+        }
+        spdlog::info("{}: K {} ({} chunk(s) of {} rows, {} MiB on this device{}), {} + {} MiB of {} MiB",
                      b.label, p.streamed[d] ? "streamed from host memory" : "resident",
-                     p.chunksOf(d).size(), p.rowsPerChunk, kBytes >> 20, b.fixedBytes >> 20,
-                     (p.streamed[d] ? 2 * p.largestChunkBytes() : kBytes) >> 20, b.budgetBytes >> 20);
+                     p.chunksOf(d).size(), p.rowsPerChunk, kBytes >> 20,
+                     p.streamed[d] ? fmt::format(", copied {} at a time", p.streamGroup[d]) : "", b.fixedBytes >> 20,
+                     (p.streamed[d] ? kStreamBuffers * p.streamGroup[d] * chunk : kBytes) >> 20, b.budgetBytes >> 20);
     }
     // One device that can hold fp32 K beside everything else computes K in place.
     const std::uint64_t fp32Bytes = std::uint64_t(n) * n * 4;

@@ -21,11 +21,20 @@ struct DeviceBudget {
     std::uint64_t fixedBytes = 0;  // what the device needs besides K (history, triangles, BVH, ...)
 };
 
+// Device buffers a streaming device cycles through. Each holds a group of consecutive chunks
+// that is copied and gathered as one (one chunk's rows alone occupy a few of a GPU's cores,
+// and NVIDIA runs separate submissions one after another: measured in docs/benchmarks.md); a
+// group's copy may start once the gather that read its buffer kStreamBuffers groups earlier
+// is done.
+inline constexpr std::uint32_t kStreamBuffers = 4;
+inline constexpr std::uint64_t kStreamGroupBytes = 128ull << 20; // per group, when memory allows
+
 struct KPlan {
     KFormat format = KFormat::Fp32;
     std::uint32_t n = 0, rowsPerChunk = 1, chunks = 0;
     std::vector<std::uint32_t> owner;  // chunk -> device
     std::vector<bool> streamed;        // device -> streams its chunks from host memory
+    std::vector<std::uint32_t> streamGroup; // device -> chunks per copy (streamed devices)
     // K is computed chunk by chunk through host memory (several devices, streaming, or fp32 K
     // too large for one device); else one device computes and keeps it in place.
     bool hostAssembled = false;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "transport/vulkan_transport.h"
+#include "streaming/k_plan.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -45,11 +46,13 @@ constexpr std::uint32_t B = shared::RSIM_TIME_BLOCK;
 // Everything one device needs for the time loop.
 struct DeviceState {
     const TransportDevice* in = nullptr;
-    vk::Buffer tris, history, farSums, nearOffsets, nearPairs, stream[2], readback, upload;
+    vk::Buffer tris, history, farSums, nearOffsets, nearPairs, stream[kStreamBuffers], readback, upload;
     std::unique_ptr<vk::Pipeline> far, near;
     VkSemaphore copyDone = VK_NULL_HANDLE, computeDone = VK_NULL_HANDLE;
-    std::uint64_t copyValue = 0, computeValue = 0, freeAt[2] = {0, 0};
+    std::uint64_t copyValue = 0, computeValue = 0, freeAt[kStreamBuffers] = {};
+    std::uint64_t blockDone[2] = {0, 0}; // computeDone values that end the last two blocks
     std::uint32_t slot = 0;
+    std::uint64_t slotBytes = 0; // streamed: bytes per chunk in a stream buffer
     shared::RadiosityFarPush fp{};
     shared::RadiosityNearPush np{};
 };
@@ -96,10 +99,10 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices,
         s.near = std::make_unique<vk::Pipeline>(dev, vk::shaders::radiosityNear(), sizeof(shared::RadiosityNearPush),
                                                 false, vk::SpecConstants{}, "radiosity near steps");
         if (k.streamed) {
-            const std::uint64_t largest = *std::max_element(k.bytes.begin(), k.bytes.end());
-            for (int b = 0; b < 2; ++b)
-                s.stream[b] = vk::Buffer(dev, largest, vk::kStorageUsage, vk::MemoryKind::Device,
-                                         b ? "K stream buffer B" : "K stream buffer A", true);
+            s.slotBytes = (*std::max_element(k.bytes.begin(), k.bytes.end()) + 255) / 256 * 256;
+            for (std::uint32_t b = 0; b < kStreamBuffers; ++b)
+                s.stream[b] = vk::Buffer(dev, s.slotBytes * k.streamGroup, vk::kStorageUsage, vk::MemoryKind::Device,
+                                         "K stream buffer " + std::to_string(b), true);
         }
         if (exchange) {
             s.readback = vk::Buffer(dev, farBytes, 0, vk::MemoryKind::Readback, "far sums readback");
@@ -155,18 +158,25 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices,
             }, VK_NULL_HANDLE, 0, s.computeDone, ++s.computeValue);
             return;
         }
-        for (std::size_t x = 0; x < k.chunks.size(); ++x) {
-            const std::uint32_t b = s.slot++ % 2;
-            // Copy on the transfer queue once the gather that last read this buffer is done.
+        for (std::size_t g0 = 0; g0 < k.chunks.size(); g0 += k.streamGroup) {
+            const std::size_t g1 = std::min(k.chunks.size(), g0 + k.streamGroup);
+            const std::uint32_t b = s.slot++ % kStreamBuffers;
+            // Copy the group on the transfer queue once the gather that last read this buffer is done.
             dev.submitAsync(true, [&](VkCommandBuffer cmd) {
-                VkBufferCopy region{0, 0, k.bytes[x]};
-                dev.vk().vkCmdCopyBuffer(cmd, k.buffers[x]->handle(), s.stream[b].handle(), 1, &region);
+                for (std::size_t x = g0; x < g1; ++x) {
+                    VkBufferCopy region{0, (x - g0) * s.slotBytes, k.bytes[x]};
+                    dev.vk().vkCmdCopyBuffer(cmd, k.buffers[x]->handle(), s.stream[b].handle(), 1, &region);
+                    out.streamedBytes += k.bytes[x];
+                }
             }, s.freeAt[b] ? s.computeDone : VK_NULL_HANDLE, s.freeAt[b], s.copyDone, ++s.copyValue);
-            out.streamedBytes += k.bytes[x];
+            // Chunks gather into disjoint rows, so only the block's first gather waits (barrier)
+            // for the previous block's steps.
             dev.submitAsync(false, [&](VkCommandBuffer cmd) {
-                vk::computeBarrier(dev, cmd);
-                farPush(s, k.chunks[x], s.stream[b].address(), t0, steps);
-                farDispatch(s, cmd);
+                if (g0 == 0) vk::computeBarrier(dev, cmd);
+                for (std::size_t x = g0; x < g1; ++x) {
+                    farPush(s, k.chunks[x], s.stream[b].address() + (x - g0) * s.slotBytes, t0, steps);
+                    farDispatch(s, cmd);
+                }
             }, s.copyDone, s.copyValue, s.computeDone, ++s.computeValue);
             s.freeAt[b] = s.computeValue;
         }
@@ -189,6 +199,14 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices,
     Progress progress("radiosity", T, "timesteps");
     for (std::uint32_t t0 = 0; t0 < T; t0 += B) {
         const std::uint32_t steps = std::min(B, T - t0);
+        // The host stays at most one block ahead of each device: submissions that wait on
+        // semaphores not yet signalled pile up in the driver otherwise (measured on NVIDIA: the
+        // cost of each streamed chunk grew with the number queued; docs/benchmarks.md).
+        for (auto& s : st)
+            if (s.blockDone[(t0 / B) % 2]) {
+                s.in->device->waitTimeline(s.computeDone, s.blockDone[(t0 / B) % 2]);
+                s.in->device->reclaim();
+            }
         // Nothing can arrive before the shortest far delay: the first block has no far gather.
         const bool gather = indirect && t0 + steps > B;
         for (auto& s : st) {
@@ -227,7 +245,7 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices,
                 }
                 recordNear(s, cmd, t0, steps);
             }, VK_NULL_HANDLE, 0, s.computeDone, ++s.computeValue);
-            dev.reclaim();
+            s.blockDone[(t0 / B) % 2] = s.computeValue;
         }
         progress.add(steps);
     }

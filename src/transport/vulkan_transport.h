@@ -21,6 +21,7 @@ struct TransportK {
     std::vector<const vk::Buffer*> buffers;     // per owned chunk: device buffer, or pinned host buffer
     std::vector<std::uint64_t> bytes;           // per owned chunk
     bool streamed = false;
+    std::uint32_t streamGroup = 1;              // streamed: owned chunks per copy and gather submission
     const vk::Buffer* tables = nullptr;         // chunk c's table at c * tableSize floats (LUT formats)
 
     std::uint32_t rowBegin(std::uint32_t c) const { return c * rowsPerChunk; }

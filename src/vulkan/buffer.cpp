@@ -32,15 +32,18 @@ Buffer::Buffer(const Device& device, std::uint64_t bytes, VkBufferUsageFlags usa
     VK_CHECK(vk.vkCreateBuffer(device.handle(), &bi, nullptr, &buffer_));
     VkMemoryRequirements req;
     vk.vkGetBufferMemoryRequirements(device.handle(), buffer_, &req);
-    VkMemoryPropertyFlags required = 0, preferred = 0;
+    VkMemoryPropertyFlags required = 0, preferred = 0, avoid = 0;
     switch (kind) {
     case MemoryKind::Device: required = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT; break;
     case MemoryKind::Upload:
+        // System memory (streamed K chunks must not sit in VRAM behind a resizable BAR).
         required = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        avoid = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
         break;
     case MemoryKind::Readback:
         required = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
         preferred = VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+        avoid = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
         break;
     }
     VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
@@ -49,7 +52,7 @@ Buffer::Buffer(const Device& device, std::uint64_t bytes, VkBufferUsageFlags usa
     VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
     ai.pNext = &flags;
     ai.allocationSize = req.size;
-    ai.memoryTypeIndex = device.memoryType(req.memoryTypeBits, required, preferred);
+    ai.memoryTypeIndex = device.memoryType(req.memoryTypeBits, required, preferred, avoid);
     VkResult r = vk.vkAllocateMemory(device.handle(), &ai, nullptr, &memory_);
     if (r != VK_SUCCESS) {
         vk.vkDestroyBuffer(device.handle(), buffer_, nullptr);

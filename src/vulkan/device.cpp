@@ -134,12 +134,14 @@ Device::~Device() {
 }
 
 std::uint32_t Device::memoryType(std::uint32_t typeBits, VkMemoryPropertyFlags required,
-                                 VkMemoryPropertyFlags preferred) const {
-    for (int pass = 0; pass < 2; ++pass) {
-        const VkMemoryPropertyFlags want = pass == 0 ? (required | preferred) : required;
-        for (std::uint32_t i = 0; i < memory_.memoryTypeCount; ++i)
-            if ((typeBits & (1u << i)) && (memory_.memoryTypes[i].propertyFlags & want) == want)
-                return i;
+                                 VkMemoryPropertyFlags preferred, VkMemoryPropertyFlags avoid) const {
+    for (int pass = 0; pass < 4; ++pass) {
+        const VkMemoryPropertyFlags want = pass % 2 == 0 ? (required | preferred) : required;
+        const VkMemoryPropertyFlags shun = pass < 2 ? avoid : 0;
+        for (std::uint32_t i = 0; i < memory_.memoryTypeCount; ++i) {
+            const VkMemoryPropertyFlags f = memory_.memoryTypes[i].propertyFlags;
+            if ((typeBits & (1u << i)) && (f & want) == want && !(f & shun)) return i;
+        }
     }
     throw Error(label_ + ": no Vulkan memory type with the required properties");
 }

@@ -41,10 +41,11 @@ public:
     std::uint32_t transferFamily() const { return transferFamily_; }
     bool hasDedicatedTransfer() const { return transferFamily_ != computeFamily_; }
 
-    // Index of a memory type allowed by typeBits with all `required` flags, preferring
-    // `preferred`; throws when none exists.
+    // Index of the first memory type allowed by typeBits with all `required` flags (and the
+    // `preferred` ones, if a type has them), preferring types without `avoid` (host buffers avoid
+    // DEVICE_LOCAL: VRAM behind a resizable BAR); throws when none exists.
     std::uint32_t memoryType(std::uint32_t typeBits, VkMemoryPropertyFlags required,
-                             VkMemoryPropertyFlags preferred = 0) const;
+                             VkMemoryPropertyFlags preferred = 0, VkMemoryPropertyFlags avoid = 0) const;
     // Device-local bytes this process may still use (VK_EXT_memory_budget when available).
     std::uint64_t deviceLocalBudget() const;
 

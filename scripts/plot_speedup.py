@@ -6,6 +6,9 @@
       --slow docs/bench-data/h100-cpu16-2026-11-22.csv --out docs/bench-data/h100-speedup.png
 
 Prints a Markdown table (total and per phase) and writes a bar chart (PNG).
+With --gpus G, --fast may be the scaling.csv of scripts/multigpu_benchmark.py (its G-GPU rows):
+  scripts/plot_speedup.py --fast docs/bench-data/h200x4-scaling-2026-11-22.csv --gpus 4 \
+      --slow docs/bench-data/h200x4-cpu64-2026-11-22.csv --out docs/bench-data/h200x4-speedup-4gpu.png
 """
 import argparse
 import csv
@@ -13,9 +16,9 @@ import csv
 PHASES = ["visibility", "radiosity"]
 
 
-def load(path):
+def load(path, gpus=None):
     with open(path) as f:
-        return {r["scene"]: r for r in csv.DictReader(f)}
+        return {r["scene"]: r for r in csv.DictReader(f) if gpus is None or int(r.get("gpus", 1)) == gpus}
 
 
 def main():
@@ -24,8 +27,9 @@ def main():
     ap.add_argument("--slow", required=True, help="CSV of the baseline (e.g. CPU)")
     ap.add_argument("--out", help="PNG to write")
     ap.add_argument("--title", default="rsim speedup, GPU over CPU backend")
+    ap.add_argument("--gpus", type=int, help="rows of --fast with this GPU count (multigpu_benchmark.py CSV)")
     args = ap.parse_args()
-    fast, slow = load(args.fast), load(args.slow)
+    fast, slow = load(args.fast, args.gpus), load(args.slow)
     scenes = [s for s in fast if s in slow]
     rows = []
     print("| scene | N | baseline total (s) | total (s) | speedup | visibility | radiosity |")

@@ -22,18 +22,10 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rsim_scenes import scene_file  # noqa: E402
+
 PHASES = ["load", "accel", "visibility", "compress", "direct", "radiosity", "download", "distance", "output"]
-
-
-def scene_file(rsim, name, root):
-    committed = os.path.join(root, "scenes", name, "scene.toml")
-    if os.path.exists(committed):
-        return committed
-    out = os.path.join(root, "scenes", "generated", name)
-    path = os.path.join(out, "scene.toml")
-    if not os.path.exists(path):
-        subprocess.run([rsim, "generate", name, "--output", out, "-q"], check=True)
-    return path
 
 
 def run_one(args, rsim, scene, out_dir):

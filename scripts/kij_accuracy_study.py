@@ -21,6 +21,9 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rsim_scenes import scene_file  # noqa: E402
+
 FORMATS = ["fp16", "lut8-log", "lut8-range", "lut4-log", "lut4-range"]
 # Paper, Table 3: K RMS error and share within delta (large room, traffic).
 PAPER = {
@@ -30,16 +33,6 @@ PAPER = {
     "lut4-range": ("0.001965", "0.077244", "54.14%", "65.19%"),
 }
 BITS = {"fp32": 32, "fp16": 16, "lut8-log": 8, "lut8-range": 8, "lut4-log": 4, "lut4-range": 4}
-
-
-def scene_file(rsim, name, root):
-    committed = os.path.join(root, "scenes", name, "scene.toml")
-    if os.path.exists(committed):
-        return committed
-    out = os.path.join(root, "scenes", "generated", name)
-    if not os.path.exists(os.path.join(out, "scene.toml")):
-        subprocess.run([rsim, "generate", name, "--output", out, "-q"], check=True, stdout=subprocess.DEVNULL)
-    return os.path.join(out, "scene.toml")
 
 
 def run(rsim, scene, out, args, extra):

@@ -25,17 +25,10 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rsim_scenes import scene_file  # noqa: E402
+
 SCENES = "small-room,medium-room,large-room,traffic,industry"
-
-
-def scene_file(rsim, name, root):
-    committed = os.path.join(root, "scenes", name, "scene.toml")
-    if os.path.exists(committed):
-        return committed
-    out = os.path.join(root, "scenes", "generated", name)
-    if not os.path.exists(os.path.join(out, "scene.toml")):
-        subprocess.run([rsim, "generate", name, "--output", out, "-q"], check=True, stdout=subprocess.DEVNULL)
-    return os.path.join(out, "scene.toml")
 
 
 def run(args, rsim, scene, extra, env_extra=None):

@@ -47,6 +47,31 @@ GpuKMatrix allocateK(const vk::Device& device, std::uint32_t n, KFormat format,
     return K;
 }
 
+void castVisibilityRows(const vk::Device& device, const vk::Pipeline& pipeline, shared::VisibilityPush push,
+                        std::uint32_t rowBegin, std::uint32_t rowEnd, Progress& progress) {
+    const std::uint32_t n = push.n;
+    rowEnd = std::min(rowEnd, n - 1); // the last row has no pair i < j
+    std::uint64_t maxItems = std::uint64_t(1) << 24;
+    if (device.rayPath() == vk::RayPath::Pipeline)
+        maxItems = std::min<std::uint64_t>(maxItems, device.rtProperties().maxRayDispatchInvocationCount);
+    for (std::uint32_t row = rowBegin; row < rowEnd;) {
+        const std::uint32_t width = n - (row + 1);
+        const std::uint32_t rows = std::uint32_t(std::clamp<std::uint64_t>(
+            maxItems / width, 1, std::min<std::uint64_t>(device.limits().maxComputeWorkGroupCount[1], rowEnd - row)));
+        push.rowBegin = row;
+        push.rowEnd = row + rows;
+        push.colBegin = row + 1;
+        device.submitAndWait([&](VkCommandBuffer cmd) {
+            pipeline.bind(cmd, &push);
+            launchRayPass(pipeline, cmd, width, rows, shared::RSIM_WG_PAIRS_X);
+        });
+        std::uint64_t pairs = 0;
+        for (std::uint32_t r = row; r < row + rows; ++r) pairs += n - 1 - r;
+        progress.add(pairs);
+        row += rows;
+    }
+}
+
 KErrors compressKVulkan(const vk::Device& device, GpuKMatrix& K, KFormat format) {
     KErrors total;
     if (format == K.format) return total;
@@ -72,19 +97,17 @@ KErrors compressKVulkan(const vk::Device& device, GpuKMatrix& K, KFormat format)
         refreshAddresses(device, K);
         return total;
     }
-    {
-        // lutrange sorts each chunk: chunks in parallel, one core each.
-        std::vector<std::vector<float>> values(chunks);
-        for (std::uint32_t c = 0; c < chunks; ++c) values[c] = fetch(c);
-        std::vector<EncodedChunk> encoded(chunks);
-        parallelFor(chunks, 1, [&](std::size_t begin, std::size_t end, unsigned) {
-            for (std::size_t c = begin; c < end; ++c) {
-                encoded[c] = encodeChunk(values[c].data(), values[c].size(), format);
-                std::vector<float>().swap(values[c]);
-            }
-        });
-        for (std::uint32_t c = 0; c < chunks; ++c) finish(c, encoded[c]);
-    }
+    // lutrange sorts each chunk: chunks in parallel, one core each.
+    std::vector<std::vector<float>> values(chunks);
+    for (std::uint32_t c = 0; c < chunks; ++c) values[c] = fetch(c);
+    std::vector<EncodedChunk> encoded(chunks);
+    parallelFor(chunks, 1, [&](std::size_t begin, std::size_t end, unsigned) {
+        for (std::size_t c = begin; c < end; ++c) {
+            encoded[c] = encodeChunk(values[c].data(), values[c].size(), format);
+            std::vector<float>().swap(values[c]);
+        }
+    });
+    for (std::uint32_t c = 0; c < chunks; ++c) finish(c, encoded[c]);
     K.tables = vk::makeStorage(device, tables, "K tables");
     K.format = format;
     refreshAddresses(device, K);
@@ -112,29 +135,9 @@ VisibilityStats computeVisibilityVulkan(const vk::Device& device, const GpuScene
 
     // Rows in batches: each launch covers columns (rowBegin, n) of its rows and must respect
     // the group-count and ray-dispatch limits; ~16M pairs per submission keeps progress live.
-    const auto& lim = device.limits();
-    std::uint64_t maxRows = lim.maxComputeWorkGroupCount[1];
-    std::uint64_t maxItems = std::uint64_t(1) << 24;
-    if (device.rayPath() == vk::RayPath::Pipeline)
-        maxItems = std::min<std::uint64_t>(maxItems, device.rtProperties().maxRayDispatchInvocationCount);
     Progress progress("visibility", std::uint64_t(n) * (n - 1) / 2, "pairs");
     Stopwatch rayTime;
-    for (std::uint32_t row = 0; row + 1 < n;) {
-        const std::uint32_t width = n - (row + 1);
-        const std::uint32_t rows = std::uint32_t(std::clamp<std::uint64_t>(
-            maxItems / width, 1, std::min<std::uint64_t>(maxRows, n - 1 - row)));
-        push.rowBegin = row;
-        push.rowEnd = row + rows;
-        push.colBegin = row + 1;
-        device.submitAndWait([&](VkCommandBuffer cmd) {
-            pipeline->bind(cmd, &push);
-            launchRayPass(*pipeline, cmd, width, rows, shared::RSIM_WG_PAIRS_X);
-        });
-        std::uint64_t pairs = 0;
-        for (std::uint32_t r = row; r < row + rows; ++r) pairs += n - 1 - r;
-        progress.add(pairs);
-        row += rows;
-    }
+    castVisibilityRows(device, *pipeline, push, 0, n - 1, progress);
     progress.finish();
     const double raySeconds = rayTime.seconds();
 

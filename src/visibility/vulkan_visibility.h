@@ -5,7 +5,9 @@
 
 #include "backends/vulkan_scene.h"
 #include "compress/kformat.h"
+#include "util/progress.h"
 #include "vulkan/accel.h"
+#include "vulkan/pipeline.h"
 
 namespace rsim {
 
@@ -39,6 +41,11 @@ GpuKMatrix allocateK(const vk::Device& device, std::uint32_t n, KFormat format,
 // (compress/vulkan_log_encode.h); lutrange sorts each chunk, so its chunks come to the host, are
 // encoded there (in parallel over chunks on every core) and go back. Returns the errors
 // against fp32.
+// Casts the visibility rays of rows [rowBegin, rowEnd) (pairs i < j), in launches the device's
+// limits allow, one blocking submission each; `push` has everything but the row range.
+void castVisibilityRows(const vk::Device& device, const vk::Pipeline& pipeline, shared::VisibilityPush push,
+                        std::uint32_t rowBegin, std::uint32_t rowEnd, Progress& progress);
+
 struct KErrors {
     double sumSquared = 0.0;
     double maxAbs = 0.0;

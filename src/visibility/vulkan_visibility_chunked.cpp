@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "backends/vulkan_rays.h"
+#include "visibility/vulkan_visibility.h"
 #include "util/parallel.h"
 #include "util/progress.h"
 #include "util/timer.h"
@@ -59,30 +60,12 @@ VisibilityStats computeVisibilityChunked(const std::vector<VisibilityDevice>& de
             push.rowsPerChunk = plan.rowsPerChunk;
             push.kStorage = shared::RSIM_K_FP32;
             push.mirror = 0;
-            std::uint64_t maxItems = std::uint64_t(1) << 24;
-            if (dev.rayPath() == vk::RayPath::Pipeline)
-                maxItems = std::min<std::uint64_t>(maxItems, dev.rtProperties().maxRayDispatchInvocationCount);
             std::vector<float> values;
             Stopwatch busy;
             for (std::uint32_t c : plan.chunksOf(d)) {
                 const std::uint32_t r0 = plan.rowBegin(c), r1 = plan.rowEnd(c), rows = r1 - r0;
                 vk::fillZero(dev, scratch);
-                for (std::uint32_t row = r0; row < r1 && row + 1 < n;) {
-                    const std::uint32_t width = n - (row + 1);
-                    const std::uint32_t count = std::uint32_t(std::clamp<std::uint64_t>(
-                        maxItems / width, 1, std::min<std::uint64_t>(dev.limits().maxComputeWorkGroupCount[1], r1 - row)));
-                    push.rowBegin = row;
-                    push.rowEnd = row + count;
-                    push.colBegin = row + 1;
-                    dev.submitAndWait([&](VkCommandBuffer cmd) {
-                        pipeline->bind(cmd, &push);
-                        launchRayPass(*pipeline, cmd, width, count, shared::RSIM_WG_PAIRS_X);
-                    });
-                    std::uint64_t pairs = 0;
-                    for (std::uint32_t r = row; r < row + count; ++r) pairs += n - 1 - r;
-                    progress.add(pairs);
-                    row += count;
-                }
+                castVisibilityRows(dev, *pipeline, push, r0, r1, progress);
                 values.resize(plan.elements(c));
                 vk::downloadBytes(dev, scratch, values.data(), values.size() * 4);
                 // Only the upper entries (i < j): the lower ones belong to the host's mirror.

@@ -33,7 +33,9 @@ if [[ -r /etc/os-release ]]; then
   fi
 fi
 
-installed_version() { dpkg-query -W -f='${Status} ${Version}\n' "$1" 2>/dev/null |
+# Prints the installed version of package $1, or nothing. Never fails: dpkg-query exits
+# non-zero for a package it has never seen, which must not stop this script under pipefail.
+installed_version() { { dpkg-query -W -f='${Status} ${Version}\n' "$1" 2>/dev/null || true; } |
   awk '$1=="install" && $3=="installed" {print $4}'; }
 
 missing=()

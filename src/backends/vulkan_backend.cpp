@@ -169,6 +169,9 @@ public:
             transportDevices.push_back(TransportDevice{&d0, slots_[0].scene.get(), {}});
         }
 
+        // K may exist only because it was asked for (output.kij): with indirect = false the
+        // transport must not gather from it, near pairs included (MODEL §5: B = E, Z = R).
+        if (!c.indirect) near = NearLists{};
         sw = Stopwatch();
         GpuTransport transport = runTransportVulkan(transportDevices, records, near, c, c.indirect);
         times.add("radiosity", sw.seconds());

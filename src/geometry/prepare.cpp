@@ -51,6 +51,7 @@ void subdivide(const DTri& t, double maxEdge2, std::vector<DTri>& out, std::size
             continue;
         }
         // Rotate so that a-b is the longest edge (keeps the winding).
+        // Ties go to the first of (v1v2, v0v1, v2v0), as docs/model-choices.md says.
         if (longest == l12) x = DTri{x.b, x.c, x.a};
         else if (longest == l20 && longest != l01) x = DTri{x.c, x.a, x.b};
         glm::dvec3 m = 0.5 * (x.a + x.b);

@@ -38,8 +38,10 @@ SimConfig makeSimConfig(const SceneDesc& scene) {
     const auto& l = scene.light;
     c.light.position = glm::vec3(l.position);
     c.light.direction = glm::vec3(glm::normalize(l.direction));
+    // Isotropic: -2, not -1, so that a direction exactly behind the axis, whose rounded cosine
+    // can fall just below -1, is never outside the "cone".
     c.light.cosHalfAngle =
-        l.half_angle_deg >= 180.0 ? -1.0f : float(std::cos(l.half_angle_deg * M_PI / 180.0));
+        l.half_angle_deg >= 180.0 ? -2.0f : float(std::cos(l.half_angle_deg * M_PI / 180.0));
     c.light.falloffExp = float(l.falloff_exponent);
     c.light.intensity = float(l.power_w / (4.0 * M_PI));
     c.pulse = makePulse(l.pulse, l.pulse_fwhm_ns / s.dt_ns);

@@ -14,22 +14,26 @@ NearLists buildNearLists(const PreparedScene& s, const SimConfig& c,
     const std::size_t n = s.size();
     // Cells of one near radius (with a margin for rounding): near pairs are in adjacent cells.
     const double cell = (double(shared::RSIM_TIME_BLOCK) + 1.0) * c.cdtM;
-    auto key = [&](const glm::vec3& p) {
-        const auto q = [&](float x) { return std::int64_t(std::floor(double(x) / cell)) & 0x1fffff; };
-        return (q(p.x) << 42) | (q(p.y) << 21) | q(p.z);
+    // Integer cell coordinates, so that the neighbours of a cell are found by adding -1, 0, 1
+    // to them (offsetting the point in float could land in the same cell and skip one).
+    auto cellOf = [&](const glm::vec3& p) {
+        return glm::i64vec3(std::floor(double(p.x) / cell), std::floor(double(p.y) / cell),
+                            std::floor(double(p.z) / cell));
+    };
+    auto key = [](const glm::i64vec3& q) {
+        return ((q.x & 0x1fffff) << 42) | ((q.y & 0x1fffff) << 21) | (q.z & 0x1fffff);
     };
     std::unordered_map<std::int64_t, std::vector<std::uint32_t>> grid;
-    for (std::size_t j = 0; j < n; ++j) grid[key(s.centroid[j])].push_back(std::uint32_t(j));
+    for (std::size_t j = 0; j < n; ++j) grid[key(cellOf(s.centroid[j]))].push_back(std::uint32_t(j));
     std::vector<std::vector<shared::NearPair>> lists(n);
     parallelFor(n, 64, [&](std::size_t begin, std::size_t end, unsigned) {
         for (std::size_t i = begin; i < end; ++i) {
             const glm::vec3 ci = s.centroid[i];
+            const glm::i64vec3 qi = cellOf(ci);
             for (int dx = -1; dx <= 1; ++dx)
                 for (int dy = -1; dy <= 1; ++dy)
                     for (int dz = -1; dz <= 1; ++dz) {
-                        const glm::vec3 p(ci.x + float(double(dx) * cell), ci.y + float(double(dy) * cell),
-                                          ci.z + float(double(dz) * cell));
-                        auto it = grid.find(key(p));
+                        auto it = grid.find(key(qi + glm::i64vec3(dx, dy, dz)));
                         if (it == grid.end()) continue;
                         for (std::uint32_t j : it->second) {
                             if (j == i) continue;

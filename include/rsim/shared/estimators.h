@@ -22,10 +22,16 @@
 
 RSIM_SHARED_BEGIN
 
-// Matched filter m(t) = sum_k s(t + k) p[k] (s = 0 past the end).
-RSIM_SIGNAL_FN float rsimMatchedFilter(uint t, uint T, uint P RSIM_SIGNAL_ARGS) {
+// Matched filter m(t) = sum_k s(t + k) p[k] (s = 0 before 0 and past the end). m is defined
+// for t < 0 too: a surface closer to the light than the pulse is long has part of its matched
+// filter there, and cutting it off would bias the centroid.
+RSIM_SIGNAL_FN float rsimMatchedFilter(int t, uint T, uint P RSIM_SIGNAL_ARGS) {
     float m = 0.0f;
-    for (uint k = 0u; k < P && t + k < T; ++k) m += rsimSignal(t + k) * rsimPulse(k);
+    for (uint k = 0u; k < P; ++k) {
+        int s = t + int(k);
+        if (s >= int(T)) break;
+        if (s >= 0) m += rsimSignal(uint(s)) * rsimPulse(k);
+    }
     return m;
 }
 
@@ -33,21 +39,22 @@ RSIM_SIGNAL_FN float rsimMatchedFilter(uint t, uint T, uint P RSIM_SIGNAL_ARGS) 
 // timesteps, -1 when the signal is zero, -2 when the peak window runs past the last timestep
 // (the echo may be cut off).
 RSIM_SIGNAL_FN float rsimPulsedPeak(uint T, uint P RSIM_SIGNAL_ARGS) {
-    int arg = -1;
+    int first = 1 - int(P); // the earliest t with m(t) != 0
+    int arg = first - 1;
     float best = 0.0f;
-    for (uint t = 0u; t < T; ++t) {
+    for (int t = first; t < int(T); ++t) {
         float m = rsimMatchedFilter(t, T, P RSIM_SIGNAL_PASS);
         if (m > best) {
             best = m;
-            arg = int(t);
+            arg = t;
         }
     }
-    if (arg < 0) return -1.0f;
+    if (arg < first) return -1.0f;
     int h = rsimCentroidHalfWidth(int(P));
     if (arg + h > int(T) - 1) return -2.0f;
     float sum = 0.0f, moment = 0.0f;
-    for (int t = max(0, arg - h); t <= arg + h; ++t) {
-        float m = rsimMatchedFilter(uint(t), T, P RSIM_SIGNAL_PASS);
+    for (int t = max(first, arg - h); t <= arg + h; ++t) {
+        float m = rsimMatchedFilter(t, T, P RSIM_SIGNAL_PASS);
         sum += m;
         moment += m * float(t - arg); // relative to argmax: keeps fp32 precision at large t
     }

@@ -125,6 +125,8 @@ RSIM_FN bool rsimCanFace(Tri a, vec3 na, Tri b, vec3 nb) {
 
 // One sample of K_ab: x on a, y on b from the 4-D point u. The ray runs from x towards y and
 // must hit nothing in (eps, r - eps). weight = cos_a cos_b / (pi r^2), or 0 (no ray).
+// Points closer than 2 eps leave an empty interval: nothing can occlude them, so V = 1
+// (MODEL §2 taken literally); tmax is raised to tmin so that every ray API accepts the segment.
 RSIM_FN RaySegment rsimKernelSample(Tri a, vec3 na, Tri b, vec3 nb, vec4 u, float eps) {
     vec3 x = rsimPointOnTriangle(a, vec2(u.x, u.y));
     vec3 y = rsimPointOnTriangle(b, vec2(u.z, u.w));
@@ -139,8 +141,8 @@ RSIM_FN RaySegment rsimKernelSample(Tri a, vec3 na, Tri b, vec3 nb, vec4 u, floa
     float cosA = dot(na, seg.dir);
     float cosB = -dot(nb, seg.dir);
     seg.weight = 0.0f;
-    if (cosA > RSIM_COS_EPS && cosB > RSIM_COS_EPS && seg.tmax > seg.tmin)
-        seg.weight = cosA * cosB / (RSIM_PI * r2);
+    if (cosA > RSIM_COS_EPS && cosB > RSIM_COS_EPS && r2 > 0.0f) seg.weight = cosA * cosB / (RSIM_PI * r2);
+    seg.tmax = max(seg.tmax, seg.tmin);
     return seg;
 }
 
@@ -179,7 +181,7 @@ RSIM_FN vec3 rsimLinearSplit(float t) {
 struct PointLight {
     vec3 position;
     vec3 direction;     // unit
-    float cosHalfAngle; // cos(theta_L); -1 for isotropic
+    float cosHalfAngle; // cos(theta_L); -2 for isotropic (below any rounded cosine)
     float falloffExp;   // m of the optional cos^m falloff inside the cone; 0 = flat
     float intensity;    // P / (4 pi), W/sr
 };
@@ -232,7 +234,8 @@ RSIM_FN RaySegment rsimPointSourceSample(vec3 x, vec3 n, vec3 p, float eps) {
     seg.tmin = eps;
     seg.tmax = r - eps;
     float c = dot(n, seg.dir);
-    seg.weight = (c > 0.0f && seg.tmax > seg.tmin) ? c / r2 : 0.0f;
+    seg.weight = (c > 0.0f && r2 > 0.0f) ? c / r2 : 0.0f;
+    seg.tmax = max(seg.tmax, seg.tmin); // closer than 2 eps: nothing can occlude (as above)
     return seg;
 }
 

@@ -47,8 +47,12 @@ GpuKMatrix allocateK(const vk::Device& device, std::uint32_t n, KFormat format,
     return K;
 }
 
-void castVisibilityRows(const vk::Device& device, const vk::Pipeline& pipeline, shared::VisibilityPush push,
-                        std::uint32_t rowBegin, std::uint32_t rowEnd, Progress& progress) {
+namespace {
+// Splits rows [rowBegin, rowEnd) (pairs i < j) into launches within the device's limits and
+// calls launch(push, width, rows, pairs) for each.
+template <class Launch>
+void forEachVisibilityLaunch(const vk::Device& device, shared::VisibilityPush push, std::uint32_t rowBegin,
+                             std::uint32_t rowEnd, Launch launch) {
     const std::uint32_t n = push.n;
     rowEnd = std::min(rowEnd, n - 1); // the last row has no pair i < j
     std::uint64_t maxItems = std::uint64_t(1) << 24;
@@ -61,15 +65,37 @@ void castVisibilityRows(const vk::Device& device, const vk::Pipeline& pipeline, 
         push.rowBegin = row;
         push.rowEnd = row + rows;
         push.colBegin = row + 1;
-        device.submitAndWait([&](VkCommandBuffer cmd) {
-            pipeline.bind(cmd, &push);
-            launchRayPass(pipeline, cmd, width, rows, shared::RSIM_WG_PAIRS_X);
-        });
         std::uint64_t pairs = 0;
         for (std::uint32_t r = row; r < row + rows; ++r) pairs += n - 1 - r;
-        progress.add(pairs);
+        launch(push, width, rows, pairs);
         row += rows;
     }
+}
+} // namespace
+
+void castVisibilityRows(const vk::Device& device, const vk::Pipeline& pipeline, shared::VisibilityPush push,
+                        std::uint32_t rowBegin, std::uint32_t rowEnd, Progress& progress) {
+    forEachVisibilityLaunch(device, push, rowBegin, rowEnd,
+                            [&](shared::VisibilityPush p, std::uint32_t width, std::uint32_t rows, std::uint64_t pairs) {
+                                device.submitAndWait([&](VkCommandBuffer cmd) {
+                                    pipeline.bind(cmd, &p);
+                                    launchRayPass(pipeline, cmd, width, rows, shared::RSIM_WG_PAIRS_X);
+                                });
+                                progress.add(pairs);
+                            });
+}
+
+std::uint64_t recordVisibilityRows(const vk::Device& device, const vk::Pipeline& pipeline,
+                                   shared::VisibilityPush push, std::uint32_t rowBegin, std::uint32_t rowEnd,
+                                   VkCommandBuffer cmd) {
+    std::uint64_t total = 0;
+    forEachVisibilityLaunch(device, push, rowBegin, rowEnd,
+                            [&](shared::VisibilityPush p, std::uint32_t width, std::uint32_t rows, std::uint64_t pairs) {
+                                pipeline.bind(cmd, &p);
+                                launchRayPass(pipeline, cmd, width, rows, shared::RSIM_WG_PAIRS_X);
+                                total += pairs;
+                            });
+    return total;
 }
 
 KErrors compressKVulkan(const vk::Device& device, GpuKMatrix& K, KFormat format) {

@@ -45,6 +45,10 @@ GpuKMatrix allocateK(const vk::Device& device, std::uint32_t n, KFormat format,
 // limits allow, one blocking submission each; `push` has everything but the row range.
 void castVisibilityRows(const vk::Device& device, const vk::Pipeline& pipeline, shared::VisibilityPush push,
                         std::uint32_t rowBegin, std::uint32_t rowEnd, Progress& progress);
+// The same launches recorded into one command buffer (no wait); returns the pairs they cover.
+std::uint64_t recordVisibilityRows(const vk::Device& device, const vk::Pipeline& pipeline,
+                                   shared::VisibilityPush push, std::uint32_t rowBegin, std::uint32_t rowEnd,
+                                   VkCommandBuffer cmd);
 
 struct KErrors {
     double sumSquared = 0.0;

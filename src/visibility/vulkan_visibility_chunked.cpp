@@ -2,6 +2,7 @@
 #include "visibility/vulkan_visibility_chunked.h"
 
 #include <algorithm>
+#include <array>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -42,16 +43,43 @@ VisibilityStats computeVisibilityChunked(const std::vector<VisibilityDevice>& de
             auto pipeline = makeRayPassPipeline(dev, &vk::shaders::visibility, sizeof(shared::VisibilityPush),
                                                 false, *devices[d].accel, "visibility (chunked)");
             GpuCounters counters(dev, 3, "visibility counters");
+            const auto mine = plan.chunksOf(d);
             std::uint64_t largest = 0;
-            for (std::uint32_t c : plan.chunksOf(d)) largest = std::max(largest, plan.elements(c));
+            for (std::uint32_t c : mine) largest = std::max(largest, plan.elements(c));
             if (largest == 0) return;
-            vk::Buffer scratch(dev, largest * 4, vk::kStorageUsage, vk::MemoryKind::Device, "K chunk (fp32)");
-            // Every chunk index points at the scratch: only the current chunk's rows are written.
-            const vk::Buffer table = vk::makeStorage(dev, std::vector<std::uint64_t>(C, scratch.address()),
-                                                     "K chunk addresses (scratch)");
+            // Two slots, so that the device casts chunk k + 1 while the host copies chunk k out
+            // of the other slot's readback buffer. Each slot's address table points every chunk
+            // index at its scratch: only the current chunk's rows are written.
+            struct Slot {
+                vk::Buffer scratch, readback, table;
+            };
+            std::array<Slot, 2> slots;
+            for (std::size_t s = 0; s < slots.size(); ++s) {
+                const std::string tag = std::to_string(s);
+                slots[s].scratch = vk::Buffer(dev, largest * 4, vk::kStorageUsage, vk::MemoryKind::Device,
+                                              std::string("K chunk (fp32), slot ").append(tag));
+                slots[s].readback = vk::Buffer(dev, largest * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                               vk::MemoryKind::Readback, std::string("K chunk readback, slot ").append(tag));
+                slots[s].table = vk::makeStorage(dev, std::vector<std::uint64_t>(C, slots[s].scratch.address()),
+                                                 std::string("K chunk addresses, slot ").append(tag));
+            }
+            const VkSemaphore chunkDone = dev.createTimelineSemaphore("visibility chunks");
+            std::uint64_t submitted = 0;
+            // Declared after the slots, so destroyed before them: never free a buffer the device
+            // may still use (an exception below leaves submissions in flight).
+            struct Drain {
+                const vk::Device& dev;
+                VkSemaphore sem;
+                const std::uint64_t& value;
+                ~Drain() {
+                    try {
+                        dev.waitTimeline(sem, value);
+                    } catch (...) {
+                    }
+                }
+            } drain{dev, chunkDone, submitted};
             shared::VisibilityPush push{};
             push.triangles = devices[d].scene->triangles.address();
-            push.kChunks = table.address();
             push.stats = counters.address();
             push.n = n;
             push.samples = config.samples;
@@ -60,14 +88,43 @@ VisibilityStats computeVisibilityChunked(const std::vector<VisibilityDevice>& de
             push.rowsPerChunk = plan.rowsPerChunk;
             push.kStorage = shared::RSIM_K_FP32;
             push.mirror = 0;
-            std::vector<float> values;
+            std::vector<std::uint64_t> pairsOf(mine.size(), 0);
+            // Chunk k: zero the scratch, cast its rows, copy it to the readback buffer; one
+            // submission, signalling k + 1 on chunkDone. The barrier first orders the fill after
+            // the copy that last read this slot (two submissions earlier).
+            auto submit = [&](std::size_t k) {
+                const std::uint32_t c = mine[k];
+                const Slot& s = slots[k % 2];
+                push.kChunks = s.table.address();
+                dev.submitAsync(
+                    false,
+                    [&](VkCommandBuffer cmd) {
+                        vk::computeBarrier(dev, cmd);
+                        dev.vk().vkCmdFillBuffer(cmd, s.scratch.handle(), 0, VK_WHOLE_SIZE, 0);
+                        vk::computeBarrier(dev, cmd);
+                        pairsOf[k] = recordVisibilityRows(dev, *pipeline, push, plan.rowBegin(c), plan.rowEnd(c), cmd);
+                        vk::computeBarrier(dev, cmd);
+                        const VkBufferCopy region{0, 0, plan.elements(c) * 4};
+                        dev.vk().vkCmdCopyBuffer(cmd, s.scratch.handle(), s.readback.handle(), 1, &region);
+                        VkMemoryBarrier toHost{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+                        toHost.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+                        toHost.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+                        dev.vk().vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                                                      0, 1, &toHost, 0, nullptr, 0, nullptr);
+                    },
+                    VK_NULL_HANDLE, 0, chunkDone, k + 1);
+                submitted = k + 1;
+            };
             Stopwatch busy;
-            for (std::uint32_t c : plan.chunksOf(d)) {
+            submit(0);
+            for (std::size_t k = 0; k < mine.size(); ++k) {
+                if (k + 1 < mine.size()) submit(k + 1); // slot (k+1)%2 was emptied at step k-1
+                dev.waitTimeline(chunkDone, k + 1);
+                dev.reclaim();
+                const std::uint32_t c = mine[k];
                 const std::uint32_t r0 = plan.rowBegin(c), r1 = plan.rowEnd(c), rows = r1 - r0;
-                vk::fillZero(dev, scratch);
-                castVisibilityRows(dev, *pipeline, push, r0, r1, progress);
-                values.resize(plan.elements(c));
-                vk::downloadBytes(dev, scratch, values.data(), values.size() * 4);
+                const float* values = static_cast<const float*>(slots[k % 2].readback.mapped());
+                progress.add(pairsOf[k]);
                 // Only the upper entries (i < j): the lower ones belong to the host's mirror.
                 float* dst = full[c].data();
                 for (std::uint32_t j = r0 + 1; j < n; ++j) {

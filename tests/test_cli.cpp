@@ -188,3 +188,68 @@ TEST_CASE("the Vulkan backend runs from the command line with validation", "[cli
         CHECK(cmp.exitCode == 0);
     }
 }
+
+TEST_CASE("a bad --output or option fails before the simulation", "[cli][errors]") {
+    TempDir dir;
+    writeFile(dir / "file", "a regular file");
+    // Before the fix this was exit 1, and only after the whole simulation had run.
+    auto r = runRsim("run " + q(kTinyRoom) + " --output " + q(dir / "file" / "results") +
+                     " --backend cpu -q");
+    INFO(r.output);
+    CHECK(r.exitCode == 2);
+    CHECK_THAT(r.output, ContainsSubstring("is a file, not a directory"));
+    CHECK_THAT(r.output, !ContainsSubstring("radiosity"));
+    // The refusal comes before any phase of the simulation.
+    writeFile(dir / "precious" / "thesis.tex", "do not delete");
+    auto slow = runRsim("run " + q(kTinyRoom) + " --output " + q(dir / "precious") +
+                        " --backend cpu --log-level info");
+    INFO(slow.output);
+    CHECK(slow.exitCode == 2);
+    CHECK_THAT(slow.output, ContainsSubstring("refusing") && !ContainsSubstring("visibility"));
+    auto dt = runRsim("run " + q(kTinyRoom) + " --dt-ns 0 --output " + q(dir / "out"));
+    INFO(dt.output);
+    CHECK(dt.exitCode == 2);
+    CHECK_THAT(dt.output, ContainsSubstring("[1e-6, 1e6]") && !ContainsSubstring("1.79769"));
+    auto devices = runRsim("run " + q(kTinyRoom) + " --backend cpu --devices 0 --output " +
+                           q(dir / "out"));
+    INFO(devices.output);
+    CHECK(devices.exitCode == 2);
+    CHECK_THAT(devices.output, ContainsSubstring("--devices"));
+    auto window = runRsim("run " + q(kTinyRoom) + " --backend cpu --timesteps 10 --output " +
+                          q(dir / "out"));
+    INFO(window.output);
+    CHECK(window.exitCode == 2);
+    CHECK_THAT(window.output, ContainsSubstring("too short") && ContainsSubstring("--timesteps"));
+    CHECK_FALSE(fs::exists(dir / "out"));
+}
+
+TEST_CASE("only a directory rsim wrote is replaced", "[cli][errors]") {
+    TempDir dir;
+    const fs::path other = dir / "other";
+    writeFile(other / "summary.json", R"({"title": "my own summary"})");
+    writeFile(other / "notes.txt", "keep me");
+    auto r = runRsim("run " + q(kTinyRoom) + " --output " + q(other) + " --backend cpu -q");
+    INFO(r.output);
+    CHECK(r.exitCode == 2);
+    CHECK_THAT(r.output, ContainsSubstring("refusing") && ContainsSubstring("notes.txt"));
+    CHECK(readFile(other / "summary.json") == R"({"title": "my own summary"})");
+    CHECK(readFile(other / "notes.txt") == "keep me");
+    // Only contract files, but a summary.json rsim did not write.
+    fs::remove(other / "notes.txt");
+    writeFile(other / "triangles.csv", "a,b\n1,2\n");
+    r = runRsim("run " + q(kTinyRoom) + " --output " + q(other) + " --backend cpu -q");
+    CHECK(r.exitCode == 2);
+    CHECK_THAT(r.output, ContainsSubstring("not written by rsim"));
+    CHECK(readFile(other / "triangles.csv") == "a,b\n1,2\n");
+    // rsim's own results directory, with an extra file added: refused too.
+    const fs::path out = dir / "results";
+    REQUIRE(runRsim("run " + q(kTinyRoom) + " --output " + q(out) +
+                    " --backend cpu --timesteps 100 --no-images -q").exitCode == 0);
+    writeFile(out / "analysis.py", "print(1)");
+    r = runRsim("run " + q(kTinyRoom) + " --output " + q(out) + " --backend cpu --timesteps 100 -q");
+    CHECK(r.exitCode == 2);
+    CHECK(fs::exists(out / "analysis.py"));
+    fs::remove(out / "analysis.py");
+    CHECK(runRsim("run " + q(kTinyRoom) + " --output " + q(out) +
+                  " --backend cpu --timesteps 100 -q").exitCode == 0);
+}

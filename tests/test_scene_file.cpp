@@ -221,3 +221,101 @@ TEST_CASE("a light that reaches nothing or a blind sensor stop the run", "[scene
                ContainsSubstring("sees no triangle"));
     CHECK_FALSE(std::filesystem::exists(dir / "out"));
 }
+
+TEST_CASE("a time window too short for any echo stops the run with a plain message",
+          "[scene][errors]") {
+    TempDir dir;
+    writeFile(dir / "cube.obj", kCubeObj);
+    auto run = [&](const std::string& from, const std::string& to) {
+        std::string text = kScene;
+        text.replace(text.find(from), from.size(), to);
+        writeFile(dir / "scene.toml", text);
+        RunRequest req;
+        req.sceneFile = dir / "scene.toml";
+        req.backend.backend = "cpu";
+        req.outputDir = dir / "out";
+        try {
+            runSimulation(req);
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("(no error)");
+    };
+    // Every triangle's centroid is 0.553 m from the light: 18.4 timesteps of 0.1 ns.
+    for (const char* t : {"timesteps = 1", "timesteps = 10"}) {
+        auto e = run("timesteps = 200", t);
+        INFO(e);
+        CHECK_THAT(e, ContainsSubstring("too short") && ContainsSubstring("after 1.8 ns") &&
+                          ContainsSubstring("simulation.timesteps to at least 22") &&
+                          ContainsSubstring("dt_ns"));
+    }
+    CHECK_THAT(run("dt_ns = 0.1", "dt_ns = 1e-4"),
+               ContainsSubstring("too short") && ContainsSubstring("window ends at 0.02 ns"));
+    // Light arrives inside the window, but every echo's peak is cut off at its end.
+    auto cut = run("timesteps = 200", "timesteps = 20");
+    CHECK_THAT(cut, ContainsSubstring("no triangle got a distance") &&
+                        ContainsSubstring("cut off") && ContainsSubstring("timesteps"));
+    CHECK_FALSE(std::filesystem::exists(dir / "out"));
+    CHECK(run("timesteps = 200", "timesteps = 22") == "(no error)");
+}
+
+TEST_CASE("absurd time steps, pulses, up vectors and coordinates are rejected",
+          "[scene][errors]") {
+    TempDir dir;
+    writeFile(dir / "cube.obj", kCubeObj);
+    CHECK_THAT(errorOf(dir, "dt_ns = 0.1", "dt_ns = 1e-300"),
+               ContainsSubstring("dt_ns") && ContainsSubstring("[1e-06, 1e+06]"));
+    CHECK_THAT(errorOf(dir, "[light]", "[light]\npulse = \"gaussian\"\npulse_fwhm_ns = 1e5"),
+               ContainsSubstring("pulse_fwhm_ns") && ContainsSubstring("longer than the time window") &&
+                   ContainsSubstring("200 timesteps"));
+    CHECK(errorOf(dir, "[light]", "[light]\npulse = \"gaussian\"\npulse_fwhm_ns = 1.0") ==
+          "(no error)");
+    CHECK_THAT(errorOf(dir, "resolution = [8, 6]", "resolution = [8, 6]\nup = [0.0, 0.0, 0.0]"),
+               ContainsSubstring("up") && ContainsSubstring("must not be zero"));
+    CHECK(errorOf(dir, "resolution = [8, 6]", "resolution = [8, 6]\nup = [0.0, 0.0, 1e-7]") ==
+          "(no error)");
+    CHECK_THAT(errorOf(dir, "resolution = [8, 6]", "resolution = [8, 6]\nup = [1.0, 0.0, 0.0]"),
+               ContainsSubstring("parallel"));
+    CHECK_THAT(errorOf(dir, "path = \"cube.obj\"", "path = \"cube.obj\"\nscale = [1e31, 1.0, 1.0]"),
+               ContainsSubstring("scale") && ContainsSubstring("1e+30"));
+    // In double the vertex is finite, in float it would be inf.
+    auto e = errorOf(dir, "path = \"cube.obj\"", "path = \"cube.obj\"\nscale = [1e29, 1.0, 1.0]",
+                     true);
+    CHECK_THAT(e, ContainsSubstring("cube.obj") && ContainsSubstring("vertex") &&
+                      ContainsSubstring("face") && ContainsSubstring("scale"));
+}
+
+TEST_CASE("errors in --set values name the override, not a scene-file line", "[scene][errors]") {
+    TempDir dir;
+    writeFile(dir / "cube.obj", kCubeObj);
+    writeFile(dir / "scene.toml", kScene);
+    auto errorWith = [&](std::vector<SceneOverride> overrides) {
+        try {
+            loadSceneFile(dir / "scene.toml", overrides);
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("(no error)");
+    };
+    auto e = errorWith({{"simulation.samples", "0"}});
+    CHECK_THAT(e, ContainsSubstring("--set simulation.samples=0: [simulation] samples: expected"));
+    CHECK_THAT(e, !ContainsSubstring("scene.toml"));
+    e = errorWith({{"sensor.fov", "[1.0, 2.0]"}});
+    CHECK_THAT(e, ContainsSubstring("--set sensor.fov=[1.0, 2.0]: [sensor]: unknown key \"fov\""));
+    CHECK_THAT(e, !ContainsSubstring("scene.toml"));
+    // Options such as --dt-ns pass the option as written.
+    e = errorWith({{"simulation.dt_ns", "1e-300", "--dt-ns 1e-300"}});
+    CHECK_THAT(e, ContainsSubstring("--dt-ns 1e-300: [simulation] dt_ns"));
+    // A bad value in the file still names its line.
+    CHECK_THAT(errorOf(dir, "samples = 4", "samples = 0"), ContainsSubstring("scene.toml:4"));
+}
+
+TEST_CASE("did-you-mean catches transposed letters", "[scene][errors]") {
+    CHECK(didYouMean("scael", {"path", "material", "translate", "rotate_deg", "scale"}) == "scale");
+    CHECK(didYouMean("smaples", {"samples", "seed"}) == "samples");
+    CHECK(didYouMean("xyz", {"samples", "seed"}).empty());
+    TempDir dir;
+    writeFile(dir / "cube.obj", kCubeObj);
+    CHECK_THAT(errorOf(dir, "path = \"cube.obj\"", "path = \"cube.obj\"\nscael = 2.0"),
+               ContainsSubstring("did you mean \"scale\""));
+}

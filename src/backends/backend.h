@@ -29,8 +29,9 @@ public:
 
 std::unique_ptr<Backend> makeCpuBackend();
 
-// Throws InputError when the light reaches no triangle or the sensor sees none: a run would
-// only produce a table of NaNs. Backends call it right after the direct phase.
+// Throws InputError when the light reaches no triangle, the sensor sees none, or the time
+// window ends before light can reach any triangle the sensor sees: a run would only produce a
+// table of NaNs. Backends call it right after the direct phase.
 void checkDirectTerms(const DirectTerms& direct, const SimConfig& config);
 
 // Host-side steps shared by every backend after B and Z exist: the sensor signals of MODEL §5.

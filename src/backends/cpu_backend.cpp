@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The CPU reference: MODEL.md §1-6 with Embree rays, on all cores. Clarity first; it is the
 // oracle every other backend is tested against.
+#include <algorithm>
 #include <cmath>
 
 #include <spdlog/spdlog.h>
@@ -40,6 +41,30 @@ void checkDirectTerms(const DirectTerms& d, const SimConfig& c) {
             "none is inside its field of view and facing it. Check [sensor] position, look_at "
             "and fov_deg.",
             q.x, q.y, q.z, f.x, f.y, f.z));
+
+    // Light reaches triangle i no earlier than tL_i (bin floor(tL_i)), directly or by way of
+    // other triangles, and only after it has reached some lit triangle. When that is past the
+    // window for every triangle the sensor sees, every distance would be NaN.
+    double firstLit = INFINITY, firstSeen = INFINITY, firstLitSeen = INFINITY;
+    for (std::size_t i = 0; i < d.tLight.size(); ++i) {
+        const double t = std::floor(double(d.tLight[i]));
+        const bool lit = d.irradiance[i] > 0.0f, seen = d.importance[i] > 0.0f;
+        if (lit) firstLit = std::min(firstLit, t);
+        if (seen) firstSeen = std::min(firstSeen, t);
+        if (lit && seen) firstLitSeen = std::min(firstLitSeen, t);
+    }
+    const double first = c.indirect ? std::max(firstLit, firstSeen) : firstLitSeen;
+    if (std::isfinite(first) && first >= double(c.timesteps)) {
+        // A distance needs the echo's peak plus the centroid half-width (P + 1 bins) inside
+        // the window: rsimPulsedPeak.
+        const double needed = first + double(c.pulse.size()) + 3.0;
+        throw InputError(fmt::format(
+            "the time window is too short for any light to return: light first reaches a "
+            "surface the sensor sees after {:.6g} ns, but the window ends at {:.6g} ns ({} "
+            "timesteps of {} ns). Set simulation.timesteps to at least {:.0f} (--timesteps), or "
+            "raise simulation.dt_ns.",
+            first * c.dtNs, double(c.timesteps) * c.dtNs, c.timesteps, c.dtNs, needed));
+    }
 }
 
 void finishSignals(const PreparedScene& scene, const SimConfig& config, SimulationResult& r) {

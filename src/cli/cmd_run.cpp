@@ -67,8 +67,15 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
         ->check(CLI::Range(1u, 1u << 20));
     cmd->add_option("--timesteps", num->timesteps, "T, number of timesteps")
         ->check(CLI::Range(1u, 10000000u));
-    cmd->add_option("--dt-ns", num->dtNs, "Timestep in nanoseconds")
-        ->check(CLI::PositiveNumber);
+    cmd->add_option("--dt-ns", num->dtNs, "Timestep in nanoseconds, 1e-6 to 1e6")
+        ->check(CLI::Validator(
+            [](std::string& text) {
+                double v = 0.0;
+                if (!CLI::detail::lexical_cast(text, v) || !(v >= 1e-6 && v <= 1e6))
+                    return "must be a number of nanoseconds in [1e-6, 1e6], got " + text;
+                return std::string();
+            },
+            "NS in [1e-6, 1e6]"));
     cmd->add_option("--seed", num->seed, "Seed of the sample patterns");
     cmd->add_option("--max-edge-m", num->maxEdgeM, "Subdivide until no edge is longer (0: off)")
         ->check(CLI::NonNegativeNumber);
@@ -100,26 +107,42 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
                 "--set light.pulse_fwhm_ns=1.0");
     cmd->callback([&action, cmd, req, output, sets, num] {
         action = [cmd, req, output, sets, num]() {
-            auto add = [&](const char* key, const std::string& value) {
-                req->overrides.push_back(SceneOverride{key, value});
+            // Errors about these values name the option as written, not a scene-file line.
+            auto add = [&](const char* key, const std::string& value, const std::string& option) {
+                req->overrides.push_back(SceneOverride{key, value, option});
             };
+            if (cmd->count("--devices") && req->backend.backend == "cpu")
+                throw InputError("--devices " + req->backend.devices +
+                                 ": only the Vulkan backend uses devices; drop --devices or use "
+                                 "--backend vulkan (or auto)");
             for (const std::string& s : *sets) {
                 auto eq = s.find('=');
                 if (eq == std::string::npos)
                     throw InputError("--set " + s + ": expected TABLE.KEY=VALUE");
                 req->overrides.push_back(SceneOverride{s.substr(0, eq), s.substr(eq + 1)});
             }
-            if (cmd->count("--samples")) add("simulation.samples", std::to_string(num->samples));
+            // The option as the user wrote it, for messages.
+            auto written = [&](const char* name) {
+                const auto& results = cmd->get_option(name)->results();
+                return std::string(name) + " " + (results.empty() ? "" : results.back());
+            };
+            if (cmd->count("--samples"))
+                add("simulation.samples", std::to_string(num->samples), written("--samples"));
             if (cmd->count("--direct-samples"))
-                add("simulation.direct_samples", std::to_string(num->directSamples));
-            if (cmd->count("--timesteps")) add("simulation.timesteps", std::to_string(num->timesteps));
-            if (cmd->count("--dt-ns")) add("simulation.dt_ns", fmtDouble(num->dtNs));
-            if (cmd->count("--seed")) add("simulation.seed", std::to_string(num->seed));
-            if (cmd->count("--max-edge-m")) add("simulation.max_edge_m", fmtDouble(num->maxEdgeM));
-            if (num->directOnly) add("simulation.indirect", "false");
-            if (num->kij) add("output.kij", "true");
-            if (num->noImages) add("output.images", "false");
-            if (num->noTimeseries) add("output.timeseries", "false");
+                add("simulation.direct_samples", std::to_string(num->directSamples),
+                    written("--direct-samples"));
+            if (cmd->count("--timesteps"))
+                add("simulation.timesteps", std::to_string(num->timesteps), written("--timesteps"));
+            if (cmd->count("--dt-ns"))
+                add("simulation.dt_ns", fmtDouble(num->dtNs), written("--dt-ns"));
+            if (cmd->count("--seed"))
+                add("simulation.seed", std::to_string(num->seed), written("--seed"));
+            if (cmd->count("--max-edge-m"))
+                add("simulation.max_edge_m", fmtDouble(num->maxEdgeM), written("--max-edge-m"));
+            if (num->directOnly) add("simulation.indirect", "false", "--direct-only");
+            if (num->kij) add("output.kij", "true", "--write-kij");
+            if (num->noImages) add("output.images", "false", "--no-images");
+            if (num->noTimeseries) add("output.timeseries", "false", "--no-timeseries");
             if (!output->empty()) req->outputDir = *output;
             runSimulation(*req);
             return int(kExitOk);

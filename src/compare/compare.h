@@ -8,7 +8,10 @@ namespace rsim {
 
 struct CompareOptions {
     double toleranceM = 1e-3;     // |distance_A - distance_B| allowed per triangle / pixel, m
-    double maxFraction = 0.0;     // fraction of triangles (and pixels) allowed beyond tolerance
+    // Fraction of triangles (and pixels) allowed beyond the tolerance. 0.1% by default: runs on
+    // two ray tracers (Embree, a GPU) disagree on the few rays that graze an edge, and the
+    // pulsed estimator's argmax can jump between two near-equal echoes of such a triangle.
+    double maxFraction = 0.001;
     bool images = true;           // also compare depth.pfm when both directories have it
     double signalRtol = 1e-3;     // sensor_signal_fwd, relative to its peak
     bool checkSignal = true;

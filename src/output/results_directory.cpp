@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
+#include <fstream>
 #include <string>
 #include <system_error>
+
+#include <nlohmann/json.hpp>
 
 #include <unistd.h>
 
@@ -13,16 +16,66 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Every file rsim may write into a results directory (README.md, Output).
+const char* const kContractFiles[] = {"summary.json", "triangles.csv", "timeseries.h5",
+                                      "depth.pfm",    "depth.png",     "error.png",
+                                      "amplitude.png", "mesh_error.ply"};
+
+fs::path normalised(const fs::path& dirIn) {
+    fs::path dir = fs::absolute(dirIn).lexically_normal();
+    if (!dir.has_filename()) dir = dir.parent_path(); // "results/" names "results"
+    return dir;
+}
+
+// Why the non-empty directory `dir` is not one rsim wrote, or "" when it is: its summary.json
+// is rsim's (a JSON object with rsim_version, backend and counts) and it holds nothing but
+// files of the output contract.
+std::string notResultsBecause(const fs::path& dir) {
+    std::error_code ec;
+    if (!fs::is_regular_file(dir / "summary.json", ec)) return "it has no summary.json";
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        bool known = false;
+        for (const char* f : kContractFiles) known = known || name == f;
+        if (!known || !it->is_regular_file(ec))
+            return "it holds \"" + name + "\", which is not a file rsim writes";
+    }
+    if (ec) return "it cannot be listed: " + ec.message();
+    std::ifstream in(dir / "summary.json");
+    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) return "its summary.json is not JSON";
+    if (!(j.contains("rsim_version") && j["rsim_version"].is_string() && j.contains("backend") &&
+          j.contains("counts")))
+        return "its summary.json was not written by rsim";
+    return {};
+}
+
 // Replacing a directory deletes it, so only directories rsim wrote (or empty ones) qualify.
 void checkReplaceable(const fs::path& dir) {
     std::error_code ec;
     const fs::file_status st = fs::status(dir, ec);
-    if (!fs::exists(st)) return;
-    const bool replaceable =
-        fs::is_directory(st) && (fs::is_empty(dir, ec) || fs::exists(dir / "summary.json", ec));
-    if (!replaceable)
-        throw InputError(dir.string() +
-                         ": exists and is not an rsim results directory; refusing to overwrite it");
+    if (!fs::exists(st)) {
+        // It will be created: the nearest existing ancestor must be a directory.
+        for (fs::path p = dir.parent_path(); !p.empty(); p = p.parent_path()) {
+            const fs::file_status ps = fs::status(p, ec);
+            if (fs::exists(ps)) {
+                if (!fs::is_directory(ps))
+                    throw InputError(dir.string() + ": cannot be created: " + p.string() +
+                                     " is a file, not a directory");
+                break;
+            }
+            if (p == p.parent_path()) break;
+        }
+        return;
+    }
+    if (!fs::is_directory(st))
+        throw InputError(dir.string() + ": exists and is not an rsim results directory (it is "
+                                        "not a directory); refusing to overwrite it");
+    if (fs::is_empty(dir, ec) && !ec) return;
+    if (std::string why = notResultsBecause(dir); !why.empty())
+        throw InputError(dir.string() + ": exists and is not an rsim results directory (" + why +
+                         "); refusing to overwrite it. Choose another --output or [output] dir, "
+                         "or remove it yourself");
 }
 
 fs::path withSuffix(const fs::path& dir, const std::string& suffix) {
@@ -46,10 +99,11 @@ void writeAll(const fs::path& tmp, const ResultsView& view, PhaseTimes& times,
 
 } // namespace
 
+void checkOutputDirectory(const fs::path& dir) { checkReplaceable(normalised(dir)); }
+
 void writeResultsDirectory(const fs::path& dirIn, const ResultsView& view, PhaseTimes& times) {
     const Stopwatch sw;
-    fs::path dir = fs::absolute(dirIn).lexically_normal();
-    if (!dir.has_filename()) dir = dir.parent_path(); // "results/" names "results"
+    const fs::path dir = normalised(dirIn);
     checkReplaceable(dir);
 
     const std::string pid = std::to_string(::getpid());

@@ -37,6 +37,11 @@ struct ResultsView {
 void writeResultsDirectory(const std::filesystem::path& dir, const ResultsView& view,
                            PhaseTimes& times);
 
+// Throws InputError unless `dir` can become a results directory: it does not exist (and its
+// nearest existing ancestor is a directory), is empty, or is a results directory rsim wrote.
+// writeResultsDirectory checks it too; runs call it first to fail before simulating.
+void checkOutputDirectory(const std::filesystem::path& dir);
+
 // Individual writers (each writes one file; used by writeResultsDirectory and tests).
 void writeSummaryJson(const std::filesystem::path& file, const ResultsView& view,
                       const PhaseTimes& times);

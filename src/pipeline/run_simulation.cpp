@@ -38,6 +38,8 @@ RunOutcome runSimulation(const RunRequest& req) {
     Stopwatch sw;
     SceneDesc scene = loadSceneFile(req.sceneFile, req.overrides);
     if (req.outputDir) scene.output.dir = std::filesystem::absolute(*req.outputDir);
+    // Fail in milliseconds on an unusable output directory, not after the simulation.
+    checkOutputDirectory(scene.output.dir);
     spdlog::info("scene {}: {} mesh(es), {} material(s), T = {}, dt = {} ns, S = {}",
                  req.sceneFile.string(), scene.meshes.size(), scene.materials.size(),
                  scene.sim.timesteps, scene.sim.dt_ns, scene.sim.samples);
@@ -60,6 +62,28 @@ RunOutcome runSimulation(const RunRequest& req) {
     options.images = scene.output.images;
     SimulationResult result = backend->simulate(prepared, config, options, times);
     info.echoesCutOff = result.echoesCutOff;
+
+    std::size_t withDistance = 0;
+    double sumAbs = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (std::isnan(result.distance[i])) continue;
+        ++withDistance;
+        double truth = double(glm::length(prepared.centroid[i] - config.sensor.position));
+        sumAbs += std::abs(result.distance[i] - truth);
+    }
+    const double windowNs = double(config.timesteps) * config.dtNs;
+    if (withDistance == 0 && result.echoesCutOff > 0)
+        throw InputError(fmt::format(
+            "no triangle got a distance: the echoes of {} triangle(s) were cut off at the end of the time window ({} timesteps of {} ns = {:.6g} ns). "
+            "Raise simulation.timesteps (--timesteps), e.g. to {}, or simulation.dt_ns.",
+            result.echoesCutOff, config.timesteps, config.dtNs, windowNs,
+            std::uint64_t(config.timesteps) * 2));
+    if (withDistance == 0)
+        throw InputError(fmt::format(
+            "no triangle got a distance: no triangle the sensor sees returned a usable echo "
+            "within the time window ({} timesteps of {} ns = {:.6g} ns). Check [light] and "
+            "[sensor], or raise simulation.timesteps.",
+            config.timesteps, config.dtNs, windowNs));
     if (result.visibility.maxRowSum > 1.25)
         spdlog::warn("{} triangle(s) have sum_j F_ij above 1.05 (up to {:.2f}; {} form factors clamped): "
                      "their K estimates are dominated by single sample pairs close to a shared edge, "
@@ -74,15 +98,6 @@ RunOutcome runSimulation(const RunRequest& req) {
 
     writeResultsDirectory(scene.output.dir, ResultsView{scene, prepared, config, result, info},
                           times);
-
-    std::size_t withDistance = 0;
-    double sumAbs = 0.0;
-    for (std::size_t i = 0; i < n; ++i) {
-        if (std::isnan(result.distance[i])) continue;
-        ++withDistance;
-        double truth = double(glm::length(prepared.centroid[i] - config.sensor.position));
-        sumAbs += std::abs(result.distance[i] - truth);
-    }
     RunOutcome out;
     out.outputDir = scene.output.dir;
     out.backend = result.backend;

@@ -5,12 +5,21 @@
 
 #include <glm/geometric.hpp>
 
+#include "util/error.h"
+
 namespace rsim {
 
 std::vector<float> makePulse(PulseShape shape, double fwhmSteps) {
     if (shape == PulseShape::Delta) return {1.0f};
     const double sigma = fwhmSteps / (2.0 * std::sqrt(2.0 * std::log(2.0)));
-    const int half = std::max(1, int(std::ceil(3.0 * sigma)));
+    // Scene files are checked against the window (loadSceneFile); this guards other callers
+    // from an int overflow or a huge allocation.
+    const double length = pulseLengthSteps(fwhmSteps);
+    if (!(length <= 1e7))
+        throw InputError("a Gaussian pulse of FWHM " + std::to_string(fwhmSteps) +
+                         " timesteps would be " + std::to_string(length) +
+                         " timesteps long; shorten light.pulse_fwhm_ns or raise dt_ns");
+    const int half = int((length - 1.0) / 2.0);
     std::vector<double> p(std::size_t(2 * half + 1));
     double sum = 0.0;
     for (int k = 0; k <= 2 * half; ++k) {

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include <assimp/Importer.hpp>
 #include <assimp/postprocess.h>
@@ -28,6 +29,10 @@ glm::dmat4 worldFromMesh(const MeshDesc& mesh) {
 }
 
 namespace {
+
+// Largest world coordinate accepted, m. Triangles are stored in fp32 (max ~3.4e38), and areas
+// and squared distances are products of two coordinates, so they must stay below ~1.8e19.
+constexpr double kMaxCoordinateM = 1e18;
 
 bool finite(const glm::dvec3& v) {
     return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
@@ -139,9 +144,19 @@ LoadedGeometry loadMeshes(const SceneDesc& scene) {
                         ok = false;
                     }
                     v[k] = glm::dvec3(xf * glm::dvec4(local, 1.0));
-                    if (ok && !finite(v[k]))
-                        throw InputError(mesh.where + ": the mesh's transform makes vertex " +
-                                         std::to_string(idx) + " non-finite");
+                    // Triangles are stored in float: beyond ~3.4e38 a coordinate becomes inf.
+                    if (ok && !(finite(v[k]) && std::abs(v[k].x) <= kMaxCoordinateM &&
+                                std::abs(v[k].y) <= kMaxCoordinateM &&
+                                std::abs(v[k].z) <= kMaxCoordinateM)) {
+                        std::ostringstream os;
+                        os << mesh.where << ": mesh file " << mesh.path.string() << ": vertex "
+                           << idx << " of face " << f << " of sub-mesh \"" << m->mName.C_Str()
+                           << "\" lies at (" << v[k].x << ", " << v[k].y << ", " << v[k].z
+                           << ") after the mesh's translate/rotate_deg/scale; coordinates must "
+                           << "be within +-" << kMaxCoordinateM << " m. Check the file's units "
+                           << "and this [[mesh]]'s scale";
+                        throw InputError(os.str());
+                    }
                 }
                 if (!ok) {
                     ++nonFinite;

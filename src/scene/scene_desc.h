@@ -87,12 +87,18 @@ struct SceneDesc {
 struct SceneOverride {
     std::string key;   // dotted path, e.g. "simulation.samples"
     std::string value; // TOML value text, e.g. "32", "true", "[1.0, 2.0, 3.0]", "\"gaussian\""
+    std::string origin = {}; // the option as written, for messages ("--dt-ns 0"); empty:
+                             // "--set KEY=VALUE"
 };
 
 // Reads and validates a scene file; throws InputError naming the file, line, key and what was
 // expected. Overrides are applied before validation, so they are checked like file values.
 SceneDesc loadSceneFile(const std::filesystem::path& file,
                         const std::vector<SceneOverride>& overrides = {});
+
+// Length P in timesteps of the sampled Gaussian pulse of the given FWHM in timesteps (+-3 sigma,
+// at least 3 bins), in double so that callers can check it before allocating.
+double pulseLengthSteps(double fwhmSteps);
 
 // The closest of `candidates` to `word` when it is plausibly a typo, else "".
 std::string didYouMean(const std::string& word, const std::vector<std::string>& candidates);

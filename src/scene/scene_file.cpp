@@ -4,6 +4,7 @@
 #include "scene/scene_desc.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -19,18 +20,26 @@ namespace rsim {
 namespace fs = std::filesystem;
 
 std::string didYouMean(const std::string& word, const std::vector<std::string>& candidates) {
+    // Optimal string alignment distance: Levenshtein plus the transposition of two adjacent
+    // letters as one edit ("scael" -> "scale").
     auto distance = [](const std::string& a, const std::string& b) {
-        std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-        for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-        for (std::size_t i = 1; i <= a.size(); ++i) {
-            cur[0] = i;
+        auto same = [](char x, char y) {
+            return std::tolower(static_cast<unsigned char>(x)) ==
+                   std::tolower(static_cast<unsigned char>(y));
+        };
+        const std::size_t w = b.size() + 1;
+        std::vector<std::size_t> d((a.size() + 1) * w);
+        for (std::size_t i = 0; i <= a.size(); ++i) d[i * w] = i;
+        for (std::size_t j = 0; j <= b.size(); ++j) d[j] = j;
+        for (std::size_t i = 1; i <= a.size(); ++i)
             for (std::size_t j = 1; j <= b.size(); ++j) {
-                std::size_t sub = prev[j - 1] + (std::tolower(a[i - 1]) != std::tolower(b[j - 1]));
-                cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+                std::size_t sub = d[(i - 1) * w + j - 1] + !same(a[i - 1], b[j - 1]);
+                std::size_t v = std::min({d[(i - 1) * w + j] + 1, d[i * w + j - 1] + 1, sub});
+                if (i > 1 && j > 1 && same(a[i - 1], b[j - 2]) && same(a[i - 2], b[j - 1]))
+                    v = std::min(v, d[(i - 2) * w + j - 2] + 1);
+                d[i * w + j] = v;
             }
-            std::swap(prev, cur);
-        }
-        return prev[b.size()];
+        return d[a.size() * w + b.size()];
     };
     std::string best;
     std::size_t bestD = SIZE_MAX;
@@ -68,15 +77,32 @@ std::string quoteValue(const toml::node& n) {
     return s;
 }
 
+// "table.key" -> how the command line set it ("--set simulation.samples=0", "--dt-ns 0"), so
+// that a message about an overridden value points there rather than at a scene-file line.
+using OverrideOrigins = std::map<std::string, std::string>;
+
 // Reads one TOML table, remembering which keys were used so that the rest can be reported.
 class TableReader {
 public:
-    TableReader(const toml::table& table, std::string context, std::string fileName)
-        : table_(table), context_(std::move(context)), file_(std::move(fileName)) {}
+    TableReader(const toml::table& table, std::string context, std::string fileName,
+                const OverrideOrigins* origins = nullptr, std::string tableName = {})
+        : table_(table), context_(std::move(context)), file_(std::move(fileName)),
+          origins_(origins), tableName_(std::move(tableName)) {}
+
+    // The command-line option that set `key` of this table, or "".
+    std::string overriddenBy(const std::string& key) const {
+        if (!origins_ || key.empty()) return {};
+        auto it = origins_->find(tableName_ + "." + key);
+        return it == origins_->end() ? std::string() : it->second;
+    }
 
     [[noreturn]] void fail(const toml::node* at, const std::string& key,
                            const std::string& message) const {
         std::ostringstream os;
+        if (std::string by = overriddenBy(key); !by.empty()) {
+            os << by << ": " << context_ << " " << key << ": " << message;
+            throw InputError(os.str());
+        }
         os << file_;
         if (at && at->source().begin.line) os << ":" << at->source().begin.line;
         else if (table_.source().begin.line) os << ":" << table_.source().begin.line;
@@ -174,7 +200,14 @@ public:
             double s = number(key, 1.0, -1e30, 1e30);
             return {s, s, s};
         }
-        return vec3(key, def);
+        glm::dvec3 v = vec3(key, def);
+        for (int k = 0; k < 3; ++k)
+            if (std::abs(v[k]) > 1e30) {
+                std::ostringstream os;
+                os << "expected numbers in [-1e+30, 1e+30], got " << v[k];
+                fail(n, key, os.str());
+            }
+        return v;
     }
 
     void checkRange(const toml::node* n, const std::string& key, double v, double lo, double hi,
@@ -196,8 +229,9 @@ public:
             if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
             std::string hint = didYouMean(key, known_);
             std::ostringstream os;
-            os << file_ << ":" << k.source().begin.line << ": " << context_ << ": unknown key \""
-               << key << "\"";
+            if (std::string by = overriddenBy(key); !by.empty()) os << by;
+            else os << file_ << ":" << k.source().begin.line;
+            os << ": " << context_ << ": unknown key \"" << key << "\"";
             if (!hint.empty()) os << " (did you mean \"" << hint << "\"?)";
             else {
                 os << " (known keys:";
@@ -211,14 +245,17 @@ public:
 private:
     const toml::table& table_;
     std::string context_, file_;
+    const OverrideOrigins* origins_;
+    std::string tableName_;
     std::vector<std::string> known_;
 };
 
 const std::vector<std::string> kTopLevel = {"simulation", "light", "sensor", "material",
                                             "mesh", "output"};
 
-// Applies "a.b=value" overrides to the parsed document.
-void applyOverrides(toml::table& root, const std::vector<SceneOverride>& overrides) {
+// Applies "a.b=value" overrides to the parsed document; returns where each came from.
+OverrideOrigins applyOverrides(toml::table& root, const std::vector<SceneOverride>& overrides) {
+    OverrideOrigins origins;
     for (const auto& o : overrides) {
         auto dot = o.key.find('.');
         if (dot == std::string::npos || o.key.find('.', dot + 1) != std::string::npos)
@@ -253,10 +290,17 @@ void applyOverrides(toml::table& root, const std::vector<SceneOverride>& overrid
         if (!section->is_table())
             throw InputError("--set " + o.key + ": \"" + tableName + "\" is not a table");
         parsed.get("v")->visit([&](auto&& v) { section->as_table()->insert_or_assign(key, v); });
+        origins[o.key] = o.origin.empty() ? "--set " + o.key + "=" + o.value : o.origin;
     }
+    return origins;
 }
 
 } // namespace
+
+double pulseLengthSteps(double fwhmSteps) {
+    const double sigma = fwhmSteps / (2.0 * std::sqrt(2.0 * std::log(2.0)));
+    return 2.0 * std::max(1.0, std::ceil(3.0 * sigma)) + 1.0;
+}
 
 SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>& overrides) {
     SceneDesc scene;
@@ -279,7 +323,7 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
            << ": TOML syntax error: " << e.description();
         throw InputError(os.str());
     }
-    applyOverrides(root, overrides);
+    const OverrideOrigins origins = applyOverrides(root, overrides);
     const fs::path baseDir = scene.file.parent_path();
 
     // Top-level keys.
@@ -311,9 +355,11 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
     };
 
     { // [simulation]
-        TableReader r(section("simulation"), "[simulation]", fileName);
+        TableReader r(section("simulation"), "[simulation]", fileName, &origins, "simulation");
         auto& s = scene.sim;
-        s.dt_ns = r.number("dt_ns", s.dt_ns, 0.0, 1e6, true);
+        // 1e-6 ns (a femtosecond) to 1e6 ns (a millisecond): outside, 1 / (c dt)^2 and the
+        // pulse length in timesteps leave float range.
+        s.dt_ns = r.number("dt_ns", s.dt_ns, 1e-6, 1e6);
         s.timesteps = r.integer("timesteps", s.timesteps, 1, 10'000'000);
         s.samples = r.integer("samples", s.samples, 1, 1 << 20);
         s.direct_samples = r.integer("direct_samples", s.direct_samples, 1, 1 << 20);
@@ -323,7 +369,7 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
         r.finish();
     }
     { // [light]
-        TableReader r(section("light"), "[light]", fileName);
+        TableReader r(section("light"), "[light]", fileName, &origins, "light");
         auto& l = scene.light;
         l.position = r.vec3("position", l.position);
         l.direction = r.vec3("direction", l.direction);
@@ -337,11 +383,24 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
                       ? PulseShape::Gaussian
                       : PulseShape::Delta;
         l.pulse_fwhm_ns = r.number("pulse_fwhm_ns", l.pulse_fwhm_ns, 0.0, 1e6, true);
+        if (l.pulse == PulseShape::Gaussian) {
+            // makePulse samples +-3 sigma: P = 2 ceil(3 sigma) + 1 bins. In double, before any
+            // integer conversion, so that a huge FWHM cannot overflow or allocate gigabytes.
+            const double steps = pulseLengthSteps(l.pulse_fwhm_ns / scene.sim.dt_ns);
+            if (steps > double(scene.sim.timesteps)) {
+                std::ostringstream os;
+                os << "a Gaussian pulse of FWHM " << l.pulse_fwhm_ns << " ns lasts " << steps
+                   << " timesteps of " << scene.sim.dt_ns << " ns (+-3 sigma), longer than the "
+                   << "time window of " << scene.sim.timesteps << " timesteps; shorten "
+                   << "pulse_fwhm_ns or raise [simulation] timesteps";
+                r.fail(section("light").get("pulse_fwhm_ns"), "pulse_fwhm_ns", os.str());
+            }
+        }
         r.finish();
     }
     { // [sensor]
         const toml::table& t = section("sensor");
-        TableReader r(t, "[sensor]", fileName);
+        TableReader r(t, "[sensor]", fileName, &origins, "sensor");
         auto& s = scene.sensor;
         if (t.get("position")) s.position = r.vec3("position", scene.light.position);
         else r.find("position");
@@ -369,7 +428,11 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
         glm::dvec3 fwd = s.look_at - scene.sensorPosition();
         if (glm::length(fwd) < 1e-9)
             r.fail(t.get("look_at"), "look_at", "must differ from the sensor position");
-        if (glm::length(glm::cross(glm::normalize(fwd), s.up)) < 1e-6)
+        // Scaled by its largest component first, so that neither a short nor a huge `up`
+        // under- or overflows on the way to its direction.
+        const double upMax = std::max({std::abs(s.up.x), std::abs(s.up.y), std::abs(s.up.z)});
+        if (!(upMax > 0.0)) r.fail(t.get("up"), "up", "must not be zero");
+        if (glm::length(glm::cross(glm::normalize(fwd), glm::normalize(s.up / upMax))) < 1e-6)
             r.fail(t.get("up"), "up", "must not be parallel to the viewing direction");
         r.finish();
     }
@@ -433,7 +496,7 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
         throw InputError(fileName + ": the scene has no [[mesh]]; add at least one, e.g.\n"
                          "  [[mesh]]\n  path = \"room.obj\"");
     { // [output]
-        TableReader r(section("output"), "[output]", fileName);
+        TableReader r(section("output"), "[output]", fileName, &origins, "output");
         if (auto d = r.string("dir")) {
             if (d->empty()) r.fail(section("output").get("dir"), "dir", "must not be empty");
             scene.output.dir = fs::path(*d).is_absolute() ? fs::path(*d) : baseDir / *d;

@@ -5,11 +5,16 @@
 # even a Vulkan loader (e.g. a CUDA container on a newer Ubuntu). The C runtime is not packed.
 #
 #   scripts/make-bundle.sh [DIR]          (default: dist/rsim-bundle; writes DIR.tgz)
+#   scripts/make-bundle.sh --with-tests [DIR]
+#                                         also the test suite (bin/rsim_tests) and the Khronos
+#                                         validation layer (layer/), for scripts/device/gpu-run.sh tests
 # On the GPU machine:
 #   tar xzf rsim-bundle.tgz && rsim-bundle/rsim devices
 #   rsim-bundle/rsim run scene.toml --backend vulkan --output results
 set -euo pipefail
 cd "$(dirname "$0")/.."
+with_tests=0
+[[ ${1:-} == --with-tests ]] && { with_tests=1; shift; }
 out=${1:-dist/rsim-bundle}
 [[ -x build/rsim ]] || scripts/build.sh
 rm -rf "$out" "$out.tgz"
@@ -37,5 +42,13 @@ done
 LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$here/bin/rsim" "$@"
 WRAP
 chmod +x "$out/rsim"
+if [[ $with_tests -eq 1 ]]; then
+  [[ -x build/tests/rsim_tests ]] || cmake --build build --target rsim_tests
+  cp -L build/tests/rsim_tests "$out/bin/" # links the same libraries as rsim
+  mkdir -p "$out/layer"
+  cp -L /usr/lib/x86_64-linux-gnu/libVkLayer_khronos_validation.so "$out/layer/"
+  sed 's#"library_path": *"[^"]*"#"library_path": "./libVkLayer_khronos_validation.so"#' \
+    /usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json > "$out/layer/VkLayer_khronos_validation.json"
+fi
 tar czf "$out.tgz" -C "$(dirname "$out")" "$(basename "$out")"
 du -sh "$out.tgz" | awk '{print "bundle:", $2, $1}'

@@ -13,6 +13,8 @@
 #   scripts/device/gpu-run.sh kij SCENES      K compression accuracy study
 #   scripts/device/gpu-run.sh multigpu 1,2,.. scaling, exchange, streaming, oversized (multigpu_benchmark.py)
 #   scripts/device/gpu-run.sh cpu SCENES      CPU-backend benchmark on this machine's cores
+#   scripts/device/gpu-run.sh tests           the whole Catch2 suite on this GPU, under the validation
+#                                             layer (bundle made with make-bundle.sh --with-tests)
 set -uo pipefail
 stage=${1:?stage}
 scenes=${2:-small-room,medium-room}
@@ -87,5 +89,20 @@ cpu)
   gen "$scenes"
   python3 scripts/benchmark.py --rsim $RSIM --scenes "$scenes" --backend cpu --label "$cores cores" \
     --out "$OUT/cpu" 2>&1 | tee "$OUT/bench-cpu.txt" ;;
+tests)
+  # The tests run rsim as build/rsim (compiled-in path): point it at the bundle's wrapper. Each
+  # test makes its own Vulkan instance; NVIDIA's driver, loaded again and again beside the
+  # validation layer, runs out of glibc's static TLS reserve without the tunable.
+  B=/tmp/rsimb/rsim-bundle
+  [[ -f build/CMakeCache.txt ]] && { echo "build/ is a real build here: run this stage on the GPU machine only"; exit 2; }
+  [[ -x $B/bin/rsim_tests ]] || { echo "the bundle has no tests: make it with make-bundle.sh --with-tests"; exit 2; }
+  mkdir -p build/tests && rm -f build/rsim build/tests/rsim_tests
+  printf '#!/bin/sh\nexec %s/rsim "$@"\n' "$B" > build/rsim && chmod +x build/rsim
+  cp $B/bin/rsim_tests build/tests/
+  (cd build/tests && GLIBC_TUNABLES=glibc.rtld.optional_static_tls=65536 VK_LAYER_PATH=$B/layer \
+    LD_LIBRARY_PATH=$B/lib:$B/layer ./rsim_tests --durations yes) > "$OUT/gpu-tests.txt" 2>&1
+  rc=$?
+  grep -E "^(All tests|test cases|assertions)" "$OUT/gpu-tests.txt"
+  exit $rc ;;
 *) echo "unknown stage $stage"; exit 2 ;;
 esac

@@ -8,8 +8,10 @@
 // and encoded in host memory, and each chunk goes to the device that gathers from it: resident
 // in device memory, or pinned in host memory and streamed every time block (streaming/k_plan.h).
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <memory>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -283,13 +285,14 @@ private:
         std::vector<VisibilityDevice> devices;
         for (auto& slot : slots_) devices.push_back({slot.device.get(), slot.scene.get(), slot.accel.get()});
         Stopwatch sw;
-        double compressTail = 0.0;
-        r.visibility = computeVisibilityChunked(devices, s, c, K, compressTail);
+        double compressTail = 0.0, hostAllocation = 0.0;
+        r.visibility = computeVisibilityChunked(devices, s, c, K, compressTail, hostAllocation);
         const double secs = sw.seconds();
         // Encoding overlapped the devices' work; only what ran after the last chunk is "compress".
         times.add("visibility", secs - compressTail);
         times.add("compress", compressTail);
         r.timingDetails.emplace_back("visibility_rays", r.visibility.raySeconds);
+        r.timingDetails.emplace_back("visibility_host_allocation", hostAllocation);
         logVisibility(r, secs);
         if (c.kFormatErrors)
             spdlog::warn("--kij-errors is only computed when one device holds fp32 K; not reported");
@@ -310,8 +313,10 @@ private:
         std::vector<float> tables(std::size_t(plan.chunks) * tableSize);
         for (std::uint32_t ch = 0; ch < plan.chunks; ++ch)
             std::copy(K.chunks[ch].table.begin(), K.chunks[ch].table.end(), tables.begin() + std::ptrdiff_t(ch) * tableSize);
-        std::vector<TransportDevice> out;
-        for (std::size_t d = 0; d < slots_.size(); ++d) {
+        // One thread per device: each uploads its own chunks (the devices are independent).
+        std::vector<TransportDevice> out(slots_.size());
+        std::vector<std::exception_ptr> failures(slots_.size());
+        auto placeOn = [&](std::size_t d) {
             Slot& slot = slots_[d];
             const vk::Device& dev = *slot.device;
             TransportDevice td{&dev, slot.scene.get(), {}};
@@ -340,8 +345,20 @@ private:
                 slot.tables = vk::makeStorage(dev, tables, "K tables");
                 td.k.tables = &slot.tables;
             }
-            out.push_back(td);
-        }
+            out[d] = td;
+        };
+        std::vector<std::thread> threads;
+        for (std::size_t d = 0; d < slots_.size(); ++d)
+            threads.emplace_back([&, d] {
+                try {
+                    placeOn(d);
+                } catch (...) {
+                    failures[d] = std::current_exception();
+                }
+            });
+        for (auto& t : threads) t.join();
+        for (auto& f : failures)
+            if (f) std::rethrow_exception(f);
         return out;
     }
 

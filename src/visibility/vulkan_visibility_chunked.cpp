@@ -4,10 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <condition_variable>
-#include <cstdlib>
 #include <exception>
-#include <limits>
-#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -27,21 +24,14 @@ VisibilityStats computeVisibilityChunked(const std::vector<VisibilityDevice>& de
                                          double& hostAllocationSeconds) {
     const KPlan& plan = K.plan;
     const std::uint32_t n = plan.n, C = plan.chunks;
-    // fp32 chunks (device layout) until each is complete and encoded.
-    // Not zeroed: the devices' upper entries (i < j) and the host's mirror (i > j) write every
-    // element but the diagonal, which is zeroed here. The pages are then first touched by those
-    // writes, which overlap the rays, instead of by an N^2 memset before the first ray.
-    // RSIM_POISON_K_CHUNKS=1 (the tests) fills them with NaN first, so that an element nobody
-    // writes shows up in K instead of reading as the zero a fresh page happens to hold.
-    const bool poison = std::getenv("RSIM_POISON_K_CHUNKS") != nullptr;
+    // fp32 chunks (device layout) until each is complete and encoded, zeroed on all cores before
+    // the first ray. (Leaving them unzeroed, so that the devices' and the mirror's writes touch
+    // the pages first, was measured slower on 2 H200s: docs/benchmarks.md.)
     Stopwatch allocation;
-    std::vector<std::unique_ptr<float[]>> full(C);
-    for (std::uint32_t c = 0; c < C; ++c) {
-        full[c] = std::make_unique_for_overwrite<float[]>(plan.elements(c));
-        if (poison) std::fill_n(full[c].get(), plan.elements(c), std::numeric_limits<float>::quiet_NaN());
-        const std::uint32_t r0 = plan.rowBegin(c), rows = plan.rowEnd(c) - r0;
-        for (std::uint32_t i = r0; i < r0 + rows; ++i) full[c][std::size_t(i) * rows + (i - r0)] = 0.0f;
-    }
+    std::vector<std::vector<float>> full(C);
+    parallelFor(C, 1, [&](std::size_t b, std::size_t e, unsigned) {
+        for (std::size_t c = b; c < e; ++c) full[c].assign(plan.elements(std::uint32_t(c)), 0.0f);
+    });
     hostAllocationSeconds = allocation.seconds();
     K.chunks.assign(C, EncodedChunk{});
 
@@ -141,7 +131,7 @@ VisibilityStats computeVisibilityChunked(const std::vector<VisibilityDevice>& de
                 const float* values = static_cast<const float*>(slots[k % 2].readback.mapped());
                 progress.add(pairsOf[k]);
                 // Only the upper entries (i < j): the lower ones belong to the host's mirror.
-                float* dst = full[c].get();
+                float* dst = full[c].data();
                 for (std::uint32_t j = r0 + 1; j < n; ++j) {
                     const std::uint32_t upto = std::min(rows, j - r0);
                     std::copy_n(&values[std::size_t(j) * rows], upto, dst + std::size_t(j) * rows);
@@ -178,7 +168,7 @@ VisibilityStats computeVisibilityChunked(const std::vector<VisibilityDevice>& de
             }
             Stopwatch sw;
             const std::uint32_t r0 = plan.rowBegin(c), r1 = plan.rowEnd(c), rows = r1 - r0;
-            const float* src = full[c].get();
+            const float* src = full[c].data();
             // (i, j) with i in chunk c, j > i, goes to (j, i): chunk d(j), element i * rows_d + (j - r0_d).
             const std::uint32_t tile = 64;
             const std::uint32_t firstCol = r0 + 1, tiles = (n - std::min(n, firstCol) + tile - 1) / tile;
@@ -189,15 +179,15 @@ VisibilityStats computeVisibilityChunked(const std::vector<VisibilityDevice>& de
                         for (std::uint32_t j = j0; j < j1; ++j) {
                             const std::uint32_t d = j / plan.rowsPerChunk, rd = plan.rowBegin(d);
                             const std::uint32_t rowsD = plan.rowEnd(d) - rd;
-                            float* dst = full[d].get();
+                            float* dst = full[d].data();
                             const std::uint32_t iEnd = std::min({r1, i0 + tile, j});
                             for (std::uint32_t i = i0; i < iEnd; ++i)
                                 dst[std::size_t(i) * rowsD + (j - rd)] = src[std::size_t(j) * rows + (i - r0)];
                         }
                 }
             });
-            K.chunks[c] = encodeChunk(full[c].get(), plan.elements(c), plan.format);
-            full[c].reset();
+            K.chunks[c] = encodeChunk(full[c].data(), full[c].size(), plan.format);
+            std::vector<float>().swap(full[c]);
             K.sumSquaredError += K.chunks[c].sumSquaredError;
             K.maxAbsError = std::max(K.maxAbsError, K.chunks[c].maxAbsError);
             afterLast = c + 1 == C ? sw.seconds() : afterLast;

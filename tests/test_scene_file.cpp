@@ -80,6 +80,24 @@ std::string errorOf(const TempDir& dir, const std::string& from, const std::stri
     return "(no error)";
 }
 
+// Runs the CPU backend on the scene with `from` replaced by `to` (output in dir/out) and returns
+// its input error, or "(no error)".
+std::string runError(const TempDir& dir, const std::string& from, const std::string& to) {
+    std::string text = kScene;
+    text.replace(text.find(from), from.size(), to);
+    writeFile(dir / "scene.toml", text);
+    RunRequest req;
+    req.sceneFile = dir / "scene.toml";
+    req.backend.backend = "cpu";
+    req.outputDir = dir / "out";
+    try {
+        runSimulation(req);
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
 } // namespace
 
 TEST_CASE("a valid scene file loads with its values", "[scene]") {
@@ -198,21 +216,7 @@ TEST_CASE("mesh file errors are precise", "[scene][errors]") {
 TEST_CASE("a light that reaches nothing or a blind sensor stop the run", "[scene][errors]") {
     TempDir dir;
     writeFile(dir / "cube.obj", kCubeObj);
-    auto run = [&](const std::string& from, const std::string& to) {
-        std::string text = kScene;
-        text.replace(text.find(from), from.size(), to);
-        writeFile(dir / "scene.toml", text);
-        RunRequest req;
-        req.sceneFile = dir / "scene.toml";
-        req.backend.backend = "cpu";
-        req.outputDir = dir / "out";
-        try {
-            runSimulation(req);
-        } catch (const InputError& e) {
-            return std::string(e.what());
-        }
-        return std::string("(no error)");
-    };
+    auto run = [&](const std::string& from, const std::string& to) { return runError(dir, from, to); };
     // Light outside the box: every inward-facing wall faces away from it.
     CHECK_THAT(run("position = [0.5, 0.5, 0.5]", "position = [5.0, 0.5, 0.5]"),
                ContainsSubstring("reaches no triangle"));
@@ -226,21 +230,7 @@ TEST_CASE("a time window too short for any echo stops the run with a plain messa
           "[scene][errors]") {
     TempDir dir;
     writeFile(dir / "cube.obj", kCubeObj);
-    auto run = [&](const std::string& from, const std::string& to) {
-        std::string text = kScene;
-        text.replace(text.find(from), from.size(), to);
-        writeFile(dir / "scene.toml", text);
-        RunRequest req;
-        req.sceneFile = dir / "scene.toml";
-        req.backend.backend = "cpu";
-        req.outputDir = dir / "out";
-        try {
-            runSimulation(req);
-        } catch (const InputError& e) {
-            return std::string(e.what());
-        }
-        return std::string("(no error)");
-    };
+    auto run = [&](const std::string& from, const std::string& to) { return runError(dir, from, to); };
     // Every triangle's centroid is 0.553 m from the light: 18.4 timesteps of 0.1 ns.
     for (const char* t : {"timesteps = 1", "timesteps = 10"}) {
         auto e = run("timesteps = 200", t);

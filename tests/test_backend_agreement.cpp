@@ -38,6 +38,20 @@ SceneDesc roomView() {
     return d;
 }
 
+// The furnished room seen by `view`, on the CPU reference and on Vulkan ray path `path`.
+struct BothRuns {
+    PreparedScene s;
+    SimConfig c;
+    SimulationResult cpu, gpu;
+};
+
+BothRuns runBoth(const std::string& path, const SceneDesc& view, bool keepK) {
+    BothRuns b{furnishedRoom(), makeSimConfig(view), {}, {}};
+    b.cpu = simulate("cpu", b.s, b.c, keepK, true);
+    b.gpu = simulate(path, b.s, b.c, keepK, true);
+    return b;
+}
+
 } // namespace
 
 TEST_CASE("a Vulkan device with ray tracing is available for the agreement tests", "[backends]") {
@@ -52,11 +66,10 @@ TEST_CASE("invariant 8: the Vulkan backend agrees with the CPU reference", "[inv
     if (paths.empty()) SKIP("no Vulkan device with ray tracing");
     const std::string path = GENERATE_COPY(from_range(paths));
     CAPTURE(path);
-    const PreparedScene s = furnishedRoom();
-    SceneDesc d = roomView();
-    const SimConfig c = makeSimConfig(d);
-    const SimulationResult cpu = simulate("cpu", s, c, true, true);
-    const SimulationResult gpu = simulate(path, s, c, true, true);
+    const BothRuns runs = runBoth(path, roomView(), true);
+    const PreparedScene& s = runs.s;
+    const SimConfig& c = runs.c;
+    const SimulationResult &cpu = runs.cpu, &gpu = runs.gpu;
     const std::size_t n = s.size(), T = c.timesteps;
 
     SECTION("K: the same pairs, the same values but for rays that graze an edge") {
@@ -138,13 +151,12 @@ TEST_CASE("invariant 8 in AMCW mode: two-frequency distances agree", "[invariant
     if (paths.empty()) SKIP("no Vulkan device with ray tracing");
     const std::string path = GENERATE_COPY(from_range(paths));
     CAPTURE(path);
-    const PreparedScene s = furnishedRoom();
     SceneDesc d = roomView();
     d.sensor.mode = SensorMode::Amcw;
     d.sensor.modulation_mhz = {20.0, 50.0};
-    const SimConfig c = makeSimConfig(d);
-    const SimulationResult cpu = simulate("cpu", s, c, false, true);
-    const SimulationResult gpu = simulate(path, s, c, false, true);
+    const BothRuns runs = runBoth(path, d, false);
+    const PreparedScene& s = runs.s;
+    const SimulationResult &cpu = runs.cpu, &gpu = runs.gpu;
     // The AMCW phasor integrates a triangle's whole multipath, so it feels every difference of
     // K, where the pulsed centroid sees only its peak window. Two ray tracers disagree on the
     // rare sample ray that grazes an edge, and near a shared edge one sample can carry much of

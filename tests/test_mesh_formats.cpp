@@ -41,10 +41,7 @@ const std::array<std::array<std::uint16_t, 3>, 12> kFaces{{{0, 1, 2},
                                                            {3, 7, 4},
                                                            {3, 4, 0}}};
 
-std::string num(float x) {
-    std::string s = std::to_string(x);
-    return s;
-}
+std::string num(float x) { return std::to_string(x); }
 
 std::string vertexList(const std::string& prefix, const std::string& sep = " ") {
     std::string out;

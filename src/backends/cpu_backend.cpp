@@ -55,9 +55,9 @@ void checkDirectTerms(const DirectTerms& d, const SimConfig& c) {
     }
     const double first = c.indirect ? std::max(firstLit, firstSeen) : firstLitSeen;
     if (std::isfinite(first) && first >= double(c.timesteps)) {
-        // A distance needs the echo's peak plus the centroid half-width (P + 1 bins) inside
-        // the window: rsimPulsedPeak.
-        const double needed = first + double(c.pulse.size()) + 3.0;
+        // rsimPulsedPeak needs the peak (at most one bin after `first`, the linear split) plus
+        // the centroid's half-width inside the window.
+        const double needed = first + 2.0 + double(shared::rsimCentroidHalfWidth(int(c.pulse.size())));
         throw InputError(fmt::format(
             "the time window is too short for any light to return: light first reaches a "
             "surface the sensor sees after {:.6g} ns, but the window ends at {:.6g} ns ({} "

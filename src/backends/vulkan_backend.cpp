@@ -135,9 +135,11 @@ public:
             }
             if (!plan.hostAssembled) {
                 residentK = fastPathK(s, c, r, times);
-                sw = Stopwatch();
-                near = buildNearListsVulkan(d0, *residentK, records, c);
-                r.timingDetails.emplace_back("near_lists", sw.seconds());
+                if (c.indirect) { // K may exist only for output.kij
+                    sw = Stopwatch();
+                    near = buildNearListsVulkan(d0, *residentK, records, c);
+                    r.timingDetails.emplace_back("near_lists", sw.seconds());
+                }
                 TransportDevice td{&d0, slots_[0].scene.get(), {}};
                 td.k.format = residentK->format;
                 td.k.n = r.n;
@@ -152,9 +154,11 @@ public:
             } else {
                 HostChunkedK K{plan, {}, 0.0, 0.0};
                 hostAssembledK(s, c, r, times, K);
-                sw = Stopwatch();
-                near = buildNearLists(s, c, [&K](std::uint32_t i, std::uint32_t j) { return K.get(i, j); });
-                r.timingDetails.emplace_back("near_lists", sw.seconds());
+                if (c.indirect) { // K may exist only for output.kij
+                    sw = Stopwatch();
+                    near = buildNearLists(s, c, [&K](std::uint32_t i, std::uint32_t j) { return K.get(i, j); });
+                    r.timingDetails.emplace_back("near_lists", sw.seconds());
+                }
                 if (opt.keepK) {
                     r.K.assign(std::size_t(r.n) * r.n, 0.0f);
                     parallelFor(r.n, 64, [&](std::size_t b, std::size_t e, unsigned) {
@@ -171,9 +175,6 @@ public:
             transportDevices.push_back(TransportDevice{&d0, slots_[0].scene.get(), {}});
         }
 
-        // K may exist only because it was asked for (output.kij): with indirect = false the
-        // transport must not gather from it, near pairs included (MODEL §5: B = E, Z = R).
-        if (!c.indirect) near = NearLists{};
         sw = Stopwatch();
         GpuTransport transport = runTransportVulkan(transportDevices, records, near, c, c.indirect);
         times.add("radiosity", sw.seconds());
@@ -285,14 +286,14 @@ private:
         std::vector<VisibilityDevice> devices;
         for (auto& slot : slots_) devices.push_back({slot.device.get(), slot.scene.get(), slot.accel.get()});
         Stopwatch sw;
-        double compressTail = 0.0, hostAllocation = 0.0;
-        r.visibility = computeVisibilityChunked(devices, s, c, K, compressTail, hostAllocation);
+        double compressTail = 0.0;
+        r.visibility = computeVisibilityChunked(devices, s, c, K, compressTail);
         const double secs = sw.seconds();
         // Encoding overlapped the devices' work; only what ran after the last chunk is "compress".
         times.add("visibility", secs - compressTail);
         times.add("compress", compressTail);
         r.timingDetails.emplace_back("visibility_rays", r.visibility.raySeconds);
-        r.timingDetails.emplace_back("visibility_host_allocation", hostAllocation);
+        r.timingDetails.emplace_back("visibility_host_allocation", r.visibility.hostAllocationSeconds);
         logVisibility(r, secs);
         if (c.kFormatErrors)
             spdlog::warn("--kij-errors is only computed when one device holds fp32 K; not reported");

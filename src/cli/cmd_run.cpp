@@ -67,15 +67,15 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
         ->check(CLI::Range(1u, 1u << 20));
     cmd->add_option("--timesteps", num->timesteps, "T, number of timesteps")
         ->check(CLI::Range(1u, 10000000u));
-    cmd->add_option("--dt-ns", num->dtNs, "Timestep in nanoseconds, 1e-6 to 1e6")
+    cmd->add_option("--dt-ns", num->dtNs, std::string("Timestep in nanoseconds, in ") + kDtRangeText)
         ->check(CLI::Validator(
             [](std::string& text) {
                 double v = 0.0;
-                if (!CLI::detail::lexical_cast(text, v) || !(v >= 1e-6 && v <= 1e6))
-                    return "must be a number of nanoseconds in [1e-6, 1e6], got " + text;
+                if (!CLI::detail::lexical_cast(text, v) || !(v >= kMinDtNs && v <= kMaxDtNs))
+                    return std::string("must be a number of nanoseconds in ") + kDtRangeText + ", got " + text;
                 return std::string();
             },
-            "NS in [1e-6, 1e6]"));
+            std::string("NS in ") + kDtRangeText));
     cmd->add_option("--seed", num->seed, "Seed of the sample patterns");
     cmd->add_option("--max-edge-m", num->maxEdgeM, "Subdivide until no edge is longer (0: off)")
         ->check(CLI::NonNegativeNumber);

@@ -36,6 +36,7 @@ struct VisibilityStats {
     double maxRowSum = 0.0;
     std::uint64_t rowsOverOne = 0;
     double raySeconds = 0.0; // the ray dispatches alone (GPU), without allocation and setup
+    double hostAllocationSeconds = 0.0; // host-assembled K: zeroed fp32 chunks before the first ray
 };
 
 struct SimulationResult {

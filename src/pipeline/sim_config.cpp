@@ -11,7 +11,7 @@ namespace rsim {
 
 std::vector<float> makePulse(PulseShape shape, double fwhmSteps) {
     if (shape == PulseShape::Delta) return {1.0f};
-    const double sigma = fwhmSteps / (2.0 * std::sqrt(2.0 * std::log(2.0)));
+    const double sigma = gaussianSigmaSteps(fwhmSteps);
     // Scene files are checked against the window (loadSceneFile); this guards other callers
     // from an int overflow or a huge allocation.
     const double length = pulseLengthSteps(fwhmSteps);

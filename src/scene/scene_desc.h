@@ -96,9 +96,16 @@ struct SceneOverride {
 SceneDesc loadSceneFile(const std::filesystem::path& file,
                         const std::vector<SceneOverride>& overrides = {});
 
+// Sigma of a Gaussian pulse of the given FWHM, both in timesteps.
+double gaussianSigmaSteps(double fwhmSteps);
 // Length P in timesteps of the sampled Gaussian pulse of the given FWHM in timesteps (+-3 sigma,
 // at least 3 bins), in double so that callers can check it before allocating.
 double pulseLengthSteps(double fwhmSteps);
+
+// Range of simulation.dt_ns (and --dt-ns), ns: outside it 1 / (c dt)^2 and pulse lengths in
+// timesteps leave float range. kDtRangeText is the same range as messages print it.
+inline constexpr double kMinDtNs = 1e-6, kMaxDtNs = 1e6;
+inline constexpr const char* kDtRangeText = "[1e-6, 1e6]";
 
 // The closest of `candidates` to `word` when it is plausibly a typo, else "".
 std::string didYouMean(const std::string& word, const std::vector<std::string>& candidates);

@@ -61,8 +61,10 @@ struct DeviceState {
 
 GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices,
                                 const std::vector<shared::GpuTransportTri>& records,
-                                const NearLists& nearLists, const SimConfig& config, bool indirect) {
+                                const NearLists& nearGiven, const SimConfig& config, bool indirect) {
     Stopwatch setup;
+    static const NearLists kNoNearPairs;
+    const NearLists& nearLists = indirect ? nearGiven : kNoNearPairs;
     const std::uint32_t n = std::uint32_t(records.size()), T = config.timesteps;
     if (std::uint64_t(n) * T >= (std::uint64_t(1) << 32))
         throw Error("N x T = " + std::to_string(std::uint64_t(n) * T) +

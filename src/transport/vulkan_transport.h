@@ -42,7 +42,8 @@ struct GpuTransport {
     std::uint64_t streamedBytes = 0;   // K bytes copied host -> device during the loop
 };
 
-// `near` may be empty (no indirect light). Without indirect light, devices[0] alone runs.
+// `near` may be empty. Without indirect light (MODEL §5: B = E, Z = R) neither the far sums
+// nor the near pairs are gathered, whatever K and `near` hold, and devices[0] alone runs.
 GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices,
                                 const std::vector<shared::GpuTransportTri>& records,
                                 const NearLists& near, const SimConfig& config, bool indirect);

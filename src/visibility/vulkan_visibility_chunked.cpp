@@ -20,8 +20,7 @@ namespace rsim {
 
 VisibilityStats computeVisibilityChunked(const std::vector<VisibilityDevice>& devices,
                                          const PreparedScene& prepared, const SimConfig& config,
-                                         HostChunkedK& K, double& compressSeconds,
-                                         double& hostAllocationSeconds) {
+                                         HostChunkedK& K, double& compressSeconds) {
     const KPlan& plan = K.plan;
     const std::uint32_t n = plan.n, C = plan.chunks;
     // fp32 chunks (device layout) until each is complete and encoded, zeroed on all cores before
@@ -32,7 +31,7 @@ VisibilityStats computeVisibilityChunked(const std::vector<VisibilityDevice>& de
     parallelFor(C, 1, [&](std::size_t b, std::size_t e, unsigned) {
         for (std::size_t c = b; c < e; ++c) full[c].assign(plan.elements(std::uint32_t(c)), 0.0f);
     });
-    hostAllocationSeconds = allocation.seconds();
+    const double allocationSeconds = allocation.seconds();
     K.chunks.assign(C, EncodedChunk{});
 
     std::mutex mutex;
@@ -202,6 +201,7 @@ VisibilityStats computeVisibilityChunked(const std::vector<VisibilityDevice>& de
     compressSeconds = afterLast;
 
     VisibilityStats stats;
+    stats.hostAllocationSeconds = allocationSeconds;
     for (const auto& v : perDevice) {
         stats.candidatePairs += v.candidatePairs;
         stats.nonzeroPairs += v.nonzeroPairs;

@@ -36,11 +36,9 @@ struct HostChunkedK {
 
 // Returns the pair and ray counts (raySeconds: the devices' visibility time) and fills K.
 // `compressSeconds` receives the host time spent mirroring and encoding after the last chunk
-// arrived (the part that did not overlap the devices' work); `hostAllocationSeconds` the time
-// to allocate and zero the host's fp32 chunks before the first ray.
+// arrived (the part that did not overlap the devices' work).
 VisibilityStats computeVisibilityChunked(const std::vector<VisibilityDevice>& devices,
                                          const PreparedScene& prepared, const SimConfig& config,
-                                         HostChunkedK& K, double& compressSeconds,
-                                         double& hostAllocationSeconds);
+                                         HostChunkedK& K, double& compressSeconds);
 
 } // namespace rsim

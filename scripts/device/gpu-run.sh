@@ -21,7 +21,9 @@ stage=${1:?stage}
 scenes=${2:-small-room,medium-room}
 OUT=${OUT:-/tmp/rsim-out}
 mkdir -p "$OUT" /tmp/rsimb
-rm -rf /tmp/rsimb/rsim-bundle && tar xzf .device/rsim-bundle.tgz -C /tmp/rsimb  # always the bundle just carried
+rm -rf /tmp/rsimb/rsim-bundle  # always the bundle just carried
+tar xzf .device/rsim-bundle.tgz -C /tmp/rsimb ||
+  { echo "gpu-run: no bundle at .device/rsim-bundle.tgz (scripts/make-bundle.sh .device/rsim-bundle, then carry it)"; exit 2; }
 RSIM=/tmp/rsimb/rsim-bundle/rsim
 cores=$(nproc)
 echo "machine: $(nproc) cores, $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null | head -1)"

@@ -6,6 +6,7 @@
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #include "common/rsim.glsl"
+#include "rsim/shared/form_factor.h"
 #include "rsim/shared/kformat.h"
 #ifdef RSIM_RAY_QUERY
 #include "common/trace_ray_query.glsl"
@@ -38,23 +39,39 @@ void main() {
     GpuTriangle gi = tris.t[i];
     GpuTriangle gj = tris.t[j];
     if (!rsimCanFace(rsimTri(gi), gi.normal.xyz, rsimTri(gj), gj.normal.xyz)) return; // K = 0
-    // The triangle with the smaller stable id takes dims 0,1 and is the ray's origin.
-    bool iFirst = gi.meta.x < gj.meta.x;
-    GpuTriangle ga = iFirst ? gi : gj;
-    GpuTriangle gb = iFirst ? gj : gi;
-    Tri a = rsimTri(ga);
-    Tri b = rsimTri(gb);
-    vec4 offset = rsimOffset4(rsimPairHash(ga.meta.x, gb.meta.x, pc.seed));
-    float sum = 0.0;
+    float k = 0.0;
     uint rays = 0u;
-    for (uint s = 0u; s < pc.samples; ++s) {
-        RaySegment seg = rsimKernelSample(a, ga.normal.xyz, b, gb.normal.xyz,
-                                          rsimR4Point(s, offset), pc.rayEps);
-        if (seg.weight <= 0.0) continue;
-        ++rays;
-        if (!rsimOccluded(seg)) sum += seg.weight;
+    if (pc.estimator == RSIM_K_ESTIMATOR_AREA) {
+        // The former estimator: x on the triangle with the smaller stable id, both by area.
+        bool iFirst = gi.meta.x < gj.meta.x;
+        GpuTriangle ga = iFirst ? gi : gj;
+        GpuTriangle gb = iFirst ? gj : gi;
+        vec4 offset = rsimOffset4(rsimPairHash(ga.meta.x, gb.meta.x, pc.seed));
+        for (uint s = 0u; s < pc.samples; ++s) {
+            RaySegment seg = rsimAreaKernelSample(rsimTri(ga), ga.normal.xyz, rsimTri(gb), gb.normal.xyz,
+                                                  rsimR4Point(s, offset), pc.rayEps);
+            if (seg.weight <= 0.0) continue;
+            ++rays;
+            if (!rsimOccluded(seg)) k += seg.weight;
+        }
+        k /= float(pc.samples);
+    } else {
+        KPair pair = rsimKPair(rsimTri(gi), gi.normal.xyz, gi.v0Area.w, gi.meta.x, rsimTri(gj), gj.normal.xyz,
+                               gj.v0Area.w, gj.meta.x,
+                               KSampling(pc.samples, pc.nearFactor, pc.seed, pc.estimator, pc.rayEps));
+        float sumFromI = 0.0, sumFromJ = 0.0;
+        for (uint s = 0u; s < 2u * pair.perSide; ++s) {
+            RaySegment seg = rsimKPairSample(pair, s);
+            if (seg.weight <= 0.0) continue;
+            ++rays;
+            if (rsimOccluded(seg)) continue;
+            if (s < pair.perSide)
+                sumFromI += seg.weight;
+            else
+                sumFromJ += seg.weight;
+        }
+        k = rsimKPairValue(pair, sumFromI, sumFromJ);
     }
-    float k = sum / float(pc.samples);
     storeK(i, j, k);
     if (pc.mirror != 0u) storeK(j, i, k);
     rsimCount(pc.stats, 0u, i + j, 1u);

@@ -90,7 +90,9 @@ TEST_CASE("invariant 8: the Vulkan backend agrees with the CPU reference", "[inv
         INFO("pairs: " << nonzero << ", differing: " << differ);
         REQUIRE(nonzero > n * 20);
         // Embree and the GPU's traversal disagree only on rays that pass within rounding of a
-        // triangle's edge: bound 0.5% of the pairs (observed on lavapipe: 0 of 19,868).
+        // triangle's edge (or end next to one): bound 0.5% of the pairs (observed on lavapipe: 4
+        // of 19,782 ordered pairs, two rays that end within 0.1 mm of the boxes standing on the
+        // floor sheet).
         CHECK(double(differ) <= 0.005 * double(nonzero));
     }
     SECTION("direct terms") {
@@ -141,8 +143,14 @@ TEST_CASE("invariant 8: the Vulkan backend agrees with the CPU reference", "[inv
             ++pixels;
         }
         CHECK(pixels > cpu.image.depth.size() / 2);
-        for (std::size_t t = 0; t < T; ++t) CHECK(std::abs(cpu.signalFwd[t] - gpu.signalFwd[t]) <=
-                                                  1e-3 * std::abs(cpu.signalFwd[t]) + 1e-12);
+        // The total sensor signal: fp32 order (1e-3 of the bin) plus the pairs whose rays changed
+        // verdict above, which move a few bins by a small share of the peak (observed: 2.5e-4).
+        double peak = 0.0;
+        for (double v : cpu.signalFwd) peak = std::max(peak, std::abs(v));
+        for (std::size_t t = 0; t < T; ++t) {
+            CAPTURE(t, peak);
+            CHECK(std::abs(cpu.signalFwd[t] - gpu.signalFwd[t]) <= 1e-3 * std::abs(cpu.signalFwd[t]) + 1e-3 * peak);
+        }
     }
 }
 

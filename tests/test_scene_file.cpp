@@ -151,11 +151,15 @@ TEST_CASE("scene file errors are precise", "[scene][errors]") {
         CHECK_THAT(errorOf(dir, "dt_ns = 0.1", "dt_ns = -1.0"), ContainsSubstring("dt_ns"));
         CHECK_THAT(errorOf(dir, "timesteps = 200", "timesteps = 0"), ContainsSubstring("timesteps"));
         CHECK_THAT(errorOf(dir, "samples = 4", "samples = 0"), ContainsSubstring("samples"));
+        CHECK_THAT(errorOf(dir, "samples = 4", "samples = 4\nnear_pair_factor = 0"),
+                   ContainsSubstring("near_pair_factor"));
         CHECK_THAT(errorOf(dir, "dt_ns = 0.1", "dt_ns = nan"), ContainsSubstring("finite"));
     }
     SECTION("bad choice, bad syntax, missing pieces") {
         CHECK_THAT(errorOf(dir, "[light]", "[light]\npulse = \"gausian\""),
                    ContainsSubstring("did you mean \"gaussian\""));
+        CHECK_THAT(errorOf(dir, "samples = 4", "samples = 4\nk_estimator = \"solid_angle\""),
+                   ContainsSubstring("k_estimator") && ContainsSubstring("did you mean \"solid-angle\""));
         CHECK_THAT(errorOf(dir, "timesteps = 200", "timesteps = = 200"),
                    ContainsSubstring("scene.toml:3") && ContainsSubstring("syntax"));
         CHECK_THAT(errorOf(dir, "path = \"cube.obj\"", "material = \"wall\""),

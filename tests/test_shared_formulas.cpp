@@ -7,6 +7,7 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include "pipeline/sim_config.h"
+#include "rsim/shared/form_factor.h"
 #include "rsim/shared/physics.h"
 
 using namespace rsim;
@@ -88,16 +89,16 @@ TEST_CASE("pair hash and offsets are deterministic and decorrelated", "[shared]"
     for (int k = 0; k < 4; ++k) CHECK((o[k] >= 0.0f && o[k] < 1.0f));
 }
 
-TEST_CASE("kernel samples cull back-facing directions", "[shared]") {
+TEST_CASE("area-estimator samples cull back-facing directions", "[shared]") {
     Tri a{glm::vec3(0, 0, 0), glm::vec3(1, 0, 0), glm::vec3(0, 1, 0)}; // normal +z
     Tri b{glm::vec3(0, 0, 1), glm::vec3(0, 1, 1), glm::vec3(1, 0, 1)}; // normal -z
     glm::vec4 u(0.3f, 0.4f, 0.6f, 0.2f);
-    RaySegment s = rsimKernelSample(a, glm::vec3(0, 0, 1), b, glm::vec3(0, 0, -1), u, 1e-4f);
+    RaySegment s = rsimAreaKernelSample(a, glm::vec3(0, 0, 1), b, glm::vec3(0, 0, -1), u, 1e-4f);
     CHECK(s.weight > 0.0f);
     CHECK(glm::length(s.dir) == Catch::Approx(1.0f));
     CHECK(s.tmax < glm::length(rsimPointOnTriangle(b, glm::vec2(u.z, u.w)) - s.origin));
     // Turn b around: nothing can be exchanged.
-    RaySegment back = rsimKernelSample(a, glm::vec3(0, 0, 1), b, glm::vec3(0, 0, 1), u, 1e-4f);
+    RaySegment back = rsimAreaKernelSample(a, glm::vec3(0, 0, 1), b, glm::vec3(0, 0, 1), u, 1e-4f);
     CHECK(back.weight == 0.0f);
     CHECK(rsimCanFace(a, glm::vec3(0, 0, 1), b, glm::vec3(0, 0, -1)));
     CHECK_FALSE(rsimCanFace(a, glm::vec3(0, 0, 1), b, glm::vec3(0, 0, 1)));

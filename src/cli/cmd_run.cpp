@@ -61,7 +61,7 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
         ->check(CLI::NonNegativeNumber);
     cmd->add_flag("--validation", req->backend.validation,
                   "Run under the Khronos validation layer and report its errors (slow)");
-    cmd->add_option("--samples", num->samples, "S, sample pairs per triangle pair for K_ij")
+    cmd->add_option("--samples", num->samples, "S, samples per triangle pair for K_ij, half from each side")
         ->check(CLI::Range(1u, 1u << 20));
     cmd->add_option("--direct-samples", num->directSamples, "Samples per triangle, light/sensor")
         ->check(CLI::Range(1u, 1u << 20));

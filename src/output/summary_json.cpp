@@ -35,6 +35,8 @@ Json settings(const ResultsView& view) {
     j["simulation"] = {{"dt_ns", number(s.sim.dt_ns)},
                        {"timesteps", s.sim.timesteps},
                        {"samples", s.sim.samples},
+                       {"k_estimator", kEstimatorName(s.sim.k_estimator)},
+                       {"near_pair_factor", s.sim.near_pair_factor},
                        {"direct_samples", s.sim.direct_samples},
                        {"seed", s.sim.seed},
                        {"indirect", s.sim.indirect},

@@ -26,6 +26,11 @@ struct SensorImage {
     std::uint64_t rays = 0; // primary rays (one per pixel)
 };
 
+// Rows of F whose sum exceeds this are counted (VisibilityStats::rowsOverOne).
+inline constexpr double kRowSumWarning = 1.05;
+// A run warns when a row sum exceeds this (docs/model-choices.md, "Row sums").
+inline constexpr double kRowSumAlarm = 1.2;
+
 struct VisibilityStats {
     std::uint64_t candidatePairs = 0; // i < j pairs that can face each other
     std::uint64_t nonzeroPairs = 0;   // i < j with K_ij > 0

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "compress/kformat.h"
+#include "rsim/shared/form_factor.h"
 #include "rsim/shared/physics.h"
 #include "scene/scene_desc.h"
 
@@ -14,6 +15,8 @@ struct SimConfig {
     double dtNs = 0.1;
     std::uint32_t timesteps = 1000;      // T
     std::uint32_t samples = 16;          // S
+    KEstimator kEstimator = KEstimator::SolidAngle;
+    std::uint32_t nearPairFactor = 8;    // near pairs take this many times S (form_factor.h)
     std::uint32_t directSamples = 16;    // S_d
     std::uint32_t seed = 1;
     bool indirect = true;
@@ -34,6 +37,11 @@ struct SimConfig {
 };
 
 SimConfig makeSimConfig(const SceneDesc& scene);
+
+// The shared code's id of an estimator (RSIM_K_ESTIMATOR_*, include/rsim/shared/form_factor.h).
+std::uint32_t kEstimatorId(KEstimator e);
+// How the visibility pass samples each pair (form_factor.h), rays offset by `rayEps`.
+shared::KSampling kSampling(const SimConfig& config, float rayEps);
 
 // Sampled pulse shape (MODEL §4): delta, or a Gaussian of the given FWHM in timesteps spanning
 // +-3 sigma, normalised to sum 1.

@@ -14,11 +14,17 @@ namespace rsim {
 
 enum class PulseShape { Delta, Gaussian };
 enum class SensorMode { Pulsed, Amcw };
+// How K_ij is estimated (MODEL §2): by solid angle with the sides blended by area (the default),
+// with MODEL.md's equal blend, or by the former area sampling; the last two for comparisons
+// (docs/model-choices.md).
+enum class KEstimator { SolidAngle, SolidAngleMean, Area };
 
 struct SimulationSettings {
     double dt_ns = 0.1;
     std::uint32_t timesteps = 1000;
     std::uint32_t samples = 16;
+    KEstimator k_estimator = KEstimator::SolidAngle;
+    std::uint32_t near_pair_factor = 8; // near pairs take this many times `samples`
     std::uint32_t direct_samples = 16;
     std::uint32_t seed = 1;
     bool indirect = true;
@@ -95,6 +101,10 @@ struct SceneOverride {
 // expected. Overrides are applied before validation, so they are checked like file values.
 SceneDesc loadSceneFile(const std::filesystem::path& file,
                         const std::vector<SceneOverride>& overrides = {});
+
+// "solid-angle", "solid-angle-mean", "area" (simulation.k_estimator) and back.
+const char* kEstimatorName(KEstimator e);
+KEstimator kEstimatorFromName(const std::string& name);
 
 // Sigma of a Gaussian pulse of the given FWHM, both in timesteps.
 double gaussianSigmaSteps(double fwhmSteps);

@@ -293,6 +293,21 @@ OverrideOrigins applyOverrides(toml::table& root, const std::vector<SceneOverrid
 
 } // namespace
 
+const char* kEstimatorName(KEstimator e) {
+    switch (e) {
+    case KEstimator::SolidAngleMean: return "solid-angle-mean";
+    case KEstimator::Area: return "area";
+    default: return "solid-angle";
+    }
+}
+
+KEstimator kEstimatorFromName(const std::string& name) {
+    if (name == "solid-angle-mean") return KEstimator::SolidAngleMean;
+    if (name == "area") return KEstimator::Area;
+    if (name == "solid-angle") return KEstimator::SolidAngle;
+    throw InputError("unknown K estimator \"" + name + "\"; expected solid-angle, solid-angle-mean or area");
+}
+
 double gaussianSigmaSteps(double fwhmSteps) { return fwhmSteps / (2.0 * std::sqrt(2.0 * std::log(2.0))); }
 
 double pulseLengthSteps(double fwhmSteps) {
@@ -357,6 +372,9 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
         s.dt_ns = r.number("dt_ns", s.dt_ns, kMinDtNs, kMaxDtNs);
         s.timesteps = r.integer("timesteps", s.timesteps, 1, 10'000'000);
         s.samples = r.integer("samples", s.samples, 1, 1 << 20);
+        s.k_estimator = kEstimatorFromName(
+            r.choice("k_estimator", kEstimatorName(s.k_estimator), {"solid-angle", "solid-angle-mean", "area"}));
+        s.near_pair_factor = r.integer("near_pair_factor", s.near_pair_factor, 1, 1 << 10);
         s.direct_samples = r.integer("direct_samples", s.direct_samples, 1, 1 << 20);
         s.seed = r.integer("seed", s.seed, 0, 0xffffffffLL);
         s.indirect = r.boolean("indirect", s.indirect);

@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "rsim/shared/form_factor.h"
 #include "util/parallel.h"
 #include "util/progress.h"
 
@@ -36,32 +37,63 @@ VisibilityStats formFactorDiagnostics(const PreparedScene& s, const HostKMatrix&
     return stats;
 }
 
-float kernelEntry(const PreparedScene& s, const SimConfig& c, std::size_t i, std::size_t j,
-                  const EmbreeScene& scene, std::uint64_t& rays) {
-    // The triangle with the smaller stable id takes dims 0,1 and is the ray's origin.
+namespace {
+// Traces segments in Embree packets of 16 and adds the unoccluded weights to sums[side].
+class PacketTracer {
+public:
+    PacketTracer(const EmbreeScene& scene, std::uint64_t& rays) : scene_(scene), rays_(rays) {}
+    void add(const shared::RaySegment& seg, int side) {
+        batch_[count_] = seg;
+        side_[count_++] = side;
+        if (count_ == 16) flush();
+    }
+    void flush() {
+        if (count_ == 0) return;
+        scene_.occluded16(batch_, count_, occluded_);
+        for (int k = 0; k < count_; ++k)
+            if (!occluded_[k]) sums[side_[k]] += batch_[k].weight;
+        rays_ += std::uint64_t(count_);
+        count_ = 0;
+    }
+    float sums[2] = {0.0f, 0.0f};
+
+private:
+    const EmbreeScene& scene_;
+    std::uint64_t& rays_;
+    shared::RaySegment batch_[16];
+    int side_[16];
+    bool occluded_[16];
+    int count_ = 0;
+};
+
+// The former estimator: x on the triangle with the smaller stable id, both points by area.
+float areaKernelEntry(const PreparedScene& s, const SimConfig& c, std::size_t i, std::size_t j,
+                      PacketTracer& tracer) {
     const std::size_t a = s.id[i] < s.id[j] ? i : j, b = a == i ? j : i;
     const shared::Tri ta = s.tri(a), tb = s.tri(b);
     const glm::vec4 offset = shared::rsimOffset4(shared::rsimPairHash(s.id[a], s.id[b], c.seed));
-    shared::RaySegment batch[16];
-    bool occluded[16];
-    float sum = 0.0f;
-    int count = 0;
-    auto flush = [&] {
-        scene.occluded16(batch, count, occluded);
-        for (int k = 0; k < count; ++k)
-            if (!occluded[k]) sum += batch[k].weight;
-        rays += std::uint64_t(count);
-        count = 0;
-    };
     for (std::uint32_t k = 0; k < c.samples; ++k) {
-        const shared::RaySegment seg = shared::rsimKernelSample(
+        const shared::RaySegment seg = shared::rsimAreaKernelSample(
             ta, s.normal[a], tb, s.normal[b], shared::rsimR4Point(k, offset), s.rayEps);
-        if (seg.weight <= 0.0f) continue;
-        batch[count++] = seg;
-        if (count == 16) flush();
+        if (seg.weight > 0.0f) tracer.add(seg, 0);
     }
-    if (count > 0) flush();
-    return sum / float(c.samples);
+    tracer.flush();
+    return tracer.sums[0] / float(c.samples);
+}
+} // namespace
+
+float kernelEntry(const PreparedScene& s, const SimConfig& c, std::size_t i, std::size_t j,
+                  const EmbreeScene& scene, std::uint64_t& rays) {
+    PacketTracer tracer(scene, rays);
+    if (c.kEstimator == KEstimator::Area) return areaKernelEntry(s, c, i, j, tracer);
+    const shared::KPair pair = shared::rsimKPair(s.tri(i), s.normal[i], s.area[i], s.id[i], s.tri(j),
+                                                 s.normal[j], s.area[j], s.id[j], kSampling(c, s.rayEps));
+    for (std::uint32_t k = 0; k < 2 * pair.perSide; ++k) {
+        const shared::RaySegment seg = shared::rsimKPairSample(pair, k);
+        if (seg.weight > 0.0f) tracer.add(seg, k < pair.perSide ? 0 : 1);
+    }
+    tracer.flush();
+    return shared::rsimKPairValue(pair, tracer.sums[0], tracer.sums[1]);
 }
 
 VisibilityStats computeVisibilityCpu(const PreparedScene& s, const SimConfig& c,

@@ -19,11 +19,11 @@ VisibilityStats computeVisibilityCpu(const PreparedScene& scene, const SimConfig
 
 // Clamp and row-sum diagnostics of a full K (N x N row-major): the energy fields of
 // VisibilityStats. Rows summing above kRowSumWarning are counted.
-inline constexpr double kRowSumWarning = 1.05;
 VisibilityStats formFactorDiagnostics(const PreparedScene& scene, const HostKMatrix& K);
 
-// K_ij for one pair (i != j, internal indices) with the shared sampling of MODEL §2; the rays
-// of the pair are traced in packets of 16. Adds the rays it cast to `rays`.
+// K_ij for one pair (i != j, internal indices) with the estimator of MODEL §2
+// (include/rsim/shared/form_factor.h, or the former area estimator when the config asks for
+// it); the rays of the pair are traced in packets of 16. Adds the rays it cast to `rays`.
 float kernelEntry(const PreparedScene& s, const SimConfig& c, std::size_t i, std::size_t j,
                   const EmbreeScene& scene, std::uint64_t& rays);
 

@@ -7,6 +7,7 @@
 
 #include "backends/vulkan_rays.h"
 #include "compress/vulkan_log_encode.h"
+#include "rsim/shared/form_factor.h"
 #include "visibility/cpu_visibility.h"
 #include "util/error.h"
 #include "util/parallel.h"
@@ -72,6 +73,19 @@ void forEachVisibilityLaunch(const vk::Device& device, shared::VisibilityPush pu
     }
 }
 } // namespace
+
+shared::VisibilityPush visibilityPush(const GpuScene& scene, const PreparedScene& prepared,
+                                      const SimConfig& config) {
+    shared::VisibilityPush push{};
+    push.triangles = scene.triangles.address();
+    push.n = scene.n;
+    push.samples = config.samples;
+    push.seed = config.seed;
+    push.rayEps = prepared.rayEps;
+    push.estimator = kEstimatorId(config.kEstimator);
+    push.nearFactor = config.nearPairFactor;
+    return push;
+}
 
 void castVisibilityRows(const vk::Device& device, const vk::Pipeline& pipeline, shared::VisibilityPush push,
                         std::uint32_t rowBegin, std::uint32_t rowEnd, Progress& progress) {
@@ -147,16 +161,11 @@ VisibilityStats computeVisibilityVulkan(const vk::Device& device, const GpuScene
     auto pipeline = makeRayPassPipeline(device, &vk::shaders::visibility,
                                         sizeof(shared::VisibilityPush), false, accel, "visibility");
     GpuCounters counters(device, 3, "visibility counters");
-    shared::VisibilityPush push{};
-    push.triangles = scene.triangles.address();
+    shared::VisibilityPush push = visibilityPush(scene, prepared, config);
     push.kChunks = K.addresses.address();
     push.kStorage = K.storage();
     push.mirror = 1;
     push.stats = counters.address();
-    push.n = n;
-    push.samples = config.samples;
-    push.seed = config.seed;
-    push.rayEps = prepared.rayEps;
     push.rowsPerChunk = K.rowsPerChunk;
 
     // Rows in batches: each launch covers columns (rowBegin, n) of its rows and must respect

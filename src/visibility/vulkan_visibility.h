@@ -5,6 +5,8 @@
 
 #include "backends/vulkan_scene.h"
 #include "compress/kformat.h"
+#include "geometry/prepared_scene.h"
+#include "pipeline/sim_config.h"
 #include "util/progress.h"
 #include "vulkan/accel.h"
 #include "vulkan/pipeline.h"
@@ -36,6 +38,10 @@ struct GpuKMatrix {
 // allocation cannot hold them).
 GpuKMatrix allocateK(const vk::Device& device, std::uint32_t n, KFormat format,
                      std::uint32_t rowsPerChunk);
+
+// The scene and sampling fields of the visibility pass's push constants (MODEL §2).
+shared::VisibilityPush visibilityPush(const GpuScene& scene, const PreparedScene& prepared,
+                                      const SimConfig& config);
 
 // Re-encodes an fp32 K in a LUT format. The logarithmic formats are encoded on the device
 // (compress/vulkan_log_encode.h); lutrange sorts each chunk, so its chunks come to the host, are

@@ -82,13 +82,8 @@ VisibilityStats computeVisibilityChunked(const std::vector<VisibilityDevice>& de
                     }
                 }
             } drain{dev, chunkDone, submitted};
-            shared::VisibilityPush push{};
-            push.triangles = devices[d].scene->triangles.address();
+            shared::VisibilityPush push = visibilityPush(*devices[d].scene, prepared, config);
             push.stats = counters.address();
-            push.n = n;
-            push.samples = config.samples;
-            push.seed = config.seed;
-            push.rayEps = prepared.rayEps;
             push.rowsPerChunk = plan.rowsPerChunk;
             push.kStorage = shared::RSIM_K_FP32;
             push.mirror = 0;

@@ -71,6 +71,33 @@ void SceneBuilder::box(glm::dvec3 lo, glm::dvec3 hi, int n, std::uint32_t m) {
     rectangle(lo + X, Y, Z, n, n, m); // x = hi, normal +x
 }
 
+void SceneBuilder::disk(glm::dvec3 c, glm::dvec3 u, glm::dvec3 v, double radius, int rings, int segments,
+                       std::uint32_t m) {
+    while (geometry.meshNames.size() <= group)
+        geometry.meshNames.push_back("group" + std::to_string(geometry.meshNames.size()));
+    const double step = 2.0 * M_PI / segments;
+    const double scaled = radius * std::sqrt(step / std::sin(step)); // polygon area = disk area
+    auto p = [&](int ring, int k) {
+        const double r = scaled * ring / rings, a = step * k;
+        return c + r * (std::cos(a) * u + std::sin(a) * v);
+    };
+    auto add = [&](glm::dvec3 a, glm::dvec3 b, glm::dvec3 d) {
+        geometry.v0.push_back(a);
+        geometry.v1.push_back(b);
+        geometry.v2.push_back(d);
+        geometry.material.push_back(m);
+        geometry.sourceMesh.push_back(group);
+        ++geometry.loaded;
+    };
+    for (int k = 0; k < segments; ++k) {
+        add(c, p(1, k), p(1, k + 1));
+        for (int ring = 1; ring < rings; ++ring) {
+            add(p(ring, k), p(ring + 1, k), p(ring + 1, k + 1));
+            add(p(ring, k), p(ring + 1, k + 1), p(ring, k + 1));
+        }
+    }
+}
+
 PreparedScene SceneBuilder::prepare(double maxEdgeM) const {
     return prepareScene(geometry, maxEdgeM);
 }

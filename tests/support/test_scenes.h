@@ -31,6 +31,11 @@ struct SceneBuilder {
     void roomShell(glm::dvec3 lo, glm::dvec3 hi, int n, std::uint32_t material);
     // Closed box seen from outside.
     void box(glm::dvec3 lo, glm::dvec3 hi, int n, std::uint32_t material);
+    // Disk of the given radius around `centre` in the plane of the unit vectors u, v (front side
+    // along cross(u, v)): a fan and rings - 1 rings of quads, `segments` around. The polygon
+    // is scaled to the disk's area.
+    void disk(glm::dvec3 centre, glm::dvec3 u, glm::dvec3 v, double radius, int rings, int segments,
+              std::uint32_t material);
 
     PreparedScene prepare(double maxEdgeM = 0.0) const;
 };

@@ -63,6 +63,8 @@ struct VisibilityPush {
     uint kStorage;       // RSIM_K_FP32, or RSIM_K_FP16 (converted in-band)
     uint mirror;         // 1: also store K_ji (K resident); 0: only the upper triangle (the
                          // host mirrors it when K is assembled in host memory)
+    uint estimator;      // RSIM_K_ESTIMATOR_* (form_factor.h)
+    uint nearFactor;     // near pairs take nearFactor x S samples (form_factor.h)
 };
 
 // Form-factor diagnostics of K: row sums sum_j min(1, K_ij A_j) of the rows of one chunk.
@@ -249,7 +251,7 @@ RSIM_SHARED_END
 #ifdef __cplusplus
 static_assert(sizeof(rsim::shared::GpuTriangle) == 80);
 static_assert(sizeof(rsim::shared::GpuTransportTri) == 64);
-static_assert(sizeof(rsim::shared::VisibilityPush) == 64);
+static_assert(sizeof(rsim::shared::VisibilityPush) == 72);
 static_assert(sizeof(rsim::shared::DirectPush) == 64);
 static_assert(sizeof(rsim::shared::FormFactorPush) == 56);
 static_assert(sizeof(rsim::shared::KDecodePush) == 32);

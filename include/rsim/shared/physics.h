@@ -12,7 +12,8 @@ RSIM_SHARED_BEGIN
 RSIM_CONST float RSIM_PI = 3.14159265358979f;
 // Speed of light in metres per nanosecond.
 RSIM_CONST float RSIM_C_M_PER_NS = 0.299792458f;
-// A sample whose cosine on either side is at or below this casts no ray and contributes 0 (§2).
+// A sample of the area estimator whose cosine on either side is at or below this casts no ray
+// and contributes 0 (form_factor.h).
 RSIM_CONST float RSIM_COS_EPS = 1e-6f;
 // Ray offsets are this fraction of the scene's bounding-box diagonal (§2).
 RSIM_CONST float RSIM_RAY_EPS_REL = 1e-5f;
@@ -110,40 +111,6 @@ RSIM_FN vec3 rsimPointOnTriangle(Tri t, vec2 uv) {
 RSIM_FN float rsimDotExact(vec3 a, vec3 b) {
     RSIM_PRECISE float r = a.x * b.x + a.y * b.y + a.z * b.z;
     return r;
-}
-
-// False when the triangles cannot face each other: every vertex of one lies on or behind the
-// plane of the other. Such pairs are 0 without rays. Exact dots keep the candidate pairs (and
-// counts) identical across backends for nearly coplanar triangles.
-RSIM_FN bool rsimCanFace(Tri a, vec3 na, Tri b, vec3 nb) {
-    bool bInFrontOfA = rsimDotExact(na, b.v0 - a.v0) > 0.0f || rsimDotExact(na, b.v1 - a.v0) > 0.0f ||
-                       rsimDotExact(na, b.v2 - a.v0) > 0.0f;
-    bool aInFrontOfB = rsimDotExact(nb, a.v0 - b.v0) > 0.0f || rsimDotExact(nb, a.v1 - b.v0) > 0.0f ||
-                       rsimDotExact(nb, a.v2 - b.v0) > 0.0f;
-    return bInFrontOfA && aInFrontOfB;
-}
-
-// One sample of K_ab: x on a, y on b from the 4-D point u. The ray runs from x towards y and
-// must hit nothing in (eps, r - eps). weight = cos_a cos_b / (pi r^2), or 0 (no ray).
-// Points closer than 2 eps leave an empty interval: nothing can occlude them, so V = 1
-// (MODEL §2 taken literally); tmax is raised to tmin so that every ray API accepts the segment.
-RSIM_FN RaySegment rsimKernelSample(Tri a, vec3 na, Tri b, vec3 nb, vec4 u, float eps) {
-    vec3 x = rsimPointOnTriangle(a, vec2(u.x, u.y));
-    vec3 y = rsimPointOnTriangle(b, vec2(u.z, u.w));
-    vec3 d = y - x;
-    float r2 = dot(d, d);
-    float r = sqrt(r2);
-    RaySegment seg;
-    seg.origin = x;
-    seg.dir = r > 0.0f ? d / r : vec3(0.0f, 0.0f, 1.0f);
-    seg.tmin = eps;
-    seg.tmax = r - eps;
-    float cosA = dot(na, seg.dir);
-    float cosB = -dot(nb, seg.dir);
-    seg.weight = 0.0f;
-    if (cosA > RSIM_COS_EPS && cosB > RSIM_COS_EPS && r2 > 0.0f) seg.weight = cosA * cosB / (RSIM_PI * r2);
-    seg.tmax = max(seg.tmax, seg.tmin);
-    return seg;
 }
 
 // F_ij = min(1, K_ij A_j): the fraction of the power leaving j that arrives at i (§2).

@@ -14,3 +14,19 @@ def scene_file(rsim, name, root):
     if not os.path.exists(path):
         subprocess.run([rsim, "generate", name, "--output", out, "-q"], check=True, stdout=subprocess.DEVNULL)
     return path
+
+
+# Variants of the K estimator compared by kij_estimator_study.py and estimator_benchmark.py:
+# name -> (simulation.k_estimator, simulation.near_pair_factor). docs/model-choices.md explains them.
+K_ESTIMATOR_VARIANTS = {
+    "area": ("area", 1),                 # the former estimator: x and y by area
+    "model": ("solid-angle-mean", 1),    # MODEL.md section 2's combination of the two sides
+    "area-blend": ("solid-angle", 1),    # the sides blended by area
+    "default": ("solid-angle", 8),       # rsim's default: area blend, near pairs at 8 S
+}
+
+
+def k_estimator_options(variant):
+    """rsim run options that select a K estimator variant."""
+    estimator, near = K_ESTIMATOR_VARIANTS[variant]
+    return ["--set", f'simulation.k_estimator="{estimator}"', "--set", f"simulation.near_pair_factor={near}"]

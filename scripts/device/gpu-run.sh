@@ -14,6 +14,8 @@
 #   scripts/device/gpu-run.sh multigpu 1,2,.. scaling, exchange, streaming, oversized (multigpu_benchmark.py)
 #   scripts/device/gpu-run.sh cpu SCENES      CPU-backend benchmark on this machine's cores
 #   scripts/device/gpu-run.sh agree           GPU vs CPU reference over a matrix of settings (rsim compare)
+#   scripts/device/gpu-run.sh estimator       K estimators: rays/s of the former and the new one, and the
+#                                             row sums of every bundled and generated scene (issue 12)
 #   scripts/device/gpu-run.sh tests           the whole Catch2 suite on this GPU, under the validation
 #                                             layer (bundle made with make-bundle.sh --with-tests)
 set -uo pipefail
@@ -125,6 +127,15 @@ medium-room|--samples 8 --timesteps 600|--devices 0,0
 CASES
   cat "$OUT/agree.txt"; echo "agree: $fails case(s) failed"
   exit $((fails > 0)) ;;
+estimator)
+  # Issue 12: the same scenes and S with the former (area) estimator, the new one without extra
+  # samples for near pairs (area-blend) and the default; twice each, interleaved, so that the
+  # table's second run has a warm driver. Then the row sums of the other scenes.
+  gen medium-room,large-room,traffic,industry
+  python3 scripts/estimator_benchmark.py --rsim $RSIM --backend vulkan --scenes medium-room,large-room \
+    --variants area,area-blend,default --repeat 2 --out "$OUT/speed" --tmp /tmp/est 2>&1 | tee "$OUT/estimator-speed.txt"
+  python3 scripts/estimator_benchmark.py --rsim $RSIM --backend vulkan --scenes tiny-room,small-room,traffic,industry \
+    --variants area,default --out "$OUT/rowsums" --tmp /tmp/est 2>&1 | tee "$OUT/estimator-rowsums.txt" ;;
 tests)
   # The tests run rsim as build/rsim (compiled-in path): point it at the bundle's wrapper. Each
   # test makes its own Vulkan instance; NVIDIA's driver, loaded again and again beside the

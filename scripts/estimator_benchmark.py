@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Visibility cost and row sums of the K estimator variants on whole scenes (issue 12).
+
+For every scene and variant (K_ESTIMATOR_VARIANTS in scripts/rsim_scenes.py), runs
+`rsim run` --repeat times and reports the rays cast, the visibility phase and its ray dispatches
+alone (timings_detail_s.visibility_rays on the GPU), rays per second over the dispatches, and
+the energy diagnostics of K: the largest row sum sum_j F_ij, the rows above 1.05 and the clamped
+form factors. Writes a Markdown table and a CSV (one row per run).
+
+  scripts/estimator_benchmark.py --scenes medium-room,large-room --variants area,default \\
+      --backend vulkan --repeat 2 --out bench/estimator-gpu
+"""
+import argparse
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rsim_scenes import k_estimator_options, scene_file  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rsim", default=os.path.join(ROOT, "build", "rsim"))
+    ap.add_argument("--scenes", default="tiny-room,small-room")
+    ap.add_argument("--variants", default="area,default")
+    ap.add_argument("--backend", default="vulkan")
+    ap.add_argument("--samples", type=int, default=16)
+    ap.add_argument("--timesteps", type=int, default=200, help="the radiosity is not what is measured")
+    ap.add_argument("--repeat", type=int, default=1, help="runs per scene and variant, interleaved")
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "estimator-runs"))
+    ap.add_argument("--tmp", default="/tmp/rsim-estimator-run")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    rows = []
+    for scene in args.scenes.split(","):
+        path = scene_file(args.rsim, scene, ROOT)
+        for rep in range(args.repeat):
+            for variant in args.variants.split(","):
+                shutil.rmtree(args.tmp, ignore_errors=True)
+                cmd = [args.rsim, "run", path, "--output", args.tmp, "--backend", args.backend, "--samples",
+                       str(args.samples), "--timesteps", str(args.timesteps), "--no-timeseries", "--no-images",
+                       "--no-progress", "--log-level", "error"] + k_estimator_options(variant)
+                start = time.time()
+                p = subprocess.run(cmd, capture_output=True, text=True)
+                wall = time.time() - start
+                if p.returncode != 0:
+                    sys.stderr.write(p.stdout + p.stderr)
+                    raise SystemExit("estimator_benchmark: rsim failed: " + " ".join(cmd))
+                with open(os.path.join(args.tmp, "summary.json")) as f:
+                    d = json.load(f)
+                vis = d["timings_s"]["visibility"]
+                rays_s = d.get("timings_detail_s", {}).get("visibility_rays", vis)
+                row = {"scene": scene, "variant": variant, "repeat": rep, "triangles": d["counts"]["triangles"],
+                       "candidate_pairs": d["counts"]["candidate_pairs"], "rays": d["rays"]["visibility"],
+                       "visibility_s": vis, "visibility_rays_s": rays_s,
+                       "grays_per_s": d["rays"]["visibility"] / rays_s / 1e9 if rays_s > 0 else 0.0,
+                       "max_row_sum": d["max_form_factor_row_sum"],
+                       "rows_over_1_05": d["counts"]["rows_with_form_factor_sum_over_1"],
+                       "clamped": d["counts"]["clamped_form_factors"], "wall_s": wall,
+                       "device": ",".join(d.get("devices", [])) or d["backend"]}
+                rows.append(row)
+                print("  %-12s %-10s rep %d: %.3f s rays, %.2f GRays/s, max row sum %.3f" %
+                      (scene, variant, rep, rays_s, row["grays_per_s"], row["max_row_sum"]), file=sys.stderr)
+    shutil.rmtree(args.tmp, ignore_errors=True)
+    fields = list(rows[0].keys())
+    with open(os.path.join(args.out, "estimator_benchmark.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        w.writerows(rows)
+    # The table: the last repeat of each scene and variant (the earlier ones warm the driver).
+    last = {}
+    for r in rows:
+        last[(r["scene"], r["variant"])] = r
+    lines = ["| scene | triangles | variant | rays | visibility (s) | ray dispatches (s) | GRays/s | max row sum | "
+             "rows > 1.05 | clamped F |", "| --- " * 10 + "|"]
+    for (scene, variant), r in last.items():
+        lines.append("| %s | %s | %s | %.3g G | %.3f | %.3f | %.2f | %.3f | %d | %d |" % (
+            scene, f"{r['triangles']:,}", variant, r["rays"] / 1e9, r["visibility_s"], r["visibility_rays_s"],
+            r["grays_per_s"], r["max_row_sum"], r["rows_over_1_05"], r["clamped"]))
+    text = "\n".join(lines)
+    print(text)
+    with open(os.path.join(args.out, "estimator_benchmark.md"), "w") as f:
+        f.write(text + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// K_ij for the pairs (i, j > i) of a block of rows (MODEL.md §2). Built twice: as a compute
-// shader with ray queries (RSIM_RAY_QUERY) and as a ray-generation shader.
+// K_ij for the pairs (i, j > i) of a block of rows (MODEL.md §2), in two phases (VisibilityPush
+// in gpu_layout.h). Built twice: as a compute shader with ray queries (RSIM_RAY_QUERY) and as a
+// ray-generation shader.
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_shader_16bit_storage : require
@@ -31,50 +32,116 @@ void storeK(uint row, uint col, float k) {
     else FloatRefs(chunk).v[e] = k;
 }
 
-void main() {
+GpuTriangle tri(uint k) { return TriangleRefs(pc.triangles).t[k]; }
+
+// Adds the unoccluded weights of samples [s0, s1) of both sides of the pair (i, j) and counts
+// the rays. The triangles are read again for every sample rather than held in registers across
+// the rays: on a ray-tracing pipeline, what lives across traceRayEXT is spilled, and fewer live
+// values leave more threads to hide the traversal's latency.
+vec2 castSides(uint i, uint j, uint s0, uint s1, bool shareVertex, inout uint rays) {
+    vec2 sums = vec2(0.0);
+    for (uint side = 0u; side < 2u; ++side) {
+        uint e = side == 0u ? i : j, o = side == 0u ? j : i;
+        vec4 offset = rsimKSideOffset(tri(e).meta.x, tri(o).meta.x, pc.seed);
+        for (uint s = s0; s < s1; ++s) {
+            GpuTriangle ge = tri(e);
+            GpuTriangle go = tri(o);
+            RaySegment seg = rsimKSideSample(rsimTri(ge), ge.normal.xyz, rsimTri(go), go.normal.xyz, go.v0Area.w,
+                                             shareVertex, s, offset, pc.rayEps);
+            if (seg.weight <= 0.0) continue;
+            ++rays;
+            if (!rsimOccluded(seg)) sums[side] += seg.weight;
+        }
+    }
+    return sums;
+}
+
+// The former estimator: x on the triangle with the smaller stable id, both points by area.
+float areaKernel(uint i, uint j, inout uint rays) {
+    GpuTriangle gi = tri(i);
+    GpuTriangle gj = tri(j);
+    bool iFirst = gi.meta.x < gj.meta.x;
+    GpuTriangle ga = iFirst ? gi : gj;
+    GpuTriangle gb = iFirst ? gj : gi;
+    vec4 offset = rsimOffset4(rsimPairHash(ga.meta.x, gb.meta.x, pc.seed));
+    float sum = 0.0;
+    for (uint s = 0u; s < pc.samples; ++s) {
+        RaySegment seg = rsimAreaKernelSample(rsimTri(ga), ga.normal.xyz, rsimTri(gb), gb.normal.xyz,
+                                              rsimR4Point(s, offset), pc.rayEps);
+        if (seg.weight <= 0.0) continue;
+        ++rays;
+        if (!rsimOccluded(seg)) sum += seg.weight;
+    }
+    return sum / float(pc.samples);
+}
+
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer NearListRef {
+    uint count;
+    uint pad0;
+    uint pad1;
+    uint pad2;
+    NearVisibilityPair pairs[];
+};
+
+void finish(uint i, uint j, float k, uint rays) {
+    storeK(i, j, k);
+    if (pc.mirror != 0u) storeK(j, i, k);
+    rsimCount(pc.stats, 1u, i + j, k > 0.0 ? 1u : 0u);
+    rsimCount(pc.stats, 2u, i + j, rays);
+}
+
+KSampling sampling() { return KSampling(pc.samples, pc.nearFactor, pc.seed, pc.estimator, pc.rayEps); }
+
+void pairsPhase() {
     uint j = pc.colBegin + RSIM_LAUNCH_ID.x;
     uint i = pc.rowBegin + RSIM_LAUNCH_ID.y;
     if (i >= pc.rowEnd || j >= pc.n || j <= i) return;
-    TriangleRefs tris = TriangleRefs(pc.triangles);
-    GpuTriangle gi = tris.t[i];
-    GpuTriangle gj = tris.t[j];
-    if (!rsimCanFace(rsimTri(gi), gi.normal.xyz, rsimTri(gj), gj.normal.xyz)) return; // K = 0
-    float k = 0.0;
+    Tri ti = rsimTri(tri(i));
+    Tri tj = rsimTri(tri(j));
+    if (!rsimCanFace(ti, tri(i).normal.xyz, tj, tri(j).normal.xyz)) return; // K = 0
+    rsimCount(pc.stats, 0u, i + j, 1u);
     uint rays = 0u;
     if (pc.estimator == RSIM_K_ESTIMATOR_AREA) {
-        // The former estimator: x on the triangle with the smaller stable id, both by area.
-        bool iFirst = gi.meta.x < gj.meta.x;
-        GpuTriangle ga = iFirst ? gi : gj;
-        GpuTriangle gb = iFirst ? gj : gi;
-        vec4 offset = rsimOffset4(rsimPairHash(ga.meta.x, gb.meta.x, pc.seed));
-        for (uint s = 0u; s < pc.samples; ++s) {
-            RaySegment seg = rsimAreaKernelSample(rsimTri(ga), ga.normal.xyz, rsimTri(gb), gb.normal.xyz,
-                                                  rsimR4Point(s, offset), pc.rayEps);
-            if (seg.weight <= 0.0) continue;
-            ++rays;
-            if (!rsimOccluded(seg)) k += seg.weight;
-        }
-        k /= float(pc.samples);
-    } else {
-        KPair pair = rsimKPair(rsimTri(gi), gi.normal.xyz, gi.v0Area.w, gi.meta.x, rsimTri(gj), gj.normal.xyz,
-                               gj.v0Area.w, gj.meta.x,
-                               KSampling(pc.samples, pc.nearFactor, pc.seed, pc.estimator, pc.rayEps));
-        float sumFromI = 0.0, sumFromJ = 0.0;
-        for (uint s = 0u; s < 2u * pair.perSide; ++s) {
-            RaySegment seg = rsimKPairSample(pair, s);
-            if (seg.weight <= 0.0) continue;
-            ++rays;
-            if (rsimOccluded(seg)) continue;
-            if (s < pair.perSide)
-                sumFromI += seg.weight;
-            else
-                sumFromJ += seg.weight;
-        }
-        k = rsimKPairValue(pair, sumFromI, sumFromJ);
+        float k = areaKernel(i, j, rays);
+        finish(i, j, k, rays);
+        return;
     }
-    storeK(i, j, k);
-    if (pc.mirror != 0u) storeK(j, i, k);
-    rsimCount(pc.stats, 0u, i + j, 1u);
-    rsimCount(pc.stats, 1u, i + j, k > 0.0 ? 1u : 0u);
-    rsimCount(pc.stats, 2u, i + j, rays);
+    uint base = rsimKBaseSamplesPerSide(pc.samples);
+    uint perSide = rsimKSamplesPerSide(sampling(), ti, tj);
+    bool shareVertex = rsimShareVertex(ti, tj);
+    vec2 sums = castSides(i, j, 0u, base, shareVertex, rays);
+    if (perSide > base && pc.nearList != 0ul) {
+        NearListRef list = NearListRef(pc.nearList);
+        uint slot = atomicAdd(list.count, 1u);
+        if (slot < pc.nearCapacity) { // the near phase finishes this pair
+            list.pairs[slot] = NearVisibilityPair(i, j, sums.x, sums.y);
+            rsimCount(pc.stats, 2u, i + j, rays);
+            return;
+        }
+    }
+    if (perSide > base) sums += castSides(i, j, base, perSide, shareVertex, rays);
+    finish(i, j, rsimKPairValue(sums.x, sums.y, perSide, tri(i).v0Area.w, tri(j).v0Area.w, pc.estimator),
+           rays);
+}
+
+void nearPhase() {
+    NearListRef list = NearListRef(pc.nearList);
+    uint slot = RSIM_LAUNCH_ID.x;
+    if (slot >= min(list.count, pc.nearCapacity)) return;
+    NearVisibilityPair p = list.pairs[slot];
+    Tri ti = rsimTri(tri(p.i));
+    Tri tj = rsimTri(tri(p.j));
+    uint perSide = rsimKSamplesPerSide(sampling(), ti, tj);
+    uint rays = 0u;
+    vec2 sums = vec2(p.sumFromI, p.sumFromJ) +
+                castSides(p.i, p.j, rsimKBaseSamplesPerSide(pc.samples), perSide, rsimShareVertex(ti, tj), rays);
+    finish(p.i, p.j,
+           rsimKPairValue(sums.x, sums.y, perSide, tri(p.i).v0Area.w, tri(p.j).v0Area.w, pc.estimator), rays);
+}
+
+void main() {
+    if (pc.phase == RSIM_VIS_NEAR)
+        nearPhase();
+    else
+        pairsPhase();
 }

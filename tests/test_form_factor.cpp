@@ -301,31 +301,41 @@ TEST_CASE("form-factor samples are 0 without a ray when nothing can be exchanged
 
 TEST_CASE("a pair's K is the same from either side, and rows share their points",
           "[shared][kernel]") {
-    const Tri a{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}; // floor, normal +z
-    const Tri b{{0, 0, 0}, {0, 1, 0}, {0, 0, 1}}; // wall on the common edge, normal +x
-    const Tri c{{0.2f, 0.2f, 1}, {0.2f, 0.8f, 1}, {0.8f, 0.2f, 1}}; // ceiling, normal -z
+    const Tri a{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};                     // floor, normal +z
+    const Tri b{{0, 0, 0}, {0, 1, 0}, {0, 0, 1}};                     // wall on the common edge
+    const Tri c{{0.2f, 0.2f, 1}, {0.2f, 0.8f, 1}, {0.8f, 0.2f, 1}};   // ceiling, normal -z
     const glm::vec3 na = triNormal(a), nb = triNormal(b), nc = triNormal(c);
     const std::uint32_t S = 16;
-    const KSampling k{S, 1, 1, RSIM_K_ESTIMATOR_SOLID_ANGLE, 1e-5f};
-    KPair ab = rsimKPair(a, na, triArea(a), 3, b, nb, triArea(b), 9, k);
-    KPair ba = rsimKPair(b, nb, triArea(b), 9, a, na, triArea(a), 3, k);
-    KPair ac = rsimKPair(a, na, triArea(a), 3, c, nc, triArea(c), 4, k);
-    CHECK(ab.shareVertex);
-    CHECK_FALSE(ac.shareVertex);
-    REQUIRE(ab.perSide == S / 2);
-    float sums[2][2] = {{0, 0}, {0, 0}};
-    for (std::uint32_t k = 0; k < 2 * S / 2; ++k) {
-        const RaySegment sab = rsimKPairSample(ab, k), sba = rsimKPairSample(ba, (k + S / 2) % S);
-        // The same sample, drawn from the other end of the pair.
-        CHECK(sab.origin == sba.origin);
-        CHECK(sab.weight == sba.weight);
-        sums[0][k < S / 2 ? 0 : 1] += sab.weight;
-        sums[1][k < S / 2 ? 1 : 0] += sba.weight;
+    const KSampling k{S, 4, 1, RSIM_K_ESTIMATOR_SOLID_ANGLE, 1e-5f};
+    CHECK(rsimShareVertex(a, b));
+    CHECK_FALSE(rsimShareVertex(a, c));
+    // The wall on a's edge is near; so is the ceiling (1 m away, a's longest edge is 1.41 m).
+    REQUIRE(rsimKSamplesPerSide(k, a, b) == S / 2 * 4);
+    const Tri far{{5, 0, 1}, {5, 1, 1}, {6, 0, 1}};
+    CHECK(rsimKSamplesPerSide(k, a, far) == S / 2);
+    CHECK(rsimKSamplesPerSide(k, a, b) == rsimKSamplesPerSide(k, b, a));
+    const std::uint32_t n = rsimKSamplesPerSide(k, a, b);
+    // Side a -> b seen from the pair (a, b) and from the pair (b, a): the same offsets.
+    const glm::vec4 fromA = rsimKSideOffset(3, 9, 1), fromB = rsimKSideOffset(9, 3, 1);
+    CHECK(fromA != fromB);
+    float sumA = 0.0f, sumB = 0.0f;
+    for (std::uint32_t s = 0; s < n; ++s) {
+        const RaySegment sa = rsimKSideSample(a, na, b, nb, triArea(b), true, s, fromA, 1e-5f);
+        const RaySegment sb = rsimKSideSample(b, nb, a, na, triArea(a), true, s, fromB, 1e-5f);
+        sumA += sa.weight;
+        sumB += sb.weight;
         // Every pair of a's row uses the same points on a.
-        if (k < S / 2) CHECK(rsimKPairSample(ac, k).origin == sab.origin);
+        const RaySegment sc = rsimKSideSample(a, na, c, nc, triArea(c), false, s, rsimKSideOffset(3, 4, 1), 1e-5f);
+        CHECK(sc.origin == sa.origin);
     }
-    CHECK(rsimKPairValue(ab, sums[0][0], sums[0][1]) == rsimKPairValue(ba, sums[1][0], sums[1][1]));
+    const std::uint32_t est = RSIM_K_ESTIMATOR_SOLID_ANGLE;
+    CHECK(rsimKPairValue(sumA, sumB, n, triArea(a), triArea(b), est) ==
+          rsimKPairValue(sumB, sumA, n, triArea(b), triArea(a), est));
+    // Perpendicular right triangles on their common leg exchange F = 0.2 or so: the estimate
+    // from 32 samples per side is close, and each side alone estimates K times the other area.
+    const float K = rsimKPairValue(sumA, sumB, n, triArea(a), triArea(b), est);
+    CHECK(K * triArea(b) == Catch::Approx(sumA / n).epsilon(0.1));
     // At least one sample per side, for any S.
-    CHECK(rsimSamplesPerSide(1) == 1u);
-    CHECK(rsimSamplesPerSide(17) == 8u);
+    CHECK(rsimKBaseSamplesPerSide(1) == 1u);
+    CHECK(rsimKBaseSamplesPerSide(17) == 8u);
 }

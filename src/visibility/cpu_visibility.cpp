@@ -86,14 +86,21 @@ float kernelEntry(const PreparedScene& s, const SimConfig& c, std::size_t i, std
                   const EmbreeScene& scene, std::uint64_t& rays) {
     PacketTracer tracer(scene, rays);
     if (c.kEstimator == KEstimator::Area) return areaKernelEntry(s, c, i, j, tracer);
-    const shared::KPair pair = shared::rsimKPair(s.tri(i), s.normal[i], s.area[i], s.id[i], s.tri(j),
-                                                 s.normal[j], s.area[j], s.id[j], kSampling(c, s.rayEps));
-    for (std::uint32_t k = 0; k < 2 * pair.perSide; ++k) {
-        const shared::RaySegment seg = shared::rsimKPairSample(pair, k);
-        if (seg.weight > 0.0f) tracer.add(seg, k < pair.perSide ? 0 : 1);
+    const shared::KSampling k = kSampling(c, s.rayEps);
+    const shared::Tri ti = s.tri(i), tj = s.tri(j);
+    const std::uint32_t perSide = shared::rsimKSamplesPerSide(k, ti, tj);
+    const bool share = shared::rsimShareVertex(ti, tj);
+    for (int side = 0; side < 2; ++side) {
+        const std::size_t e = side == 0 ? i : j, o = side == 0 ? j : i;
+        const glm::vec4 offset = shared::rsimKSideOffset(s.id[e], s.id[o], k.seed);
+        for (std::uint32_t n = 0; n < perSide; ++n) {
+            const shared::RaySegment seg = shared::rsimKSideSample(
+                s.tri(e), s.normal[e], s.tri(o), s.normal[o], s.area[o], share, n, offset, k.eps);
+            if (seg.weight > 0.0f) tracer.add(seg, side);
+        }
     }
     tracer.flush();
-    return shared::rsimKPairValue(pair, tracer.sums[0], tracer.sums[1]);
+    return shared::rsimKPairValue(tracer.sums[0], tracer.sums[1], perSide, s.area[i], s.area[j], k.estimator);
 }
 
 VisibilityStats computeVisibilityCpu(const PreparedScene& s, const SimConfig& c,

@@ -56,9 +56,7 @@ void forEachVisibilityLaunch(const vk::Device& device, shared::VisibilityPush pu
                              std::uint32_t rowEnd, Launch launch) {
     const std::uint32_t n = push.n;
     rowEnd = std::min(rowEnd, n - 1); // the last row has no pair i < j
-    std::uint64_t maxItems = std::uint64_t(1) << 24;
-    if (device.rayPath() == vk::RayPath::Pipeline)
-        maxItems = std::min<std::uint64_t>(maxItems, device.rtProperties().maxRayDispatchInvocationCount);
+    const std::uint64_t maxItems = visibilityPairsPerLaunch(device);
     for (std::uint32_t row = rowBegin; row < rowEnd;) {
         const std::uint32_t width = n - (row + 1);
         const std::uint32_t rows = std::uint32_t(std::clamp<std::uint64_t>(
@@ -87,13 +85,47 @@ shared::VisibilityPush visibilityPush(const GpuScene& scene, const PreparedScene
     return push;
 }
 
+NearVisibilityList::NearVisibilityList(const vk::Device& device, std::uint64_t pairsPerLaunch, const char* name)
+    : capacity(std::uint32_t(std::clamp<std::uint64_t>(pairsPerLaunch / 16, 4096, 1u << 20))),
+      buffer(device, 16 + std::uint64_t(capacity) * sizeof(shared::NearVisibilityPair), vk::kStorageUsage,
+             vk::MemoryKind::Device, name) {}
+
+std::uint64_t visibilityPairsPerLaunch(const vk::Device& device) {
+    std::uint64_t maxItems = std::uint64_t(1) << 24;
+    if (device.rayPath() == vk::RayPath::Pipeline)
+        maxItems = std::min<std::uint64_t>(maxItems, device.rtProperties().maxRayDispatchInvocationCount);
+    return maxItems;
+}
+
+namespace {
+// One launch of both phases: the pairs, then the near pairs they listed (gpu_layout.h). The list
+// is emptied first; the barrier at the end lets the next launch reuse it.
+void recordLaunch(const vk::Device& device, const vk::Pipeline& pipeline, shared::VisibilityPush p,
+                  std::uint32_t width, std::uint32_t rows, std::uint64_t pairs, const NearVisibilityList& near,
+                  VkCommandBuffer cmd) {
+    device.vk().vkCmdFillBuffer(cmd, near.buffer.handle(), 0, 16, 0);
+    vk::computeBarrier(device, cmd);
+    p.nearList = near.buffer.address();
+    p.nearCapacity = near.capacity;
+    p.phase = shared::RSIM_VIS_PAIRS;
+    pipeline.bind(cmd, &p);
+    launchRayPass(pipeline, cmd, width, rows, shared::RSIM_WG_PAIRS_X);
+    vk::computeBarrier(device, cmd);
+    p.phase = shared::RSIM_VIS_NEAR;
+    pipeline.pushConstants(cmd, &p);
+    launchRayPass(pipeline, cmd, std::uint32_t(std::min<std::uint64_t>(near.capacity, pairs)), 1,
+                  shared::RSIM_WG_PAIRS_X);
+    vk::computeBarrier(device, cmd);
+}
+} // namespace
+
 void castVisibilityRows(const vk::Device& device, const vk::Pipeline& pipeline, shared::VisibilityPush push,
-                        std::uint32_t rowBegin, std::uint32_t rowEnd, Progress& progress) {
+                        std::uint32_t rowBegin, std::uint32_t rowEnd, const NearVisibilityList& near,
+                        Progress& progress) {
     forEachVisibilityLaunch(device, push, rowBegin, rowEnd,
                             [&](shared::VisibilityPush p, std::uint32_t width, std::uint32_t rows, std::uint64_t pairs) {
                                 device.submitAndWait([&](VkCommandBuffer cmd) {
-                                    pipeline.bind(cmd, &p);
-                                    launchRayPass(pipeline, cmd, width, rows, shared::RSIM_WG_PAIRS_X);
+                                    recordLaunch(device, pipeline, p, width, rows, pairs, near, cmd);
                                 });
                                 progress.add(pairs);
                             });
@@ -101,12 +133,11 @@ void castVisibilityRows(const vk::Device& device, const vk::Pipeline& pipeline, 
 
 std::uint64_t recordVisibilityRows(const vk::Device& device, const vk::Pipeline& pipeline,
                                    shared::VisibilityPush push, std::uint32_t rowBegin, std::uint32_t rowEnd,
-                                   VkCommandBuffer cmd) {
+                                   const NearVisibilityList& near, VkCommandBuffer cmd) {
     std::uint64_t total = 0;
     forEachVisibilityLaunch(device, push, rowBegin, rowEnd,
                             [&](shared::VisibilityPush p, std::uint32_t width, std::uint32_t rows, std::uint64_t pairs) {
-                                pipeline.bind(cmd, &p);
-                                launchRayPass(pipeline, cmd, width, rows, shared::RSIM_WG_PAIRS_X);
+                                recordLaunch(device, pipeline, p, width, rows, pairs, near, cmd);
                                 total += pairs;
                             });
     return total;
@@ -156,7 +187,7 @@ KErrors compressKVulkan(const vk::Device& device, GpuKMatrix& K, KFormat format)
 
 VisibilityStats computeVisibilityVulkan(const vk::Device& device, const GpuScene& scene,
                                         const vk::SceneAccel& accel, const PreparedScene& prepared,
-                                        const SimConfig& config, GpuKMatrix& K) {
+                                        const SimConfig& config, GpuKMatrix& K, std::uint32_t nearCapacity) {
     const std::uint32_t n = scene.n;
     auto pipeline = makeRayPassPipeline(device, &vk::shaders::visibility,
                                         sizeof(shared::VisibilityPush), false, accel, "visibility");
@@ -172,7 +203,9 @@ VisibilityStats computeVisibilityVulkan(const vk::Device& device, const GpuScene
     // the group-count and ray-dispatch limits; ~16M pairs per submission keeps progress live.
     Progress progress("visibility", std::uint64_t(n) * (n - 1) / 2, "pairs");
     Stopwatch rayTime;
-    castVisibilityRows(device, *pipeline, push, 0, n - 1, progress);
+    NearVisibilityList near(device, visibilityPairsPerLaunch(device), "visibility near pairs");
+    if (nearCapacity > 0) near.capacity = std::min(near.capacity, nearCapacity);
+    castVisibilityRows(device, *pipeline, push, 0, n - 1, near, progress);
     progress.finish();
     const double raySeconds = rayTime.seconds();
 

@@ -47,14 +47,27 @@ shared::VisibilityPush visibilityPush(const GpuScene& scene, const PreparedScene
 // (compress/vulkan_log_encode.h); lutrange sorts each chunk, so its chunks come to the host, are
 // encoded there (in parallel over chunks on every core) and go back. Returns the errors
 // against fp32.
+// The list through which the visibility pass hands its near pairs to its second phase
+// (VisibilityPush in gpu_layout.h): one per command buffer in flight.
+struct NearVisibilityList {
+    NearVisibilityList(const vk::Device& device, std::uint64_t pairsPerLaunch, const char* name);
+    std::uint32_t capacity; // a sixteenth of a launch's pairs, in [4096, 2^20]; pairs beyond it
+                            // are finished in the first phase
+    vk::Buffer buffer;
+};
+// The most pairs one visibility launch covers on this device.
+std::uint64_t visibilityPairsPerLaunch(const vk::Device& device);
+
 // Casts the visibility rays of rows [rowBegin, rowEnd) (pairs i < j), in launches the device's
-// limits allow, one blocking submission each; `push` has everything but the row range.
+// limits allow, one blocking submission each; `push` has everything but the row range and the
+// near list.
 void castVisibilityRows(const vk::Device& device, const vk::Pipeline& pipeline, shared::VisibilityPush push,
-                        std::uint32_t rowBegin, std::uint32_t rowEnd, Progress& progress);
+                        std::uint32_t rowBegin, std::uint32_t rowEnd, const NearVisibilityList& near,
+                        Progress& progress);
 // The same launches recorded into one command buffer (no wait); returns the pairs they cover.
 std::uint64_t recordVisibilityRows(const vk::Device& device, const vk::Pipeline& pipeline,
                                    shared::VisibilityPush push, std::uint32_t rowBegin, std::uint32_t rowEnd,
-                                   VkCommandBuffer cmd);
+                                   const NearVisibilityList& near, VkCommandBuffer cmd);
 
 struct KErrors {
     double sumSquared = 0.0;
@@ -62,9 +75,11 @@ struct KErrors {
 };
 KErrors compressKVulkan(const vk::Device& device, GpuKMatrix& K, KFormat format);
 
+// `nearCapacity` sets the near list's capacity (0: NearVisibilityList's default); the tests use
+// it to run the first phase's fallback.
 VisibilityStats computeVisibilityVulkan(const vk::Device& device, const GpuScene& scene,
                                         const vk::SceneAccel& accel, const PreparedScene& prepared,
-                                        const SimConfig& config, GpuKMatrix& K);
+                                        const SimConfig& config, GpuKMatrix& K, std::uint32_t nearCapacity = 0);
 
 // Clamp and row-sum diagnostics of the K the radiosity reads (after compression).
 VisibilityStats formFactorDiagnosticsVulkan(const vk::Device& device, const GpuScene& scene,

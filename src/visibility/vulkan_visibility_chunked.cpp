@@ -5,6 +5,7 @@
 #include <array>
 #include <condition_variable>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -56,6 +57,7 @@ VisibilityStats computeVisibilityChunked(const std::vector<VisibilityDevice>& de
             // index at its scratch: only the current chunk's rows are written.
             struct Slot {
                 vk::Buffer scratch, readback, table;
+                std::unique_ptr<NearVisibilityList> near;
             };
             std::array<Slot, 2> slots;
             for (std::size_t s = 0; s < slots.size(); ++s) {
@@ -66,6 +68,8 @@ VisibilityStats computeVisibilityChunked(const std::vector<VisibilityDevice>& de
                                                vk::MemoryKind::Readback, std::string("K chunk readback, slot ").append(tag));
                 slots[s].table = vk::makeStorage(dev, std::vector<std::uint64_t>(C, slots[s].scratch.address()),
                                                  std::string("K chunk addresses, slot ").append(tag));
+                slots[s].near = std::make_unique<NearVisibilityList>(dev, visibilityPairsPerLaunch(dev),
+                                                                     "visibility near pairs");
             }
             const VkSemaphore chunkDone = dev.createTimelineSemaphore("visibility chunks");
             std::uint64_t submitted = 0;
@@ -101,7 +105,8 @@ VisibilityStats computeVisibilityChunked(const std::vector<VisibilityDevice>& de
                         vk::computeBarrier(dev, cmd);
                         dev.vk().vkCmdFillBuffer(cmd, s.scratch.handle(), 0, VK_WHOLE_SIZE, 0);
                         vk::computeBarrier(dev, cmd);
-                        pairsOf[k] = recordVisibilityRows(dev, *pipeline, push, plan.rowBegin(c), plan.rowEnd(c), cmd);
+                        pairsOf[k] = recordVisibilityRows(dev, *pipeline, push, plan.rowBegin(c), plan.rowEnd(c),
+                                                          *s.near, cmd);
                         vk::computeBarrier(dev, cmd);
                         const VkBufferCopy region{0, 0, plan.elements(c) * 4};
                         dev.vk().vkCmdCopyBuffer(cmd, s.scratch.handle(), s.readback.handle(), 1, &region);

@@ -6,9 +6,8 @@
 // direction uniform in the solid angle that the other triangle subtends at x (Arvo's
 // spherical-triangle sampling, with a bilinear warp towards the emitter's cosine). The weight
 // Omega cos / (pi pdf) is bounded, unlike the area-sampling kernel cos cos / (pi r^2), whose
-// variance is infinite where two triangles meet at an angle. Callers loop over the samples of
-// a pair with rsimKPairSample, trace each segment that has a weight, sum the unoccluded weights
-// per side and finish with rsimKPairValue.
+// variance is infinite where two triangles meet at an angle. How callers loop over a pair's
+// samples: see "a pair" below.
 #ifndef RSIM_SHARED_FORM_FACTOR_H
 #define RSIM_SHARED_FORM_FACTOR_H
 
@@ -309,27 +308,12 @@ RSIM_FN RaySegment rsimFormFactorSample(Tri e, vec3 ne, Tri o, vec3 no, float ar
     return seg;
 }
 
-// One unordered pair {a, b} for the estimator: S/2 samples from each side (at least 1).
-struct KPair {
-    Tri a;
-    Tri b;
-    vec3 na;
-    vec3 nb;
-    float areaA;
-    float areaB;
-    bool shareVertex;
-    bool meanOfSides; // RSIM_K_ESTIMATOR_SOLID_ANGLE_MEAN
-    uint perSide;
-    // Cranley-Patterson offsets: dims 0,1 from (emitting id, seed), shared by the emitting
-    // triangle's whole row; dims 2,3 from (min id, max id, side, seed).
-    vec4 offsetFromA;
-    vec4 offsetFromB;
-    float eps;
-};
-
-RSIM_FN uint rsimSamplesPerSide(uint samples) {
-    return max(1u, samples / 2u);
-}
+// ---- a pair: S/2 samples from each side, more for near pairs ------------------------------
+//
+// Callers loop, for side 0 (a emits towards b) and side 1 (b towards a), over the samples
+// s < rsimKSamplesPerSide of rsimKSideSample, trace each segment with a weight, add the
+// unoccluded weights per side and finish with rsimKPairValue. The functions take what one
+// sample needs and nothing more, so that a GPU thread keeps little state across its rays.
 
 // How a pair is sampled: S (samples), the factor for near pairs, the seed, the ray offset and
 // the estimator (RSIM_K_ESTIMATOR_*).
@@ -340,6 +324,11 @@ struct KSampling {
     uint estimator;
     float eps;
 };
+
+// Samples per side of an ordinary pair: S/2, at least 1.
+RSIM_FN uint rsimKBaseSamplesPerSide(uint samples) {
+    return max(1u, samples / 2u);
+}
 
 RSIM_FN float rsimLongestEdgeSq(Tri t) {
     vec3 e0 = t.v1 - t.v0, e1 = t.v2 - t.v1, e2 = t.v0 - t.v2;
@@ -356,61 +345,43 @@ RSIM_FN bool rsimPairIsNear(Tri a, Tri b) {
     return dot(d, d) < max(rsimLongestEdgeSq(a), rsimLongestEdgeSq(b));
 }
 
-// Offset of dims 2,3 for the side whose emitting triangle has the stable id `emitter`.
-RSIM_FN vec2 rsimDirectionOffset(uint emitter, uint other, uint seed) {
+RSIM_FN uint rsimKSamplesPerSide(KSampling k, Tri a, Tri b) {
+    uint base = rsimKBaseSamplesPerSide(k.samples);
+    return rsimPairIsNear(a, b) ? base * k.nearFactor : base;
+}
+
+// Cranley-Patterson offsets of the 4-D points of one side: dims 0,1 (the points on the emitting
+// triangle) from (emitting id, seed), shared by the emitting triangle's whole row; dims 2,3
+// (the direction) from (min id, max id, side, seed). Stable ids, so the pattern does not depend
+// on the internal order.
+RSIM_FN vec4 rsimKSideOffset(uint emitter, uint other, uint seed) {
+    vec2 rows = rsimOffset2(rsimPairHash(emitter, RSIM_SALT_ROW_POINTS, seed));
     uint h = rsimPairHash(min(emitter, other), max(emitter, other), seed);
     uint side = emitter < other ? 0u : 2u;
-    return vec2(rsimUnitFloat(rsimHash32(h + 5u + side)), rsimUnitFloat(rsimHash32(h + 6u + side)));
+    return vec4(rows, rsimUnitFloat(rsimHash32(h + 5u + side)), rsimUnitFloat(rsimHash32(h + 6u + side)));
 }
 
-RSIM_FN vec2 rsimRowPointOffset(uint emitter, uint seed) {
-    return rsimOffset2(rsimPairHash(emitter, RSIM_SALT_ROW_POINTS, seed));
+// Sample s of the side that emits from e towards o (offset from rsimKSideOffset).
+RSIM_FN RaySegment rsimKSideSample(Tri e, vec3 ne, Tri o, vec3 no, float areaO, bool shareVertex,
+                                   uint s, vec4 offset, float eps) {
+    return rsimFormFactorSample(e, ne, o, no, areaO, shareVertex, rsimR4Point(s, offset), eps);
 }
 
-// idA, idB are the triangles' stable ids (the pattern does not depend on the internal order).
-RSIM_FN KPair rsimKPair(Tri a, vec3 na, float areaA, uint idA, Tri b, vec3 nb, float areaB,
-                        uint idB, KSampling k) {
-    KPair p;
-    p.a = a;
-    p.b = b;
-    p.na = na;
-    p.nb = nb;
-    p.areaA = areaA;
-    p.areaB = areaB;
-    p.shareVertex = rsimShareVertex(a, b);
-    p.meanOfSides = k.estimator == RSIM_K_ESTIMATOR_SOLID_ANGLE_MEAN;
-    p.perSide = rsimSamplesPerSide(k.samples);
-    if (rsimPairIsNear(a, b)) p.perSide *= k.nearFactor;
-    p.offsetFromA = vec4(rsimRowPointOffset(idA, k.seed), rsimDirectionOffset(idA, idB, k.seed));
-    p.offsetFromB = vec4(rsimRowPointOffset(idB, k.seed), rsimDirectionOffset(idB, idA, k.seed));
-    p.eps = k.eps;
-    return p;
-}
-
-// Sample k of the pair, k < 2 perSide: k < perSide emits from a, the rest from b (same s).
-RSIM_FN RaySegment rsimKPairSample(KPair p, uint k) {
-    bool fromA = k < p.perSide;
-    uint s = fromA ? k : k - p.perSide;
-    if (fromA)
-        return rsimFormFactorSample(p.a, p.na, p.b, p.nb, p.areaB, p.shareVertex,
-                                    rsimR4Point(s, p.offsetFromA), p.eps);
-    return rsimFormFactorSample(p.b, p.nb, p.a, p.na, p.areaA, p.shareVertex,
-                                rsimR4Point(s, p.offsetFromB), p.eps);
-}
-
-// K_ab from the sums of the unoccluded weights of each side (divided by the samples drawn,
-// never by those visible): Fa = mean weight from a estimates F_ab = K A_b, Fb estimates
-// F_ba = K A_a. Both are unbiased, and so is any fixed blend of them. rsim blends by area,
-// K = (Fa + Fb) / (A_a + A_b): every F entry then has variance at most that of a mean of
+// K_ab from the sums of the unoccluded weights of each side over perSide samples (divided by the
+// samples drawn, never by those visible): Fa = mean weight from a estimates F_ab = K A_b, Fb
+// estimates F_ba = K A_a. Both are unbiased, and so is any fixed blend of them. rsim blends by
+// area, K = (Fa + Fb) / (A_a + A_b): every F entry then has variance at most that of a mean of
 // bounded weights, whatever the two areas. MODEL.md's equal blend,
-// K = (G_ab + G_ba) / (2 A_a A_b) = (Fa / A_b + Fb / A_a) / 2, scales the large triangle's
-// estimate by the area ratio in the small triangle's row: a 0.9 m^2 wall seen by a 2 cm sliver
-// standing on it (the tiny room) makes that row sum 1.8 at S = 16 and 1.3 at S = 256.
-RSIM_FN float rsimKPairValue(KPair p, float sumFromA, float sumFromB) {
-    float n = float(p.perSide);
+// K = (G_ab + G_ba) / (2 A_a A_b) = (Fa / A_b + Fb / A_a) / 2 (RSIM_K_ESTIMATOR_SOLID_ANGLE_MEAN),
+// scales the large triangle's estimate by the area ratio in the small triangle's row: a 0.9 m^2
+// wall seen by a 2 cm sliver standing on it (the tiny room) makes that row sum 1.8 at S = 16
+// and 1.3 at S = 256.
+RSIM_FN float rsimKPairValue(float sumFromA, float sumFromB, uint perSide, float areaA, float areaB,
+                             uint estimator) {
+    float n = float(perSide);
     float fa = sumFromA / n, fb = sumFromB / n;
-    if (p.meanOfSides) return 0.5f * (fa / p.areaB + fb / p.areaA);
-    return (fa + fb) / (p.areaA + p.areaB);
+    if (estimator == RSIM_K_ESTIMATOR_SOLID_ANGLE_MEAN) return 0.5f * (fa / areaB + fb / areaA);
+    return (fa + fb) / (areaA + areaB);
 }
 
 RSIM_SHARED_END

@@ -47,11 +47,24 @@ struct GpuTransportTri {
     vec4 extra;          // rho_i A_i, unused x3
 };
 
-// Visibility pass: pairs (i, j), i in [rowBegin, rowEnd), j in [colBegin, n), j > i.
+// Visibility pass: pairs (i, j), i in [rowBegin, rowEnd), j in [colBegin, n), j > i. Phase
+// RSIM_VIS_PAIRS casts S/2 samples per side of every pair and stores K; a near pair (more
+// samples, form_factor.h) instead appends its partial sums to the near list when it has room.
+// Phase RSIM_VIS_NEAR then finishes the listed pairs, one per invocation, so that the threads
+// of a warp cast the same number of rays in both phases.
+RSIM_CONST uint RSIM_VIS_PAIRS = 0u;
+RSIM_CONST uint RSIM_VIS_NEAR = 1u;
+struct NearVisibilityPair {
+    uint i;
+    uint j;
+    float sumFromI; // unoccluded weights of the first S/2 samples of each side
+    float sumFromJ;
+};
 struct VisibilityPush {
     uint64_t triangles;  // GpuTriangle[n]
     uint64_t kChunks;    // uint64_t[chunks]: device address of each K row chunk (fp32)
     uint64_t stats;      // uint64_t[3]: candidate pairs, non-zero pairs, rays cast
+    uint64_t nearList;   // uint count, then NearVisibilityPair[nearCapacity] from byte 16; 0: none
     uint n;
     uint samples;
     uint seed;
@@ -65,6 +78,8 @@ struct VisibilityPush {
                          // host mirrors it when K is assembled in host memory)
     uint estimator;      // RSIM_K_ESTIMATOR_* (form_factor.h)
     uint nearFactor;     // near pairs take nearFactor x S samples (form_factor.h)
+    uint nearCapacity;   // entries of the near list
+    uint phase;          // RSIM_VIS_PAIRS or RSIM_VIS_NEAR
 };
 
 // Form-factor diagnostics of K: row sums sum_j min(1, K_ij A_j) of the rows of one chunk.
@@ -251,7 +266,8 @@ RSIM_SHARED_END
 #ifdef __cplusplus
 static_assert(sizeof(rsim::shared::GpuTriangle) == 80);
 static_assert(sizeof(rsim::shared::GpuTransportTri) == 64);
-static_assert(sizeof(rsim::shared::VisibilityPush) == 72);
+static_assert(sizeof(rsim::shared::VisibilityPush) == 88);
+static_assert(sizeof(rsim::shared::NearVisibilityPair) == 16);
 static_assert(sizeof(rsim::shared::DirectPush) == 64);
 static_assert(sizeof(rsim::shared::FormFactorPush) == 56);
 static_assert(sizeof(rsim::shared::KDecodePush) == 32);

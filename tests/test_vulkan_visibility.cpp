@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+// The Vulkan visibility pass's two phases (VisibilityPush in include/rsim/shared/gpu_layout.h):
+// near pairs handed to the second phase and near pairs finished in the first one, when the near
+// list is full, give the same K.
+#include <catch2/catch_test_macros.hpp>
+
+#include "backends/vulkan_scene.h"
+#include "support/test_scenes.h"
+#include "visibility/vulkan_visibility.h"
+#include "vulkan/instance.h"
+
+using namespace rsim;
+using namespace rsim::test;
+
+TEST_CASE("near pairs listed for the second phase or finished at once give the same K", "[vulkan][kernel]") {
+    if (vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
+    SceneBuilder b;
+    auto wall = b.material("wall", 0.5f);
+    b.roomShell({0, 0, 0}, {3.0, 2.0, 2.0}, 3, wall);
+    b.box({1.0, 0.8, 0.0}, {1.4, 1.2, 0.5}, 2, wall);
+    const PreparedScene s = b.prepare();
+    const SimConfig c = makeSimConfig(basicScene({0.3, 1.0, 1.0}, {3.0, 1.0, 1.0}));
+    // The scene has near pairs, many more than the one-entry list below holds.
+    std::size_t near = 0;
+    for (std::size_t i = 0; i < s.size(); ++i)
+        for (std::size_t j = i + 1; j < s.size(); ++j)
+            near += shared::rsimKSamplesPerSide(kSampling(c, s.rayEps), s.tri(i), s.tri(j)) >
+                    shared::rsimKBaseSamplesPerSide(c.samples);
+    REQUIRE(near > 100);
+
+    vk::Instance instance(true);
+    for (const auto& info : instance.devices()) {
+        if (!info.usable) continue;
+        for (vk::RayPath path : {vk::RayPath::RayQuery, vk::RayPath::Pipeline}) {
+            if (path == vk::RayPath::RayQuery ? !info.rayQuery : !info.rayTracingPipeline) continue;
+            CAPTURE(int(path));
+            vk::Device device(instance, info, path, "test");
+            GpuScene scene(device, s, c);
+            std::vector<glm::vec3> vertices;
+            for (std::size_t i = 0; i < s.size(); ++i) vertices.insert(vertices.end(), {s.v0[i], s.v1[i], s.v2[i]});
+            vk::SceneAccel accel(device, vertices);
+            auto run = [&](std::uint32_t capacity) {
+                GpuKMatrix K = allocateK(device, scene.n, KFormat::Fp32, scene.n);
+                const VisibilityStats stats = computeVisibilityVulkan(device, scene, accel, s, c, K, capacity);
+                return std::pair{downloadK(device, K), stats.raysCast};
+            };
+            const auto [listed, raysListed] = run(0);
+            const auto [inline1, raysInline] = run(1);
+            // Both phases sum a side's first S/2 samples, then the rest: the same fp32 order.
+            CHECK(listed == inline1);
+            CHECK(raysListed == raysInline);
+        }
+        break;
+    }
+    CHECK(instance.validationErrors() == 0);
+}

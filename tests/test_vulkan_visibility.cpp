@@ -2,6 +2,10 @@
 // The Vulkan visibility pass's two phases (VisibilityPush in include/rsim/shared/gpu_layout.h):
 // near pairs handed to the second phase and near pairs finished in the first one, when the near
 // list is full, give the same K.
+#include <algorithm>
+#include <cmath>
+
+#include <catch2/catch_approx.hpp>
 #include <catch2/catch_test_macros.hpp>
 
 #include "backends/vulkan_scene.h"
@@ -11,6 +15,7 @@
 
 using namespace rsim;
 using namespace rsim::test;
+using Catch::Approx;
 
 TEST_CASE("near pairs listed for the second phase or finished at once give the same K", "[vulkan][kernel]") {
     if (vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
@@ -46,9 +51,17 @@ TEST_CASE("near pairs listed for the second phase or finished at once give the s
             };
             const auto [listed, raysListed] = run(0);
             const auto [inline1, raysInline] = run(1);
-            // Both phases sum a side's first S/2 samples, then the rest: the same fp32 order.
-            CHECK(listed == inline1);
-            CHECK(raysListed == raysInline);
+            // Both ways sum a side's first S/2 samples, then the rest: the same order, so lavapipe
+            // gives the same bits. A driver may contract a * b + c into an FMA differently in the
+            // two inlined copies of the sample (NVIDIA does): allow fp32 rounding, and a ray whose
+            // verdict that flips.
+            REQUIRE(listed.size() == inline1.size());
+            std::size_t differ = 0;
+            for (std::size_t k = 0; k < listed.size(); ++k)
+                differ += std::abs(listed[k] - inline1[k]) > 1e-5f * std::max(listed[k], inline1[k]);
+            CAPTURE(differ, listed.size());
+            CHECK(differ <= listed.size() / 1000);
+            CHECK(double(raysListed) == Approx(double(raysInline)).epsilon(1e-4));
         }
         break;
     }

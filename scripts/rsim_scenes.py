@@ -22,7 +22,7 @@ K_ESTIMATOR_VARIANTS = {
     "area": ("area", 1),                 # the former estimator: x and y by area
     "model": ("solid-angle-mean", 1),    # MODEL.md section 2's combination of the two sides
     "area-blend": ("solid-angle", 1),    # the sides blended by area
-    "default": ("solid-angle", 16),      # rsim's default: area blend, near pairs at 16 S
+    "default": ("solid-angle", 8),       # rsim's default: area blend, near pairs at 8 S
 }
 
 

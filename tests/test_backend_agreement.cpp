@@ -83,9 +83,13 @@ TEST_CASE("invariant 8: the Vulkan backend agrees with the CPU reference", "[inv
                 REQUIRE(gpu.K[i * n + j] == gpu.K[j * n + i]);
                 if (a == 0.0 && b == 0.0) continue;
                 ++nonzero;
-                // Same sample points (shared formulas, fp32 without FMA on both sides): equal
-                // to fp32 rounding (1e-5 relative) unless one ray changes its verdict.
-                if (std::abs(a - b) > 1e-5 * std::max(a, b) + 1e-9 * maxK) ++differ;
+                // Same sample points (shared formulas): equal to fp32 rounding unless one ray
+                // changes its verdict. Rounding here means sums of up to 2 x 8 x 16 weights in
+                // different orders (the GPU's second phase adds two partial sums) and a GPU's
+                // sin, cos, atan and sqrt within their few ulp (NVIDIA's are not correctly
+                // rounded): 1e-4 relative (observed on lavapipe: 99% of pairs within 1.1e-5). One
+                // changed verdict moves K by at least 1 / 128.
+                if (std::abs(a - b) > 1e-4 * std::max(a, b) + 1e-9 * maxK) ++differ;
             }
         INFO("pairs: " << nonzero << ", differing: " << differ);
         REQUIRE(nonzero > n * 20);
@@ -196,3 +200,4 @@ TEST_CASE("invariant 8 in AMCW mode: two-frequency distances agree", "[invariant
     CHECK(pixels > cpu.image.depth.size() / 2);
     CHECK(double(pixelsBeyond) <= 0.005 * double(pixels));
 }
+

@@ -16,7 +16,7 @@ struct SimConfig {
     std::uint32_t timesteps = 1000;      // T
     std::uint32_t samples = 16;          // S
     KEstimator kEstimator = KEstimator::SolidAngle;
-    std::uint32_t nearPairFactor = 16;   // near pairs take this many times S (form_factor.h)
+    std::uint32_t nearPairFactor = 8;    // near pairs take this many times S (form_factor.h)
     std::uint32_t directSamples = 16;    // S_d
     std::uint32_t seed = 1;
     bool indirect = true;

@@ -331,8 +331,8 @@ RSIM_FN uint rsimKBaseSamplesPerSide(uint samples) {
 }
 
 RSIM_FN float rsimLongestEdgeSq(Tri t) {
-    vec3 e0 = t.v1 - t.v0, e1 = t.v2 - t.v1, e2 = t.v0 - t.v2;
-    return max(dot(e0, e0), max(dot(e1, e1), dot(e2, e2)));
+    return max(rsimDotExact(t.v1 - t.v0, t.v1 - t.v0),
+               max(rsimDotExact(t.v2 - t.v1, t.v2 - t.v1), rsimDotExact(t.v0 - t.v2, t.v0 - t.v2)));
 }
 
 // Near pairs: centroids closer than the longer of the two triangles' longest edges. They are
@@ -340,9 +340,11 @@ RSIM_FN float rsimLongestEdgeSq(Tri t) {
 // and parallel surfaces a few millimetres apart, where F(x -> j) changes sharply with x (the
 // large triangle's points decide the small triangle's row). About O(N) pairs take
 // nearFactor x S samples.
+// Rounded the same on every backend (exact dots, no division), so that both agree on every pair.
 RSIM_FN bool rsimPairIsNear(Tri a, Tri b) {
-    vec3 d = (a.v0 + a.v1 + a.v2 - b.v0 - b.v1 - b.v2) / 3.0f;
-    return dot(d, d) < max(rsimLongestEdgeSq(a), rsimLongestEdgeSq(b));
+    RSIM_PRECISE vec3 d = (a.v0 + a.v1 + a.v2) - (b.v0 + b.v1 + b.v2); // 3 x centroid distance
+    RSIM_PRECISE float limit = 9.0f * max(rsimLongestEdgeSq(a), rsimLongestEdgeSq(b));
+    return rsimDotExact(d, d) < limit;
 }
 
 RSIM_FN uint rsimKSamplesPerSide(KSampling k, Tri a, Tri b) {

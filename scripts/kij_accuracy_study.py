@@ -76,13 +76,12 @@ def histogram(args, rsim, root, out):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import numpy as np
     scene = scene_file(rsim, args.histogram_scene, root)
     tmp = os.path.join(args.tmp, "hist")
     shutil.rmtree(tmp, ignore_errors=True)
     subprocess.run([rsim, "run", scene, "--output", tmp, "--backend", args.backend, "--kij", "fp32",
                     "--write-kij", "--no-images", "--no-progress", "--log-level", "warn",
-                    "--timesteps", "10", "--chunk-mb", str(args.chunk_mb)], check=True)
+                    "--timesteps", "200", "--chunk-mb", str(args.chunk_mb)], check=True)
     with open(os.path.join(tmp, "summary.json")) as f:
         rows = json.load(f)["k_rows_per_chunk"]
     with h5py.File(os.path.join(tmp, "timeseries.h5")) as h:

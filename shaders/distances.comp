@@ -17,20 +17,13 @@ void main() {
     if (i >= pc.end) return;
     GpuTransportTri me = TransportTriRefs(pc.tris).t[i];
     gSignalBase = i * pc.timesteps;
-    // (path steps or -1 no light / not seen / -2 cut off, sensor distance)
-    vec4 result = vec4(-1.0, 0.0, 0.0, 0.0);
+    // (path steps, or RSIM_NO_ECHO (also: no light, not seen) or RSIM_ECHO_CUT_OFF; sensor distance)
+    vec4 result = vec4(RSIM_NO_ECHO, 0.0, 0.0, 0.0);
     float total = 0.0;
     for (uint t = 0u; t < pc.timesteps; ++t) total += rsimSignal(t);
     if (total > 0.0 && me.source.w > 0.0) {
-        float tS = me.sensorDirDelay.w;
-        float steps;
-        if (pc.mode == 0u) {
-            steps = rsimPulsedPeak(pc.timesteps, pc.pulseLength);
-            if (steps >= 0.0) steps += tS;
-        } else {
-            steps = rsimAmcwPath(pc.timesteps, pc.pulseLength, pc.omegaLo, pc.omegaHi,
-                                 int(pc.frequencies), tS, float(pc.timesteps) + tS);
-        }
+        float steps = rsimPathSteps(pc.mode, pc.timesteps, pc.pulseLength, pc.omegaLo, pc.omegaHi,
+                                    int(pc.frequencies), me.sensorDirDelay.w);
         result.x = steps;
         if (steps >= 0.0)
             result.y = rsimSensorDistance(steps * pc.lightToSensor.w, pc.lightToSensor.xyz,

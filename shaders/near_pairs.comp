@@ -6,6 +6,7 @@
 #extension GL_GOOGLE_include_directive : require
 #include "common/rsim.glsl"
 #include "common/kread.glsl"
+#include "rsim/shared/transport.h"
 layout(local_size_x = RSIM_WG_LINEAR) in;
 layout(push_constant) uniform Push { NearListPush pc; };
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer NearPairRefs { NearPair p[]; };
@@ -24,10 +25,11 @@ void main() {
         if (k == 0.0) continue;
         vec4 cj = tris.t[j].centroidArea;
         uint tau = rsimDelaySteps(me.xyz, cj.xyz, pc.invCdtSq);
-        if (tau >= RSIM_TIME_BLOCK) continue;
-        if (pc.pass == 1u)
-            NearPairRefs(pc.nearPairs).p[out0 + count] =
-                NearPair(j, tau, rsimFormFactor(k, cj.w), tris.t[j].extra.x * rsimFormFactor(k, me.w));
+        if (!rsimIsNearDelay(tau)) continue;
+        if (pc.pass == 1u) {
+            vec2 f = rsimGatherCoefficients(k, me.w, cj.w, tris.t[j].extra.x);
+            NearPairRefs(pc.nearPairs).p[out0 + count] = NearPair(j, tau, f.x, f.y);
+        }
         ++count;
     }
     if (pc.pass == 0u) offsets.v[i] = count;

@@ -46,10 +46,8 @@ void main() {
         float amplitude = 0.0;
         for (uint t = 0u; t < pc.timesteps; ++t) amplitude += rsimSignal(t);
         result.y = amplitude;
-        float steps = pc.mode == 0u
-                          ? rsimPulsedPeak(pc.timesteps, pc.pulseLength)
-                          : rsimAmcwPath(pc.timesteps, pc.pulseLength, pc.omegaLo, pc.omegaHi,
-                                         int(pc.frequencies), 0.0, float(pc.timesteps));
+        float steps = rsimPathSteps(pc.mode, pc.timesteps, pc.pulseLength, pc.omegaLo, pc.omegaHi,
+                                    int(pc.frequencies), 0.0);
         if (steps >= 0.0) {
             LightSensorRecord ls = LightSensorRef(pc.lightSensor).r;
             PinholeSensor sensor = rsimSensor(ls);

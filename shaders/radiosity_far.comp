@@ -10,8 +10,9 @@
 #extension GL_GOOGLE_include_directive : require
 #include "common/rsim.glsl"
 #include "common/kread.glsl"
-layout(constant_id = 0) const uint SPLIT = 8u;
-layout(constant_id = 1) const uint UNROLL = 1u;
+#include "rsim/shared/transport.h"
+layout(constant_id = RSIM_SPEC_RADIOSITY_SPLIT) const uint SPLIT = 8u;
+layout(constant_id = RSIM_SPEC_RADIOSITY_UNROLL) const uint UNROLL = 1u;
 layout(local_size_x = RSIM_WG_RADIOSITY_X, local_size_y_id = 0) in;
 layout(push_constant) uniform Push { RadiosityFarPush pc; };
 
@@ -57,16 +58,15 @@ void main() {
             for (uint u = 0u; u < UNROLL; ++u) {
                 if (k[u] == 0.0) continue;
                 uint tau = rsimDelaySteps(me.xyz, cj[u].xyz, pc.invCdtSq);
-                if (tau < RSIM_TIME_BLOCK || tau > last) continue;
-                float fB = rsimFormFactor(k[u], cj[u].w);
-                float fZ = rhoA[u] * rsimFormFactor(k[u], me.w);
+                if (rsimIsNearDelay(tau) || tau > last) continue;
+                vec2 f = rsimGatherCoefficients(k[u], me.w, cj[u].w, rhoA[u]);
                 // Step q reads time t0 + q - tau (>= 0 from q = tau - t0 on).
                 uint first = tau > pc.t0 ? tau - pc.t0 : 0u;
                 uint base = (j0 + u * SPLIT) * pc.timesteps + pc.t0 - tau;
                 for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q) {
                     if (q < first || q >= pc.steps) continue;
                     vec2 h = hist.v[base + q];
-                    acc[q] += vec2(fB * h.x, fZ * h.y);
+                    acc[q] += f * h;
                 }
             }
         }

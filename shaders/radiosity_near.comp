@@ -6,6 +6,7 @@
 #extension GL_GOOGLE_include_directive : require
 #include "common/rsim.glsl"
 #include "common/sources.glsl"
+#include "rsim/shared/transport.h"
 layout(local_size_x = RSIM_WG_LINEAR) in;
 layout(push_constant) uniform Push { RadiosityNearPush pc; };
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer NearPairRefs { NearPair p[]; };
@@ -26,5 +27,5 @@ void main() {
     GpuTransportTri me = TransportTriRefs(pc.tris).t[i];
     float E = rsimSourceAt(me.source.y, me.source.z, pc.t, pc.pulse, pc.pulseLength);
     float R = rsimSourceAt(me.source.w, me.sensorDirDelay.w, pc.t, pc.pulse, pc.pulseLength);
-    hist.v[i * pc.timesteps + pc.t] = vec2(E + me.source.x * sum.x, R + sum.y / me.centroidArea.w);
+    hist.v[i * pc.timesteps + pc.t] = rsimRadiosityUpdate(E, R, sum.x, sum.y, me.source.x, me.centroidArea.w);
 }

@@ -9,9 +9,9 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators_range.hpp>
 
-#include "compress/host_k.h"
+#include "k/host_k.h"
 #include "support/test_scenes.h"
-#include "visibility/vulkan_visibility.h"
+#include "k/gpu_k.h"
 #include "vulkan/instance.h"
 
 using namespace rsim;
@@ -96,7 +96,7 @@ TEST_CASE("every format keeps exact zeros and its error bound", "[compression]")
     CHECK(std::abs(c.sumSquaredError - sumSquared) <= 1e-9 * std::max(1.0, sumSquared));
 }
 
-TEST_CASE("the GPU decodes every format exactly as the host", "[compression][vulkan]") {
+TEST_CASE("the GPU encodes every format exactly as the host", "[compression][vulkan]") {
     if (vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
     const KFormat format = GENERATE(from_range(allFormats()));
     CAPTURE(kFormatInfo(format).name);
@@ -107,36 +107,33 @@ TEST_CASE("the GPU decodes every format exactly as the host", "[compression][vul
     REQUIRE(info);
     vk::Device device(instance, *info, info->rayQuery ? vk::RayPath::RayQuery : vk::RayPath::Pipeline, "test");
     const std::uint32_t n = 157, rowsPerChunk = 40; // 4 chunks, the last one shorter
+    const KChunking chunking{n, rowsPerChunk, KFormat::Fp32};
     const bool fp16 = format == KFormat::Fp16;
-    GpuKMatrix K = allocateK(device, n, KFormat::Fp32, rowsPerChunk);
+    DeviceK K = allocateDeviceK(device, chunking);
+    HostK host(chunking);
     std::vector<std::vector<float>> chunks;
-    for (std::uint32_t c = 0; c < K.chunkCount(); ++c) {
-        chunks.push_back(logNormal(std::size_t(K.rowEnd(c) - K.rowBegin(c)) * n, 100 + c));
-        vk::uploadBytes(device, K.chunks[c], chunks.back().data(), chunks.back().size() * 4);
+    for (std::uint32_t c = 0; c < chunking.chunks(); ++c) {
+        chunks.push_back(logNormal(chunking.elements(c), 100 + c));
+        std::copy(chunks.back().begin(), chunks.back().end(), host.values(c));
+        vk::uploadBytes(device, K.buffers[c], chunks.back().data(), chunks.back().size() * 4);
     }
     if (fp16) { // the shader converts fp16 in-band; here the host packs it the same way
-        for (std::uint32_t c = 0; c < K.chunkCount(); ++c) {
-            const EncodedChunk e = encodeChunk(chunks[c].data(), chunks[c].size(), format);
-            K.chunks[c] = vk::makeStorage(device, e.words, "fp16 chunk");
-        }
-        K.format = KFormat::Fp16;
+        HostK half = host;
+        half.compress(KFormat::Fp16);
+        K = uploadChunks(device, half, K.chunkIds, false, 1);
     }
     // The logarithmic formats are encoded on the device, the others on the host: either way the
     // codes and the reported errors are the host encoder's.
-    const KErrors reported = fp16 ? KErrors{} : compressKVulkan(device, K, format);
-    const std::vector<float> gpu = downloadK(device, K);
+    const KErrors reported = fp16 ? KErrors{} : compressDeviceK(device, K, format);
+    const HostK gpu = downloadDeviceK(device, K);
+    REQUIRE(gpu.format() == format);
     KErrors expected;
-    for (std::uint32_t c = 0; c < K.chunkCount(); ++c) {
-        const EncodedChunk host = encodeChunk(chunks[c].data(), chunks[c].size(), format);
-        expected.sumSquared += host.sumSquaredError;
-        expected.maxAbs = std::max(expected.maxAbs, host.maxAbsError);
-        const std::uint32_t rows = K.rowEnd(c) - K.rowBegin(c);
-        for (std::uint32_t j = 0; j < n; ++j)
-            for (std::uint32_t r = 0; r < rows; ++r) {
-                const std::uint64_t e = std::uint64_t(j) * rows + r;
-                REQUIRE(gpu[std::size_t(K.rowBegin(c) + r) * n + j] ==
-                        decodeElement(host, kFormatInfo(format).storage, e));
-            }
+    for (std::uint32_t c = 0; c < chunking.chunks(); ++c) {
+        const EncodedChunk e = encodeChunk(chunks[c].data(), chunks[c].size(), format);
+        expected.sumSquared += e.sumSquaredError;
+        expected.maxAbs = std::max(expected.maxAbs, e.maxAbsError);
+        CHECK(gpu.chunk(c).words == e.words);
+        CHECK(gpu.chunk(c).table == e.table);
     }
     if (!fp16) {
         CHECK(std::abs(reported.sumSquared - expected.sumSquared) <= 1e-4 * expected.sumSquared);
@@ -149,17 +146,19 @@ TEST_CASE("K bytes are N^2 times the format's size plus the tables", "[compressi
     const std::uint32_t n = 1001;
     for (const auto& f : kFormats()) {
         CAPTURE(f.name);
-        const std::uint32_t rows = chunkRows(n, f.format, 1 << 18);
-        const std::uint64_t chunks = (n + rows - 1) / rows;
-        CHECK(kBytes(n, f.format, rows) == (std::uint64_t(n) * n * shared::rsimKBits(f.storage) + 7) / 8 +
-                                               chunks * shared::rsimKTableSize(f.storage) * 4);
+        const KChunking ch = KChunking::forBudget(n, f.format, 1 << 18);
+        CHECK(ch.bytes() == (std::uint64_t(n) * n * shared::rsimKBits(f.storage) + 7) / 8 +
+                                std::uint64_t(ch.chunks()) * shared::rsimKTableSize(f.storage) * 4);
     }
-    // The CPU's chunked K decodes to what was stored, in every format.
-    HostKMatrix K(37, KFormat::Fp32, 10);
+    // K in chunks decodes to what was stored, in every format; element (i, j) of chunk c sits at
+    // j * rows_c + (i - c R).
+    HostK K(KChunking{37, 10, KFormat::Fp32});
     const std::vector<float> v = logNormal(37 * 37, 9);
     for (std::uint32_t i = 0; i < 37; ++i)
         for (std::uint32_t j = 0; j < 37; ++j) K.store(i, j, v[i * 37 + j]);
     CHECK(K.decodeAll() == v);
+    CHECK(K.values(1)[5 * 10 + 3] == v[13 * 37 + 5]);
+    CHECK(K.chunking().index(36, 2) == 2 * 7 + 6); // the last chunk has 7 rows
     K.compress(KFormat::Lut8Range);
     std::vector<float> decoded = K.decodeAll();
     for (std::size_t e = 0; e < v.size(); ++e) CHECK((v[e] == 0.0f) == (decoded[e] == 0.0f));
@@ -177,10 +176,10 @@ TEST_CASE("a simulation with lut8-log stays within the accuracy bar", "[compress
     SceneDesc d = basicScene({0.3, 1.5, 1.4}, {4.0, 1.4, 0.9});
     d.sim.timesteps = 500;
     SimConfig c = makeSimConfig(d);
-    c.kFormat = KFormat::Fp32;
+    c.k.format = KFormat::Fp32;
     const SimulationResult ref = simulate(backend, s, c);
-    c.kFormat = KFormat::Lut8Log;
-    c.chunkBytes = 1 << 14; // several chunks, each with its own table
+    c.k.format = KFormat::Lut8Log;
+    c.k.chunkBytes = 1 << 14; // several chunks, each with its own table
     const SimulationResult lut = simulate(backend, s, c);
     std::size_t compared = 0, within = 0;
     for (std::size_t i = 0; i < s.size(); ++i) {

@@ -7,6 +7,7 @@
 #include "pipeline/run_simulation.h"
 #include "scene/mesh_loader.h"
 #include "support/test_scenes.h"
+#include "util/did_you_mean.h"
 #include "util/error.h"
 
 using namespace rsim;

@@ -6,7 +6,7 @@
 #include <catch2/catch_approx.hpp>
 #include <catch2/catch_test_macros.hpp>
 
-#include "pipeline/sim_config.h"
+#include "scene/scene_config.h"
 #include "rsim/shared/form_factor.h"
 #include "rsim/shared/physics.h"
 

@@ -9,7 +9,7 @@
 #include <catch2/matchers/catch_matchers_string.hpp>
 
 #include "backends/backend_choice.h"
-#include "streaming/k_plan.h"
+#include "k/k_plan.h"
 #include "support/test_scenes.h"
 #include "util/error.h"
 
@@ -27,8 +27,13 @@ PreparedScene scene() {
     return b.prepare();
 }
 
-SimulationResult runVulkan(const PreparedScene& s, const SimConfig& c, const std::string& devices,
-                           const std::string& stream, double maxDeviceMb = 0.0) {
+struct Run {
+    SimulationResult result;
+    RunMetadata meta;
+};
+
+Run runVulkan(const PreparedScene& s, const SimConfig& c, const std::string& devices, const std::string& stream,
+              double maxDeviceMb = 0.0) {
     BackendChoice choice;
     choice.backend = "vulkan";
     choice.devices = devices;
@@ -36,17 +41,15 @@ SimulationResult runVulkan(const PreparedScene& s, const SimConfig& c, const std
     choice.maxDeviceMb = maxDeviceMb;
     choice.validation = true;
     auto backend = makeVulkanBackend(choice);
-    PhaseTimes times;
-    RunOptions opt;
-    opt.images = true;
-    SimulationResult r = backend->simulate(s, c, opt, times);
-    REQUIRE(r.validationErrors == 0);
+    Run r;
+    r.result = simulateOn(PhaseBackends::all(*backend), s, c, false, true, &r.meta);
     return r;
 }
 
 // Same K chunks, so the same tables, near lists and far sums: the histories must match to the
 // last bit; allow fp32 summation order anyway (1e-6 of the peak), as the issue states.
-void requireSame(const SimulationResult& a, const SimulationResult& b) {
+void requireSame(const Run& ra, const Run& rb) {
+    const SimulationResult &a = ra.result, &b = rb.result;
     REQUIRE(a.B.size() == b.B.size());
     double peak = 0.0, worst = 0.0;
     for (std::size_t k = 0; k < a.B.size(); ++k) {
@@ -76,22 +79,22 @@ TEST_CASE("several devices, streaming and the memory cap give the single-device 
     SceneDesc d = basicScene({0.3, 1.5, 1.4}, {4.0, 1.4, 0.9});
     d.sim.timesteps = 300;
     SimConfig c = makeSimConfig(d);
-    c.chunkBytes = 6 << 10; // K in several chunks (lut8-log: ~30 rows each)
-    const SimulationResult one = runVulkan(s, c, "0", "never");
-    REQUIRE_FALSE(one.streaming);
-    REQUIRE(one.kChunks > 3);
+    c.k.chunkBytes = 6 << 10; // K in several chunks (lut8-log: ~30 rows each)
+    const Run one = runVulkan(s, c, "0", "never");
+    REQUIRE_FALSE(one.meta.k.streaming);
+    REQUIRE(one.meta.k.chunks > 3);
 
     SECTION("two and three devices") {
         for (const char* devices : {"0,0", "0,0,0"}) {
             CAPTURE(devices);
-            const SimulationResult many = runVulkan(s, c, devices, "auto");
-            CHECK(many.devices.size() == std::size_t(std::count(devices, devices + std::strlen(devices), ',') + 1));
+            const Run many = runVulkan(s, c, devices, "auto");
+            CHECK(many.meta.devices.size() == std::size_t(std::count(devices, devices + std::strlen(devices), ',') + 1));
             requireSame(one, many);
         }
     }
     SECTION("--stream always matches --stream never") {
-        const SimulationResult streamed = runVulkan(s, c, "0", "always");
-        CHECK(streamed.streaming);
+        const Run streamed = runVulkan(s, c, "0", "always");
+        CHECK(streamed.meta.k.streaming);
         requireSame(one, streamed);
     }
     SECTION("two devices, streamed") {
@@ -99,21 +102,21 @@ TEST_CASE("several devices, streaming and the memory cap give the single-device 
     }
     SECTION("a cap below K's size streams, and --stream never refuses it") {
         // A cap between "the streaming buffers fit beside everything else" and "all of K fits".
-        REQUIRE(one.deviceMemory.size() == 1);
-        const auto& m = one.deviceMemory[0];
+        REQUIRE(one.meta.deviceMemory.size() == 1);
+        const auto& m = one.meta.deviceMemory[0];
         const double chunk = double(m.kBytes) / double(m.chunks);
         REQUIRE(double(m.kBytes) > (kStreamBuffers + 2.0) * chunk);
         const double capMb = (double(m.fixedBytes) + (kStreamBuffers + 1.0) * chunk) / 1048576.0;
-        const SimulationResult capped = runVulkan(s, c, "0", "auto", capMb);
-        CHECK(capped.streaming);
+        const Run capped = runVulkan(s, c, "0", "auto", capMb);
+        CHECK(capped.meta.k.streaming);
         requireSame(one, capped);
         // Room for three chunks per stream buffer: copied in groups of 3, 3, ..., and a shorter last.
         const double groupsMb = (double(m.fixedBytes) + (3.0 * kStreamBuffers + 0.5) * chunk) / 1048576.0;
-        const SimulationResult grouped = runVulkan(s, c, "0", "always", groupsMb);
-        CHECK(grouped.streaming);
-        REQUIRE(grouped.deviceMemory.size() == 1);
-        CHECK(grouped.deviceMemory[0].copyGroup == 3);
-        CHECK(grouped.deviceMemory[0].chunks % 3 != 0); // a shorter last group
+        const Run grouped = runVulkan(s, c, "0", "always", groupsMb);
+        CHECK(grouped.meta.k.streaming);
+        REQUIRE(grouped.meta.deviceMemory.size() == 1);
+        CHECK(grouped.meta.deviceMemory[0].copyGroup == 3);
+        CHECK(grouped.meta.deviceMemory[0].chunks % 3 != 0); // a shorter last group
         requireSame(one, grouped);
         CHECK_THROWS_WITH(runVulkan(s, c, "0", "never", capMb),
                           Catch::Matchers::ContainsSubstring("does not fit") ||

@@ -8,7 +8,7 @@
 #include <catch2/catch_approx.hpp>
 #include <catch2/catch_test_macros.hpp>
 
-#include "backends/vulkan_scene.h"
+#include "vulkan/gpu_scene.h"
 #include "support/test_scenes.h"
 #include "visibility/vulkan_visibility.h"
 #include "vulkan/instance.h"
@@ -29,8 +29,8 @@ TEST_CASE("near pairs listed for the second phase or finished at once give the s
     std::size_t near = 0;
     for (std::size_t i = 0; i < s.size(); ++i)
         for (std::size_t j = i + 1; j < s.size(); ++j)
-            near += shared::rsimKSamplesPerSide(kSampling(c, s.rayEps), s.tri(i), s.tri(j)) >
-                    shared::rsimKBaseSamplesPerSide(c.samples);
+            near += shared::rsimKSamplesPerSide(kSampling(c.k, s.rayEps), s.tri(i), s.tri(j)) >
+                    shared::rsimKBaseSamplesPerSide(c.k.samples);
     REQUIRE(near > 100);
 
     vk::Instance instance(true);
@@ -40,14 +40,15 @@ TEST_CASE("near pairs listed for the second phase or finished at once give the s
             if (path == vk::RayPath::RayQuery ? !info.rayQuery : !info.rayTracingPipeline) continue;
             CAPTURE(int(path));
             vk::Device device(instance, info, path, "test");
-            GpuScene scene(device, s, c);
+            GpuGeometry scene(device, s);
             std::vector<glm::vec3> vertices;
             for (std::size_t i = 0; i < s.size(); ++i) vertices.insert(vertices.end(), {s.v0[i], s.v1[i], s.v2[i]});
             vk::SceneAccel accel(device, vertices);
             auto run = [&](std::uint32_t capacity) {
-                GpuKMatrix K = allocateK(device, scene.n, KFormat::Fp32, scene.n);
-                const VisibilityStats stats = computeVisibilityVulkan(device, scene, accel, s, c, K, capacity);
-                return std::pair{downloadK(device, K), stats.raysCast};
+                DeviceK K = allocateDeviceK(device, KChunking{scene.n, scene.n, KFormat::Fp32});
+                double raySeconds = 0.0;
+                const VisibilityStats stats = computeVisibilityVulkan(device, scene, accel, s, c.k, K, raySeconds, capacity);
+                return std::pair{downloadDeviceK(device, K).decodeAll(), stats.raysCast};
             };
             const auto [listed, raysListed] = run(0);
             const auto [inline1, raysInline] = run(1);

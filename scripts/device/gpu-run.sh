@@ -46,18 +46,18 @@ sanity)
     cp /tmp/r-$s-cpu/summary.json "$OUT/$s-cpu-summary.json"
   done ;;
 split)
-  # RSIM_RADIOSITY_SPLIT x RSIM_RADIOSITY_UNROLL on the scenes given (default: medium room).
+  # --radiosity-split x --radiosity-unroll on the scenes given (default: medium room).
   s=${2:-medium-room}
   gen "$s"
   for u in ${UNROLLS:-1 2 4 8}; do for k in ${SPLITS:-4 8 16 32}; do
-    RSIM_RADIOSITY_SPLIT=$k RSIM_RADIOSITY_UNROLL=$u $RSIM run "$(path_of $s)" --backend vulkan \
+    $RSIM run "$(path_of $s)" --backend vulkan --radiosity-split $k --radiosity-unroll $u \
       --output /tmp/r-split --no-timeseries --no-images --no-progress -q 2>/dev/null
     python3 -c "import json;t=json.load(open('/tmp/r-split/summary.json'))['timings_s'];print('$s split $k unroll $u radiosity %.3f s'%t['radiosity'])"
   done; done | tee "$OUT/split.txt"
-  # The fastest pair, for the stages that follow: source "$OUT/best-split.env".
+  # The fastest pair, as options for the runs that follow: $(cat "$OUT/best-split.opts").
   sort -k7 -g "$OUT/split.txt" | head -1 |
-    awk '{print "export RSIM_RADIOSITY_SPLIT=" $3 " RSIM_RADIOSITY_UNROLL=" $5}' > "$OUT/best-split.env"
-  cat "$OUT/best-split.env" ;;
+    awk '{print "--radiosity-split " $3 " --radiosity-unroll " $5}' > "$OUT/best-split.opts"
+  cat "$OUT/best-split.opts" ;;
 bench)
   gen "$scenes"
   python3 scripts/benchmark.py --rsim $RSIM --scenes "$scenes" --backend vulkan --visibility auto --warmup \

@@ -7,7 +7,7 @@
 #include <embree3/rtcore.h>
 #include <glm/vec3.hpp>
 
-#include "geometry/prepared_scene.h"
+#include "core/prepared_scene.h"
 #include "rsim/shared/physics.h"
 
 namespace rsim {

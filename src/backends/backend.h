@@ -1,40 +1,71 @@
 // SPDX-License-Identifier: MIT
-// A backend runs the phases of MODEL.md on one kind of hardware. Every backend produces the
-// same SimulationResult, so outputs and comparisons do not care which one ran.
+// A backend executes the phases of MODEL.md on one kind of hardware; pipeline/simulate.h runs
+// them, once for every backend. The geometry phase (prepare, visibility) depends on the
+// triangles and K's settings alone; the pose phase (direct, transport, distances, image) on the
+// light, the sensor, the materials and the time axis. Phase results are plain host data, so
+// any backend's result feeds any other's next phase; a backend keeps what it computed where it
+// computed it (K on its devices, the B/Z history on a GPU) and uses that copy when it is its own.
 #pragma once
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "geometry/prepared_scene.h"
-#include "pipeline/result.h"
-#include "pipeline/sim_config.h"
-#include "util/timer.h"
+#include "core/prepared_scene.h"
+#include "core/results.h"
+#include "core/run_metadata.h"
+#include "core/sim_config.h"
+#include "k/host_k.h"
 
 namespace rsim {
 
-struct RunOptions {
-    bool keepK = false;       // return the decoded K (output.kij, tests)
-    bool images = true;       // render the sensor image
+// K where a backend computed it.
+class KHandle {
+public:
+    virtual ~KHandle() = default;
+    // K in host memory, encoded as stored (fetched from the devices the first time).
+    virtual const HostK& host() const = 0;
+};
+
+struct VisibilityOutcome {
+    std::unique_ptr<KHandle> K;
+    VisibilityStats stats;        // counts, rays, and the energy diagnostics of the stored K
+    KStorageReport storage;
+    std::vector<DeviceMemory> deviceMemory;
+    double compressSeconds = 0.0; // the part of the phase that encoded K
+    TimingDetails details;
+};
+
+struct TransportOutcome {
+    Histories histories;           // B and Z (E and R are the pipeline's)
+    double downloadSeconds = 0.0;  // the part of the phase that brought B and Z to the host
+    TimingDetails details;
+    std::string summary;           // extra detail for the phase's log line
 };
 
 class Backend {
 public:
     virtual ~Backend() = default;
-    virtual std::string name() const = 0;
-    // Runs accel, visibility, compress, direct, radiosity and distance; adds their wall times.
-    virtual SimulationResult simulate(const PreparedScene& scene, const SimConfig& config,
-                                      const RunOptions& options, PhaseTimes& times) = 0;
+    // backend, devices, visibility path, threads.
+    virtual void describe(RunMetadata& meta) const = 0;
+
+    // Geometry phase.
+    virtual void prepare(const PreparedScene& scene) = 0; // acceleration structures
+    virtual VisibilityOutcome visibility(const KSettings& settings) = 0;
+
+    // Pose phase. `K` may be null (no indirect light) and may come from another backend.
+    virtual DirectTerms direct(const SimConfig& config) = 0;
+    virtual TransportOutcome transport(const KHandle* K, const DirectTerms& direct, const Histories& sources,
+                                       const SimConfig& config) = 0;
+    virtual TriangleDistances distances(const Histories& histories, const DirectTerms& direct,
+                                        const SimConfig& config) = 0;
+    virtual SensorImage image(const Histories& histories, const DirectTerms& direct, const SimConfig& config) = 0;
+
+    // Whether it runs under the Khronos validation layer (Vulkan with --validation), and the
+    // errors the layer reported so far.
+    virtual bool validating() const { return false; }
+    virtual std::uint64_t validationErrors() const { return 0; }
 };
 
 std::unique_ptr<Backend> makeCpuBackend();
-
-// Throws InputError when the light reaches no triangle, the sensor sees none, or the time
-// window ends before light can reach any triangle the sensor sees: a run would only produce a
-// table of NaNs. Backends call it right after the direct phase.
-void checkDirectTerms(const DirectTerms& direct, const SimConfig& config);
-
-// Host-side steps shared by every backend after B and Z exist: the sensor signals of MODEL §5.
-void finishSignals(const PreparedScene& scene, const SimConfig& config, SimulationResult& r);
 
 } // namespace rsim

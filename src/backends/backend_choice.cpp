@@ -105,7 +105,8 @@ std::unique_ptr<Backend> makeVulkanBackend(const BackendChoice& choice) {
             throw InputError("--devices " + choice.devices + ": the devices share no ray path");
     spdlog::info("backend: {} device(s), {} visibility path", infos.size(), vk::rayPathName(path));
     return makeVulkanBackendOn(instance, infos, path, parseStreamMode(choice.stream),
-                               std::uint64_t(choice.maxDeviceMb * 1048576.0));
+                               std::uint64_t(choice.maxDeviceMb * 1048576.0),
+                               TransportTuning{choice.radiositySplit, choice.radiosityUnroll});
 }
 
 std::unique_ptr<Backend> makeBackend(const BackendChoice& choice) {

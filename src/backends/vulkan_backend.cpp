@@ -3,77 +3,70 @@
 // only results (direct terms, B/Z histories, distances, the sensor image) come back to the host.
 //
 // K takes one of two routes. When one device can hold fp32 K beside everything else, that
-// device computes K in place and compresses it there ("fast path"). Otherwise (several devices,
-// streaming, or a K too large for fp32 on the device) K is computed chunk by chunk, assembled
-// and encoded in host memory, and each chunk goes to the device that gathers from it: resident
-// in device memory, or pinned in host memory and streamed every time block (streaming/k_plan.h).
+// device computes K in place and compresses it there. Otherwise (several devices, streaming, or
+// a K too large for fp32 on the device) K is computed chunk by chunk, assembled and encoded in
+// host memory, and each chunk goes to the device that gathers from it: resident in device
+// memory, or pinned in host memory and streamed every time block (k/k_plan.h).
+#include "backends/vulkan_backend.h"
+
 #include <cmath>
-#include <exception>
 #include <limits>
-#include <memory>
-#include <thread>
 
 #include <spdlog/spdlog.h>
 
-#include "backends/backend.h"
-#include "backends/vulkan_backend.h"
-#include "backends/vulkan_scene.h"
 #include "direct/vulkan_direct.h"
 #include "distance/vulkan_distance.h"
-#include "streaming/k_plan.h"
-#include "transport/sources.h"
+#include "k/gpu_k.h"
+#include "k/k_diagnostics.h"
 #include "transport/vulkan_near_pairs.h"
 #include "transport/vulkan_transport.h"
 #include "util/error.h"
 #include "util/parallel.h"
-#include "visibility/cpu_visibility.h"
+#include "util/timer.h"
 #include "visibility/vulkan_visibility.h"
 #include "visibility/vulkan_visibility_chunked.h"
+#include "vulkan/device_group.h"
 
 namespace rsim {
 namespace {
 
 struct Slot {
     std::unique_ptr<vk::Device> device;
-    std::unique_ptr<GpuScene> scene;
+    std::unique_ptr<GpuGeometry> geometry;
     std::unique_ptr<vk::SceneAccel> accel;
-    // K chunks this device gathers from (resident or pinned), and all chunk tables.
-    std::vector<vk::Buffer> chunks;
-    vk::Buffer tables;
 };
 
-// Row sums and clamps of an assembled K (the same diagnostics as formFactorDiagnostics).
-VisibilityStats hostDiagnostics(const PreparedScene& s, const HostChunkedK& K) {
-    const std::uint32_t n = K.plan.n;
-    std::vector<double> rowSum(n, 0.0);
-    std::vector<std::uint64_t> clamped(n, 0);
-    const std::uint32_t storage = kFormatInfo(K.plan.format).storage;
-    parallelFor(K.plan.chunks, 1, [&](std::size_t b, std::size_t e, unsigned) {
-        for (std::size_t c = b; c < e; ++c) {
-            const std::uint32_t r0 = K.plan.rowBegin(std::uint32_t(c)), rows = K.plan.rowEnd(std::uint32_t(c)) - r0;
-            for (std::uint32_t j = 0; j < n; ++j)
-                for (std::uint32_t r = 0; r < rows; ++r) {
-                    const float k = decodeElement(K.chunks[c], storage, std::uint64_t(j) * rows + r);
-                    if (k == 0.0f) continue;
-                    clamped[r0 + r] += k * s.area[j] > 1.0f;
-                    rowSum[r0 + r] += double(shared::rsimFormFactor(k, s.area[j]));
-                }
+// K on the devices: the part each device holds (all of it on device 0 when computed in place).
+class VulkanK final : public KHandle {
+public:
+    VulkanK(const std::vector<Slot>& slots, std::vector<DeviceK> parts) : slots_(&slots), parts_(std::move(parts)) {}
+    const HostK& host() const override {
+        if (!host_) {
+            host_ = std::make_unique<HostK>(HostK::unfilled(parts_[0].chunking));
+            for (std::size_t d = 0; d < parts_.size(); ++d) copyChunksToHost(*(*slots_)[d].device, parts_[d], *host_);
         }
-    });
-    VisibilityStats v;
-    for (std::uint32_t i = 0; i < n; ++i) {
-        v.clampedFormFactors += clamped[i];
-        v.maxRowSum = std::max(v.maxRowSum, rowSum[i]);
-        v.rowsOverOne += rowSum[i] > kRowSumWarning;
+        return *host_;
     }
-    return v;
-}
+    const std::vector<DeviceK>& parts() const { return parts_; }
+    bool belongsTo(const std::vector<Slot>& slots) const { return slots_ == &slots; }
+
+private:
+    const std::vector<Slot>* slots_;
+    std::vector<DeviceK> parts_;
+    mutable std::unique_ptr<HostK> host_;
+};
+
+// The B/Z history and transport records on device 0, for the distance phases.
+struct VulkanHistory final : DeviceCopy {
+    const void* owner = nullptr;
+    vk::Buffer history, records;
+};
 
 class VulkanBackend final : public Backend {
 public:
     VulkanBackend(std::shared_ptr<vk::Instance> instance, const std::vector<const vk::PhysicalDeviceInfo*>& infos,
-                  vk::RayPath path, StreamMode stream, std::uint64_t maxDeviceBytes)
-        : instance_(std::move(instance)), stream_(stream), maxDeviceBytes_(maxDeviceBytes) {
+                  vk::RayPath path, StreamMode stream, std::uint64_t maxDeviceBytes, TransportTuning tuning)
+        : instance_(std::move(instance)), stream_(stream), maxDeviceBytes_(maxDeviceBytes), tuning_(tuning) {
         for (std::size_t d = 0; d < infos.size(); ++d) {
             Slot s;
             s.device = std::make_unique<vk::Device>(*instance_, *infos[d], path,
@@ -82,153 +75,182 @@ public:
         }
     }
 
-    std::string name() const override { return "vulkan"; }
-
-    SimulationResult simulate(const PreparedScene& s, const SimConfig& c, const RunOptions& opt,
-                              PhaseTimes& times) override {
-        const vk::Device& d0 = *slots_[0].device;
-        SimulationResult r;
-        r.n = std::uint32_t(s.size());
-        r.timesteps = c.timesteps;
-        r.backend = "vulkan";
+    void describe(RunMetadata& meta) const override {
+        meta.backend = "vulkan";
         for (const auto& slot : slots_)
-            r.devices.push_back(slot.device->info().name + " (" + slot.device->info().typeName() + ", " +
-                                slot.device->info().driver + ")");
-        r.visibilityPath = vk::rayPathName(d0.rayPath());
-        const std::uint64_t errorsBefore = instance_->validationErrors();
+            meta.devices.push_back(slot.device->info().name + " (" + slot.device->info().typeName() + ", " +
+                                   slot.device->info().driver + ")");
+        meta.visibilityPath = vk::rayPathName(slots_[0].device->rayPath());
+    }
 
+    bool validating() const override { return instance_->validation(); }
+    std::uint64_t validationErrors() const override { return instance_->validationErrors(); }
+
+    // Device 0 gets its scene and acceleration structure now; the others when K needs them.
+    void prepare(const PreparedScene& scene) override {
+        scene_ = &scene;
+        for (auto& slot : slots_) {
+            slot.geometry.reset();
+            slot.accel.reset();
+        }
+        prepareDevice(0);
+    }
+
+    VisibilityOutcome visibility(const KSettings& k) override {
+        for (std::size_t d = 1; d < slots_.size(); ++d) prepareDevice(d);
+        VisibilityOutcome out;
+        std::vector<DeviceBudget> budgets;
+        const KPlan plan =
+            planFor(KChunking::forBudget(std::uint32_t(scene().size()), k.format, k.chunkBytes), k.transportSteps, budgets);
+        for (std::size_t d = 0; d < budgets.size(); ++d) {
+            DeviceMemory m{budgets[d].label, budgets[d].budgetBytes, budgets[d].fixedBytes, 0, 0, plan.streamed[d],
+                           plan.streamed[d] ? plan.streamGroup[d] : 0};
+            for (std::uint32_t c : plan.chunksOf(std::uint32_t(d))) {
+                m.kBytes += plan.chunking.chunkBytes(c);
+                ++m.chunks;
+            }
+            out.deviceMemory.push_back(m);
+        }
+        std::vector<DeviceK> parts = plan.hostAssembled ? hostAssembledK(k, plan, out) : inPlaceK(k, out);
+        out.storage.format = kFormatInfo(k.format).name;
+        out.storage.bytes = plan.chunking.bytes();
+        out.storage.chunks = parts[0].chunking.chunks();
+        out.storage.rowsPerChunk = parts[0].chunking.rowsPerChunk;
+        out.storage.streaming = plan.anyStreamed();
+        out.K = std::make_unique<VulkanK>(slots_, std::move(parts));
+        return out;
+    }
+
+    DirectTerms direct(const SimConfig& c) override {
+        const Slot& s = slots_[0];
+        const GpuPose pose(*s.device, c);
+        return computeDirectVulkan(*s.device, *s.geometry, pose, *s.accel, scene(), c);
+    }
+
+    TransportOutcome transport(const KHandle* K, const DirectTerms& direct, const Histories&,
+                               const SimConfig& c) override {
+        TransportOutcome out;
+        const std::vector<shared::GpuTransportTri> records = makeTransportRecords(scene(), c, direct);
+        // K from elsewhere (another backend) is placed on these devices as if assembled here.
+        std::unique_ptr<VulkanK> foreign;
+        const VulkanK* mine = dynamic_cast<const VulkanK*>(K);
+        if (K && !(mine && mine->belongsTo(slots_))) {
+            Stopwatch sw;
+            std::vector<DeviceBudget> budgets;
+            const KPlan plan = planFor(K->host().chunking(), c.timesteps, budgets);
+            foreign = std::make_unique<VulkanK>(slots_, place(K->host(), plan));
+            mine = foreign.get();
+            out.details.emplace_back("k_placement", sw.seconds());
+        }
+        std::vector<GpuPose> poses;
+        std::vector<TransportDevice> devices;
+        const std::size_t D = mine && c.indirect ? slots_.size() : 1;
+        for (std::size_t d = 0; d < D; ++d) poses.emplace_back(*slots_[d].device, c);
+        for (std::size_t d = 0; d < D; ++d)
+            devices.push_back({slots_[d].device.get(), &poses[d], mine && c.indirect ? &mine->parts()[d] : nullptr});
+        NearLists near;
+        if (mine && c.indirect) {
+            Stopwatch sw;
+            std::vector<NearLists> parts(D);
+            vk::forEachDevice(D, [&](std::size_t d) {
+                const vk::Buffer tris = vk::makeStorage(*slots_[d].device, records, "transport triangles (near lists)");
+                parts[d] = buildNearListsVulkan(*slots_[d].device, mine->parts()[d], tris, scene(), c);
+            });
+            near = mergeNearLists(parts);
+            out.details.emplace_back("near_lists", sw.seconds());
+        }
+        GpuTransport gpu = runTransportVulkan(devices, records, near, c, c.indirect, tuning_);
+        out.details.emplace_back("radiosity_setup", gpu.setupSeconds);
+        out.details.emplace_back("radiosity_loop", gpu.loopSeconds);
+        if (devices.size() > 1) out.details.emplace_back("radiosity_exchange", gpu.exchangeSeconds);
+        if (gpu.streamedBytes) {
+            out.details.emplace_back("streamed_gib", double(gpu.streamedBytes) / 1073741824.0);
+            out.details.emplace_back("streamed_gbs", double(gpu.streamedBytes) / gpu.loopSeconds / 1e9);
+        }
+        out.summary = fmt::format("{:.3f} s time loop{}{}", gpu.loopSeconds,
+                                  devices.size() > 1 ? fmt::format(", {:.3f} s combining far sums", gpu.exchangeSeconds) : "",
+                                  gpu.streamedBytes ? fmt::format(", {:.1f} GiB of K streamed",
+                                                                  double(gpu.streamedBytes) / 1073741824.0)
+                                                    : "");
+        // The results the host needs: B and Z.
         Stopwatch sw;
+        const vk::Device& d0 = *slots_[0].device;
+        const std::size_t count = std::size_t(records.size()) * c.timesteps;
+        const auto bz = vk::download<glm::vec2>(d0, gpu.histories[0], count);
+        Histories& h = out.histories;
+        h.n = std::uint32_t(records.size());
+        h.timesteps = c.timesteps;
+        h.B.resize(count);
+        h.Z.resize(count);
+        parallelFor(count, 1 << 16, [&](std::size_t begin, std::size_t end, unsigned) {
+            for (std::size_t k = begin; k < end; ++k) {
+                h.B[k] = bz[k].x;
+                h.Z[k] = bz[k].y;
+            }
+        });
+        auto copy = std::make_shared<VulkanHistory>();
+        copy->owner = this;
+        copy->history = std::move(gpu.histories[0]);
+        copy->records = vk::makeStorage(d0, records, "transport triangles (distances)");
+        h.device = copy;
+        out.downloadSeconds = sw.seconds();
+        return out;
+    }
+
+    TriangleDistances distances(const Histories& h, const DirectTerms& direct, const SimConfig& c) override {
+        const Slot& s = slots_[0];
+        const auto history = onDevice(h, direct, c);
+        const GpuPose pose(*s.device, c);
+        return computeTriangleDistancesVulkan(*s.device, pose, history->records, history->history, h.n, c);
+    }
+
+    SensorImage image(const Histories& h, const DirectTerms& direct, const SimConfig& c) override {
+        const Slot& s = slots_[0];
+        const auto history = onDevice(h, direct, c);
+        const GpuPose pose(*s.device, c);
+        return renderSensorImageVulkan(*s.device, *s.geometry, pose, *s.accel, history->records, history->history,
+                                       scene(), c);
+    }
+
+private:
+    const PreparedScene& scene() const {
+        if (!scene_) throw Error("internal: the Vulkan backend ran a phase before prepare()");
+        return *scene_;
+    }
+
+    void prepareDevice(std::size_t d) {
+        Slot& slot = slots_[d];
+        if (slot.accel) return;
+        const PreparedScene& s = scene();
         std::vector<glm::vec3> vertices(3 * s.size());
         for (std::size_t i = 0; i < s.size(); ++i) {
             vertices[3 * i] = s.v0[i];
             vertices[3 * i + 1] = s.v1[i];
             vertices[3 * i + 2] = s.v2[i];
         }
-        const bool indirect = c.indirect || opt.keepK;
-        for (std::size_t k = 0; k < slots_.size(); ++k) {
-            if (k > 0 && !indirect) break; // without K, device 0 does everything
-            slots_[k].scene = std::make_unique<GpuScene>(*slots_[k].device, s, c);
-            slots_[k].accel = std::make_unique<vk::SceneAccel>(*slots_[k].device, vertices);
-        }
-        times.add("accel", sw.seconds());
-
-        sw = Stopwatch();
-        r.direct = computeDirectVulkan(d0, *slots_[0].scene, *slots_[0].accel, s, c);
-        times.add("direct", sw.seconds());
-        checkDirectTerms(r.direct, c);
-        const std::vector<shared::GpuTransportTri> records = makeTransportRecords(s, c, r.direct);
-
-        std::vector<TransportDevice> transportDevices;
-        NearLists near;
-        std::unique_ptr<GpuKMatrix> residentK; // the fast path's K, on device 0
-        if (indirect) {
-            std::vector<DeviceBudget> budgets;
-            const KPlan plan = planFor(s, c, budgets);
-            for (std::size_t k = 0; k < budgets.size(); ++k) {
-                SimulationResult::DeviceMemory m{budgets[k].label, budgets[k].budgetBytes, budgets[k].fixedBytes, 0,
-                                                 0, plan.streamed[k], plan.streamed[k] ? plan.streamGroup[k] : 0};
-                for (std::uint32_t ch : plan.chunksOf(std::uint32_t(k))) {
-                    m.kBytes += plan.chunkBytes(ch);
-                    ++m.chunks;
-                }
-                r.deviceMemory.push_back(m);
-            }
-            if (!plan.hostAssembled) {
-                residentK = fastPathK(s, c, r, times);
-                if (c.indirect) { // K may exist only for output.kij
-                    sw = Stopwatch();
-                    near = buildNearListsVulkan(d0, *residentK, records, c);
-                    r.timingDetails.emplace_back("near_lists", sw.seconds());
-                }
-                TransportDevice td{&d0, slots_[0].scene.get(), {}};
-                td.k.format = residentK->format;
-                td.k.n = r.n;
-                td.k.rowsPerChunk = residentK->rowsPerChunk;
-                for (std::uint32_t ch = 0; ch < residentK->chunkCount(); ++ch) {
-                    td.k.chunks.push_back(ch);
-                    td.k.buffers.push_back(&residentK->chunks[ch]);
-                    td.k.bytes.push_back(residentK->chunks[ch].size());
-                }
-                td.k.tables = residentK->tables ? &residentK->tables : nullptr;
-                transportDevices.push_back(td);
-            } else {
-                HostChunkedK K{plan, {}, 0.0, 0.0};
-                hostAssembledK(s, c, r, times, K);
-                if (c.indirect) { // K may exist only for output.kij
-                    sw = Stopwatch();
-                    near = buildNearLists(s, c, [&K](std::uint32_t i, std::uint32_t j) { return K.get(i, j); });
-                    r.timingDetails.emplace_back("near_lists", sw.seconds());
-                }
-                if (opt.keepK) {
-                    r.K.assign(std::size_t(r.n) * r.n, 0.0f);
-                    parallelFor(r.n, 64, [&](std::size_t b, std::size_t e, unsigned) {
-                        for (std::size_t i = b; i < e; ++i)
-                            for (std::uint32_t j = 0; j < r.n; ++j) r.K[i * r.n + j] = K.get(std::uint32_t(i), j);
-                    });
-                }
-                sw = Stopwatch();
-                transportDevices = place(K);
-                r.timingDetails.emplace_back("k_placement", sw.seconds());
-            }
-        } else {
-            times.add("compress", 0.0);
-            transportDevices.push_back(TransportDevice{&d0, slots_[0].scene.get(), {}});
-        }
-
-        sw = Stopwatch();
-        GpuTransport transport = runTransportVulkan(transportDevices, records, near, c, c.indirect);
-        times.add("radiosity", sw.seconds());
-        r.timingDetails.emplace_back("radiosity_setup", transport.setupSeconds);
-        r.timingDetails.emplace_back("radiosity_loop", transport.loopSeconds);
-        if (transportDevices.size() > 1) r.timingDetails.emplace_back("radiosity_exchange", transport.exchangeSeconds);
-        if (transport.streamedBytes) {
-            r.timingDetails.emplace_back("streamed_gib", double(transport.streamedBytes) / 1073741824.0);
-            r.timingDetails.emplace_back("streamed_gbs", double(transport.streamedBytes) / transport.loopSeconds / 1e9);
-        }
-        spdlog::info("radiosity: {} timesteps in {:.3f} s ({:.3f} s time loop{}{})", c.timesteps, sw.seconds(),
-                     transport.loopSeconds,
-                     transportDevices.size() > 1 ? fmt::format(", {:.3f} s combining far sums", transport.exchangeSeconds) : "",
-                     transport.streamedBytes ? fmt::format(", {:.1f} GiB of K streamed", double(transport.streamedBytes) / 1073741824.0) : "");
-        const vk::Buffer& history = transport.histories[0];
-
-        // The results the host needs: B and Z, and E and R rebuilt from the direct terms.
-        sw = Stopwatch();
-        const auto bz = vk::download<glm::vec2>(d0, history, std::size_t(r.n) * c.timesteps);
-        r.B.resize(bz.size());
-        r.Z.resize(bz.size());
-        parallelFor(bz.size(), 1 << 16, [&](std::size_t begin, std::size_t end, unsigned) {
-            for (std::size_t k = begin; k < end; ++k) {
-                r.B[k] = bz[k].x;
-                r.Z[k] = bz[k].y;
-            }
-        });
-        buildSources(s, c, r.direct, r.E, r.R);
-        times.add("download", sw.seconds());
-
-        sw = Stopwatch();
-        finishSignals(s, c, r);
-        const vk::Buffer transportTris = vk::makeStorage(d0, records, "transport triangles (distances)");
-        computeTriangleDistancesVulkan(d0, *slots_[0].scene, transportTris, history, c, r);
-        if (opt.images)
-            r.image = renderSensorImageVulkan(d0, *slots_[0].scene, *slots_[0].accel, transportTris, history, s, c);
-        times.add("distance", sw.seconds());
-        if (opt.keepK && residentK) r.K = downloadK(d0, *residentK);
-        r.validationErrors = instance_->validationErrors() - errorsBefore;
-        if (instance_->validation())
-            spdlog::info("Vulkan validation: {} error(s) during the run", r.validationErrors);
-        for (auto& slot : slots_) { // free K and the scenes: the backend may run again
-            slot.chunks.clear();
-            slot.tables.reset();
-        }
-        return r;
+        slot.geometry = std::make_unique<GpuGeometry>(*slot.device, s);
+        slot.accel = std::make_unique<vk::SceneAccel>(*slot.device, vertices);
     }
 
-private:
+    // This backend's history on device 0, or a foreign one uploaded there.
+    std::shared_ptr<const VulkanHistory> onDevice(const Histories& h, const DirectTerms& direct, const SimConfig& c) {
+        auto mine = std::dynamic_pointer_cast<const VulkanHistory>(h.device);
+        if (mine && mine->owner == this) return mine;
+        const vk::Device& d0 = *slots_[0].device;
+        std::vector<glm::vec2> bz(h.B.size());
+        for (std::size_t k = 0; k < bz.size(); ++k) bz[k] = glm::vec2(h.B[k], h.Z[k]);
+        auto copy = std::make_shared<VulkanHistory>();
+        copy->owner = this;
+        copy->history = vk::makeStorage(d0, bz, "B/Z history (uploaded)");
+        copy->records = vk::makeStorage(d0, makeTransportRecords(scene(), c, direct), "transport triangles (distances)");
+        return copy;
+    }
+
     // Memory each device may use and what it needs besides K.
-    KPlan planFor(const PreparedScene& s, const SimConfig& c, std::vector<DeviceBudget>& budgets) const {
-        const std::uint64_t n = s.size();
-        for (std::size_t k = 0; k < slots_.size(); ++k) {
-            const vk::Device& dev = *slots_[k].device;
+    KPlan planFor(const KChunking& chunking, std::uint32_t transportSteps, std::vector<DeviceBudget>& budgets) const {
+        const std::uint64_t n = scene().size();
+        for (const Slot& slot : slots_) {
+            const vk::Device& dev = *slot.device;
             DeviceBudget b;
             b.label = dev.label();
             b.budgetBytes = dev.deviceLocalBudget();
@@ -236,156 +258,99 @@ private:
             // Scene and BVH are already allocated; the budget query saw them. Add the transport's
             // buffers (history, far sums, records, near lists) and a margin for the visibility
             // scratch and pipelines.
-            const std::uint64_t scratch = std::uint64_t(chunkRows(std::uint32_t(n), c.kFormat, c.chunkBytes)) * n * 4;
-            b.fixedBytes = n * c.timesteps * 8 + n * 8 * shared::RSIM_TIME_BLOCK + n * 64 + n * 64 * 16 + scratch +
-                           (8ull << 20);
+            const std::uint64_t scratch = chunking.as(KFormat::Fp32).largestChunkBytes();
+            b.fixedBytes = n * transportSteps * 8 + n * 8 * shared::RSIM_TIME_BLOCK + n * 64 + n * 64 * 16 +
+                           scratch + (8ull << 20);
             budgets.push_back(b);
         }
-        return planK(std::uint32_t(n), c.kFormat, c.chunkBytes, budgets, stream_);
+        return planK(chunking, budgets, stream_);
     }
 
     // One device computes fp32 (or fp16) K in place and compresses it there.
-    std::unique_ptr<GpuKMatrix> fastPathK(const PreparedScene& s, const SimConfig& c, SimulationResult& r,
-                                          PhaseTimes& times) {
-        const vk::Device& d0 = *slots_[0].device;
-        const KFormat format = c.kFormat;
-        Stopwatch sw;
-        auto K = std::make_unique<GpuKMatrix>(allocateK(d0, r.n, format == KFormat::Fp16 ? KFormat::Fp16 : KFormat::Fp32,
-                                                        chunkRows(r.n, format, c.chunkBytes)));
-        r.visibility = computeVisibilityVulkan(d0, *slots_[0].scene, *slots_[0].accel, s, c, *K);
-        const double secs = sw.seconds();
-        times.add("visibility", secs);
-        r.timingDetails.emplace_back("visibility_rays", r.visibility.raySeconds);
-        logVisibility(r, secs);
-        if (c.kFormatErrors && format == KFormat::Fp32) {
+    std::vector<DeviceK> inPlaceK(const KSettings& k, VisibilityOutcome& out) {
+        const Slot& s = slots_[0];
+        const vk::Device& d0 = *s.device;
+        const std::uint32_t n = std::uint32_t(scene().size());
+        DeviceK K = allocateDeviceK(d0, KChunking::forBudget(n, k.format, k.chunkBytes)
+                                            .as(k.format == KFormat::Fp16 ? KFormat::Fp16 : KFormat::Fp32));
+        double raySeconds = 0.0;
+        out.stats = computeVisibilityVulkan(d0, *s.geometry, *s.accel, scene(), k, K, raySeconds);
+        out.details.emplace_back("visibility_rays", raySeconds);
+        if (k.formatErrors && k.format == KFormat::Fp32) {
+            const HostK host = downloadDeviceK(d0, K);
             std::vector<std::vector<float>> chunks;
-            for (std::uint32_t ch = 0; ch < K->chunkCount(); ++ch)
-                chunks.push_back(vk::download<float>(d0, K->chunks[ch], std::size_t(K->rowEnd(ch) - K->rowBegin(ch)) * r.n));
-            for (const FormatError& f : formatErrors(chunks, std::uint64_t(r.n) * r.n))
-                r.kFormatErrors.push_back({kFormatInfo(f.format).name, f.rms, f.maxAbs});
+            for (std::uint32_t c = 0; c < host.chunkCount(); ++c)
+                chunks.emplace_back(host.values(c), host.values(c) + host.chunk(c).count);
+            for (const FormatError& f : formatErrors(chunks, std::uint64_t(n) * n))
+                out.storage.formatErrors.push_back({kFormatInfo(f.format).name, f.rms, f.maxAbs});
         }
-        sw = Stopwatch();
-        const KErrors errors = compressKVulkan(d0, *K, format);
-        times.add("compress", sw.seconds());
-        // fp16 is converted in the shader, which does not report its rounding error.
-        const bool fp16 = format == KFormat::Fp16;
-        r.kRmsError = fp16 ? std::numeric_limits<double>::quiet_NaN()
-                           : std::sqrt(errors.sumSquared / (double(r.n) * double(r.n)));
-        r.kMaxAbsError = fp16 ? std::numeric_limits<double>::quiet_NaN() : errors.maxAbs;
-        r.kFormat = kFormatInfo(format).name;
-        r.kBytes = K->bytes();
-        r.kChunks = K->chunkCount();
-        r.kRowsPerChunk = K->rowsPerChunk;
-        setEnergy(r, formFactorDiagnosticsVulkan(d0, *slots_[0].scene, *K));
-        return K;
-    }
-
-    // K computed chunk by chunk on every device and assembled and encoded in host memory.
-    void hostAssembledK(const PreparedScene& s, const SimConfig& c, SimulationResult& r, PhaseTimes& times,
-                        HostChunkedK& K) {
-        std::vector<VisibilityDevice> devices;
-        for (auto& slot : slots_) devices.push_back({slot.device.get(), slot.scene.get(), slot.accel.get()});
         Stopwatch sw;
-        double compressTail = 0.0;
-        r.visibility = computeVisibilityChunked(devices, s, c, K, compressTail);
-        const double secs = sw.seconds();
+        const KErrors errors = compressDeviceK(d0, K, k.format);
+        out.compressSeconds = sw.seconds();
+        // fp16 is converted in the shader, which does not report its rounding error.
+        const bool fp16 = k.format == KFormat::Fp16;
+        out.storage.rmsError = fp16 ? std::numeric_limits<double>::quiet_NaN()
+                                    : std::sqrt(errors.sumSquared / (double(n) * double(n)));
+        out.storage.maxAbsError = fp16 ? std::numeric_limits<double>::quiet_NaN() : errors.maxAbs;
+        setEnergy(out.stats, formFactorDiagnosticsDevice(d0, *s.geometry, K));
+        std::vector<DeviceK> parts;
+        parts.push_back(std::move(K));
+        return parts;
+    }
+
+    // K computed chunk by chunk on every device, assembled and encoded in host memory, placed.
+    std::vector<DeviceK> hostAssembledK(const KSettings& k, const KPlan& plan, VisibilityOutcome& out) {
+        std::vector<VisibilityDevice> devices;
+        for (auto& slot : slots_) devices.push_back({slot.device.get(), slot.geometry.get(), slot.accel.get()});
+        HostK K;
+        const ChunkedVisibility v = computeVisibilityChunked(devices, scene(), k, plan, K);
+        out.stats = v.stats;
         // Encoding overlapped the devices' work; only what ran after the last chunk is "compress".
-        times.add("visibility", secs - compressTail);
-        times.add("compress", compressTail);
-        r.timingDetails.emplace_back("visibility_rays", r.visibility.raySeconds);
-        r.timingDetails.emplace_back("visibility_host_allocation", r.visibility.hostAllocationSeconds);
-        logVisibility(r, secs);
-        if (c.kFormatErrors)
-            spdlog::warn("--kij-errors is only computed when one device holds fp32 K; not reported");
-        r.kRmsError = std::sqrt(K.sumSquaredError / (double(r.n) * double(r.n)));
-        r.kMaxAbsError = K.maxAbsError;
-        r.kFormat = kFormatInfo(K.plan.format).name;
-        r.kBytes = kBytes(r.n, K.plan.format, K.plan.rowsPerChunk);
-        r.kChunks = K.plan.chunks;
-        r.kRowsPerChunk = K.plan.rowsPerChunk;
-        r.streaming = K.plan.anyStreamed();
-        setEnergy(r, hostDiagnostics(s, K));
+        out.compressSeconds = v.compressSeconds;
+        out.details.emplace_back("visibility_rays", v.raySeconds);
+        out.details.emplace_back("visibility_host_allocation", v.allocationSeconds);
+        if (k.formatErrors) spdlog::warn("--kij-errors is only computed when one device holds fp32 K; not reported");
+        const double n = double(plan.chunking.n);
+        out.storage.rmsError = std::sqrt(K.sumSquaredError() / (n * n));
+        out.storage.maxAbsError = K.maxAbsError();
+        setEnergy(out.stats, formFactorDiagnostics(K, scene().area));
+        Stopwatch sw;
+        std::vector<DeviceK> parts = place(K, plan);
+        out.details.emplace_back("k_placement", sw.seconds());
+        return parts;
     }
 
-    // Each chunk to the device that gathers from it; returns the transport's view.
-    std::vector<TransportDevice> place(HostChunkedK& K) {
-        const KPlan& plan = K.plan;
-        const std::uint32_t tableSize = shared::rsimKTableSize(kFormatInfo(plan.format).storage);
-        std::vector<float> tables(std::size_t(plan.chunks) * tableSize);
-        for (std::uint32_t ch = 0; ch < plan.chunks; ++ch)
-            std::copy(K.chunks[ch].table.begin(), K.chunks[ch].table.end(), tables.begin() + std::ptrdiff_t(ch) * tableSize);
-        // One thread per device: each uploads its own chunks (the devices are independent).
-        std::vector<TransportDevice> out(slots_.size());
-        std::vector<std::exception_ptr> failures(slots_.size());
-        auto placeOn = [&](std::size_t d) {
-            Slot& slot = slots_[d];
-            const vk::Device& dev = *slot.device;
-            TransportDevice td{&dev, slot.scene.get(), {}};
-            td.k.format = plan.format;
-            td.k.n = plan.n;
-            td.k.rowsPerChunk = plan.rowsPerChunk;
-            td.k.streamed = plan.streamed[d];
-            td.k.streamGroup = plan.streamGroup[d];
-            for (std::uint32_t ch : plan.chunksOf(std::uint32_t(d))) {
-                const auto& words = K.chunks[ch].words;
-                const std::uint64_t bytes = words.size() * 4;
-                if (td.k.streamed) {
-                    vk::Buffer pinned(dev, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryKind::Upload,
-                                      "K chunk " + std::to_string(ch) + " (host)");
-                    std::memcpy(pinned.mapped(), words.data(), bytes);
-                    slot.chunks.push_back(std::move(pinned));
-                } else {
-                    slot.chunks.push_back(vk::makeStorage(dev, words, "K chunk " + std::to_string(ch)));
-                }
-                std::vector<std::uint32_t>().swap(K.chunks[ch].words);
-                td.k.chunks.push_back(ch);
-                td.k.bytes.push_back(bytes);
-            }
-            for (const auto& b : slot.chunks) td.k.buffers.push_back(&b);
-            if (tableSize) {
-                slot.tables = vk::makeStorage(dev, tables, "K tables");
-                td.k.tables = &slot.tables;
-            }
-            out[d] = td;
-        };
-        std::vector<std::thread> threads;
-        for (std::size_t d = 0; d < slots_.size(); ++d)
-            threads.emplace_back([&, d] {
-                try {
-                    placeOn(d);
-                } catch (...) {
-                    failures[d] = std::current_exception();
-                }
-            });
-        for (auto& t : threads) t.join();
-        for (auto& f : failures)
-            if (f) std::rethrow_exception(f);
-        return out;
+    // Each chunk to the device that gathers from it, all devices at once.
+    std::vector<DeviceK> place(const HostK& K, const KPlan& plan) {
+        std::vector<DeviceK> parts(slots_.size());
+        vk::forEachDevice(slots_.size(), [&](std::size_t d) {
+            parts[d] = uploadChunks(*slots_[d].device, K, plan.chunksOf(std::uint32_t(d)), plan.streamed[d],
+                                    plan.streamGroup[d]);
+        });
+        return parts;
     }
 
-    static void setEnergy(SimulationResult& r, const VisibilityStats& e) {
-        r.visibility.clampedFormFactors = e.clampedFormFactors;
-        r.visibility.maxRowSum = e.maxRowSum;
-        r.visibility.rowsOverOne = e.rowsOverOne;
-    }
-    static void logVisibility(const SimulationResult& r, double secs) {
-        spdlog::info("visibility: {} candidate pairs, {} non-zero, {} rays in {:.2f} s ({:.1f} Mrays/s)",
-                     r.visibility.candidatePairs, r.visibility.nonzeroPairs, r.visibility.raysCast, secs,
-                     double(r.visibility.raysCast) / secs * 1e-6);
+    static void setEnergy(VisibilityStats& v, const VisibilityStats& e) {
+        v.clampedFormFactors = e.clampedFormFactors;
+        v.maxRowSum = e.maxRowSum;
+        v.rowsOverOne = e.rowsOverOne;
     }
 
     std::shared_ptr<vk::Instance> instance_;
     std::vector<Slot> slots_;
+    const PreparedScene* scene_ = nullptr;
     StreamMode stream_;
     std::uint64_t maxDeviceBytes_;
+    TransportTuning tuning_;
 };
 
 } // namespace
 
 std::unique_ptr<Backend> makeVulkanBackendOn(std::shared_ptr<vk::Instance> instance,
                                              const std::vector<const vk::PhysicalDeviceInfo*>& infos,
-                                             vk::RayPath path, StreamMode stream, std::uint64_t maxDeviceBytes) {
-    return std::make_unique<VulkanBackend>(std::move(instance), infos, path, stream, maxDeviceBytes);
+                                             vk::RayPath path, StreamMode stream, std::uint64_t maxDeviceBytes,
+                                             const TransportTuning& tuning) {
+    return std::make_unique<VulkanBackend>(std::move(instance), infos, path, stream, maxDeviceBytes, tuning);
 }
 
 } // namespace rsim

@@ -4,7 +4,8 @@
 #include <vector>
 
 #include "backends/backend.h"
-#include "streaming/k_plan.h"
+#include "k/k_plan.h"
+#include "transport/vulkan_transport.h"
 #include "vulkan/device.h"
 
 namespace rsim {
@@ -13,6 +14,7 @@ namespace rsim {
 // entry gets its own VkDevice).
 std::unique_ptr<Backend> makeVulkanBackendOn(std::shared_ptr<vk::Instance> instance,
                                              const std::vector<const vk::PhysicalDeviceInfo*>& infos,
-                                             vk::RayPath path, StreamMode stream, std::uint64_t maxDeviceBytes);
+                                             vk::RayPath path, StreamMode stream, std::uint64_t maxDeviceBytes,
+                                             const TransportTuning& tuning);
 
 } // namespace rsim

@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "scene/scene_desc.h"
+#include "util/did_you_mean.h"
 #include "util/error.h"
 #include "util/parallel.h"
 #include "util/progress.h"

@@ -59,6 +59,15 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
                     "Use at most this many MiB on each GPU (0: its memory budget); below K's size, "
                     "--stream auto streams")
         ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--radiosity-split", req->backend.radiositySplit,
+                    "Tuning: source slices per workgroup of the GPU's far gather (0: the most the device "
+                    "allows); for sweeps, see scripts/device/gpu-run.sh split")
+        ->check(CLI::Range(0u, 32u))
+        ->capture_default_str();
+    cmd->add_option("--radiosity-unroll", req->backend.radiosityUnroll,
+                    "Tuning: sources per loop trip of the GPU's far gather")
+        ->check(CLI::Range(1u, 16u))
+        ->capture_default_str();
     cmd->add_flag("--validation", req->backend.validation,
                   "Run under the Khronos validation layer and report its errors (slow)");
     cmd->add_option("--samples", num->samples, "S, samples per triangle pair for K_ij, half from each side")

@@ -3,9 +3,9 @@
 // S_d shadow-ray samples, and the fractional delays tL_i, tS_i.
 #pragma once
 #include "accel/embree_scene.h"
-#include "geometry/prepared_scene.h"
-#include "pipeline/result.h"
-#include "pipeline/sim_config.h"
+#include "core/prepared_scene.h"
+#include "core/results.h"
+#include "core/sim_config.h"
 
 namespace rsim {
 

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "direct/vulkan_direct.h"
 
-#include "backends/vulkan_rays.h"
 #include "direct/direct_terms.h"
+#include "vulkan/pass.h"
+#include "vulkan/ray_pass.h"
+#include "vulkan/shaders.h"
 
 namespace rsim {
 
-DirectTerms computeDirectVulkan(const vk::Device& device, const GpuScene& scene,
+DirectTerms computeDirectVulkan(const vk::Device& device, const GpuGeometry& scene, const GpuPose& pose,
                                 const vk::SceneAccel& accel, const PreparedScene& prepared,
                                 const SimConfig& config) {
     auto pipeline = makeRayPassPipeline(device, &vk::shaders::direct, sizeof(shared::DirectPush),
@@ -18,14 +20,14 @@ DirectTerms computeDirectVulkan(const vk::Device& device, const GpuScene& scene,
     push.triangles = scene.triangles.address();
     push.results = out.address();
     push.stats = counters.address();
-    push.lightSensor = scene.lightSensor.address();
+    push.lightSensor = pose.lightSensor.address();
     push.n = scene.n;
     push.samples = config.directSamples;
     push.seed = config.seed;
     push.rayEps = prepared.rayEps;
     device.submitAndWait([&](VkCommandBuffer cmd) {
         pipeline->bind(cmd, nullptr);
-        forEachLaunch(scene.n, maxLinearLaunch(device, shared::RSIM_WG_LINEAR),
+        vk::forEachLaunch(scene.n, vk::maxLinearLaunch(device, shared::RSIM_WG_LINEAR),
                       [&](std::uint32_t begin, std::uint32_t end) {
                           push.begin = begin;
                           push.end = end;

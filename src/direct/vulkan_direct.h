@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Direct terms on a Vulkan device (MODEL §4): Irr_i and w_i with shadow rays; delays on the host.
 #pragma once
-#include "backends/vulkan_scene.h"
+#include "core/prepared_scene.h"
+#include "core/results.h"
+#include "core/sim_config.h"
 #include "vulkan/accel.h"
+#include "vulkan/gpu_scene.h"
 
 namespace rsim {
 
-DirectTerms computeDirectVulkan(const vk::Device& device, const GpuScene& scene,
+DirectTerms computeDirectVulkan(const vk::Device& device, const GpuGeometry& geometry, const GpuPose& pose,
                                 const vk::SceneAccel& accel, const PreparedScene& prepared,
                                 const SimConfig& config);
 

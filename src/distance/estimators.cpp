@@ -15,41 +15,44 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 }
 
-double pathSteps(const float* s, std::uint32_t T, const SimConfig& c, double delaySteps,
-                 bool* cutOff) {
-    auto signal = [s](std::uint32_t t) { return s[t]; };
-    auto pulse = [&c](std::uint32_t k) { return c.pulse[k]; };
-    const std::uint32_t P = std::uint32_t(c.pulse.size());
-    if (cutOff) *cutOff = false;
-    if (c.mode == SensorMode::Pulsed) {
-        const float t = shared::rsimPulsedPeak(T, P, signal, pulse);
-        if (t == -2.0f && cutOff) *cutOff = true;
-        return t < 0.0f ? kNaN : double(t) + delaySteps;
-    }
-    glm::vec4 lo(1.0f), hi(1.0f);
-    const int count = int(std::min<std::size_t>(c.modulationMhz.size(), shared::RSIM_MAX_FREQUENCIES));
-    for (int k = 0; k < count; ++k)
-        (k < 4 ? lo[k] : hi[k - 4]) = float(2.0 * M_PI * c.modulationMhz[std::size_t(k)] * 1e-3 * c.dtNs);
-    const float L = shared::rsimAmcwPath(T, P, lo, hi, count, float(delaySteps),
-                                         float(double(T) + delaySteps), signal, pulse);
-    return L < 0.0f ? kNaN : double(L);
+AmcwOmegas amcwOmegas(const SimConfig& c) {
+    AmcwOmegas o;
+    o.count = std::uint32_t(std::min<std::size_t>(c.modulationMhz.size(), shared::RSIM_MAX_FREQUENCIES));
+    for (std::uint32_t k = 0; k < o.count; ++k)
+        (k < 4 ? o.lo[int(k)] : o.hi[int(k - 4)]) = float(2.0 * M_PI * c.modulationMhz[k] * 1e-3 * c.dtNs);
+    return o;
 }
 
-std::uint64_t computeTriangleDistances(const PreparedScene& s, const SimConfig& c,
-                                       SimulationResult& r) {
+std::uint32_t sensorModeId(SensorMode mode) {
+    return mode == SensorMode::Pulsed ? shared::RSIM_MODE_PULSED : shared::RSIM_MODE_AMCW;
+}
+
+double pathSteps(const float* s, std::uint32_t T, const SimConfig& c, float delaySteps, bool* cutOff) {
+    auto signal = [s](std::uint32_t t) { return s[t]; };
+    auto pulse = [&c](std::uint32_t k) { return c.pulse[k]; };
+    const AmcwOmegas w = amcwOmegas(c);
+    const double steps = shared::rsimPathSteps(sensorModeId(c.mode), T, std::uint32_t(c.pulse.size()), w.lo, w.hi,
+                                               int(w.count), delaySteps, signal, pulse);
+    if (cutOff) *cutOff = steps == double(shared::RSIM_ECHO_CUT_OFF);
+    return steps < 0.0 ? kNaN : steps;
+}
+
+TriangleDistances computeTriangleDistances(const PreparedScene& s, const SimConfig& c, const Histories& h,
+                                           const DirectTerms& direct) {
     const std::size_t n = s.size(), T = c.timesteps;
+    TriangleDistances r;
     r.pathLength.assign(n, kNaN);
     r.distance.assign(n, kNaN);
     const glm::dvec3 a = glm::dvec3(c.sensor.position) - glm::dvec3(c.light.position);
     std::vector<std::uint64_t> cut(threadCount(), 0);
     parallelFor(n, 64, [&](std::size_t begin, std::size_t end, unsigned w) {
         for (std::size_t i = begin; i < end; ++i) {
-            const float* b = &r.B[i * T];
+            const float* b = &h.B[i * T];
             double total = 0.0;
             for (std::size_t t = 0; t < T; ++t) total += double(b[t]);
-            if (!(total > 0.0) || !(r.direct.importance[i] > 0.0f)) continue;
+            if (!(total > 0.0) || !(direct.importance[i] > 0.0f)) continue;
             bool cutOff = false;
-            double steps = pathSteps(b, c.timesteps, c, double(r.direct.tSensor[i]), &cutOff);
+            double steps = pathSteps(b, c.timesteps, c, direct.tSensor[i], &cutOff);
             cut[w] += cutOff;
             if (std::isnan(steps)) continue;
             const double L = steps * c.cdtM;
@@ -58,13 +61,12 @@ std::uint64_t computeTriangleDistances(const PreparedScene& s, const SimConfig& 
             r.distance[i] = double(shared::rsimSensorDistance(float(L), glm::vec3(a), glm::vec3(u)));
         }
     });
-    std::uint64_t total = 0;
-    for (auto v : cut) total += v;
-    return total;
+    for (auto v : cut) r.echoesCutOff += v;
+    return r;
 }
 
-SensorImage renderSensorImageCpu(const PreparedScene& s, const SimConfig& c,
-                                 const EmbreeScene& rays, const SimulationResult& r) {
+SensorImage renderSensorImageCpu(const PreparedScene& s, const SimConfig& c, const EmbreeScene& rays,
+                                 const Histories& r) {
     SensorImage img;
     img.width = c.width;
     img.height = c.height;
@@ -122,7 +124,7 @@ SensorImage renderSensorImageCpu(const PreparedScene& s, const SimConfig& c,
                 double amp = 0.0;
                 for (float v : sig) amp += double(v);
                 img.amplitude[p] = float(amp);
-                const double steps = pathSteps(sig.data(), c.timesteps, c, 0.0);
+                const double steps = pathSteps(sig.data(), c.timesteps, c, 0.0f);
                 if (std::isnan(steps)) continue;
                 img.depth[p] = shared::rsimSensorDistance(float(steps * c.cdtM), a, dir);
             }

@@ -1,68 +1,56 @@
 // SPDX-License-Identifier: MIT
 #include "distance/vulkan_distance.h"
 
+#include "distance/estimators.h"
+#include "rsim/shared/estimators.h"
+
 #include <cmath>
 #include <limits>
 
-#include "backends/vulkan_rays.h"
+#include "vulkan/pass.h"
+#include "vulkan/ray_pass.h"
 #include "vulkan/shaders.h"
 
 namespace rsim {
-namespace {
-
-// AMCW w_k = 2 pi f_k dt for up to 8 frequencies.
-void amcwOmegas(const SimConfig& c, glm::vec4& lo, glm::vec4& hi, std::uint32_t& count) {
-    lo = hi = glm::vec4(1.0f);
-    count = std::uint32_t(std::min<std::size_t>(c.modulationMhz.size(), shared::RSIM_MAX_FREQUENCIES));
-    for (std::uint32_t k = 0; k < count; ++k)
-        (k < 4 ? lo[int(k)] : hi[int(k - 4)]) =
-            float(2.0 * M_PI * c.modulationMhz[k] * 1e-3 * c.dtNs);
-}
-
-} // namespace
-
-void computeTriangleDistancesVulkan(const vk::Device& device, const GpuScene& scene,
-                                    const vk::Buffer& transportTris, const vk::Buffer& history,
-                                    const SimConfig& c, SimulationResult& r) {
-    vk::Pipeline pipeline(device, vk::shaders::distances(), sizeof(shared::DistancePush), false, {},
-                          "distances");
-    vk::Buffer out(device, std::uint64_t(scene.n) * sizeof(glm::vec4), vk::kStorageUsage,
+TriangleDistances computeTriangleDistancesVulkan(const vk::Device& device, const GpuPose& pose,
+                                                 const vk::Buffer& transportTris, const vk::Buffer& history,
+                                                 std::uint32_t n, const SimConfig& c) {
+    vk::Pass<shared::DistancePush> pass(device, vk::shaders::distances(), {}, "distances");
+    vk::Buffer out(device, std::uint64_t(n) * sizeof(glm::vec4), vk::kStorageUsage,
                    vk::MemoryKind::Device, "distances");
     shared::DistancePush push{};
     push.tris = transportTris.address();
     push.history = history.address();
-    push.pulse = scene.pulse.address();
+    push.pulse = pose.pulse.address();
     push.results = out.address();
-    amcwOmegas(c, push.omegaLo, push.omegaHi, push.frequencies);
+    const AmcwOmegas w = amcwOmegas(c);
+    push.omegaLo = w.lo;
+    push.omegaHi = w.hi;
+    push.frequencies = w.count;
     push.lightToSensor = glm::vec4(c.sensor.position - c.light.position, float(c.cdtM));
-    push.n = scene.n;
+    push.n = n;
     push.timesteps = c.timesteps;
     push.pulseLength = std::uint32_t(c.pulse.size());
-    push.mode = c.mode == SensorMode::Pulsed ? 0u : 1u;
+    push.mode = sensorModeId(c.mode);
     device.submitAndWait([&](VkCommandBuffer cmd) {
-        pipeline.bind(cmd, nullptr);
-        forEachLaunch(scene.n, maxLinearLaunch(device, shared::RSIM_WG_LINEAR),
-                      [&](std::uint32_t begin, std::uint32_t end) {
-                          push.begin = begin;
-                          push.end = end;
-                          pipeline.pushConstants(cmd, &push);
-                          pipeline.dispatch(cmd, (end - begin + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR, 1);
-                      });
+        pass.bind(cmd);
+        pass.dispatchLinear(cmd, push, n, shared::RSIM_WG_LINEAR);
     });
-    const auto values = vk::download<glm::vec4>(device, out, scene.n);
+    const auto values = vk::download<glm::vec4>(device, out, n);
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    r.pathLength.assign(scene.n, nan);
-    r.distance.assign(scene.n, nan);
-    r.echoesCutOff = 0;
-    for (std::uint32_t i = 0; i < scene.n; ++i) {
-        if (values[i].x == -2.0f) ++r.echoesCutOff;
+    TriangleDistances r;
+    r.pathLength.assign(n, nan);
+    r.distance.assign(n, nan);
+    for (std::uint32_t i = 0; i < n; ++i) {
+        if (values[i].x == shared::RSIM_ECHO_CUT_OFF) ++r.echoesCutOff;
         if (values[i].x < 0.0f) continue;
         r.pathLength[i] = double(values[i].x) * c.cdtM;
         r.distance[i] = double(values[i].y);
     }
+    return r;
 }
 
-SensorImage renderSensorImageVulkan(const vk::Device& device, const GpuScene& scene,
+SensorImage renderSensorImageVulkan(const vk::Device& device, const GpuGeometry& scene, const GpuPose& pose,
                                     const vk::SceneAccel& accel, const vk::Buffer& transportTris,
                                     const vk::Buffer& history, const PreparedScene& prepared,
                                     const SimConfig& c) {
@@ -73,48 +61,45 @@ SensorImage renderSensorImageVulkan(const vk::Device& device, const GpuScene& sc
     img.rays = pixels; // primary rays; shadow rays are not counted here
     auto primary = makeRayPassPipeline(device, &vk::shaders::primary, sizeof(shared::PrimaryPush),
                                        true, accel, "primary rays");
-    vk::Pipeline signal(device, vk::shaders::pixels(), sizeof(shared::PixelPush), false, {}, "pixels");
+    vk::Pass<shared::PixelPush> signal(device, vk::shaders::pixels(), {}, "pixels");
     vk::Buffer hits(device, std::uint64_t(pixels) * sizeof(glm::vec4), vk::kStorageUsage,
                     vk::MemoryKind::Device, "pixel hits");
     vk::Buffer out(device, std::uint64_t(pixels) * sizeof(glm::vec4), vk::kStorageUsage,
                    vk::MemoryKind::Device, "pixel depth");
     shared::PrimaryPush pp{};
     pp.triangles = scene.triangles.address();
-    pp.lightSensor = scene.lightSensor.address();
+    pp.lightSensor = pose.lightSensor.address();
     pp.results = hits.address();
     pp.rayEps = prepared.rayEps;
     pp.invCdt = float(1.0 / c.cdtM);
     shared::PixelPush px{};
     px.tris = transportTris.address();
     px.history = history.address();
-    px.pulse = scene.pulse.address();
+    px.pulse = pose.pulse.address();
     px.hits = hits.address();
     px.results = out.address();
-    px.lightSensor = scene.lightSensor.address();
-    amcwOmegas(c, px.omegaLo, px.omegaHi, px.frequencies);
+    px.lightSensor = pose.lightSensor.address();
+    const AmcwOmegas w = amcwOmegas(c);
+    px.omegaLo = w.lo;
+    px.omegaHi = w.hi;
+    px.frequencies = w.count;
     px.invCdt = pp.invCdt;
     px.cdt = float(c.cdtM);
     px.timesteps = c.timesteps;
     px.pulseLength = std::uint32_t(c.pulse.size());
-    px.mode = c.mode == SensorMode::Pulsed ? 0u : 1u;
+    px.mode = sensorModeId(c.mode);
     device.submitAndWait([&](VkCommandBuffer cmd) {
         primary->bind(cmd, nullptr);
-        forEachLaunch(pixels, maxLinearLaunch(device, shared::RSIM_WG_LINEAR),
-                      [&](std::uint32_t begin, std::uint32_t end) {
-                          pp.begin = begin;
-                          pp.end = end;
-                          primary->pushConstants(cmd, &pp);
-                          launchRayPass(*primary, cmd, end - begin, 1, shared::RSIM_WG_LINEAR);
-                      });
+        vk::forEachLaunch(pixels, vk::maxLinearLaunch(device, shared::RSIM_WG_LINEAR),
+                          [&](std::uint32_t begin, std::uint32_t end) {
+                              pp.begin = begin;
+                              pp.end = end;
+                              primary->pushConstants(cmd, &pp);
+                              launchRayPass(*primary, cmd, end - begin, 1, shared::RSIM_WG_LINEAR);
+                          });
         vk::computeBarrier(device, cmd);
-        signal.bind(cmd, nullptr);
-        forEachLaunch(pixels, maxLinearLaunch(device, shared::RSIM_WG_LINEAR),
-                      [&](std::uint32_t begin, std::uint32_t end) {
-                          px.begin = begin;
-                          px.end = end;
-                          signal.pushConstants(cmd, &px);
-                          signal.dispatch(cmd, (end - begin + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR, 1);
-                      });
+        signal.bind(cmd);
+        signal.dispatchLinear(cmd, px, pixels, shared::RSIM_WG_LINEAR);
     });
     const auto h = vk::download<glm::vec4>(device, hits, pixels);
     const auto o = vk::download<glm::vec4>(device, out, pixels);

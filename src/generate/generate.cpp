@@ -9,6 +9,7 @@
 
 #include "generate/generators.h"
 #include "scene/scene_desc.h"
+#include "util/did_you_mean.h"
 #include "util/error.h"
 
 namespace rsim {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-#include "geometry/prepared_scene.h"
+#include "core/prepared_scene.h"
 #include "scene/mesh_loader.h"
 
 namespace rsim {

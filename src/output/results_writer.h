@@ -7,9 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "geometry/prepared_scene.h"
-#include "pipeline/result.h"
-#include "pipeline/sim_config.h"
+#include "core/prepared_scene.h"
+#include "core/results.h"
+#include "core/run_metadata.h"
+#include "core/sim_config.h"
 #include "scene/scene_desc.h"
 #include "util/timer.h"
 
@@ -22,12 +23,18 @@ struct RunInfo {
     std::uint64_t echoesCutOff = 0; // triangles whose echo ran past the time window
 };
 
+// summary.json's layout version (its `schema` key): raised when a key changes meaning or goes,
+// not when one is added. 2: `schema` itself, settings.simulation.k_estimator and
+// near_pair_factor.
+inline constexpr int kSummarySchema = 2;
+
 // Everything the writers need, by reference.
 struct ResultsView {
     const SceneDesc& scene;
     const PreparedScene& prepared;
     const SimConfig& config;
     const SimulationResult& result;
+    const RunMetadata& meta;
     const RunInfo& info;
 };
 

@@ -112,24 +112,26 @@ void writeSummaryJson(const std::filesystem::path& file, const ResultsView& view
         if (std::isfinite(d)) ++withDistance;
 
     Json j;
+    j["schema"] = kSummarySchema;
     j["rsim_version"] = view.info.version;
     j["command"] = view.info.commandLine;
     j["started_at"] = view.info.startedAt;
     j["scene_file"] = view.scene.file.string();
-    j["backend"] = r.backend;
-    j["devices"] = r.devices;
-    j["threads"] = r.threads;
-    j["visibility_path"] = r.visibilityPath;
-    j["k_format"] = r.kFormat;
-    j["streaming"] = r.streaming;
-    j["k_bytes"] = r.kBytes;
-    j["k_chunks"] = r.kChunks;
-    j["k_rows_per_chunk"] = r.kRowsPerChunk;
-    j["k_rms_error"] = number(r.kRmsError);
-    j["k_max_abs_error"] = number(r.kMaxAbsError);
-    if (!r.kFormatErrors.empty()) {
+    const RunMetadata& m = view.meta;
+    j["backend"] = m.backend;
+    j["devices"] = m.devices;
+    j["threads"] = m.threads;
+    j["visibility_path"] = m.visibilityPath;
+    j["k_format"] = m.k.format;
+    j["streaming"] = m.k.streaming;
+    j["k_bytes"] = m.k.bytes;
+    j["k_chunks"] = m.k.chunks;
+    j["k_rows_per_chunk"] = m.k.rowsPerChunk;
+    j["k_rms_error"] = number(m.k.rmsError);
+    j["k_max_abs_error"] = number(m.k.maxAbsError);
+    if (!m.k.formatErrors.empty()) {
         Json perFormat = Json::object();
-        for (const auto& e : r.kFormatErrors)
+        for (const auto& e : m.k.formatErrors)
             perFormat[e.format] = {{"rms", number(e.rms)}, {"max_abs", number(e.maxAbs)}};
         j["k_format_errors"] = perFormat;
     }
@@ -148,14 +150,14 @@ void writeSummaryJson(const std::filesystem::path& file, const ResultsView& view
                    {"echoes_cut_off", view.info.echoesCutOff}};
     j["max_form_factor_row_sum"] = number(r.visibility.maxRowSum);
     Json memory = Json::array();
-    for (const auto& m : r.deviceMemory)
-        memory.push_back({{"device", m.device}, {"budget_bytes", m.budgetBytes}, {"other_bytes", m.fixedBytes},
-                          {"k_bytes", m.kBytes}, {"k_chunks", m.chunks}, {"streamed", m.streamed},
-                          {"chunks_per_copy", m.copyGroup}});
+    for (const auto& d : m.deviceMemory)
+        memory.push_back({{"device", d.device}, {"budget_bytes", d.budgetBytes}, {"other_bytes", d.fixedBytes},
+                          {"k_bytes", d.kBytes}, {"k_chunks", d.chunks}, {"streamed", d.streamed},
+                          {"chunks_per_copy", d.copyGroup}});
     j["device_memory"] = memory;
     j["timings_s"] = timings(times);
     Json details = Json::object();
-    for (const auto& [name, secs] : r.timingDetails) details[name] = number(secs);
+    for (const auto& [name, secs] : m.timingDetails) details[name] = number(secs);
     j["timings_detail_s"] = details;
     const double visSecs = times.get("visibility");
     j["rays"] = {

@@ -210,7 +210,7 @@ void writeTimeseriesH5(const std::filesystem::path& file, const ResultsView& vie
     const hsize_t hn = n, ht = t;
 
     const double dtNs = view.config.dtNs;
-    const std::uint32_t timesteps = r.timesteps, samples = view.config.samples;
+    const std::uint32_t timesteps = r.timesteps, samples = view.config.k.samples;
     const std::uint64_t triangles = n;
     h5.attribute(root, "dt_ns", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &dtNs);
     h5.attribute(root, "timesteps", H5T_STD_U32LE, H5T_NATIVE_UINT32, &timesteps);

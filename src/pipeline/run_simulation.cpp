@@ -7,9 +7,10 @@
 
 #include <spdlog/spdlog.h>
 
-#include "backends/backend.h"
 #include "backends/backend_choice.h"
 #include "geometry/prepare.h"
+#include "pipeline/simulate.h"
+#include "scene/scene_config.h"
 #include "output/results_writer.h"
 #include "scene/mesh_loader.h"
 #include "util/error.h"
@@ -53,14 +54,15 @@ RunOutcome runSimulation(const RunRequest& req) {
     if (kGiB > 1.0) spdlog::info("K will take {:.1f} GiB (N = {})", kGiB, n);
 
     SimConfig config = makeSimConfig(scene);
-    if (!req.kFormat.empty()) config.kFormat = parseKFormat(req.kFormat);
-    config.chunkBytes = std::uint64_t(req.chunkMb * 1048576.0);
-    config.kFormatErrors = req.kFormatErrors;
+    if (!req.kFormat.empty()) config.k.format = parseKFormat(req.kFormat);
+    config.k.chunkBytes = std::uint64_t(req.chunkMb * 1048576.0);
+    config.k.formatErrors = req.kFormatErrors;
     auto backend = makeBackend(req.backend);
     RunOptions options;
     options.keepK = scene.output.kij;
     options.images = scene.output.images;
-    SimulationResult result = backend->simulate(prepared, config, options, times);
+    RunMetadata meta;
+    SimulationResult result = simulate(PhaseBackends::all(*backend), prepared, config, options, times, meta);
     info.echoesCutOff = result.echoesCutOff;
 
     std::size_t withDistance = 0;
@@ -90,18 +92,17 @@ RunOutcome runSimulation(const RunRequest& req) {
                      "multipath errors there). Noise falls like 1 / sqrt(samples): try --samples {} (now {}) "
                      "or --set simulation.near_pair_factor={} (now {}); see docs/model-choices.md",
                      result.visibility.rowsOverOne, kRowSumWarning, result.visibility.maxRowSum,
-                     result.visibility.clampedFormFactors, 4 * config.samples, config.samples,
-                     4 * config.nearPairFactor, config.nearPairFactor);
+                     result.visibility.clampedFormFactors, 4 * config.k.samples, config.k.samples,
+                     4 * config.k.nearPairFactor, config.k.nearPairFactor);
     if (result.echoesCutOff > 0)
         spdlog::warn("{} triangle(s) have their echo peak too close to the end of the simulated "
                      "time ({} steps of {} ns) and get no distance; increase timesteps",
                      result.echoesCutOff, config.timesteps, config.dtNs);
 
-    writeResultsDirectory(scene.output.dir, ResultsView{scene, prepared, config, result, info},
-                          times);
+    writeResultsDirectory(scene.output.dir, ResultsView{scene, prepared, config, result, meta, info}, times);
     RunOutcome out;
     out.outputDir = scene.output.dir;
-    out.backend = result.backend;
+    out.backend = meta.backend;
     out.triangles = n;
     out.seconds = total.seconds();
     spdlog::info("wrote {} ({} triangles, {} with a distance, mean |error| {:.2f} mm) in {:.2f} s",

@@ -10,14 +10,10 @@
 
 #include <glm/vec3.hpp>
 
+#include "core/sim_config.h"
+
 namespace rsim {
 
-enum class PulseShape { Delta, Gaussian };
-enum class SensorMode { Pulsed, Amcw };
-// How K_ij is estimated (MODEL §2): by solid angle with the sides blended by area (the default),
-// with MODEL.md's equal blend, or by the former area sampling; the last two for comparisons
-// (docs/model-choices.md).
-enum class KEstimator { SolidAngle, SolidAngleMean, Area };
 
 struct SimulationSettings {
     double dt_ns = 0.1;
@@ -117,7 +113,5 @@ double pulseLengthSteps(double fwhmSteps);
 inline constexpr double kMinDtNs = 1e-6, kMaxDtNs = 1e6;
 inline constexpr const char* kDtRangeText = "[1e-6, 1e6]";
 
-// The closest of `candidates` to `word` when it is plausibly a typo, else "".
-std::string didYouMean(const std::string& word, const std::vector<std::string>& candidates);
 
 } // namespace rsim

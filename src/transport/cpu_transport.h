@@ -3,15 +3,15 @@
 #pragma once
 #include <vector>
 
-#include "compress/host_k.h"
-#include "geometry/prepared_scene.h"
-#include "pipeline/sim_config.h"
+#include "core/prepared_scene.h"
+#include "core/sim_config.h"
+#include "k/host_k.h"
 
 namespace rsim {
 
-// B and Z as [i * T + t] from the sources E, R ([i * T + t]) and K in any format (read one
-// decoded row at a time). indirect == false gives B = E, Z = R.
-void runTransportCpu(const PreparedScene& scene, const SimConfig& config, const HostKMatrix& K,
+// B and Z as [i * T + t] from the sources E, R ([i * T + t]) and K in any format. A null K, or
+// indirect == false, gives B = E, Z = R.
+void runTransportCpu(const PreparedScene& scene, const SimConfig& config, const HostK* K,
                      const std::vector<float>& E, const std::vector<float>& R,
                      std::vector<float>& B, std::vector<float>& Z);
 

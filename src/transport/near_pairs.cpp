@@ -5,6 +5,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "rsim/shared/transport.h"
 #include "util/parallel.h"
 
 namespace rsim {
@@ -40,9 +41,10 @@ NearLists buildNearLists(const PreparedScene& s, const SimConfig& c,
                             const float k = K(std::uint32_t(i), j);
                             if (k == 0.0f) continue;
                             const std::uint32_t tau = shared::rsimDelaySteps(ci, s.centroid[j], c.invCdtSq);
-                            if (tau >= shared::RSIM_TIME_BLOCK) continue;
-                            lists[i].push_back({j, tau, shared::rsimFormFactor(k, s.area[j]),
-                                                s.reflectance[j] * s.area[j] * shared::rsimFormFactor(k, s.area[i])});
+                            if (!shared::rsimIsNearDelay(tau)) continue;
+                            const glm::vec2 f = shared::rsimGatherCoefficients(k, s.area[i], s.area[j],
+                                                                               s.reflectance[j] * s.area[j]);
+                            lists[i].push_back({j, tau, f.x, f.y});
                         }
                     }
             std::sort(lists[i].begin(), lists[i].end(),
@@ -60,6 +62,23 @@ NearLists buildNearLists(const PreparedScene& s, const SimConfig& c,
     for (std::size_t i = 0; i < n; ++i) out.offsets[i + 1] = out.offsets[i] + std::uint32_t(lists[i].size());
     out.pairs.reserve(out.offsets[n]);
     for (auto& l : lists) out.pairs.insert(out.pairs.end(), l.begin(), l.end());
+    return out;
+}
+
+NearLists mergeNearLists(const std::vector<NearLists>& parts) {
+    NearLists out;
+    if (parts.empty()) return out;
+    const std::size_t n = parts[0].offsets.size() - 1;
+    out.offsets.assign(n + 1, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+        std::uint32_t count = 0;
+        for (const NearLists& p : parts) count += p.offsets[i + 1] - p.offsets[i];
+        out.offsets[i + 1] = out.offsets[i] + count;
+    }
+    out.pairs.reserve(out.offsets[n]);
+    for (std::size_t i = 0; i < n; ++i)
+        for (const NearLists& p : parts)
+            out.pairs.insert(out.pairs.end(), p.pairs.begin() + p.offsets[i], p.pairs.begin() + p.offsets[i + 1]);
     return out;
 }
 

@@ -6,8 +6,8 @@
 #include <functional>
 #include <vector>
 
-#include "geometry/prepared_scene.h"
-#include "pipeline/sim_config.h"
+#include "core/prepared_scene.h"
+#include "core/sim_config.h"
 #include "rsim/shared/gpu_layout.h"
 
 namespace rsim {
@@ -20,5 +20,8 @@ struct NearLists {
 // `K(i, j)` returns the decoded K_ij the transport uses.
 NearLists buildNearLists(const PreparedScene& scene, const SimConfig& config,
                          const std::function<float(std::uint32_t, std::uint32_t)>& K);
+
+// The lists of several builders that each covered other rows (the rows' lists, in row order).
+NearLists mergeNearLists(const std::vector<NearLists>& parts);
 
 } // namespace rsim

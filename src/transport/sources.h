@@ -4,9 +4,9 @@
 #pragma once
 #include <vector>
 
-#include "geometry/prepared_scene.h"
-#include "pipeline/result.h"
-#include "pipeline/sim_config.h"
+#include "core/prepared_scene.h"
+#include "core/results.h"
+#include "core/sim_config.h"
 
 namespace rsim {
 

@@ -1,36 +1,45 @@
 // SPDX-License-Identifier: MIT
 #include "transport/vulkan_near_pairs.h"
 
+#include "vulkan/pass.h"
 #include "vulkan/shaders.h"
 
 namespace rsim {
 
-NearLists buildNearListsVulkan(const vk::Device& device, const GpuKMatrix& K,
-                               const std::vector<shared::GpuTransportTri>& records, const SimConfig& config) {
-    const std::uint32_t n = K.n;
-    const vk::Buffer tris = vk::makeStorage(device, records, "transport triangles (near lists)");
+NearLists buildNearListsVulkan(const vk::Device& device, const DeviceK& K, const vk::Buffer& records,
+                               const PreparedScene& scene, const SimConfig& config) {
+    const KChunking& ch = K.chunking;
+    const std::uint32_t n = ch.n;
+    if (K.streamed) {
+        std::vector<std::int32_t> heldAt(ch.chunks(), -1);
+        for (std::size_t x = 0; x < K.chunkIds.size(); ++x) heldAt[K.chunkIds[x]] = std::int32_t(x);
+        return buildNearLists(scene, config, [&](std::uint32_t i, std::uint32_t j) {
+            const std::int32_t x = heldAt[ch.chunkOf(i)];
+            return x < 0 ? 0.0f : K.hostElement(std::size_t(x), i, j);
+        });
+    }
     vk::Buffer offsets(device, std::uint64_t(n + 1) * 4, vk::kStorageUsage, vk::MemoryKind::Device,
                        "near-pair offsets");
     vk::fillZero(device, offsets);
-    vk::Pipeline pipeline(device, vk::shaders::nearPairs(), sizeof(shared::NearListPush), false,
-                          vk::SpecConstants{0, 0, K.storage()}, "near pairs");
+    vk::Pass<shared::NearListPush> pass(device, vk::shaders::nearPairs(),
+                                        vk::specConstants({{shared::RSIM_SPEC_K_FORMAT, ch.storage()}}), "near pairs");
     shared::NearListPush push{};
-    push.tris = tris.address();
+    push.tris = records.address();
     push.nearOffsets = offsets.address();
     push.n = n;
     push.invCdtSq = config.invCdtSq;
-    auto runPass = [&](std::uint32_t pass) {
-        push.pass = pass;
+    // Pass 0 counts each row's pairs, pass 1 writes them at the offsets made from the counts.
+    auto runPass = [&](std::uint32_t pass1) {
+        push.pass = pass1;
         device.submitAndWait([&](VkCommandBuffer cmd) {
-            pipeline.bind(cmd, nullptr);
-            for (std::uint32_t c = 0; c < K.chunkCount(); ++c) {
-                push.kChunk = K.chunks[c].address();
+            pass.bind(cmd);
+            for (std::size_t x = 0; x < K.chunkIds.size(); ++x) {
+                const std::uint32_t c = K.chunkIds[x];
+                push.kChunk = K.buffers[x].address();
                 push.kTable = K.tableAddress(c);
-                push.rowBegin = K.rowBegin(c);
-                push.rowEnd = K.rowEnd(c);
-                pipeline.pushConstants(cmd, &push);
-                pipeline.dispatch(cmd, (push.rowEnd - push.rowBegin + shared::RSIM_WG_LINEAR - 1) /
-                                           shared::RSIM_WG_LINEAR, 1);
+                push.rowBegin = ch.rowBegin(c);
+                push.rowEnd = ch.rowEnd(c);
+                pass.dispatch(cmd, push, (ch.rows(c) + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR);
             }
         });
     };

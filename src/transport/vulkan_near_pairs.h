@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
-// Near-pair lists built on the device from a resident K (the single-device path); the lists are
-// the same as buildNearLists' (transport/near_pairs.h): same pairs, same order.
+// Near-pair lists from K where a Vulkan device holds it: a pass on the device over its resident
+// chunks (shaders/near_pairs.comp), or the host grid builder over chunks streamed from pinned
+// memory. The lists equal buildNearLists' (transport/near_pairs.h): same pairs, same order.
 #pragma once
+#include "k/gpu_k.h"
 #include "transport/near_pairs.h"
-#include "visibility/vulkan_visibility.h"
 
 namespace rsim {
 
-NearLists buildNearListsVulkan(const vk::Device& device, const GpuKMatrix& K,
-                               const std::vector<shared::GpuTransportTri>& records, const SimConfig& config);
+// The lists of the rows of K's held chunks (the other rows' lists are empty). `records` are the
+// transport records (GpuTransportTri) on the device.
+NearLists buildNearListsVulkan(const vk::Device& device, const DeviceK& K, const vk::Buffer& records,
+                               const PreparedScene& scene, const SimConfig& config);
 
 } // namespace rsim

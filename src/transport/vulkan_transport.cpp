@@ -1,263 +1,275 @@
 // SPDX-License-Identifier: MIT
 #include "transport/vulkan_transport.h"
-#include "streaming/k_plan.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
+#include <memory>
 
-#include <spdlog/spdlog.h>
+#include <glm/geometric.hpp>
 
+#include "k/k_plan.h"
 #include "util/error.h"
 #include "util/progress.h"
 #include "util/timer.h"
+#include "vulkan/pass.h"
 #include "vulkan/shaders.h"
+#include "vulkan/timeline.h"
 
 namespace rsim {
 
-std::uint32_t radiosityUnroll() {
-    if (const char* env = std::getenv("RSIM_RADIOSITY_UNROLL")) {
-        const int v = std::atoi(env);
-        if (v >= 1 && v <= 16) return std::uint32_t(v);
+std::vector<shared::GpuTransportTri> makeTransportRecords(const PreparedScene& s, const SimConfig& c,
+                                                          const DirectTerms& d) {
+    std::vector<shared::GpuTransportTri> out(s.size());
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const glm::vec3 u = glm::normalize(glm::dvec3(s.centroid[i]) - glm::dvec3(c.sensor.position));
+        out[i].centroidArea = glm::vec4(s.centroid[i], s.area[i]);
+        out[i].source = glm::vec4(s.reflectance[i], s.reflectance[i] * d.irradiance[i], d.tLight[i], d.importance[i]);
+        out[i].sensorDirDelay = glm::vec4(u, d.tSensor[i]);
+        out[i].extra = glm::vec4(s.reflectance[i] * s.area[i], 0.0f, 0.0f, 0.0f);
     }
-    return 1;
-}
-
-std::uint32_t radiositySplit(const vk::Device& device, std::uint32_t n) {
-    if (const char* env = std::getenv("RSIM_RADIOSITY_SPLIT")) {
-        const int v = std::atoi(env);
-        if (v >= 1 && v <= int(shared::RSIM_MAX_RADIOSITY_SPLIT)) return std::uint32_t(v);
-    }
-    // A software device has few cores; a GPU needs many warps in flight even for small n
-    // (the H100 sweep of docs/benchmarks.md favoured the most slices the limits allow).
-    if (device.info().isCpu()) return 1;
-    std::uint32_t split = 1;
-    while (split < shared::RSIM_MAX_RADIOSITY_SPLIT &&
-           shared::RSIM_WG_RADIOSITY_X * split * 2 <= device.limits().maxComputeWorkGroupInvocations)
-        split *= 2;
-    (void)n;
-    return split;
+    return out;
 }
 
 namespace {
 
 constexpr std::uint32_t B = shared::RSIM_TIME_BLOCK;
 
-// Everything one device needs for the time loop.
-struct DeviceState {
-    const TransportDevice* in = nullptr;
-    vk::Buffer tris, history, farSums, nearOffsets, nearPairs, stream[kStreamBuffers], readback, upload;
-    std::unique_ptr<vk::Pipeline> far, near;
-    VkSemaphore copyDone = VK_NULL_HANDLE, computeDone = VK_NULL_HANDLE;
-    std::uint64_t copyValue = 0, computeValue = 0, freeAt[kStreamBuffers] = {};
-    std::uint64_t blockDone[2] = {0, 0}; // computeDone values that end the last two blocks
-    std::uint32_t slot = 0;
-    std::uint64_t slotBytes = 0; // streamed: bytes per chunk in a stream buffer
-    shared::RadiosityFarPush fp{};
-    shared::RadiosityNearPush np{};
+// Source slices per workgroup of the far gather: a software device has few cores; a GPU needs
+// many warps in flight even for small n (the H100 sweep of docs/benchmarks.md favoured the most
+// slices the limits allow).
+std::uint32_t farSplit(const vk::Device& device, const TransportTuning& tuning) {
+    if (tuning.split) return std::min(tuning.split, shared::RSIM_MAX_RADIOSITY_SPLIT);
+    if (device.info().isCpu()) return 1;
+    std::uint32_t split = 1;
+    while (split < shared::RSIM_MAX_RADIOSITY_SPLIT &&
+           shared::RSIM_WG_RADIOSITY_X * split * 2 <= device.limits().maxComputeWorkGroupInvocations)
+        split *= 2;
+    return split;
+}
+
+// One device's part of the time loop: its buffers and passes, and what it submits per block.
+class DeviceTransport {
+public:
+    DeviceTransport(const TransportDevice& in, const std::vector<shared::GpuTransportTri>& records,
+                    const NearLists& near, const SimConfig& c, bool exchange, const TransportTuning& tuning)
+        : dev_(*in.device), k_(in.k), n_(std::uint32_t(records.size())), T_(c.timesteps),
+          farBytes_(std::uint64_t(n_) * B * sizeof(glm::vec2)),
+          tris_(vk::makeStorage(dev_, records, "transport triangles")),
+          history_(dev_, std::uint64_t(n_) * T_ * sizeof(glm::vec2), vk::kStorageUsage, vk::MemoryKind::Device,
+                   "B/Z history"),
+          farSums_(dev_, farBytes_, vk::kStorageUsage, vk::MemoryKind::Device, "far sums"),
+          nearOffsets_(vk::makeStorage(dev_, near.offsets, "near-pair offsets")),
+          nearPairs_(near.pairs.empty()
+                         ? vk::Buffer(dev_, sizeof(shared::NearPair), vk::kStorageUsage, vk::MemoryKind::Device,
+                                      "near pairs")
+                         : vk::makeStorage(dev_, near.pairs, "near pairs")),
+          far_(dev_, vk::shaders::radiosityFar(),
+               vk::specConstants({{shared::RSIM_SPEC_RADIOSITY_SPLIT, farSplit(dev_, tuning)},
+                                  {shared::RSIM_SPEC_RADIOSITY_UNROLL, std::clamp(tuning.unroll, 1u, 16u)},
+                                  {shared::RSIM_SPEC_K_FORMAT, k_ ? k_->chunking.storage() : 0u}}),
+               "radiosity far gather"),
+          near_(dev_, vk::shaders::radiosityNear(), {}, "radiosity near steps"), copyDone_(dev_, "K copies"),
+          computeDone_(dev_, "transport work") {
+        vk::fillZero(dev_, history_);
+        vk::fillZero(dev_, farSums_);
+        if (k_ && k_->streamed) {
+            std::uint64_t largest = 0;
+            for (const auto& b : k_->buffers) largest = std::max(largest, b.size());
+            slotBytes_ = (largest + 255) / 256 * 256;
+            for (std::uint32_t b = 0; b < kStreamBuffers; ++b)
+                stream_[b] = vk::Buffer(dev_, slotBytes_ * k_->streamGroup, vk::kStorageUsage, vk::MemoryKind::Device,
+                                        "K stream buffer " + std::to_string(b), true);
+        }
+        if (exchange) {
+            readback_ = vk::Buffer(dev_, farBytes_, 0, vk::MemoryKind::Readback, "far sums readback");
+            upload_ = vk::Buffer(dev_, farBytes_, 0, vk::MemoryKind::Upload, "far sums upload");
+        }
+        fp_.tris = tris_.address();
+        fp_.history = history_.address();
+        fp_.farSums = farSums_.address();
+        fp_.n = n_;
+        fp_.timesteps = T_;
+        fp_.invCdtSq = c.invCdtSq;
+        np_.tris = tris_.address();
+        np_.history = history_.address();
+        np_.farSums = farSums_.address();
+        np_.nearOffsets = nearOffsets_.address();
+        np_.nearPairs = nearPairs_.address();
+        np_.pulse = in.pose->pulse.address();
+        np_.n = n_;
+        np_.timesteps = T_;
+        np_.pulseLength = std::uint32_t(c.pulse.size());
+    }
+
+    // The host stays at most one block ahead of the device: submissions that wait on semaphores
+    // not yet signalled pile up in the driver otherwise (measured on NVIDIA: the cost of each
+    // streamed chunk grew with the number queued; docs/benchmarks.md).
+    void throttle(std::uint32_t block) {
+        if (!blockDone_[block % 2]) return;
+        computeDone_.wait(blockDone_[block % 2]);
+        dev_.reclaim();
+    }
+
+    // The far gathers of the block [t0, t0 + steps), then (exchange) the far sums to the host.
+    void submitFar(std::uint32_t t0, std::uint32_t steps, bool exchange) {
+        if (k_->streamed)
+            submitStreamedFar(t0, steps);
+        else
+            dev_.submitAsync(false, [&](VkCommandBuffer cmd) {
+                vk::computeBarrier(dev_, cmd);
+                far_.bind(cmd);
+                for (std::size_t x = 0; x < k_->chunkIds.size(); ++x) dispatchFar(cmd, x, k_->buffers[x].address(), t0, steps);
+            }, VK_NULL_HANDLE, 0, computeDone_.handle(), computeDone_.next());
+        if (exchange)
+            dev_.submitAsync(false, [&](VkCommandBuffer cmd) {
+                vk::computeBarrier(dev_, cmd);
+                const VkBufferCopy region{0, 0, farBytes_};
+                dev_.vk().vkCmdCopyBuffer(cmd, farSums_.handle(), readback_.handle(), 1, &region);
+            }, VK_NULL_HANDLE, 0, computeDone_.handle(), computeDone_.next());
+    }
+
+    void waitForFarSums() const { computeDone_.waitAll(); }
+    // Copies this device's rows of the far sums into `merged` (vec2[steps][n]).
+    void contributeFarSums(std::vector<glm::vec2>& merged, std::uint32_t steps) const {
+        const auto* src = static_cast<const glm::vec2*>(readback_.mapped());
+        const KChunking& ch = k_->chunking;
+        for (std::uint32_t c : k_->chunkIds)
+            for (std::uint32_t q = 0; q < steps; ++q) {
+                const std::size_t o = std::size_t(q) * n_ + ch.rowBegin(c);
+                std::memcpy(&merged[o], &src[o], std::size_t(ch.rows(c)) * sizeof(glm::vec2));
+            }
+    }
+    void receiveFarSums(const std::vector<glm::vec2>& merged) { std::memcpy(upload_.mapped(), merged.data(), farBytes_); }
+
+    // The near steps of the block, after the combined far sums are in place when exchanged.
+    void submitNear(std::uint32_t t0, std::uint32_t steps, std::uint32_t block, bool uploadFarSums) {
+        dev_.submitAsync(false, [&](VkCommandBuffer cmd) {
+            if (uploadFarSums) {
+                const VkBufferCopy region{0, 0, farBytes_};
+                dev_.vk().vkCmdCopyBuffer(cmd, upload_.handle(), farSums_.handle(), 1, &region);
+            }
+            vk::computeBarrier(dev_, cmd);
+            near_.bind(cmd);
+            for (std::uint32_t q = 0; q < steps; ++q) {
+                np_.t = t0 + q;
+                np_.q = q;
+                near_.dispatch(cmd, np_, (n_ + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR);
+                vk::computeBarrier(dev_, cmd);
+            }
+        }, VK_NULL_HANDLE, 0, computeDone_.handle(), computeDone_.next());
+        blockDone_[block % 2] = computeDone_.value();
+    }
+
+    void finish() {
+        computeDone_.waitAll();
+        dev_.reclaim();
+    }
+    vk::Buffer takeHistory() { return std::move(history_); }
+    std::uint64_t streamedBytes() const { return streamedBytes_; }
+
+private:
+    void dispatchFar(VkCommandBuffer cmd, std::size_t held, VkDeviceAddress chunk, std::uint32_t t0, std::uint32_t steps) {
+        const std::uint32_t c = k_->chunkIds[held];
+        fp_.kChunk = chunk;
+        fp_.kTable = k_->tableAddress(c);
+        fp_.rowBegin = k_->chunking.rowBegin(c);
+        fp_.rowEnd = k_->chunking.rowEnd(c);
+        fp_.t0 = t0;
+        fp_.steps = steps;
+        far_.dispatch(cmd, fp_, (fp_.rowEnd - fp_.rowBegin + shared::RSIM_WG_RADIOSITY_X - 1) / shared::RSIM_WG_RADIOSITY_X);
+    }
+
+    // Groups of chunks cycle through kStreamBuffers device buffers: a group's copy (transfer
+    // queue) waits for the gather that last read its buffer, the gather waits for its copy.
+    void submitStreamedFar(std::uint32_t t0, std::uint32_t steps) {
+        const std::size_t held = k_->chunkIds.size();
+        for (std::size_t g0 = 0; g0 < held; g0 += k_->streamGroup) {
+            const std::size_t g1 = std::min(held, g0 + k_->streamGroup);
+            const std::uint32_t b = slot_++ % kStreamBuffers;
+            dev_.submitAsync(true, [&](VkCommandBuffer cmd) {
+                for (std::size_t x = g0; x < g1; ++x) {
+                    const VkBufferCopy region{0, (x - g0) * slotBytes_, k_->buffers[x].size()};
+                    dev_.vk().vkCmdCopyBuffer(cmd, k_->buffers[x].handle(), stream_[b].handle(), 1, &region);
+                    streamedBytes_ += k_->buffers[x].size();
+                }
+            }, freeAt_[b] ? computeDone_.handle() : VK_NULL_HANDLE, freeAt_[b], copyDone_.handle(), copyDone_.next());
+            // Chunks gather into disjoint rows, so only the block's first gather waits (barrier)
+            // for the previous block's steps.
+            dev_.submitAsync(false, [&](VkCommandBuffer cmd) {
+                if (g0 == 0) vk::computeBarrier(dev_, cmd);
+                far_.bind(cmd);
+                for (std::size_t x = g0; x < g1; ++x)
+                    dispatchFar(cmd, x, stream_[b].address() + (x - g0) * slotBytes_, t0, steps);
+            }, copyDone_.handle(), copyDone_.value(), computeDone_.handle(), computeDone_.next());
+            freeAt_[b] = computeDone_.value();
+        }
+    }
+
+    const vk::Device& dev_;
+    const DeviceK* k_;
+    std::uint32_t n_, T_;
+    std::uint64_t farBytes_;
+    vk::Buffer tris_, history_, farSums_, nearOffsets_, nearPairs_, stream_[kStreamBuffers], readback_, upload_;
+    vk::Pass<shared::RadiosityFarPush> far_;
+    vk::Pass<shared::RadiosityNearPush> near_;
+    shared::RadiosityFarPush fp_{};
+    shared::RadiosityNearPush np_{};
+    std::uint64_t slotBytes_ = 0, streamedBytes_ = 0, freeAt_[kStreamBuffers] = {};
+    std::uint32_t slot_ = 0;
+    std::uint64_t blockDone_[2] = {0, 0}; // computeDone values that end the last two blocks
+    // Last: destroyed first, each waiting for the work that signals it.
+    vk::TimelineSemaphore copyDone_, computeDone_;
 };
 
 } // namespace
 
 GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices,
-                                const std::vector<shared::GpuTransportTri>& records,
-                                const NearLists& nearGiven, const SimConfig& config, bool indirect) {
+                                const std::vector<shared::GpuTransportTri>& records, const NearLists& nearGiven,
+                                const SimConfig& config, bool indirect, const TransportTuning& tuning) {
     Stopwatch setup;
-    static const NearLists kNoNearPairs;
-    const NearLists& nearLists = indirect ? nearGiven : kNoNearPairs;
     const std::uint32_t n = std::uint32_t(records.size()), T = config.timesteps;
     if (std::uint64_t(n) * T >= (std::uint64_t(1) << 32))
         throw Error("N x T = " + std::to_string(std::uint64_t(n) * T) +
                     " exceeds the 2^32 entries of one history buffer; use fewer timesteps");
+    NearLists none;
+    none.offsets.assign(n + 1, 0);
+    const NearLists& near = indirect && !nearGiven.offsets.empty() ? nearGiven : none;
     const std::size_t D = indirect ? devices.size() : 1;
-    const bool exchange = D > 1 && !std::getenv("RSIM_NO_EXCHANGE");
-    if (D > 1 && !exchange)
-        spdlog::warn("RSIM_NO_EXCHANGE: far sums are not combined across devices; results are wrong "
-                     "(this measures the exchange's cost only)");
-
-    std::vector<DeviceState> st(D);
-    const std::vector<std::uint32_t> emptyOffsets(n + 1, 0);
-    const std::vector<std::uint32_t>& offsets = nearLists.offsets.empty() ? emptyOffsets : nearLists.offsets;
-    const std::uint64_t farBytes = std::uint64_t(n) * B * sizeof(glm::vec2);
-    for (std::size_t d = 0; d < D; ++d) {
-        DeviceState& s = st[d];
-        s.in = &devices[d];
-        const vk::Device& dev = *s.in->device;
-        s.tris = vk::makeStorage(dev, records, "transport triangles");
-        s.history = vk::Buffer(dev, std::uint64_t(n) * T * sizeof(glm::vec2), vk::kStorageUsage,
-                               vk::MemoryKind::Device, "B/Z history");
-        s.farSums = vk::Buffer(dev, farBytes, vk::kStorageUsage, vk::MemoryKind::Device, "far sums");
-        vk::fillZero(dev, s.history);
-        vk::fillZero(dev, s.farSums);
-        s.nearOffsets = vk::makeStorage(dev, offsets, "near-pair offsets");
-        s.nearPairs = nearLists.pairs.empty()
-                          ? vk::Buffer(dev, sizeof(shared::NearPair), vk::kStorageUsage, vk::MemoryKind::Device, "near pairs")
-                          : vk::makeStorage(dev, nearLists.pairs, "near pairs");
-        const TransportK& k = s.in->k;
-        s.far = std::make_unique<vk::Pipeline>(
-            dev, vk::shaders::radiosityFar(), sizeof(shared::RadiosityFarPush), false,
-            vk::SpecConstants{radiositySplit(dev, n), radiosityUnroll(), kFormatInfo(k.format).storage},
-            "radiosity far gather");
-        s.near = std::make_unique<vk::Pipeline>(dev, vk::shaders::radiosityNear(), sizeof(shared::RadiosityNearPush),
-                                                false, vk::SpecConstants{}, "radiosity near steps");
-        if (k.streamed) {
-            s.slotBytes = (*std::max_element(k.bytes.begin(), k.bytes.end()) + 255) / 256 * 256;
-            for (std::uint32_t b = 0; b < kStreamBuffers; ++b)
-                s.stream[b] = vk::Buffer(dev, s.slotBytes * k.streamGroup, vk::kStorageUsage, vk::MemoryKind::Device,
-                                         "K stream buffer " + std::to_string(b), true);
-        }
-        if (exchange) {
-            s.readback = vk::Buffer(dev, farBytes, 0, vk::MemoryKind::Readback, "far sums readback");
-            s.upload = vk::Buffer(dev, farBytes, 0, vk::MemoryKind::Upload, "far sums upload");
-        }
-        s.copyDone = dev.createTimelineSemaphore("K copies");
-        s.computeDone = dev.createTimelineSemaphore("transport work");
-        s.fp.tris = s.tris.address();
-        s.fp.history = s.history.address();
-        s.fp.farSums = s.farSums.address();
-        s.fp.n = n;
-        s.fp.timesteps = T;
-        s.fp.invCdtSq = config.invCdtSq;
-        s.np.tris = s.tris.address();
-        s.np.history = s.history.address();
-        s.np.farSums = s.farSums.address();
-        s.np.nearOffsets = s.nearOffsets.address();
-        s.np.nearPairs = s.nearPairs.address();
-        s.np.pulse = s.in->scene->pulse.address();
-        s.np.n = n;
-        s.np.timesteps = T;
-        s.np.pulseLength = std::uint32_t(config.pulse.size());
-    }
+    const bool exchange = D > 1;
+    std::vector<std::unique_ptr<DeviceTransport>> st;
+    for (std::size_t d = 0; d < D; ++d)
+        st.push_back(std::make_unique<DeviceTransport>(devices[d], records, near, config, exchange, tuning));
     GpuTransport out;
     out.setupSeconds = setup.seconds();
-
-    const std::uint32_t tableSize = shared::rsimKTableSize(kFormatInfo(devices[0].k.format).storage);
-    auto farPush = [&](DeviceState& s, std::uint32_t c, VkDeviceAddress chunk, std::uint32_t t0, std::uint32_t steps) {
-        const TransportK& k = s.in->k;
-        s.fp.kChunk = chunk;
-        s.fp.kTable = k.tables ? k.tables->address() + std::uint64_t(c) * tableSize * 4 : 0;
-        s.fp.rowBegin = k.rowBegin(c);
-        s.fp.rowEnd = k.rowEnd(c);
-        s.fp.t0 = t0;
-        s.fp.steps = steps;
-    };
-    auto farDispatch = [&](DeviceState& s, VkCommandBuffer cmd) {
-        s.far->bind(cmd, &s.fp);
-        s.far->dispatch(cmd, (s.fp.rowEnd - s.fp.rowBegin + shared::RSIM_WG_RADIOSITY_X - 1) /
-                                 shared::RSIM_WG_RADIOSITY_X, 1);
-    };
-    // Far gathers of one block on one device; returns nothing, signals computeDone.
-    auto submitFar = [&](DeviceState& s, std::uint32_t t0, std::uint32_t steps) {
-        const vk::Device& dev = *s.in->device;
-        const TransportK& k = s.in->k;
-        if (!k.streamed) {
-            dev.submitAsync(false, [&](VkCommandBuffer cmd) {
-                vk::computeBarrier(dev, cmd);
-                for (std::size_t x = 0; x < k.chunks.size(); ++x) {
-                    farPush(s, k.chunks[x], k.buffers[x]->address(), t0, steps);
-                    farDispatch(s, cmd);
-                }
-            }, VK_NULL_HANDLE, 0, s.computeDone, ++s.computeValue);
-            return;
-        }
-        for (std::size_t g0 = 0; g0 < k.chunks.size(); g0 += k.streamGroup) {
-            const std::size_t g1 = std::min(k.chunks.size(), g0 + k.streamGroup);
-            const std::uint32_t b = s.slot++ % kStreamBuffers;
-            // Copy the group on the transfer queue once the gather that last read this buffer is done.
-            dev.submitAsync(true, [&](VkCommandBuffer cmd) {
-                for (std::size_t x = g0; x < g1; ++x) {
-                    VkBufferCopy region{0, (x - g0) * s.slotBytes, k.bytes[x]};
-                    dev.vk().vkCmdCopyBuffer(cmd, k.buffers[x]->handle(), s.stream[b].handle(), 1, &region);
-                    out.streamedBytes += k.bytes[x];
-                }
-            }, s.freeAt[b] ? s.computeDone : VK_NULL_HANDLE, s.freeAt[b], s.copyDone, ++s.copyValue);
-            // Chunks gather into disjoint rows, so only the block's first gather waits (barrier)
-            // for the previous block's steps.
-            dev.submitAsync(false, [&](VkCommandBuffer cmd) {
-                if (g0 == 0) vk::computeBarrier(dev, cmd);
-                for (std::size_t x = g0; x < g1; ++x) {
-                    farPush(s, k.chunks[x], s.stream[b].address() + (x - g0) * s.slotBytes, t0, steps);
-                    farDispatch(s, cmd);
-                }
-            }, s.copyDone, s.copyValue, s.computeDone, ++s.computeValue);
-            s.freeAt[b] = s.computeValue;
-        }
-    };
-    auto recordNear = [&](DeviceState& s, VkCommandBuffer cmd, std::uint32_t t0, std::uint32_t steps) {
-        const vk::Device& dev = *s.in->device;
-        vk::computeBarrier(dev, cmd);
-        s.near->bind(cmd, nullptr);
-        for (std::uint32_t q = 0; q < steps; ++q) {
-            s.np.t = t0 + q;
-            s.np.q = q;
-            s.near->pushConstants(cmd, &s.np);
-            s.near->dispatch(cmd, (n + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR, 1);
-            vk::computeBarrier(dev, cmd);
-        }
-    };
 
     Stopwatch loop;
     std::vector<glm::vec2> merged(exchange ? std::size_t(n) * B : 0);
     Progress progress("radiosity", T, "timesteps");
-    for (std::uint32_t t0 = 0; t0 < T; t0 += B) {
+    for (std::uint32_t t0 = 0, block = 0; t0 < T; t0 += B, ++block) {
         const std::uint32_t steps = std::min(B, T - t0);
-        // The host stays at most one block ahead of each device: submissions that wait on
-        // semaphores not yet signalled pile up in the driver otherwise (measured on NVIDIA: the
-        // cost of each streamed chunk grew with the number queued; docs/benchmarks.md).
-        for (auto& s : st)
-            if (s.blockDone[(t0 / B) % 2]) {
-                s.in->device->waitTimeline(s.computeDone, s.blockDone[(t0 / B) % 2]);
-                s.in->device->reclaim();
-            }
+        for (auto& s : st) s->throttle(block);
         // Nothing can arrive before the shortest far delay: the first block has no far gather.
         const bool gather = indirect && t0 + steps > B;
-        for (auto& s : st) {
-            if (!gather) continue;
-            submitFar(s, t0, steps);
-            if (exchange) {
-                const vk::Device& dev = *s.in->device;
-                dev.submitAsync(false, [&](VkCommandBuffer cmd) {
-                    vk::computeBarrier(dev, cmd);
-                    VkBufferCopy region{0, 0, farBytes};
-                    dev.vk().vkCmdCopyBuffer(cmd, s.farSums.handle(), s.readback.handle(), 1, &region);
-                }, VK_NULL_HANDLE, 0, s.computeDone, ++s.computeValue);
-            }
-        }
+        if (gather)
+            for (auto& s : st) s->submitFar(t0, steps, exchange);
         if (gather && exchange) {
             // Combine: each device's far sums hold the rows of its chunks.
-            for (auto& s : st) s.in->device->waitTimeline(s.computeDone, s.computeValue);
+            for (auto& s : st) s->waitForFarSums();
             Stopwatch sw;
-            for (auto& s : st) {
-                const auto* src = static_cast<const glm::vec2*>(s.readback.mapped());
-                for (std::uint32_t c : s.in->k.chunks)
-                    for (std::uint32_t q = 0; q < steps; ++q) {
-                        const std::size_t o = std::size_t(q) * n + s.in->k.rowBegin(c);
-                        std::memcpy(&merged[o], &src[o], std::size_t(s.in->k.rowEnd(c) - s.in->k.rowBegin(c)) * sizeof(glm::vec2));
-                    }
-            }
-            for (auto& s : st) std::memcpy(s.upload.mapped(), merged.data(), farBytes);
+            for (auto& s : st) s->contributeFarSums(merged, steps);
+            for (auto& s : st) s->receiveFarSums(merged);
             out.exchangeSeconds += sw.seconds();
         }
-        for (auto& s : st) {
-            const vk::Device& dev = *s.in->device;
-            dev.submitAsync(false, [&](VkCommandBuffer cmd) {
-                if (gather && exchange) {
-                    VkBufferCopy region{0, 0, farBytes};
-                    dev.vk().vkCmdCopyBuffer(cmd, s.upload.handle(), s.farSums.handle(), 1, &region);
-                }
-                recordNear(s, cmd, t0, steps);
-            }, VK_NULL_HANDLE, 0, s.computeDone, ++s.computeValue);
-            s.blockDone[(t0 / B) % 2] = s.computeValue;
-        }
+        for (auto& s : st) s->submitNear(t0, steps, block, gather && exchange);
         progress.add(steps);
     }
-    for (auto& s : st) {
-        s.in->device->waitTimeline(s.computeDone, s.computeValue);
-        s.in->device->reclaim();
-    }
+    for (auto& s : st) s->finish();
     progress.finish();
     out.loopSeconds = loop.seconds();
-    for (auto& s : st) out.histories.push_back(std::move(s.history));
+    for (auto& s : st) {
+        out.streamedBytes += s->streamedBytes();
+        out.histories.push_back(s->takeHistory());
+    }
     return out;
 }
 

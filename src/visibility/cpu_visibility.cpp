@@ -11,32 +11,6 @@
 
 namespace rsim {
 
-VisibilityStats formFactorDiagnostics(const PreparedScene& s, const HostKMatrix& K) {
-    const std::size_t n = s.size();
-    std::vector<double> rowSum(n, 0.0);
-    std::vector<std::uint64_t> clamped(n, 0);
-    std::vector<std::vector<float>> rows(threadCount(), std::vector<float>(n));
-    parallelFor(n, 16, [&](std::size_t begin, std::size_t end, unsigned w) {
-        float* row = rows[w].data();
-        for (std::size_t i = begin; i < end; ++i) {
-            K.decodeRow(std::uint32_t(i), row);
-            for (std::size_t j = 0; j < n; ++j) {
-                const float k = row[j];
-                if (k == 0.0f) continue;
-                clamped[i] += k * s.area[j] > 1.0f;
-                rowSum[i] += double(shared::rsimFormFactor(k, s.area[j]));
-            }
-        }
-    });
-    VisibilityStats stats;
-    for (std::size_t i = 0; i < n; ++i) {
-        stats.clampedFormFactors += clamped[i];
-        stats.maxRowSum = std::max(stats.maxRowSum, rowSum[i]);
-        stats.rowsOverOne += rowSum[i] > kRowSumWarning;
-    }
-    return stats;
-}
-
 namespace {
 // Traces segments in Embree packets of 16 and adds the unoccluded weights to sums[side].
 class PacketTracer {
@@ -67,7 +41,7 @@ private:
 };
 
 // The former estimator: x on the triangle with the smaller stable id, both points by area.
-float areaKernelEntry(const PreparedScene& s, const SimConfig& c, std::size_t i, std::size_t j,
+float areaKernelEntry(const PreparedScene& s, const KSettings& c, std::size_t i, std::size_t j,
                       PacketTracer& tracer) {
     const std::size_t a = s.id[i] < s.id[j] ? i : j, b = a == i ? j : i;
     const shared::Tri ta = s.tri(a), tb = s.tri(b);
@@ -82,10 +56,10 @@ float areaKernelEntry(const PreparedScene& s, const SimConfig& c, std::size_t i,
 }
 } // namespace
 
-float kernelEntry(const PreparedScene& s, const SimConfig& c, std::size_t i, std::size_t j,
+float kernelEntry(const PreparedScene& s, const KSettings& c, std::size_t i, std::size_t j,
                   const EmbreeScene& scene, std::uint64_t& rays) {
     PacketTracer tracer(scene, rays);
-    if (c.kEstimator == KEstimator::Area) return areaKernelEntry(s, c, i, j, tracer);
+    if (c.estimator == KEstimator::Area) return areaKernelEntry(s, c, i, j, tracer);
     const shared::KSampling k = kSampling(c, s.rayEps);
     const shared::Tri ti = s.tri(i), tj = s.tri(j);
     const std::uint32_t perSide = shared::rsimKSamplesPerSide(k, ti, tj);
@@ -103,20 +77,19 @@ float kernelEntry(const PreparedScene& s, const SimConfig& c, std::size_t i, std
     return shared::rsimKPairValue(tracer.sums[0], tracer.sums[1], perSide, s.area[i], s.area[j], k.estimator);
 }
 
-VisibilityStats computeVisibilityCpu(const PreparedScene& s, const SimConfig& c,
-                                     const EmbreeScene& rays, HostKMatrix& K,
-                                     double* fp16SquaredError) {
+VisibilityStats computeVisibilityCpu(const PreparedScene& s, const KSettings& c, const EmbreeScene& rays,
+                                     HostK& K) {
     const std::size_t n = s.size();
     const unsigned workers = threadCount();
     struct alignas(64) Counts {
         std::uint64_t candidates = 0, nonzero = 0, rays = 0;
-        double squaredError = 0.0;
     };
     std::vector<Counts> counts(workers);
     Progress progress("visibility", std::uint64_t(n) * (n - 1) / 2, "pairs");
 
-    // Upper triangle, row by row: each row has one writer (fp16 is converted as the value is
-    // stored). Rows get shorter, so small chunks keep the cores busy.
+    // Upper triangle, row by row: each row has one writer, and elements of different rows are
+    // different words (K is fp32 until compressed). Rows get shorter, so small chunks keep the
+    // cores busy.
     parallelFor(n, 4, [&](std::size_t begin, std::size_t end, unsigned w) {
         Counts& cnt = counts[w];
         for (std::size_t i = begin; i < end; ++i) {
@@ -127,8 +100,7 @@ VisibilityStats computeVisibilityCpu(const PreparedScene& s, const SimConfig& c,
                 const float k = kernelEntry(s, c, i, j, rays, cnt.rays);
                 if (k == 0.0f) continue;
                 ++cnt.nonzero;
-                // Both halves of K hold this value: count its conversion error twice.
-                cnt.squaredError += 2.0 * K.store(std::uint32_t(i), std::uint32_t(j), k);
+                K.store(std::uint32_t(i), std::uint32_t(j), k);
             }
             progress.add(n - 1 - i);
         }
@@ -150,14 +122,11 @@ VisibilityStats computeVisibilityCpu(const PreparedScene& s, const SimConfig& c,
     });
 
     VisibilityStats stats;
-    double squaredError = 0.0;
     for (const Counts& cnt : counts) {
         stats.candidatePairs += cnt.candidates;
         stats.nonzeroPairs += cnt.nonzero;
         stats.raysCast += cnt.rays;
-        squaredError += cnt.squaredError;
     }
-    if (fp16SquaredError) *fp16SquaredError = squaredError;
     return stats;
 }
 

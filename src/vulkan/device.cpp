@@ -126,7 +126,6 @@ Device::~Device() {
     upload_.reset();
     readback_.reset();
     reclaim();
-    for (VkSemaphore sem : semaphores_) table_.vkDestroySemaphore(device_, sem, nullptr);
     if (transferPool_) table_.vkDestroyCommandPool(device_, transferPool_, nullptr);
     if (fence_) table_.vkDestroyFence(device_, fence_, nullptr);
     if (pool_) table_.vkDestroyCommandPool(device_, pool_, nullptr);
@@ -187,28 +186,6 @@ void Device::submitAndWait(const std::function<void(VkCommandBuffer)>& record) c
         throw;
     }
     table_.vkFreeCommandBuffers(device_, pool_, 1, &cmd);
-}
-
-VkSemaphore Device::createTimelineSemaphore(const std::string& n) const {
-    VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
-    type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
-    type.initialValue = 0;
-    VkSemaphoreCreateInfo ci{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
-    ci.pNext = &type;
-    VkSemaphore sem;
-    VK_CHECK(table_.vkCreateSemaphore(device_, &ci, nullptr, &sem));
-    name(sem, VK_OBJECT_TYPE_SEMAPHORE, n);
-    std::lock_guard lock(mutex_);
-    semaphores_.push_back(sem);
-    return sem;
-}
-
-void Device::waitTimeline(VkSemaphore semaphore, std::uint64_t value) const {
-    VkSemaphoreWaitInfo wi{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
-    wi.semaphoreCount = 1;
-    wi.pSemaphores = &semaphore;
-    wi.pValues = &value;
-    VK_CHECK(table_.vkWaitSemaphores(device_, &wi, UINT64_MAX));
 }
 
 void Device::submitAsync(bool transfer, const std::function<void(VkCommandBuffer)>& record,

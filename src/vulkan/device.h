@@ -54,15 +54,13 @@ public:
     void submitAndWait(const std::function<void(VkCommandBuffer)>& record) const;
     VkCommandPool commandPool() const { return pool_; }
 
-    // Asynchronous work for the streaming transport: a command buffer recorded by `record` is
-    // submitted to the compute or transfer queue, waiting for `waitValue` on `waitSemaphore`
-    // (when not null) and signalling `signalValue` on `signalSemaphore` (timeline semaphores).
-    // The command buffer is freed by reclaim() once its semaphore value has been reached.
+    // Asynchronous work: a command buffer recorded by `record` is submitted to the compute or
+    // transfer queue, waiting for `waitValue` on `waitSemaphore` (when not null) and signalling
+    // `signalValue` on `signalSemaphore` (timeline semaphores, vulkan/timeline.h). The command
+    // buffer is freed by reclaim() once its semaphore value has been reached.
     void submitAsync(bool transferQueue, const std::function<void(VkCommandBuffer)>& record,
                      VkSemaphore waitSemaphore, std::uint64_t waitValue, VkSemaphore signalSemaphore,
                      std::uint64_t signalValue) const;
-    VkSemaphore createTimelineSemaphore(const std::string& name) const;
-    void waitTimeline(VkSemaphore semaphore, std::uint64_t value) const;
     // Frees the command buffers of asynchronous submissions that have completed.
     void reclaim() const;
 
@@ -100,7 +98,6 @@ private:
         std::uint64_t value;
     };
     mutable std::vector<Pending> pending_;
-    mutable std::vector<VkSemaphore> semaphores_;
     mutable std::unique_ptr<class Buffer> upload_, readback_;
 };
 

@@ -5,7 +5,6 @@
 #include "shaders/direct_rq.spv.h"
 #include "shaders/distances.spv.h"
 #include "shaders/formfactor_sums.spv.h"
-#include "shaders/kdecode.spv.h"
 #include "shaders/kencode.spv.h"
 #include "shaders/pixels.spv.h"
 #include "shaders/primary_rgen.spv.h"
@@ -42,7 +41,6 @@ ShaderCode nearPairs() { return code(rsim_spv_near_pairs); }
 ShaderCode distances() { return code(rsim_spv_distances); }
 ShaderCode pixels() { return code(rsim_spv_pixels); }
 ShaderCode formFactorSums() { return code(rsim_spv_formfactor_sums); }
-ShaderCode kDecode() { return code(rsim_spv_kdecode); }
 ShaderCode kEncode() { return code(rsim_spv_kencode); }
 
 } // namespace rsim::vk::shaders

@@ -16,7 +16,6 @@ ShaderCode nearPairs();
 ShaderCode distances();
 ShaderCode pixels();
 ShaderCode formFactorSums();
-ShaderCode kDecode();
 ShaderCode kEncode();
 
 } // namespace rsim::vk::shaders

@@ -115,28 +115,35 @@ SceneDesc basicScene(glm::dvec3 eye, glm::dvec3 lookAt) {
     return s;
 }
 
-SimulationResult simulate(const std::string& backend, const PreparedScene& scene,
-                          const SimConfig& config, bool keepK, bool images) {
-    std::unique_ptr<Backend> b;
-    if (backend == "cpu") {
-        b = makeCpuBackend();
-    } else {
-        // "vulkan-ray-query" / "vulkan-pipeline", always under the validation layer.
-        BackendChoice choice;
-        choice.backend = "vulkan";
-        choice.visibility = backend.substr(std::string("vulkan-").size());
-        choice.validation = true;
-        b = makeVulkanBackend(choice);
-    }
+std::unique_ptr<Backend> makeTestBackend(const std::string& backend) {
+    if (backend == "cpu") return makeCpuBackend();
+    // "vulkan-ray-query" / "vulkan-pipeline", always under the validation layer.
+    BackendChoice choice;
+    choice.backend = "vulkan";
+    choice.visibility = backend.substr(std::string("vulkan-").size());
+    choice.validation = true;
+    return makeVulkanBackend(choice);
+}
+
+SimulationResult simulateOn(const PhaseBackends& backends, const PreparedScene& scene, const SimConfig& config,
+                            bool keepK, bool images, RunMetadata* meta) {
     PhaseTimes times;
     RunOptions opt;
     opt.keepK = keepK;
     opt.images = images;
-    SimulationResult r = b->simulate(scene, config, opt, times);
-    if (r.validationErrors != 0)
-        throw std::runtime_error(backend + ": " + std::to_string(r.validationErrors) +
+    RunMetadata m;
+    SimulationResult r = rsim::simulate(backends, scene, config, opt, times, m);
+    if (m.validationErrors != 0)
+        throw std::runtime_error(m.backend + ": " + std::to_string(m.validationErrors) +
                                  " Vulkan validation error(s); see the log above");
+    if (meta) *meta = m;
     return r;
+}
+
+SimulationResult simulate(const std::string& backend, const PreparedScene& scene, const SimConfig& config,
+                          bool keepK, bool images, RunMetadata* meta) {
+    const std::unique_ptr<Backend> b = makeTestBackend(backend);
+    return simulateOn(PhaseBackends::all(*b), scene, config, keepK, images, meta);
 }
 
 std::vector<std::string> vulkanPathsAvailable() {

@@ -8,8 +8,9 @@
 #include <glm/glm.hpp>
 
 #include "backends/backend.h"
+#include "pipeline/simulate.h"
 #include "geometry/prepare.h"
-#include "pipeline/sim_config.h"
+#include "scene/scene_config.h"
 #include "scene/scene_desc.h"
 
 namespace rsim::test {
@@ -43,10 +44,16 @@ struct SceneBuilder {
 // A SceneDesc with the given light/sensor at `eye` looking along +x, for makeSimConfig.
 SceneDesc basicScene(glm::dvec3 eye, glm::dvec3 lookAt);
 
-// Runs the named backend ("cpu", "vulkan-ray-query", "vulkan-pipeline") on a scene; Vulkan runs
-// under the validation layer and throw if it reports any error.
-SimulationResult simulate(const std::string& backend, const PreparedScene& scene,
-                          const SimConfig& config, bool keepK = true, bool images = false);
+// The named backend: "cpu", "vulkan-ray-query" or "vulkan-pipeline" (under the validation layer).
+std::unique_ptr<Backend> makeTestBackend(const std::string& backend);
+
+// Runs the named backend on a scene; Vulkan runs under the validation layer and throws if it
+// reports any error. `meta`, when given, receives the run's description.
+SimulationResult simulate(const std::string& backend, const PreparedScene& scene, const SimConfig& config,
+                          bool keepK = true, bool images = false, RunMetadata* meta = nullptr);
+// The same with each phase on the backend `backends` names (cross-fed phases).
+SimulationResult simulateOn(const PhaseBackends& backends, const PreparedScene& scene, const SimConfig& config,
+                            bool keepK = true, bool images = false, RunMetadata* meta = nullptr);
 
 // The backends available on this machine: "cpu" and each Vulkan ray path a device supports.
 std::vector<std::string> backendsUnderTest();

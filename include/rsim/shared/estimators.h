@@ -35,9 +35,16 @@ RSIM_SIGNAL_FN float rsimMatchedFilter(int t, uint T, uint P RSIM_SIGNAL_ARGS) {
     return m;
 }
 
+// What an estimator returns instead of a time when it has none.
+RSIM_CONST float RSIM_NO_ECHO = -1.0f;      // the signal is zero
+RSIM_CONST float RSIM_ECHO_CUT_OFF = -2.0f; // the pulsed peak window runs past the last timestep
+// Sensor modes (DistancePush::mode, PixelPush::mode).
+RSIM_CONST uint RSIM_MODE_PULSED = 0u;
+RSIM_CONST uint RSIM_MODE_AMCW = 1u;
+
 // Pulsed estimator: t* = centroid of m over [argmax - h, argmax + h], h = P + 1. Returns t* in
-// timesteps, -1 when the signal is zero, -2 when the peak window runs past the last timestep
-// (the echo may be cut off).
+// timesteps, RSIM_NO_ECHO when the signal is zero, RSIM_ECHO_CUT_OFF when the peak window runs
+// past the last timestep (the echo may be cut off).
 RSIM_SIGNAL_FN float rsimPulsedPeak(uint T, uint P RSIM_SIGNAL_ARGS) {
     int first = 1 - int(P); // the earliest t with m(t) != 0
     int arg = first - 1;
@@ -49,16 +56,16 @@ RSIM_SIGNAL_FN float rsimPulsedPeak(uint T, uint P RSIM_SIGNAL_ARGS) {
             arg = t;
         }
     }
-    if (arg < first) return -1.0f;
+    if (arg < first) return RSIM_NO_ECHO;
     int h = rsimCentroidHalfWidth(int(P));
-    if (arg + h > int(T) - 1) return -2.0f;
+    if (arg + h > int(T) - 1) return RSIM_ECHO_CUT_OFF;
     float sum = 0.0f, moment = 0.0f;
     for (int t = max(first, arg - h); t <= arg + h; ++t) {
         float m = rsimMatchedFilter(t, T, P RSIM_SIGNAL_PASS);
         sum += m;
         moment += m * float(t - arg); // relative to argmax: keeps fp32 precision at large t
     }
-    return sum > 0.0f ? float(arg) + moment / sum : -1.0f;
+    return sum > 0.0f ? float(arg) + moment / sum : RSIM_NO_ECHO;
 }
 
 // Phasor sum_t s(t) exp(-i w t) as (re, im), w in radians per timestep.
@@ -84,8 +91,8 @@ RSIM_SIGNAL_FN float rsimPulsePhase(uint P, float omega RSIM_SIGNAL_ARGS) {
 
 // AMCW path length in timesteps from up to RSIM_MAX_FREQUENCIES modulation frequencies, given
 // as w_k = 2 pi f_k dt (radians per timestep). delaySteps is added to the phase (tS_i for a
-// triangle, 0 for a pixel whose signal already holds the sensor delay). Returns -1 when the
-// signal is zero.
+// triangle, 0 for a pixel whose signal already holds the sensor delay). Returns RSIM_NO_ECHO
+// when the signal is zero.
 RSIM_SIGNAL_FN float rsimAmcwPath(uint T, uint P, vec4 omegaLo, vec4 omegaHi, int count,
                                   float delaySteps, float maxPathSteps RSIM_SIGNAL_ARGS) {
     float L[RSIM_MAX_FREQUENCIES];
@@ -97,7 +104,7 @@ RSIM_SIGNAL_FN float rsimAmcwPath(uint T, uint P, vec4 omegaLo, vec4 omegaHi, in
     for (int k = 0; k < count; ++k) {
         float omega = k < 4 ? omegaLo[k] : omegaHi[k - 4];
         vec2 ph = rsimPhasor(T, omega RSIM_SIGNAL_PASS);
-        if (ph.x == 0.0f && ph.y == 0.0f) return -1.0f;
+        if (ph.x == 0.0f && ph.y == 0.0f) return RSIM_NO_ECHO;
         float phi = -atan(ph.y, ph.x) + rsimPulsePhase(P, omega RSIM_SIGNAL_PASS) +
                     omega * delaySteps;
         phi -= 6.28318530718f * floor(phi / 6.28318530718f);
@@ -105,6 +112,18 @@ RSIM_SIGNAL_FN float rsimAmcwPath(uint T, uint P, vec4 omegaLo, vec4 omegaHi, in
         L[k] = phi / omega;
     }
     return rsimUnwrapPath(L, U, count, maxPathSteps);
+}
+
+// Path length in timesteps of one signal with the sensor's mode (MODEL §6), the delay
+// delaySteps added (tS_i for a triangle, 0 for a pixel), or RSIM_NO_ECHO / RSIM_ECHO_CUT_OFF.
+// omegaLo/Hi hold w_k = 2 pi f_k dt of the AMCW frequencies.
+RSIM_SIGNAL_FN RSIM_WIDE rsimPathSteps(uint mode, uint T, uint P, vec4 omegaLo, vec4 omegaHi, int count,
+                                       float delaySteps RSIM_SIGNAL_ARGS) {
+    if (mode == RSIM_MODE_PULSED) {
+        float t = rsimPulsedPeak(T, P RSIM_SIGNAL_PASS);
+        return t < 0.0f ? RSIM_WIDE(t) : RSIM_WIDE(t) + RSIM_WIDE(delaySteps);
+    }
+    return RSIM_WIDE(rsimAmcwPath(T, P, omegaLo, omegaHi, count, delaySteps, float(T) + delaySteps RSIM_SIGNAL_PASS));
 }
 
 RSIM_SHARED_END

@@ -23,12 +23,16 @@
 #define RSIM_PRECISE
 #define RSIM_FN inline
 #define RSIM_CONST inline constexpr
+// The wide float of sums whose rounding the CPU reference keeps small: double there, float on
+// the GPU (the transport's gathers, a path length plus its delay).
+#define RSIM_WIDE double
 #else
 #define RSIM_SHARED_BEGIN
 #define RSIM_SHARED_END
 #define RSIM_PRECISE precise
 #define RSIM_FN
 #define RSIM_CONST const
+#define RSIM_WIDE float
 #endif
 
 #endif

@@ -24,7 +24,10 @@ RSIM_CONST uint RSIM_MAX_RADIOSITY_SPLIT = 32u; // radiosity: upper bound of the
 // Pairs with shorter delays ("near pairs") are gathered step by step from a precomputed list.
 RSIM_CONST uint RSIM_TIME_BLOCK = 8u;
 
-// Specialization constant ids: the K storage class (RSIM_K_*) of the shaders that read K.
+// Specialization constant ids: the far gather's source slices per workgroup and sources per loop
+// trip (radiosity_far.comp), and the K storage class (RSIM_K_*) of the shaders that read K.
+RSIM_CONST uint RSIM_SPEC_RADIOSITY_SPLIT = 0u;
+RSIM_CONST uint RSIM_SPEC_RADIOSITY_UNROLL = 1u;
 RSIM_CONST uint RSIM_SPEC_K_FORMAT = 2u;
 
 // Descriptor set 0 of every ray-tracing shader.
@@ -93,15 +96,6 @@ struct FormFactorPush {
     uint rowBegin;
     uint rowEnd;
     uint pad0;
-};
-
-// Decoding elements [begin, end) of one K chunk to fp32.
-struct KDecodePush {
-    uint64_t kChunk;
-    uint64_t kTable;
-    uint64_t values; // float[elements]
-    uint begin;
-    uint end;
 };
 
 // Encoding one fp32 K chunk in a logarithmic LUT format on the device (shaders/kencode.comp).
@@ -270,7 +264,6 @@ static_assert(sizeof(rsim::shared::VisibilityPush) == 88);
 static_assert(sizeof(rsim::shared::NearVisibilityPair) == 16);
 static_assert(sizeof(rsim::shared::DirectPush) == 64);
 static_assert(sizeof(rsim::shared::FormFactorPush) == 56);
-static_assert(sizeof(rsim::shared::KDecodePush) == 32);
 static_assert(sizeof(rsim::shared::KEncodePush) == 64);
 static_assert(sizeof(rsim::shared::LightSensorRecord) == 128);
 static_assert(sizeof(rsim::shared::NearPair) == 16);

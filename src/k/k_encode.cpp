@@ -1,65 +1,17 @@
 // SPDX-License-Identifier: MIT
-#include "compress/kformat.h"
+#include "k/k_encode.h"
 
 #include <algorithm>
 #include <cmath>
 #include <queue>
 
-#include "scene/scene_desc.h"
 #include "util/error.h"
 #include "util/parallel.h"
 
 namespace rsim {
 
-const std::vector<KFormatInfo>& kFormats() {
-    static const std::vector<KFormatInfo> formats = {
-        {KFormat::Fp32, "fp32", shared::RSIM_K_FP32, false, "32-bit floats (exact)"},
-        {KFormat::Fp16, "fp16", shared::RSIM_K_FP16, false, "16-bit floats, converted as K is computed"},
-        {KFormat::Lut8Log, "lut8-log", shared::RSIM_K_LUT8, true,
-         "8-bit codes, per-chunk table spaced evenly in ln K (paper's choice)"},
-        {KFormat::Lut8Range, "lut8-range", shared::RSIM_K_LUT8, false,
-         "8-bit codes, per-chunk table from recursive range splitting (\"lutrange\")"},
-        {KFormat::Lut4Log, "lut4-log", shared::RSIM_K_LUT4, true, "4-bit codes, logarithmic table (study only)"},
-        {KFormat::Lut4Range, "lut4-range", shared::RSIM_K_LUT4, false, "4-bit codes, lutrange table (study only)"},
-    };
-    return formats;
-}
-
-const KFormatInfo& kFormatInfo(KFormat f) {
-    for (const auto& i : kFormats())
-        if (i.format == f) return i;
-    return kFormats().front();
-}
-
-KFormat parseKFormat(const std::string& name) {
-    std::vector<std::string> names;
-    for (const auto& i : kFormats()) {
-        if (name == i.name) return i.format;
-        names.push_back(i.name);
-    }
-    std::string list;
-    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-    const std::string hint = didYouMean(name, names);
-    throw InputError("--kij " + name + ": unknown K format" +
-                     (hint.empty() ? "" : " (did you mean " + hint + "?)") + "; expected one of " + list);
-}
-
 std::uint64_t EncodedChunk::bytes(std::uint32_t storage) const {
     return (count * shared::rsimKBits(storage) + 7) / 8 + table.size() * sizeof(float);
-}
-
-std::uint32_t chunkRows(std::uint32_t n, KFormat format, std::uint64_t chunkBytes) {
-    const std::uint64_t rowBytes =
-        std::max<std::uint64_t>(1, std::uint64_t(n) * shared::rsimKBits(kFormatInfo(format).storage) / 8);
-    const std::uint64_t maxRows = ((std::uint64_t(1) << 32) - 64) / std::max<std::uint32_t>(1, n);
-    return std::uint32_t(std::clamp<std::uint64_t>(chunkBytes / rowBytes, 1, std::min<std::uint64_t>(n, maxRows)));
-}
-
-std::uint64_t kBytes(std::uint32_t n, KFormat format, std::uint32_t rowsPerChunk) {
-    const std::uint32_t storage = kFormatInfo(format).storage;
-    const std::uint64_t chunks = (n + rowsPerChunk - 1) / std::max<std::uint32_t>(1, rowsPerChunk);
-    return (std::uint64_t(n) * n * shared::rsimKBits(storage) + 7) / 8 +
-           chunks * shared::rsimKTableSize(storage) * sizeof(float);
 }
 
 void packElement(std::vector<std::uint32_t>& words, std::uint32_t storage, std::uint64_t e,

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "compress/kformat.h"
+#include "k/k_chunking.h"
 
 namespace rsim {
 
@@ -30,8 +30,7 @@ inline constexpr std::uint32_t kStreamBuffers = 4;
 inline constexpr std::uint64_t kStreamGroupBytes = 128ull << 20; // per group, when memory allows
 
 struct KPlan {
-    KFormat format = KFormat::Fp32;
-    std::uint32_t n = 0, rowsPerChunk = 1, chunks = 0;
+    KChunking chunking;
     std::vector<std::uint32_t> owner;  // chunk -> device
     std::vector<bool> streamed;        // device -> streams its chunks from host memory
     std::vector<std::uint32_t> streamGroup; // device -> chunks per copy (streamed devices)
@@ -39,19 +38,12 @@ struct KPlan {
     // too large for one device); else one device computes and keeps it in place.
     bool hostAssembled = false;
 
-    std::uint32_t rowBegin(std::uint32_t c) const { return c * rowsPerChunk; }
-    std::uint32_t rowEnd(std::uint32_t c) const { return std::min(n, (c + 1) * rowsPerChunk); }
-    std::uint64_t elements(std::uint32_t c) const { return std::uint64_t(rowEnd(c) - rowBegin(c)) * n; }
-    // Bytes of chunk c in the format (whole 32-bit words) on the device.
-    std::uint64_t chunkBytes(std::uint32_t c) const;
-    std::uint64_t largestChunkBytes() const;
     std::vector<std::uint32_t> chunksOf(std::uint32_t device) const;
     bool anyStreamed() const;
 };
 
 // Throws InputError when --stream never cannot hold K, or Error when not even the streaming
 // buffers fit.
-KPlan planK(std::uint32_t n, KFormat format, std::uint64_t chunkBytes,
-            const std::vector<DeviceBudget>& devices, StreamMode mode);
+KPlan planK(KChunking chunking, const std::vector<DeviceBudget>& devices, StreamMode mode);
 
 } // namespace rsim

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: MIT
-#include "pipeline/sim_config.h"
+#include "scene/scene_config.h"
 
 #include <cmath>
 
 #include <glm/geometric.hpp>
 
-#include "rsim/shared/form_factor.h"
 #include "util/error.h"
 
 namespace rsim {
@@ -33,32 +32,16 @@ std::vector<float> makePulse(PulseShape shape, double fwhmSteps) {
     return out;
 }
 
-std::uint32_t kEstimatorId(KEstimator e) {
-    switch (e) {
-    case KEstimator::SolidAngleMean: return shared::RSIM_K_ESTIMATOR_SOLID_ANGLE_MEAN;
-    case KEstimator::Area: return shared::RSIM_K_ESTIMATOR_AREA;
-    default: return shared::RSIM_K_ESTIMATOR_SOLID_ANGLE;
-    }
-}
-
-shared::KSampling kSampling(const SimConfig& config, float rayEps) {
-    shared::KSampling k;
-    k.samples = config.samples;
-    k.nearFactor = config.nearPairFactor;
-    k.seed = config.seed;
-    k.estimator = kEstimatorId(config.kEstimator);
-    k.eps = rayEps;
-    return k;
-}
-
 SimConfig makeSimConfig(const SceneDesc& scene) {
     SimConfig c;
     const auto& s = scene.sim;
     c.dtNs = s.dt_ns;
     c.timesteps = s.timesteps;
-    c.samples = s.samples;
-    c.kEstimator = s.k_estimator;
-    c.nearPairFactor = s.near_pair_factor;
+    c.k.samples = s.samples;
+    c.k.estimator = s.k_estimator;
+    c.k.nearPairFactor = s.near_pair_factor;
+    c.k.seed = s.seed;
+    c.k.transportSteps = s.timesteps;
     c.directSamples = s.direct_samples;
     c.seed = s.seed;
     c.indirect = s.indirect;

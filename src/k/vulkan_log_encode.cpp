@@ -1,26 +1,26 @@
 // SPDX-License-Identifier: MIT
-#include "compress/vulkan_log_encode.h"
+#include "k/vulkan_log_encode.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "backends/vulkan_scene.h"
+#include "vulkan/pass.h"
 #include "vulkan/shaders.h"
 
 namespace rsim {
 
-KErrors encodeLogKVulkan(const vk::Device& device, GpuKMatrix& K, KFormat format) {
+KErrors encodeLogKVulkan(const vk::Device& device, DeviceK& K, KFormat format) {
     const std::uint32_t storage = kFormatInfo(format).storage;
     const std::uint32_t L = shared::rsimKTableSize(storage), perWord = 32u / shared::rsimKBits(storage);
-    const std::uint32_t chunks = K.chunkCount(), wg = shared::RSIM_WG_ENCODE;
-    vk::Pipeline pipeline(device, vk::shaders::kEncode(), sizeof(shared::KEncodePush), false,
-                          vk::SpecConstants{0, 0, storage}, "K encode (" + std::string(kFormatInfo(format).name) + ")");
-    const std::uint64_t launch = maxLinearLaunch(device, wg) / wg * wg;
+    const std::uint32_t chunks = K.chunking.chunks(), wg = shared::RSIM_WG_ENCODE;
+    vk::Pass<shared::KEncodePush> pass(device, vk::shaders::kEncode(),
+                                       vk::specConstants({{shared::RSIM_SPEC_K_FORMAT, storage}}),
+                                       "K encode (" + std::string(kFormatInfo(format).name) + ")");
 
     // Per chunk: its elements, words and the offset of its workgroups' error sums.
     std::vector<std::uint64_t> count(chunks), words(chunks), groupBase(chunks + 1, 0);
     for (std::uint32_t c = 0; c < chunks; ++c) {
-        count[c] = std::uint64_t(K.rowEnd(c) - K.rowBegin(c)) * K.n;
+        count[c] = K.chunking.elements(c);
         words[c] = (count[c] + perWord - 1) / perWord;
         groupBase[c + 1] = groupBase[c] + (words[c] + wg - 1) / wg;
     }
@@ -31,21 +31,16 @@ KErrors encodeLogKVulkan(const vk::Device& device, GpuKMatrix& K, KFormat format
                               vk::MemoryKind::Device, "K encode error sums");
 
     auto record = [&](VkCommandBuffer cmd, std::uint32_t c, shared::KEncodePush push) {
-        push.values = K.chunks[c].address();
+        push.values = K.buffers[c].address();
         push.stats = stats.address() + std::uint64_t(c) * 16;
         push.partials = partials.address() + groupBase[c] * 4;
         push.count = std::uint32_t(count[c]);
-        forEachLaunch(words[c], launch, [&](std::uint32_t begin, std::uint32_t end) {
-            push.begin = begin;
-            push.end = end;
-            pipeline.pushConstants(cmd, &push);
-            pipeline.dispatch(cmd, (end - begin + wg - 1) / wg, 1);
-        });
+        pass.dispatchLinear(cmd, push, words[c], wg);
     };
 
     // Pass 0: every chunk's range, in one submission.
     device.submitAndWait([&](VkCommandBuffer cmd) {
-        pipeline.bind(cmd, nullptr);
+        pass.bind(cmd);
         for (std::uint32_t c = 0; c < chunks; ++c) record(cmd, c, shared::KEncodePush{});
     });
     const std::vector<std::uint32_t> ranges = vk::download<std::uint32_t>(device, stats, initial.size());
@@ -61,24 +56,25 @@ KErrors encodeLogKVulkan(const vk::Device& device, GpuKMatrix& K, KFormat format
         std::copy(t.bounds.begin(), t.bounds.end(), bounds.begin() + std::ptrdiff_t(c) * L);
     }
     K.tables = vk::makeStorage(device, tables, "K tables");
+    K.hostTables = tables;
     const vk::Buffer boundsBuffer = vk::makeStorage(device, bounds, "K code boundaries");
 
     // Pass 1: chunk by chunk, so at most one chunk exists in both formats.
     for (std::uint32_t c = 0; c < chunks; ++c) {
         vk::Buffer encoded(device, words[c] * 4, vk::kStorageUsage, vk::MemoryKind::Device,
-                           "K rows " + std::to_string(K.rowBegin(c)) + " (" + kFormatInfo(format).name + ")");
+                           "K rows " + std::to_string(K.chunking.rowBegin(c)) + " (" + kFormatInfo(format).name + ")");
         shared::KEncodePush push{};
         push.words = encoded.address();
         push.table = K.tables.address() + std::uint64_t(c) * L * 4;
         push.bounds = boundsBuffer.address() + std::uint64_t(c) * L * 4;
         push.pass = 1;
         device.submitAndWait([&](VkCommandBuffer cmd) {
-            pipeline.bind(cmd, nullptr);
+            pass.bind(cmd);
             record(cmd, c, push);
         });
-        K.chunks[c] = std::move(encoded);
+        K.buffers[c] = std::move(encoded);
     }
-    K.format = format;
+    K.chunking.format = format;
 
     KErrors errors;
     for (float s : vk::download<float>(device, partials, groupBase[chunks])) errors.sumSquared += double(s);

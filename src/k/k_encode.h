@@ -1,32 +1,14 @@
 // SPDX-License-Identifier: MIT
-// K storage formats (--kij) and how one chunk of K is encoded in them.
+// How one chunk of K is encoded in a storage format (core/k_format.h) and decoded again.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "core/k_format.h"
 #include "rsim/shared/kformat.h"
 
 namespace rsim {
-
-enum class KFormat { Fp32, Fp16, Lut8Log, Lut8Range, Lut4Log, Lut4Range };
-
-struct KFormatInfo {
-    KFormat format;
-    const char* name;      // as --kij takes it
-    std::uint32_t storage; // RSIM_K_* of include/rsim/shared/kformat.h
-    bool logTable;         // LUT built by the logarithmic mapping (else "lutrange")
-    const char* description;
-};
-
-const KFormatInfo& kFormatInfo(KFormat format);
-const std::vector<KFormatInfo>& kFormats();
-// Throws InputError (with a did-you-mean) for an unknown name.
-KFormat parseKFormat(const std::string& name);
-
-// The format `rsim run` uses unless told otherwise: the fewest bytes that keep the accuracy
-// bar of docs/model-choices.md (chosen by scripts/kij_accuracy_study.py; see docs/benchmarks.md).
-inline constexpr KFormat kDefaultKFormat = KFormat::Lut8Log;
 
 // One chunk of K in a format: elements packed into 32-bit words as kformat.h reads them, and
 // for the LUT formats the chunk's table (entry 0 is an exact zero).
@@ -64,14 +46,6 @@ inline float decodeElement(const EncodedChunk& c, std::uint32_t storage, std::ui
     if (storage <= shared::RSIM_K_FP16) return shared::rsimKPlain(storage, word, e32);
     return c.table[shared::rsimKCode(storage, word, e32)];
 }
-
-// Rows of K per chunk for a chunk budget of `chunkBytes` (both backends use this, so their
-// chunks, tables and decoded values match).
-std::uint32_t chunkRows(std::uint32_t n, KFormat format, std::uint64_t chunkBytes);
-
-// Bytes of K: N^2 elements at the format's size (rounded up to a byte) plus one table per
-// chunk. summary.json's k_bytes.
-std::uint64_t kBytes(std::uint32_t n, KFormat format, std::uint32_t rowsPerChunk);
 
 // Errors of every format against fp32 K, given K's chunks as fp32 values (any layout): what
 // `rsim run --kij-errors` reports in summary.json for the accuracy study.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "backends/vulkan_rays.h"
+#include "vulkan/ray_pass.h"
 
 namespace rsim {
 namespace {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "streaming/k_plan.h"
+#include "k/k_plan.h"
 
 #include <algorithm>
 
@@ -20,41 +20,29 @@ const char* streamModeName(StreamMode m) {
     return m == StreamMode::Auto ? "auto" : m == StreamMode::Always ? "always" : "never";
 }
 
-std::uint64_t KPlan::chunkBytes(std::uint32_t c) const {
-    return ((elements(c) * shared::rsimKBits(kFormatInfo(format).storage) + 31) / 32) * 4;
-}
-
-std::uint64_t KPlan::largestChunkBytes() const {
-    std::uint64_t m = 0;
-    for (std::uint32_t c = 0; c < chunks; ++c) m = std::max(m, chunkBytes(c));
-    return m;
-}
-
 std::vector<std::uint32_t> KPlan::chunksOf(std::uint32_t d) const {
     std::vector<std::uint32_t> out;
-    for (std::uint32_t c = 0; c < chunks; ++c)
+    for (std::uint32_t c = 0; c < chunking.chunks(); ++c)
         if (owner[c] == d) out.push_back(c);
     return out;
 }
 
 bool KPlan::anyStreamed() const { return std::find(streamed.begin(), streamed.end(), true) != streamed.end(); }
 
-KPlan planK(std::uint32_t n, KFormat format, std::uint64_t chunkBudget,
-            const std::vector<DeviceBudget>& devices, StreamMode mode) {
+KPlan planK(KChunking chunking, const std::vector<DeviceBudget>& devices, StreamMode mode) {
     KPlan p;
-    p.format = format;
-    p.n = n;
-    p.rowsPerChunk = chunkRows(n, format, chunkBudget);
-    p.chunks = (n + p.rowsPerChunk - 1) / p.rowsPerChunk;
+    p.chunking = chunking;
+    const std::uint32_t n = chunking.n;
+    const KFormat format = chunking.format;
     const std::uint32_t D = std::uint32_t(devices.size());
     // Static round-robin: chunks are of equal size (the last may be shorter), so every device
     // gets the same work to within one chunk.
-    for (std::uint32_t c = 0; c < p.chunks; ++c) p.owner.push_back(c % D);
+    for (std::uint32_t c = 0; c < chunking.chunks(); ++c) p.owner.push_back(c % D);
     p.streamed.assign(D, false);
     p.streamGroup.assign(D, 1);
     for (std::uint32_t d = 0; d < D; ++d) {
         std::uint64_t kBytes = 0;
-        for (std::uint32_t c : p.chunksOf(d)) kBytes += p.chunkBytes(c);
+        for (std::uint32_t c : p.chunksOf(d)) kBytes += chunking.chunkBytes(c);
         const DeviceBudget& b = devices[d];
         const bool fits = b.fixedBytes + kBytes <= b.budgetBytes;
         if (mode == StreamMode::Never && !fits)
@@ -63,7 +51,7 @@ KPlan planK(std::uint32_t n, KFormat format, std::uint64_t chunkBudget,
                              " MiB of other data, more than the " + std::to_string(b.budgetBytes >> 20) +
                              " MiB available; use --stream auto (or more devices, or a smaller --kij)");
         p.streamed[d] = mode == StreamMode::Always || !fits;
-        const std::uint64_t chunk = p.largestChunkBytes();
+        const std::uint64_t chunk = chunking.largestChunkBytes();
         if (p.streamed[d] && b.fixedBytes + kStreamBuffers * chunk > b.budgetBytes)
             throw Error(b.label + ": not even " + std::to_string(kStreamBuffers) + " K chunks of " +
                         std::to_string(chunk >> 20) + " MiB fit beside " + std::to_string(b.fixedBytes >> 20) +
@@ -76,7 +64,7 @@ KPlan planK(std::uint32_t n, KFormat format, std::uint64_t chunkBudget,
         }
         spdlog::info("{}: K {} ({} chunk(s) of {} rows, {} MiB on this device{}), {} + {} MiB of {} MiB",
                      b.label, p.streamed[d] ? "streamed from host memory" : "resident",
-                     p.chunksOf(d).size(), p.rowsPerChunk, kBytes >> 20,
+                     p.chunksOf(d).size(), chunking.rowsPerChunk, kBytes >> 20,
                      p.streamed[d] ? fmt::format(", copied {} at a time", p.streamGroup[d]) : "", b.fixedBytes >> 20,
                      (p.streamed[d] ? kStreamBuffers * p.streamGroup[d] * chunk : kBytes) >> 20, b.budgetBytes >> 20);
     }

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+// What the phases compute (physics only; how and where it ran is in core/run_metadata.h).
+// Per-triangle arrays are in internal (Morton) order; the writers convert to stable ids.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rsim {
+
+struct DirectTerms {
+    std::vector<float> irradiance; // Irr_i, W/m^2 (MODEL §4)
+    std::vector<float> importance; // w_i of the sensor source R
+    std::vector<float> tLight;     // tL_i, fractional timesteps
+    std::vector<float> tSensor;    // tS_i
+    std::uint64_t shadowRays = 0;
+};
+
+// Rows of F whose sum exceeds this are counted (VisibilityStats::rowsOverOne).
+inline constexpr double kRowSumWarning = 1.05;
+// A run warns when a row sum exceeds this (docs/model-choices.md, "Row sums").
+inline constexpr double kRowSumAlarm = 1.2;
+
+struct VisibilityStats {
+    std::uint64_t candidatePairs = 0; // i < j pairs that can face each other
+    std::uint64_t nonzeroPairs = 0;   // i < j with K_ij > 0
+    std::uint64_t raysCast = 0;
+    // Energy diagnostics of K (MODEL §2 clamp): ordered pairs with K_ij A_j > 1, the largest
+    // row sum sum_j F_ij (physically <= 1), and the rows whose sum exceeds kRowSumWarning.
+    std::uint64_t clampedFormFactors = 0;
+    double maxRowSum = 0.0;
+    std::uint64_t rowsOverOne = 0;
+};
+
+// A backend's own copy of a result (e.g. the B/Z history on a GPU), which its later phases use
+// instead of the host arrays; other backends ignore it.
+struct DeviceCopy {
+    virtual ~DeviceCopy() = default;
+};
+
+// B, Z and their sources E, R over time, [i * T + t].
+struct Histories {
+    std::uint32_t n = 0, timesteps = 0;
+    std::vector<float> B, Z, E, R;
+    std::shared_ptr<const DeviceCopy> device;
+};
+
+struct TriangleDistances {
+    std::vector<double> pathLength; // L_i, m (NaN: undefined)
+    std::vector<double> distance;   // d_i, m (NaN: no light or not seen)
+    std::uint64_t echoesCutOff = 0; // triangles whose echo ran past the simulated time
+};
+
+struct SensorImage {
+    std::uint32_t width = 0, height = 0;
+    std::vector<float> depth;     // estimated sensor distance along the pixel ray, m (NaN: none)
+    std::vector<float> trueDepth; // distance to the first hit, m (NaN: no hit)
+    std::vector<float> amplitude; // signal amplitude (sum of the pixel's signal, or |phasor|)
+    std::vector<std::int32_t> triangle; // internal index of the hit triangle, -1 for none
+    std::uint64_t rays = 0; // primary rays (one per pixel)
+};
+
+struct SimulationResult {
+    std::uint32_t n = 0, timesteps = 0;
+    // Time series, [i * T + t].
+    std::vector<float> B, Z, E, R;
+    std::vector<float> K; // N x N decoded K (row i, column j), only when requested
+    DirectTerms direct;
+    std::vector<double> pathLength; // L_i, m (NaN: undefined)
+    std::vector<double> distance;   // d_i, m (NaN: no light or not seen)
+    SensorImage image;
+    VisibilityStats visibility;
+    std::vector<double> signalFwd, signalAdj; // s_fwd(t), s_adj(t) (MODEL §5)
+    std::uint64_t echoesCutOff = 0; // triangles whose echo ran past the simulated time
+};
+
+} // namespace rsim

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+// What a simulation runs with, derived once from the scene file (scene/scene_config.h). K's
+// settings stand apart: K depends on the triangles and on them alone, not on the materials, the
+// light or the sensor, so one K serves every pose of a scene.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/k_format.h"
+#include "rsim/shared/form_factor.h"
+#include "rsim/shared/physics.h"
+
+namespace rsim {
+
+enum class PulseShape { Delta, Gaussian };
+enum class SensorMode { Pulsed, Amcw };
+// How K_ij is estimated (MODEL §2): by solid angle with the sides blended by area (the default),
+// with MODEL.md's equal blend, or by the former area sampling; the last two for comparisons
+// (docs/model-choices.md).
+enum class KEstimator { SolidAngle, SolidAngleMean, Area };
+
+// The geometry phase: how K is sampled and stored.
+struct KSettings {
+    std::uint32_t samples = 16;          // S
+    KEstimator estimator = KEstimator::SolidAngle;
+    std::uint32_t nearPairFactor = 8;    // near pairs take this many times S (form_factor.h)
+    std::uint32_t seed = 1;
+    KFormat format = kDefaultKFormat;    // --kij
+    std::uint64_t chunkBytes = 16ull << 20; // --chunk-mb: K chunk budget (rows per LUT)
+    bool formatErrors = false;           // --kij-errors: errors of every format (fp32 runs)
+    // Memory the transport will need beside K on a device, per triangle (the B/Z history of T
+    // steps): where K can live depends on it, its values do not.
+    std::uint32_t transportSteps = 1000;
+};
+
+struct SimConfig {
+    KSettings k;
+    double dtNs = 0.1;
+    std::uint32_t timesteps = 1000;      // T
+    std::uint32_t directSamples = 16;    // S_d
+    std::uint32_t seed = 1;              // of the direct terms' samples
+    bool indirect = true;
+    shared::PointLight light{};
+    shared::PinholeSensor sensor{};
+    std::uint32_t width = 0, height = 0; // sensor pixels
+    std::vector<float> pulse;            // p[k], sums to 1
+    SensorMode mode = SensorMode::Pulsed;
+    std::vector<double> modulationMhz;
+    float invCdtSq = 0.0f;               // 1 / (c dt)^2, for tau_ij
+    double cdtM = 0.0;                   // c dt, metres per timestep
+
+    // Fractional delay in timesteps of a path of `metres`.
+    double steps(double metres) const { return metres / cdtM; }
+};
+
+// The shared code's id of an estimator (RSIM_K_ESTIMATOR_*, include/rsim/shared/form_factor.h).
+std::uint32_t kEstimatorId(KEstimator e);
+// How the visibility pass samples each pair (form_factor.h), rays offset by `rayEps`.
+shared::KSampling kSampling(const KSettings& k, float rayEps);
+
+} // namespace rsim

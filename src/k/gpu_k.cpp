@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+#include "k/gpu_k.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "k/k_diagnostics.h"
+#include "k/vulkan_log_encode.h"
+#include "util/parallel.h"
+#include "vulkan/pass.h"
+#include "vulkan/ray_pass.h"
+#include "vulkan/shaders.h"
+
+namespace rsim {
+
+std::uint64_t DeviceK::bytes() const {
+    std::uint64_t b = tables ? tables.size() : 0;
+    for (const auto& buffer : buffers) b += buffer.size();
+    return b;
+}
+
+float DeviceK::hostElement(std::size_t held, std::uint32_t i, std::uint32_t j) const {
+    const std::uint32_t storage = chunking.storage(), c = chunkIds[held];
+    const auto e = std::uint32_t(chunking.index(i, j));
+    const std::uint32_t word = static_cast<const std::uint32_t*>(buffers[held].mapped())[shared::rsimKWord(storage, e)];
+    if (storage <= shared::RSIM_K_FP16) return shared::rsimKPlain(storage, word, e);
+    return hostTables[std::size_t(c) * shared::rsimKTableSize(storage) + shared::rsimKCode(storage, word, e)];
+}
+
+DeviceK allocateDeviceK(const vk::Device& device, KChunking chunking) {
+    while (chunking.rowsPerChunk > 1 && chunking.chunkBytes(0) > device.maxAllocationBytes())
+        chunking.rowsPerChunk = (chunking.rowsPerChunk + 1) / 2;
+    DeviceK K;
+    K.chunking = chunking;
+    for (std::uint32_t c = 0; c < chunking.chunks(); ++c) {
+        K.chunkIds.push_back(c);
+        K.buffers.emplace_back(device, chunking.chunkBytes(c), vk::kStorageUsage, vk::MemoryKind::Device,
+                               "K rows " + std::to_string(chunking.rowBegin(c)) + ".." +
+                                   std::to_string(chunking.rowEnd(c)));
+        vk::fillZero(device, K.buffers.back());
+    }
+    return K;
+}
+
+vk::Buffer chunkAddressTable(const vk::Device& device, const DeviceK& K) {
+    std::vector<std::uint64_t> addresses(K.chunking.chunks(), 0);
+    for (std::size_t x = 0; x < K.chunkIds.size(); ++x) addresses[K.chunkIds[x]] = K.buffers[x].address();
+    return vk::makeStorage(device, addresses, "K chunk addresses");
+}
+
+KErrors compressDeviceK(const vk::Device& device, DeviceK& K, KFormat format) {
+    if (format == K.chunking.format) return {};
+    if (kFormatInfo(format).logTable) return encodeLogKVulkan(device, K, format); // codes stay on the device
+    // lutrange sorts each chunk: the chunks come to the host, are encoded on all cores and go back.
+    HostK host = downloadDeviceK(device, K);
+    host.compress(format);
+    KErrors errors{host.sumSquaredError(), host.maxAbsError()};
+    K = uploadChunks(device, host, K.chunkIds, false, 1);
+    return errors;
+}
+
+VisibilityStats formFactorDiagnosticsDevice(const vk::Device& device, const GpuGeometry& geometry,
+                                            const DeviceK& K) {
+    const KChunking& ch = K.chunking;
+    vk::Pass<shared::FormFactorPush> sums(device, vk::shaders::formFactorSums(),
+                                          vk::specConstants({{shared::RSIM_SPEC_K_FORMAT, ch.storage()}}),
+                                          "form-factor sums");
+    GpuCounters clamped(device, 1, "clamp counter");
+    vk::Buffer rowSums(device, std::uint64_t(ch.n) * sizeof(float), vk::kStorageUsage, vk::MemoryKind::Device,
+                       "form-factor row sums");
+    shared::FormFactorPush p{};
+    p.triangles = geometry.triangles.address();
+    p.rowSums = rowSums.address();
+    p.stats = clamped.address();
+    p.n = ch.n;
+    device.submitAndWait([&](VkCommandBuffer cmd) {
+        sums.bind(cmd);
+        for (std::size_t x = 0; x < K.chunkIds.size(); ++x) {
+            const std::uint32_t c = K.chunkIds[x];
+            p.kChunk = K.buffers[x].address();
+            p.kTable = K.tableAddress(c);
+            p.rowBegin = ch.rowBegin(c);
+            p.rowEnd = ch.rowEnd(c);
+            sums.dispatch(cmd, p, (ch.rows(c) + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR);
+        }
+    });
+    const auto values = vk::download<float>(device, rowSums, ch.n);
+    return summariseRowSums(std::vector<double>(values.begin(), values.end()), clamped.read()[0]);
+}
+
+void copyChunksToHost(const vk::Device& device, const DeviceK& K, HostK& into) {
+    const std::uint32_t size = shared::rsimKTableSize(K.chunking.storage());
+    for (std::size_t x = 0; x < K.chunkIds.size(); ++x) {
+        const std::uint32_t c = K.chunkIds[x];
+        EncodedChunk& chunk = into.chunk(c);
+        const std::uint64_t words = K.chunking.chunkBytes(c) / 4;
+        if (K.streamed) {
+            const auto* mapped = static_cast<const std::uint32_t*>(K.buffers[x].mapped());
+            chunk.words.assign(mapped, mapped + words);
+        } else {
+            chunk.words = vk::download<std::uint32_t>(device, K.buffers[x], words);
+        }
+        chunk.table.clear();
+        if (size) chunk.table.assign(K.hostTables.begin() + std::ptrdiff_t(c) * size,
+                                     K.hostTables.begin() + std::ptrdiff_t(c + 1) * size);
+    }
+}
+
+HostK downloadDeviceK(const vk::Device& device, const DeviceK& K) {
+    HostK host = HostK::unfilled(K.chunking);
+    copyChunksToHost(device, K, host);
+    return host;
+}
+
+DeviceK uploadChunks(const vk::Device& device, const HostK& K, const std::vector<std::uint32_t>& ids, bool streamed,
+                     std::uint32_t streamGroup) {
+    DeviceK out;
+    out.chunking = K.chunking();
+    out.chunkIds = ids;
+    out.streamed = streamed;
+    out.streamGroup = streamGroup;
+    for (std::uint32_t c : ids) {
+        const auto& words = K.chunk(c).words;
+        const std::uint64_t bytes = words.size() * 4;
+        if (streamed) {
+            vk::Buffer pinned(device, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryKind::Upload,
+                              "K chunk " + std::to_string(c) + " (host)");
+            std::memcpy(pinned.mapped(), words.data(), bytes);
+            out.buffers.push_back(std::move(pinned));
+        } else {
+            out.buffers.push_back(vk::makeStorage(device, words, "K chunk " + std::to_string(c)));
+        }
+    }
+    const std::uint32_t size = shared::rsimKTableSize(out.chunking.storage());
+    if (size) {
+        std::vector<float> tables(std::size_t(out.chunking.chunks()) * size, 0.0f);
+        for (std::uint32_t c = 0; c < out.chunking.chunks(); ++c)
+            std::copy(K.chunk(c).table.begin(), K.chunk(c).table.end(), tables.begin() + std::ptrdiff_t(c) * size);
+        out.tables = vk::makeStorage(device, tables, "K tables");
+        out.hostTables = std::move(tables);
+    }
+    return out;
+}
+
+} // namespace rsim

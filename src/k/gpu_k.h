@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+// K on one Vulkan device, in the chunks and layout of KChunking: every chunk (one device
+// computed K in place), or the chunks this device gathers from (K placed on several devices),
+// in device memory or, when streamed, in pinned host memory that the transport copies in.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/results.h"
+#include "k/host_k.h"
+#include "vulkan/buffer.h"
+#include "vulkan/gpu_scene.h"
+
+namespace rsim {
+
+struct DeviceK {
+    KChunking chunking;
+    std::vector<std::uint32_t> chunkIds; // the chunks held, ascending
+    std::vector<vk::Buffer> buffers;     // per held chunk
+    bool streamed = false;               // buffers are pinned host memory
+    std::uint32_t streamGroup = 1;       // streamed: held chunks per copy
+    vk::Buffer tables;                   // LUT formats: every chunk's table, chunk c's at c * size
+    std::vector<float> hostTables;       // the same in host memory (streamed K is read there too)
+
+    VkDeviceAddress tableAddress(std::uint32_t c) const {
+        const std::uint32_t size = shared::rsimKTableSize(chunking.storage());
+        return tables ? tables.address() + std::uint64_t(c) * size * sizeof(float) : 0;
+    }
+    bool holdsAll() const { return chunkIds.size() == chunking.chunks(); }
+    // K_ij of a held chunk in pinned host memory (streamed), decoded on the host.
+    float hostElement(std::size_t held, std::uint32_t i, std::uint32_t j) const;
+    std::uint64_t bytes() const;
+};
+
+// Every chunk, zeroed, as fp32 or fp16 (what the visibility pass writes). Rows per chunk shrink
+// when a chunk would not fit one allocation of the device.
+DeviceK allocateDeviceK(const vk::Device& device, KChunking chunking);
+
+// uint64_t per chunk index: the address of the chunk this device holds, 0 for the others.
+vk::Buffer chunkAddressTable(const vk::Device& device, const DeviceK& K);
+
+struct KErrors {
+    double sumSquared = 0.0;
+    double maxAbs = 0.0;
+};
+// Re-encodes a resident fp32 K (every chunk) in `format`: the logarithmic formats on the device
+// (k/vulkan_log_encode.h), lutrange on the host (it sorts each chunk). Errors against fp32.
+KErrors compressDeviceK(const vk::Device& device, DeviceK& K, KFormat format);
+
+// Energy diagnostics of a resident K (every chunk), by shaders/formfactor_sums.comp.
+VisibilityStats formFactorDiagnosticsDevice(const vk::Device& device, const GpuGeometry& geometry,
+                                            const DeviceK& K);
+
+// Copies the held chunks (and every table) into `into` (same chunking), encoded as they are:
+// downloaded when resident, read from pinned memory when streamed.
+void copyChunksToHost(const vk::Device& device, const DeviceK& K, HostK& into);
+// Every chunk (K held whole by one device) in host memory.
+HostK downloadDeviceK(const vk::Device& device, const DeviceK& K);
+
+// Uploads chunks `ids` of K to the device (pinned host memory when `streamed`), and every
+// chunk's table.
+DeviceK uploadChunks(const vk::Device& device, const HostK& K, const std::vector<std::uint32_t>& ids, bool streamed,
+                     std::uint32_t streamGroup);
+
+} // namespace rsim

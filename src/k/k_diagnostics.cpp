@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+#include "k/k_diagnostics.h"
+
+#include <algorithm>
+
+#include "rsim/shared/physics.h"
+#include "util/parallel.h"
+
+namespace rsim {
+
+VisibilityStats summariseRowSums(const std::vector<double>& rowSums, std::uint64_t clamped) {
+    VisibilityStats v;
+    v.clampedFormFactors = clamped;
+    for (double s : rowSums) {
+        v.maxRowSum = std::max(v.maxRowSum, s);
+        v.rowsOverOne += s > kRowSumWarning;
+    }
+    return v;
+}
+
+VisibilityStats formFactorDiagnostics(const HostK& K, const std::vector<float>& area) {
+    const KChunking& ch = K.chunking();
+    std::vector<double> rowSum(ch.n, 0.0);
+    std::vector<std::uint64_t> clamped(threadCount(), 0);
+    // A tile of rows in one pass over its elements, j by j: each row's sum still adds its sources
+    // in order of j.
+    parallelRowTiles(ch, 64, [&](std::uint32_t c, std::uint32_t a, std::uint32_t b, unsigned w) {
+        const std::uint32_t r0 = ch.rowBegin(c), rows = ch.rows(c);
+        for (std::uint32_t j = 0; j < ch.n; ++j)
+            for (std::uint32_t r = a; r < b; ++r) {
+                const float k = decodeElement(K.chunk(c), ch.storage(), std::uint64_t(j) * rows + r);
+                if (k == 0.0f) continue;
+                clamped[w] += k * area[j] > 1.0f;
+                rowSum[r0 + r] += double(shared::rsimFormFactor(k, area[j]));
+            }
+    });
+    std::uint64_t total = 0;
+    for (auto v : clamped) total += v;
+    return summariseRowSums(rowSum, total);
+}
+
+} // namespace rsim

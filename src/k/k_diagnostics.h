@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+// Energy diagnostics of K (MODEL §2 step 7): row sums sum_j min(1, K_ij A_j), the clamped form
+// factors, and the rows above kRowSumWarning. The GPU computes the row sums of a resident K
+// with shaders/formfactor_sums.comp (k/gpu_k.h); both end in summariseRowSums.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/results.h"
+#include "k/host_k.h"
+
+namespace rsim {
+
+// The energy fields of VisibilityStats from per-row sums and the count of clamped entries.
+VisibilityStats summariseRowSums(const std::vector<double>& rowSums, std::uint64_t clamped);
+
+// The same over a K in host memory; `area` by internal index.
+VisibilityStats formFactorDiagnostics(const HostK& K, const std::vector<float>& area);
+
+} // namespace rsim

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+#include "vulkan/gpu_scene.h"
+
+namespace rsim {
+
+shared::LightSensorRecord makeLightSensorRecord(const SimConfig& c) {
+    shared::LightSensorRecord r{};
+    r.lightPosCos = glm::vec4(c.light.position, c.light.cosHalfAngle);
+    r.lightDirFalloff = glm::vec4(c.light.direction, c.light.falloffExp);
+    r.lightIntensity = glm::vec4(c.light.intensity, 0.0f, 0.0f, 0.0f);
+    r.sensorPosTanH = glm::vec4(c.sensor.position, c.sensor.tanHalfFovH);
+    r.sensorFwdTanV = glm::vec4(c.sensor.forward, c.sensor.tanHalfFovV);
+    r.sensorRight = glm::vec4(c.sensor.right, 0.0f);
+    r.sensorUp = glm::vec4(c.sensor.up, 0.0f);
+    r.image = glm::uvec4(c.width, c.height, 0u, 0u);
+    return r;
+}
+
+GpuGeometry::GpuGeometry(const vk::Device& device, const PreparedScene& s) : n(std::uint32_t(s.size())) {
+    std::vector<shared::GpuTriangle> tris(n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+        tris[i].v0Area = glm::vec4(s.v0[i], s.area[i]);
+        tris[i].v1Rho = glm::vec4(s.v1[i], s.reflectance[i]);
+        tris[i].v2 = glm::vec4(s.v2[i], 0.0f);
+        tris[i].normal = glm::vec4(s.normal[i], 0.0f);
+        tris[i].meta = glm::uvec4(s.id[i], s.twin[i], 0u, 0u);
+    }
+    triangles = vk::makeStorage(device, tris, "triangles");
+}
+
+GpuPose::GpuPose(const vk::Device& device, const SimConfig& c)
+    : lightSensor(vk::makeStorage(device, std::vector<shared::LightSensorRecord>{makeLightSensorRecord(c)},
+                                  "light and sensor")),
+      pulse(vk::makeStorage(device, c.pulse, "pulse")) {}
+
+} // namespace rsim

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+// A compute pass typed by its push constants (include/rsim/shared/gpu_layout.h), its
+// specialization constants named by their constant_ids there, and 1-D launches split to what
+// the device allows.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <utility>
+
+#include "vulkan/pipeline.h"
+
+namespace rsim::vk {
+
+// {{RSIM_SPEC_K_FORMAT, storage}, ...}: the vector of constants by constant_id.
+SpecConstants specConstants(std::initializer_list<std::pair<std::uint32_t, std::uint32_t>> values);
+
+// Most items one 1-D launch may cover on this device (compute groups or ray dimensions).
+std::uint64_t maxLinearLaunch(const Device& device, std::uint32_t workgroupSize);
+
+// Splits [0, count) into launches of at most `maxPerLaunch` items; calls fn(begin, end).
+template <class F> void forEachLaunch(std::uint64_t count, std::uint64_t maxPerLaunch, F&& fn) {
+    for (std::uint64_t b = 0; b < count; b += maxPerLaunch)
+        fn(std::uint32_t(b), std::uint32_t(std::min(count, b + maxPerLaunch)));
+}
+
+template <class Push> class Pass {
+public:
+    Pass(const Device& device, ShaderCode code, const SpecConstants& spec, const std::string& name)
+        : device_(&device), pipeline_(device, code, sizeof(Push), false, spec, name) {}
+
+    void bind(VkCommandBuffer cmd) const { pipeline_.bind(cmd, nullptr); }
+    void dispatch(VkCommandBuffer cmd, const Push& p, std::uint32_t groupsX, std::uint32_t groupsY = 1) const {
+        pipeline_.pushConstants(cmd, &p);
+        pipeline_.dispatch(cmd, groupsX, groupsY);
+    }
+    // Items [0, count) in workgroups of `group` items, in as many launches as the device needs;
+    // each launch gets its range in p.begin, p.end. The pass must be bound.
+    void dispatchLinear(VkCommandBuffer cmd, Push p, std::uint64_t count, std::uint32_t group) const {
+        forEachLaunch(count, maxLinearLaunch(*device_, group), [&](std::uint32_t begin, std::uint32_t end) {
+            p.begin = begin;
+            p.end = end;
+            dispatch(cmd, p, (end - begin + group - 1) / group);
+        });
+    }
+
+private:
+    const Device* device_;
+    Pipeline pipeline_;
+};
+
+} // namespace rsim::vk

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+#include "vulkan/timeline.h"
+
+#include <utility>
+
+#include "vulkan/vk_check.h"
+
+namespace rsim::vk {
+
+TimelineSemaphore::TimelineSemaphore(const Device& device, const std::string& name) : device_(&device) {
+    VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+    type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+    type.initialValue = 0;
+    VkSemaphoreCreateInfo ci{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+    ci.pNext = &type;
+    VK_CHECK(device.vk().vkCreateSemaphore(device.handle(), &ci, nullptr, &semaphore_));
+    device.name(semaphore_, VK_OBJECT_TYPE_SEMAPHORE, name);
+}
+
+TimelineSemaphore::TimelineSemaphore(TimelineSemaphore&& o) noexcept
+    : device_(o.device_), semaphore_(std::exchange(o.semaphore_, VK_NULL_HANDLE)), value_(o.value_) {}
+
+TimelineSemaphore::~TimelineSemaphore() {
+    if (!semaphore_) return;
+    try {
+        // Work still in flight signals this semaphore, and the device's list of command buffers
+        // to free refers to it: both must be done before it goes.
+        waitAll();
+        device_->reclaim();
+    } catch (...) {
+    }
+    device_->vk().vkDestroySemaphore(device_->handle(), semaphore_, nullptr);
+}
+
+void TimelineSemaphore::wait(std::uint64_t v) const {
+    if (v == 0) return;
+    VkSemaphoreWaitInfo wi{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+    wi.semaphoreCount = 1;
+    wi.pSemaphores = &semaphore_;
+    wi.pValues = &v;
+    VK_CHECK(device_->vk().vkWaitSemaphores(device_->handle(), &wi, UINT64_MAX));
+}
+
+} // namespace rsim::vk

@@ -202,3 +202,54 @@ TEST_CASE("invariant 8 in AMCW mode: two-frequency distances agree", "[invariant
     CHECK(double(pixelsBeyond) <= 0.005 * double(pixels));
 }
 
+
+TEST_CASE("phases cross-fed between backends give the same results", "[invariants][backends]") {
+    const auto paths = vulkanPathsAvailable();
+    if (paths.empty()) SKIP("no Vulkan device with ray tracing");
+    const std::string path = GENERATE_COPY(from_range(paths));
+    CAPTURE(path);
+    const PreparedScene s = furnishedRoom();
+    const SimConfig c = makeSimConfig(roomView());
+    const std::size_t n = s.size(), T = c.timesteps;
+    const auto cpu = makeTestBackend("cpu"), gpu = makeTestBackend(path);
+    const SimulationResult cpuOnly = simulateOn(PhaseBackends::all(*cpu), s, c, true, true);
+    const SimulationResult gpuOnly = simulateOn(PhaseBackends::all(*gpu), s, c, true, true);
+    auto maxAbs = [](const std::vector<float>& v) {
+        double m = 0.0;
+        for (float x : v) m = std::max(m, std::abs(double(x)));
+        return m;
+    };
+    auto requireClose = [&](const SimulationResult& a, const SimulationResult& b) {
+        // The same K, transported by two backends: fp32 summation order only (bound 1e-5 of the
+        // peak, as in "B and Z within fp32 tolerance given the same K" above).
+        REQUIRE(a.B.size() == n * T);
+        const double peakB = maxAbs(a.B), peakZ = maxAbs(a.Z);
+        for (std::size_t k = 0; k < n * T; ++k) {
+            REQUIRE(std::abs(double(a.B[k]) - double(b.B[k])) <= 1e-5 * peakB);
+            REQUIRE(std::abs(double(a.Z[k]) - double(b.Z[k])) <= 1e-5 * peakZ);
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            CAPTURE(i, a.distance[i], b.distance[i]);
+            REQUIRE(std::isnan(a.distance[i]) == std::isnan(b.distance[i]));
+            if (!std::isnan(a.distance[i])) CHECK(std::abs(a.distance[i] - b.distance[i]) < 1e-3);
+        }
+        std::size_t pixels = 0;
+        for (std::size_t p = 0; p < a.image.depth.size(); ++p) {
+            REQUIRE(std::isnan(a.image.depth[p]) == std::isnan(b.image.depth[p]));
+            if (std::isnan(a.image.depth[p])) continue;
+            CHECK(std::abs(a.image.depth[p] - b.image.depth[p]) < 1e-3f);
+            ++pixels;
+        }
+        CHECK(pixels > a.image.depth.size() / 2);
+    };
+    SECTION("CPU K into the GPU transport, GPU histories into the CPU distances") {
+        const SimulationResult mixed = simulateOn({cpu.get(), gpu.get(), cpu.get()}, s, c, true, true);
+        CHECK(mixed.K == cpuOnly.K); // K crossed to the GPU and came back unchanged
+        requireClose(cpuOnly, mixed);
+    }
+    SECTION("GPU K into the CPU transport, CPU histories into the GPU distances") {
+        const SimulationResult mixed = simulateOn({gpu.get(), cpu.get(), gpu.get()}, s, c, true, true);
+        CHECK(mixed.K == gpuOnly.K);
+        requireClose(gpuOnly, mixed);
+    }
+}

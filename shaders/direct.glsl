@@ -23,20 +23,17 @@ void main() {
     vec3 n = g.normal.xyz;
     float irr = 0.0, imp = 0.0;
     uint rays = 0u;
-    for (uint s = 0u; s < pc.samples; ++s) {
-        vec3 xl = rsimDirectSamplePoint(t, g.meta.x, s, RSIM_SALT_LIGHT, pc.seed);
-        RaySegment l = rsimLightSample(light, xl, n, pc.rayEps);
-        if (l.weight > 0.0) {
+    for (uint s = 0u; s < pc.samples; ++s)
+        for (uint k = 0u; k < 2u; ++k) {
+            RaySegment seg = rsimDirectSample(t, n, g.meta.x, s, k == 1u, light, sensor, pc.seed, pc.rayEps);
+            if (seg.weight <= 0.0) continue;
             ++rays;
-            if (!rsimOccluded(l)) irr += l.weight;
+            if (rsimOccluded(seg)) continue;
+            if (k == 1u)
+                imp += seg.weight;
+            else
+                irr += seg.weight;
         }
-        vec3 xs = rsimDirectSamplePoint(t, g.meta.x, s, RSIM_SALT_SENSOR, pc.seed);
-        RaySegment v = rsimSensorSample(sensor, xs, n, pc.rayEps);
-        if (v.weight > 0.0) {
-            ++rays;
-            if (!rsimOccluded(v)) imp += v.weight;
-        }
-    }
     Vec2Refs(pc.results).v[i] = vec2(irr, imp) / float(pc.samples);
     rsimCount(pc.stats, 0u, i, rays);
 }

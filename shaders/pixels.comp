@@ -12,8 +12,8 @@ layout(push_constant) uniform Push { PixelPush pc; };
 // The signal of the current pixel, set up in main().
 GpuTransportTri gTri;
 uint gBase; // the host checks n * T < 2^32
-float gDirectAmount, gDirectDelay, gShiftFrac;
-int gShift;
+float gDirectAmount, gDirectDelay;
+vec3 gShift; // rsimLinearSplit of the hit distance
 
 float rsimPulse(uint k) { return FloatRefs(pc.pulse).v[k]; }
 // X(u) = B_i(u) - E_i(u), 0 before the start.
@@ -24,8 +24,8 @@ float indirectAt(int u) {
 }
 float rsimSignal(uint t) {
     float direct = rsimSourceAt(gDirectAmount, gDirectDelay, t, pc.pulse, pc.pulseLength);
-    int u = int(t) - gShift;
-    return direct + (1.0 - gShiftFrac) * indirectAt(u) + gShiftFrac * indirectAt(u - 1);
+    int u = int(t) - int(gShift.x);
+    return direct + rsimDelayedValue(gShift, indirectAt(u), indirectAt(u - 1));
 }
 #include "rsim/shared/estimators.h"
 
@@ -40,9 +40,7 @@ void main() {
         gBase = tri * pc.timesteps;
         gDirectAmount = hit.z;
         gDirectDelay = hit.w;
-        vec3 split = rsimLinearSplit(hit.y * pc.invCdt);
-        gShift = int(split.x);
-        gShiftFrac = split.z;
+        gShift = rsimLinearSplit(hit.y * pc.invCdt);
         float amplitude = 0.0;
         for (uint t = 0u; t < pc.timesteps; ++t) amplitude += rsimSignal(t);
         result.y = amplitude;

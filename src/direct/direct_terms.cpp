@@ -31,22 +31,14 @@ DirectTerms computeDirectCpu(const PreparedScene& s, const SimConfig& c, const E
         for (std::size_t i = begin; i < end; ++i) {
             const shared::Tri t = s.tri(i);
             float irr = 0.0f, imp = 0.0f;
-            for (std::uint32_t k = 0; k < c.directSamples; ++k) {
-                const glm::vec3 xl = shared::rsimDirectSamplePoint(t, s.id[i], k,
-                                                                   shared::RSIM_SALT_LIGHT, c.seed);
-                const shared::RaySegment l = shared::rsimLightSample(c.light, xl, s.normal[i], s.rayEps);
-                if (l.weight > 0.0f) {
+            for (std::uint32_t k = 0; k < c.directSamples; ++k)
+                for (bool towardsSensor : {false, true}) {
+                    const shared::RaySegment seg = shared::rsimDirectSample(t, s.normal[i], s.id[i], k, towardsSensor,
+                                                                            c.light, c.sensor, c.seed, s.rayEps);
+                    if (seg.weight <= 0.0f) continue;
                     ++cast;
-                    if (!rays.occluded(l.origin, l.dir, l.tmin, l.tmax)) irr += l.weight;
+                    if (!rays.occluded(seg.origin, seg.dir, seg.tmin, seg.tmax)) (towardsSensor ? imp : irr) += seg.weight;
                 }
-                const glm::vec3 xs = shared::rsimDirectSamplePoint(t, s.id[i], k,
-                                                                   shared::RSIM_SALT_SENSOR, c.seed);
-                const shared::RaySegment v = shared::rsimSensorSample(c.sensor, xs, s.normal[i], s.rayEps);
-                if (v.weight > 0.0f) {
-                    ++cast;
-                    if (!rays.occluded(v.origin, v.dir, v.tmin, v.tmax)) imp += v.weight;
-                }
-            }
             out.irradiance[i] = irr / float(c.directSamples);
             out.importance[i] = imp / float(c.directSamples);
         }

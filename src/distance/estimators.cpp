@@ -118,7 +118,7 @@ SensorImage renderSensorImageCpu(const PreparedScene& s, const SimConfig& c, con
                     for (std::size_t t = shift; t < T; ++t) {
                         float x0 = b[t - shift] - e[t - shift];
                         float x1 = t > shift ? b[t - shift - 1] - e[t - shift - 1] : 0.0f;
-                        sig[t] += split.y * x0 + split.z * x1;
+                        sig[t] += shared::rsimDelayedValue(split, x0, x1);
                     }
                 }
                 double amp = 0.0;

@@ -6,6 +6,7 @@
 #include "shaders/distances.spv.h"
 #include "shaders/formfactor_sums.spv.h"
 #include "shaders/kencode.spv.h"
+#include "shaders/formula_probe.spv.h"
 #include "shaders/pixels.spv.h"
 #include "shaders/primary_rgen.spv.h"
 #include "shaders/primary_rq.spv.h"
@@ -42,5 +43,6 @@ ShaderCode distances() { return code(rsim_spv_distances); }
 ShaderCode pixels() { return code(rsim_spv_pixels); }
 ShaderCode formFactorSums() { return code(rsim_spv_formfactor_sums); }
 ShaderCode kEncode() { return code(rsim_spv_kencode); }
+ShaderCode formulaProbe() { return code(rsim_spv_formula_probe); }
 
 } // namespace rsim::vk::shaders

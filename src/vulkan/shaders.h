@@ -17,5 +17,6 @@ ShaderCode distances();
 ShaderCode pixels();
 ShaderCode formFactorSums();
 ShaderCode kEncode();
+ShaderCode formulaProbe(); // tests only
 
 } // namespace rsim::vk::shaders

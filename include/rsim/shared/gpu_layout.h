@@ -255,9 +255,40 @@ struct PixelPush {
     uint end;
 };
 
+// The formula probe (shaders/formula_probe.comp, tests only): shared functions evaluated by the
+// GPU on a table of inputs, to compare with their C++ build bit for bit (formula_probe.h).
+struct FormulaProbeRecord {
+    vec4 a;
+    vec4 b;
+    vec4 c;
+    vec4 d;
+    vec4 e;
+    vec4 f;
+    vec4 na; // unit normal of triangle (a, b, c)
+    vec4 nb; // unit normal of triangle (d, e, f)
+    uvec4 u;
+};
+struct FormulaProbeOutput {
+    vec4 o0;
+    vec4 o1;
+    vec4 o2;
+    vec4 o3;
+    vec4 o4;
+    uvec4 flags;
+};
+struct FormulaProbePush {
+    uint64_t inputs;  // FormulaProbeRecord[count]
+    uint64_t outputs; // FormulaProbeOutput[count]
+    uint count;
+    uint pad0;
+};
+
 RSIM_SHARED_END
 
 #ifdef __cplusplus
+static_assert(sizeof(rsim::shared::FormulaProbeRecord) == 144);
+static_assert(sizeof(rsim::shared::FormulaProbeOutput) == 96);
+static_assert(sizeof(rsim::shared::FormulaProbePush) == 24);
 static_assert(sizeof(rsim::shared::GpuTriangle) == 80);
 static_assert(sizeof(rsim::shared::GpuTransportTri) == 64);
 static_assert(sizeof(rsim::shared::VisibilityPush) == 88);

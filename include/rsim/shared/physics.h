@@ -227,6 +227,14 @@ RSIM_FN vec3 rsimDirectSamplePoint(Tri t, uint id, uint s, uint salt, uint seed)
     return rsimPointOnTriangle(t, u);
 }
 
+// Sample s of triangle `id`'s direct terms (MODEL §4): towards the light (towardsSensor false,
+// for Irr_i) or the sensor (for w_i). Callers add the unoccluded weights and divide by S_d.
+RSIM_FN RaySegment rsimDirectSample(Tri t, vec3 n, uint id, uint s, bool towardsSensor, PointLight light,
+                                    PinholeSensor sensor, uint seed, float eps) {
+    if (!towardsSensor) return rsimLightSample(light, rsimDirectSamplePoint(t, id, s, RSIM_SALT_LIGHT, seed), n, eps);
+    return rsimSensorSample(sensor, rsimDirectSamplePoint(t, id, s, RSIM_SALT_SENSOR, seed), n, eps);
+}
+
 // ---- transport (§5) ----------------------------------------------------------------------
 
 // Value at bin t of an amount `a` deposited at fractional time t0 (linear split, §3) and
@@ -234,7 +242,16 @@ RSIM_FN vec3 rsimDirectSamplePoint(Tri t, uint id, uint s, uint salt, uint seed)
 // passes p0 = p[t - n] and p1 = p[t - n - 1] (0 outside the pulse).
 RSIM_FN float rsimDeposit(float a, float t0, float p0, float p1) {
     vec3 split = rsimLinearSplit(t0);
-    return a * (split.y * p0 + split.z * p1);
+    RSIM_PRECISE float v = a * (split.y * p0 + split.z * p1);
+    return v;
+}
+
+// A signal delayed by a fractional time whose linear split is `split` (rsimLinearSplit): its
+// value at t from the undelayed values x0 = x(t - floor) and x1 = x(t - floor - 1). The pixel
+// signal of MODEL §6 delays B_i - E_i by the hit distance this way.
+RSIM_FN float rsimDelayedValue(vec3 split, float x0, float x1) {
+    RSIM_PRECISE float v = split.y * x0 + split.z * x1;
+    return v;
 }
 
 // ---- distances (§6) ----------------------------------------------------------------------

@@ -3,13 +3,7 @@
 // each from S_d samples with a shadow ray. Built as ray-query compute and as ray generation.
 #version 460
 #extension GL_GOOGLE_include_directive : require
-#include "common/rsim.glsl"
-#ifdef RSIM_RAY_QUERY
-#include "common/trace_ray_query.glsl"
-layout(local_size_x = RSIM_WG_LINEAR) in;
-#else
-#include "common/trace_pipeline.glsl"
-#endif
+#include "common/ray_pass.glsl"
 layout(push_constant) uniform Push { DirectPush pc; };
 
 void main() {

@@ -9,14 +9,14 @@ layout(local_size_x = RSIM_WG_LINEAR) in;
 layout(push_constant) uniform Push { FormFactorPush pc; };
 
 void main() {
-    uint i = pc.rowBegin + gl_GlobalInvocationID.x;
-    if (i >= pc.rowEnd) return;
+    uint i = pc.k.rowBegin + gl_GlobalInvocationID.x;
+    if (i >= pc.k.rowEnd) return;
     TriangleRefs tris = TriangleRefs(pc.triangles);
-    uint rows = pc.rowEnd - pc.rowBegin, col = i - pc.rowBegin;
+    uint rows = pc.k.rowEnd - pc.k.rowBegin, col = i - pc.k.rowBegin;
     float sum = 0.0;
     uint clamped = 0u;
     for (uint j = 0u; j < pc.n; ++j) {
-        float k = rsimLoadK(pc.kChunk, pc.kTable, j * rows + col);
+        float k = rsimLoadK(pc.k.data, pc.k.table, j * rows + col);
         if (k == 0.0) continue;
         float area = tris.t[j].v0Area.w;
         if (k * area > 1.0) ++clamped;

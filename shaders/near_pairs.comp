@@ -12,16 +12,16 @@ layout(push_constant) uniform Push { NearListPush pc; };
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer NearPairRefs { NearPair p[]; };
 
 void main() {
-    uint i = pc.rowBegin + gl_GlobalInvocationID.x;
-    if (i >= pc.rowEnd) return;
+    uint i = pc.k.rowBegin + gl_GlobalInvocationID.x;
+    if (i >= pc.k.rowEnd) return;
     TransportTriRefs tris = TransportTriRefs(pc.tris);
     UintRefs offsets = UintRefs(pc.nearOffsets);
-    uint rows = pc.rowEnd - pc.rowBegin, col = i - pc.rowBegin;
+    uint rows = pc.k.rowEnd - pc.k.rowBegin, col = i - pc.k.rowBegin;
     vec4 me = tris.t[i].centroidArea;
     uint count = 0u;
     uint out0 = pc.pass == 0u ? 0u : offsets.v[i];
     for (uint j = 0u; j < pc.n; ++j) {
-        float k = rsimLoadK(pc.kChunk, pc.kTable, j * rows + col);
+        float k = rsimLoadK(pc.k.data, pc.k.table, j * rows + col);
         if (k == 0.0) continue;
         vec4 cj = tris.t[j].centroidArea;
         uint tau = rsimDelaySteps(me.xyz, cj.xyz, pc.invCdtSq);

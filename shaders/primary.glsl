@@ -4,13 +4,7 @@
 // (pixels.comp) does the rest. Built as ray-query compute and as ray generation.
 #version 460
 #extension GL_GOOGLE_include_directive : require
-#include "common/rsim.glsl"
-#ifdef RSIM_RAY_QUERY
-#include "common/trace_ray_query.glsl"
-layout(local_size_x = RSIM_WG_LINEAR) in;
-#else
-#include "common/trace_pipeline.glsl"
-#endif
+#include "common/ray_pass.glsl"
 layout(push_constant) uniform Push { PrimaryPush pc; };
 
 void main() {

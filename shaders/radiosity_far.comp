@@ -21,7 +21,7 @@ shared vec2 partial[RSIM_MAX_RADIOSITY_SPLIT][RSIM_WG_RADIOSITY_X];
 shared float lut[256];
 
 float loadK(uint e) {
-    uint word = UintRefs(pc.kChunk).v[rsimKWord(KFORMAT, e)];
+    uint word = UintRefs(pc.k.data).v[rsimKWord(KFORMAT, e)];
     if (KFORMAT <= RSIM_K_FP16) return rsimKPlain(KFORMAT, word, e);
     return lut[rsimKCode(KFORMAT, word, e)];
 }
@@ -31,11 +31,11 @@ void main() {
     if (KFORMAT > RSIM_K_FP16) {
         uint entries = rsimKTableSize(KFORMAT);
         for (uint k = slice * RSIM_WG_RADIOSITY_X + lane; k < entries; k += SPLIT * RSIM_WG_RADIOSITY_X)
-            lut[k] = FloatRefs(pc.kTable).v[k];
+            lut[k] = FloatRefs(pc.k.table).v[k];
         barrier();
     }
-    uint i = pc.rowBegin + gl_WorkGroupID.x * RSIM_WG_RADIOSITY_X + lane;
-    bool isActive = i < pc.rowEnd;
+    uint i = pc.k.rowBegin + gl_WorkGroupID.x * RSIM_WG_RADIOSITY_X + lane;
+    bool isActive = i < pc.k.rowEnd;
     TransportTriRefs tris = TransportTriRefs(pc.tris);
     Vec2Refs hist = Vec2Refs(pc.history);
     vec2 acc[RSIM_TIME_BLOCK];
@@ -43,7 +43,7 @@ void main() {
     // Nothing can arrive before a block that ends at or before the shortest far delay.
     if (isActive && pc.t0 + pc.steps > RSIM_TIME_BLOCK) {
         vec4 me = tris.t[i].centroidArea;
-        uint rows = pc.rowEnd - pc.rowBegin, col = i - pc.rowBegin;
+        uint rows = pc.k.rowEnd - pc.k.rowBegin, col = i - pc.k.rowBegin;
         uint last = pc.t0 + pc.steps - 1u;
         for (uint j0 = slice; j0 < pc.n; j0 += SPLIT * UNROLL) {
             float k[UNROLL];

@@ -6,15 +6,10 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
-#include "common/rsim.glsl"
+#define RSIM_RAY_PASS_GROUP RSIM_WG_PAIRS_X
+#include "common/ray_pass.glsl"
 #include "rsim/shared/form_factor.h"
 #include "rsim/shared/kformat.h"
-#ifdef RSIM_RAY_QUERY
-#include "common/trace_ray_query.glsl"
-layout(local_size_x = RSIM_WG_PAIRS_X) in;
-#else
-#include "common/trace_pipeline.glsl"
-#endif
 layout(push_constant) uniform Push { VisibilityPush pc; };
 layout(buffer_reference, std430, buffer_reference_align = 2) buffer HalfRefs { uint16_t v[]; };
 

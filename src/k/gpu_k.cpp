@@ -76,12 +76,8 @@ VisibilityStats formFactorDiagnosticsDevice(const vk::Device& device, const GpuG
     device.submitAndWait([&](VkCommandBuffer cmd) {
         sums.bind(cmd);
         for (std::size_t x = 0; x < K.chunkIds.size(); ++x) {
-            const std::uint32_t c = K.chunkIds[x];
-            p.kChunk = K.buffers[x].address();
-            p.kTable = K.tableAddress(c);
-            p.rowBegin = ch.rowBegin(c);
-            p.rowEnd = ch.rowEnd(c);
-            sums.dispatch(cmd, p, (ch.rows(c) + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR);
+            p.k = K.chunkRef(x);
+            sums.dispatch(cmd, p, (ch.rows(K.chunkIds[x]) + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR);
         }
     });
     const auto values = vk::download<float>(device, rowSums, ch.n);

@@ -27,6 +27,13 @@ struct DeviceK {
         const std::uint32_t size = shared::rsimKTableSize(chunking.storage());
         return tables ? tables.address() + std::uint64_t(c) * size * sizeof(float) : 0;
     }
+    // Held chunk `held` as the passes reading K see it; `data` replaces its buffer's address
+    // where the chunk is read from elsewhere (a streamed copy on the device).
+    shared::KChunkRef chunkRef(std::size_t held, VkDeviceAddress data = 0) const {
+        const std::uint32_t c = chunkIds[held];
+        return {data ? data : buffers[held].address(), tableAddress(c), chunking.rowBegin(c),
+                chunking.rowEnd(c)};
+    }
     bool holdsAll() const { return chunkIds.size() == chunking.chunks(); }
     // K_ij of a held chunk in pinned host memory (streamed), decoded on the host.
     float hostElement(std::size_t held, std::uint32_t i, std::uint32_t j) const;

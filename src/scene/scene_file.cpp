@@ -181,62 +181,45 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
             r.fail(t.get("up"), "up", "must not be parallel to the viewing direction");
         r.finish();
     }
-    // [[material]]
-    if (const toml::node* n = root.get("material")) {
-        int index = 0;
-        for (const auto& e : *n->as_array()) {
-            ++index;
-            const toml::table& t = *e.as_table();
-            std::string where = "[[material]] #" + std::to_string(index);
-            TableReader r(t, where, fileName);
-            MaterialDesc m;
-            auto name = r.string("name");
-            if (!name || name->empty()) r.fail(&e, "name", "every material needs a non-empty name");
-            m.name = *name;
-            m.reflectance = r.number("reflectance", m.reflectance, 0.0, 1.0);
-            m.two_sided = r.boolean("two_sided", m.two_sided);
-            r.finish();
-            for (const auto& other : scene.materials)
-                if (other.name == m.name) r.fail(&e, "name", "material \"" + m.name + "\" is defined twice");
-            scene.materials.push_back(m);
-        }
-    }
+    forEachArrayTable(root, "material", fileName, [&](TableReader& r, const toml::node& e) {
+        MaterialDesc m;
+        auto name = r.string("name");
+        if (!name || name->empty()) r.fail(&e, "name", "every material needs a non-empty name");
+        m.name = *name;
+        m.reflectance = r.number("reflectance", m.reflectance, 0.0, 1.0);
+        m.two_sided = r.boolean("two_sided", m.two_sided);
+        r.finish();
+        for (const auto& other : scene.materials)
+            if (other.name == m.name) r.fail(&e, "name", "material \"" + m.name + "\" is defined twice");
+        scene.materials.push_back(m);
+    });
     std::vector<std::string> materialNames;
     for (auto& m : scene.materials) materialNames.push_back(m.name);
-    // [[mesh]]
-    if (const toml::node* n = root.get("mesh")) {
-        int index = 0;
-        for (const auto& e : *n->as_array()) {
-            ++index;
-            const toml::table& t = *e.as_table();
-            std::string where = "[[mesh]] #" + std::to_string(index);
-            TableReader r(t, where, fileName);
-            MeshDesc m;
-            auto path = r.string("path");
-            if (!path || path->empty()) r.fail(&e, "path", "every mesh needs a path");
-            m.pathAsWritten = *path;
-            m.path = fs::path(*path).is_absolute() ? fs::path(*path) : baseDir / *path;
-            m.material = r.string("material");
-            if (m.material &&
-                std::find(materialNames.begin(), materialNames.end(), *m.material) ==
-                    materialNames.end()) {
-                std::string hint = didYouMean(*m.material, materialNames);
-                r.fail(t.get("material"), "material",
-                       "no [[material]] is named \"" + *m.material + "\"" +
-                           (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)"));
-            }
-            m.translate = r.vec3("translate", m.translate);
-            m.rotate_deg = r.vec3("rotate_deg", m.rotate_deg);
-            m.scale = r.scalarOrVec3("scale", m.scale);
-            if (std::abs(m.scale.x * m.scale.y * m.scale.z) < 1e-300)
-                r.fail(t.get("scale"), "scale", "must not be zero on any axis");
-            m.skip_nonfinite = r.boolean("skip_nonfinite", false);
-            r.finish();
-            m.where = fileName + ":" + std::to_string(e.source().begin.line) + " (" + where + ", " +
-                      m.pathAsWritten + ")";
-            scene.meshes.push_back(m);
+    forEachArrayTable(root, "mesh", fileName, [&](TableReader& r, const toml::node& e) {
+        MeshDesc m;
+        auto path = r.string("path");
+        if (!path || path->empty()) r.fail(&e, "path", "every mesh needs a path");
+        m.pathAsWritten = *path;
+        m.path = fs::path(*path).is_absolute() ? fs::path(*path) : baseDir / *path;
+        m.material = r.string("material");
+        if (m.material && std::find(materialNames.begin(), materialNames.end(), *m.material) ==
+                              materialNames.end()) {
+            std::string hint = didYouMean(*m.material, materialNames);
+            r.fail(r.at("material"), "material",
+                   "no [[material]] is named \"" + *m.material + "\"" +
+                       (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)"));
         }
-    }
+        m.translate = r.vec3("translate", m.translate);
+        m.rotate_deg = r.vec3("rotate_deg", m.rotate_deg);
+        m.scale = r.scalarOrVec3("scale", m.scale);
+        if (std::abs(m.scale.x * m.scale.y * m.scale.z) < 1e-300)
+            r.fail(r.at("scale"), "scale", "must not be zero on any axis");
+        m.skip_nonfinite = r.boolean("skip_nonfinite", false);
+        r.finish();
+        m.where = fileName + ":" + std::to_string(e.source().begin.line) + " (" + r.context() +
+                  ", " + m.pathAsWritten + ")";
+        scene.meshes.push_back(m);
+    });
     if (scene.meshes.empty())
         throw InputError(fileName + ": the scene has no [[mesh]]; add at least one, e.g.\n"
                          "  [[mesh]]\n  path = \"room.obj\"");

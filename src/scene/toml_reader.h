@@ -71,6 +71,10 @@ public:
         throw InputError(os.str());
     }
 
+    // Where a key of this table stands (for errors about values read already), or nullptr.
+    const toml::node* at(const std::string& key) const { return table_.get(key); }
+    const std::string& context() const { return context_; }
+
     const toml::node* find(const std::string& key) {
         known_.push_back(key);
         return table_.get(key);
@@ -206,6 +210,20 @@ private:
     std::string tableName_;
     std::vector<std::string> known_;
 };
+
+// Calls read(reader, node) for each table of the array of tables [[name]] in `root`, the
+// reader naming it "[[name]] #k" in errors (k from 1). The caller has checked the shape.
+template <class Read>
+void forEachArrayTable(const toml::table& root, const std::string& name,
+                       const std::string& fileName, Read&& read) {
+    const toml::node* n = root.get(name);
+    if (!n) return;
+    int index = 0;
+    for (const auto& e : *n->as_array()) {
+        TableReader r(*e.as_table(), "[[" + name + "]] #" + std::to_string(++index), fileName);
+        read(r, e);
+    }
+}
 
 inline const std::vector<std::string> kTopLevel = {"simulation", "light", "sensor", "material",
                                             "mesh", "output"};

@@ -34,12 +34,8 @@ NearLists buildNearListsVulkan(const vk::Device& device, const DeviceK& K, const
         device.submitAndWait([&](VkCommandBuffer cmd) {
             pass.bind(cmd);
             for (std::size_t x = 0; x < K.chunkIds.size(); ++x) {
-                const std::uint32_t c = K.chunkIds[x];
-                push.kChunk = K.buffers[x].address();
-                push.kTable = K.tableAddress(c);
-                push.rowBegin = ch.rowBegin(c);
-                push.rowEnd = ch.rowEnd(c);
-                pass.dispatch(cmd, push, (ch.rows(c) + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR);
+                push.k = K.chunkRef(x);
+                pass.dispatch(cmd, push, (ch.rows(K.chunkIds[x]) + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR);
             }
         });
     };

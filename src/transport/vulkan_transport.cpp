@@ -169,14 +169,10 @@ public:
 
 private:
     void dispatchFar(VkCommandBuffer cmd, std::size_t held, VkDeviceAddress chunk, std::uint32_t t0, std::uint32_t steps) {
-        const std::uint32_t c = k_->chunkIds[held];
-        fp_.kChunk = chunk;
-        fp_.kTable = k_->tableAddress(c);
-        fp_.rowBegin = k_->chunking.rowBegin(c);
-        fp_.rowEnd = k_->chunking.rowEnd(c);
+        fp_.k = k_->chunkRef(held, chunk);
         fp_.t0 = t0;
         fp_.steps = steps;
-        far_.dispatch(cmd, fp_, (fp_.rowEnd - fp_.rowBegin + shared::RSIM_WG_RADIOSITY_X - 1) / shared::RSIM_WG_RADIOSITY_X);
+        far_.dispatch(cmd, fp_, (fp_.k.rowEnd - fp_.k.rowBegin + shared::RSIM_WG_RADIOSITY_X - 1) / shared::RSIM_WG_RADIOSITY_X);
     }
 
     // Groups of chunks cycle through kStreamBuffers device buffers: a group's copy (transfer

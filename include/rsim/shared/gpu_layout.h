@@ -85,16 +85,21 @@ struct VisibilityPush {
     uint phase;          // RSIM_VIS_PAIRS or RSIM_VIS_NEAR
 };
 
+// One chunk of K on a device, as the passes that read K see it.
+struct KChunkRef {
+    uint64_t data;  // K rows [rowBegin, rowEnd), stored [j][i - rowBegin], in the K format
+    uint64_t table; // the chunk's table (LUT formats; 0 otherwise)
+    uint rowBegin;
+    uint rowEnd;
+};
+
 // Form-factor diagnostics of K: row sums sum_j min(1, K_ij A_j) of the rows of one chunk.
 struct FormFactorPush {
     uint64_t triangles;  // GpuTriangle[n]
-    uint64_t kChunk;     // K rows [rowBegin, rowEnd), stored [j][i - rowBegin]
-    uint64_t kTable;     // the chunk's table (LUT formats)
+    KChunkRef k;
     uint64_t rowSums;    // float[n]
     uint64_t stats;      // counters: clamped form factors
     uint n;
-    uint rowBegin;
-    uint rowEnd;
     uint pad0;
 };
 
@@ -150,12 +155,11 @@ struct NearPair {
     float coefZ;  // rho_j A_j F_ji (the gather divides by A_i)
 };
 
-// Far gather of one time block [t0, t0 + steps) for receivers [rowBegin, rowEnd) of one K
-// chunk: partial sums of the pairs with delay >= RSIM_TIME_BLOCK.
+// Far gather of one time block [t0, t0 + steps) for the receivers of one K chunk: partial sums
+// of the pairs with delay >= RSIM_TIME_BLOCK.
 struct RadiosityFarPush {
     uint64_t tris;       // GpuTransportTri[n]
-    uint64_t kChunk;     // K rows [rowBegin, rowEnd) stored [j][i - rowBegin], in the K format
-    uint64_t kTable;     // the chunk's table (LUT formats)
+    KChunkRef k;
     uint64_t history;    // vec2[n][T]: (B, Z) per triangle and timestep
     uint64_t farSums;    // vec2[RSIM_TIME_BLOCK][n]
     uint n;
@@ -163,8 +167,6 @@ struct RadiosityFarPush {
     uint t0;
     uint steps;
     float invCdtSq;
-    uint rowBegin;
-    uint rowEnd;
     uint pad0;
 };
 
@@ -190,18 +192,13 @@ struct RadiosityNearPush {
 // at the offsets the host computed from the counts.
 struct NearListPush {
     uint64_t tris;        // GpuTransportTri[n]
-    uint64_t kChunk;      // K rows [rowBegin, rowEnd)
-    uint64_t kTable;      // the chunk's table (LUT formats)
+    KChunkRef k;
     uint64_t nearOffsets; // pass 0: uint[n] counts; pass 1: uint[n + 1] offsets
     uint64_t nearPairs;   // pass 1: NearPair[]
     uint n;
-    uint rowBegin;
-    uint rowEnd;
     uint pass;
     float invCdtSq;
     uint pad0;
-    uint pad1;
-    uint pad2;
 };
 
 // Distance pass over triangles [begin, end): path length (steps) and sensor distance.
@@ -289,6 +286,7 @@ RSIM_SHARED_END
 static_assert(sizeof(rsim::shared::FormulaProbeRecord) == 144);
 static_assert(sizeof(rsim::shared::FormulaProbeOutput) == 96);
 static_assert(sizeof(rsim::shared::FormulaProbePush) == 24);
+static_assert(sizeof(rsim::shared::KChunkRef) == 24);
 static_assert(sizeof(rsim::shared::GpuTriangle) == 80);
 static_assert(sizeof(rsim::shared::GpuTransportTri) == 64);
 static_assert(sizeof(rsim::shared::VisibilityPush) == 88);
@@ -300,7 +298,7 @@ static_assert(sizeof(rsim::shared::LightSensorRecord) == 128);
 static_assert(sizeof(rsim::shared::NearPair) == 16);
 static_assert(sizeof(rsim::shared::RadiosityFarPush) == 72);
 static_assert(sizeof(rsim::shared::RadiosityNearPush) == 80);
-static_assert(sizeof(rsim::shared::NearListPush) == 72);
+static_assert(sizeof(rsim::shared::NearListPush) == 64);
 static_assert(sizeof(rsim::shared::DistancePush) == 112);
 static_assert(sizeof(rsim::shared::PrimaryPush) == 48);
 static_assert(sizeof(rsim::shared::PixelPush) == 112);

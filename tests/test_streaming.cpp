@@ -92,6 +92,13 @@ TEST_CASE("several devices, streaming and the memory cap give the single-device 
             requireSame(one, many);
         }
     }
+    SECTION("more devices than K chunks: the device without one idles") {
+        SimConfig whole = c;
+        whole.k.chunkBytes = std::uint64_t(64) << 20; // one chunk
+        const Run single = runVulkan(s, whole, "0", "never");
+        REQUIRE(single.meta.k.chunks == 1);
+        requireSame(single, runVulkan(s, whole, "0,0", "auto"));
+    }
     SECTION("--stream always matches --stream never") {
         const Run streamed = runVulkan(s, c, "0", "always");
         CHECK(streamed.meta.k.streaming);

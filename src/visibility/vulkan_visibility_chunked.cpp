@@ -60,7 +60,8 @@ public:
           counters_(dev_, 3, "visibility counters"), chunkDone_(dev_, "visibility chunks") {
         std::uint64_t largest = 0;
         for (std::uint32_t c : chunks_) largest = std::max(largest, plan.chunking.elements(c));
-        for (std::size_t s = 0; s < slots_.size(); ++s) {
+        // A device with no chunk (more devices than chunks) casts nothing and needs no slots.
+        for (std::size_t s = 0; s < (chunks_.empty() ? 0 : slots_.size()); ++s) {
             const std::string tag = std::to_string(s);
             Slot& slot = slots_[s];
             slot.scratch = vk::Buffer(dev_, largest * 4, vk::kStorageUsage, vk::MemoryKind::Device,

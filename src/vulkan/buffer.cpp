@@ -14,6 +14,7 @@ Buffer::Buffer(const Device& device, std::uint64_t bytes, VkBufferUsageFlags usa
     : device_(&device), size_(bytes) {
     const auto& vk = device.vk();
     if (kind != MemoryKind::Device) usage |= VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    if (bytes == 0) throw Error(device.label() + ": buffer '" + name + "' of 0 bytes (a bug: nothing to hold)");
     if (bytes > device.maxAllocationBytes())
         throw Error(device.label() + ": buffer '" + name + "' needs " + std::to_string(bytes >> 20) +
                     " MiB, more than one allocation may hold (" +

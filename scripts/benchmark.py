@@ -14,38 +14,23 @@ Scenes are taken from scenes/<name>/scene.toml, or generated with `rsim generate
 scenes/generated/<name> (deterministic) when not committed.
 """
 import argparse
-import csv
-import json
 import os
 import shutil
-import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rsim_scenes import scene_file  # noqa: E402
+from rsim_bench import QUIET, ROOT, print_command, pyplot, run_rsim, scene_file, write_csv  # noqa: E402
 
 PHASES = ["load", "accel", "visibility", "compress", "direct", "radiosity", "download", "distance", "output"]
 
 
 def run_one(args, rsim, scene, out_dir):
-    cmd = [rsim, "run", scene, "--output", out_dir, "--backend", args.backend,
-           "--samples", str(args.samples), "--timesteps", str(args.timesteps), "--no-timeseries",
-           "--no-progress", "--log-level", "warn"]
+    options = ["--backend", args.backend, "--samples", str(args.samples), "--timesteps", str(args.timesteps)] + QUIET
     if args.backend != "cpu":
-        cmd += ["--visibility", args.visibility, "--devices", args.devices]
-    if args.threads:
-        cmd = cmd[:1] + ["--threads", str(args.threads)] + cmd[1:]
-    cmd += args.extra
-    start = time.time()
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    wall = time.time() - start
-    if proc.returncode != 0:
-        sys.stderr.write(proc.stdout + proc.stderr)
-        raise SystemExit(f"benchmark: rsim failed on {scene} (exit {proc.returncode})")
-    with open(os.path.join(out_dir, "summary.json")) as f:
-        summary = json.load(f)
-    return cmd, wall, summary
+        options += ["--visibility", args.visibility, "--devices", args.devices]
+    threads = ["--threads", str(args.threads)] if args.threads else []
+    r = run_rsim(rsim, scene, out_dir, options + args.extra, global_options=threads)
+    return r.cmd, r.wall_s, r.summary
 
 
 def main():
@@ -70,10 +55,10 @@ def main():
     ap.add_argument("extra", nargs="*", help="extra arguments for rsim run (after --)")
     args = ap.parse_args()
 
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = ROOT
     rsim = os.path.abspath(args.rsim)
     os.makedirs(args.out, exist_ok=True)
-    print("benchmark command:", " ".join([sys.argv[0]] + sys.argv[1:]))
+    print_command("benchmark")
     if args.warmup:
         warm = os.path.join(args.out, "warmup")
         run_one(args, rsim, scene_file(rsim, "tiny-room", root), warm)
@@ -84,7 +69,6 @@ def main():
         runs = []
         for rep in range(args.repeat):
             out_dir = os.path.join(args.out, f"{name}-{rep}")
-            shutil.rmtree(out_dir, ignore_errors=True)
             cmd, wall, summary = run_one(args, rsim, scene, out_dir)
             runs.append((summary["timings_s"]["total"], cmd, wall, summary))
             if not args.keep:
@@ -129,10 +113,7 @@ def main():
         print(f"  {name}: N={n}, total {t['total']:.2f} s", flush=True)
 
     csv_path = os.path.join(args.out, "phases.csv")
-    with open(csv_path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-        w.writeheader()
-        w.writerows(rows)
+    write_csv(csv_path, rows)
 
     head = ["scene", "N", "backend", "path"] + PHASES + ["total", "GRays/s", "ms/step", "loop ms/step",
                                                          "G pair-steps/s", "K-equiv GB/s"]
@@ -149,10 +130,8 @@ def main():
         print("| " + " | ".join(cells) + " |")
     print(f"\nCSV: {csv_path}")
 
-    if args.plot:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+    plt = pyplot() if args.plot else None
+    if plt:
         fig, ax = plt.subplots(figsize=(8, 4))
         bottom = [0.0] * len(rows)
         for p in PHASES:

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Visibility cost and row sums of the K estimator variants on whole scenes (issue 12).
 
-For every scene and variant (K_ESTIMATOR_VARIANTS in scripts/rsim_scenes.py), runs
+For every scene and variant (K_ESTIMATOR_VARIANTS in scripts/rsim_bench.py), runs
 `rsim run` --repeat times and reports the rays cast, the visibility phase and its ray dispatches
 alone (timings_detail_s.visibility_rays on the GPU), rays per second over the dispatches, and
 the energy diagnostics of K: the largest row sum sum_j F_ij, the rows above 1.05 and the clamped
@@ -12,19 +12,12 @@ form factors. Writes a Markdown table and a CSV (one row per run).
       --backend vulkan --repeat 2 --out bench/estimator-gpu
 """
 import argparse
-import csv
-import json
 import os
 import shutil
-import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rsim_scenes import k_estimator_options, scene_file  # noqa: E402
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
+from rsim_bench import ROOT, k_estimator_options, run_rsim, scene_file, write_csv  # noqa: E402
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -44,18 +37,11 @@ def main():
         path = scene_file(args.rsim, scene, ROOT)
         for rep in range(args.repeat):
             for variant in args.variants.split(","):
-                shutil.rmtree(args.tmp, ignore_errors=True)
-                cmd = [args.rsim, "run", path, "--output", args.tmp, "--backend", args.backend, "--samples",
-                       str(args.samples), "--timesteps", str(args.timesteps), "--no-timeseries", "--no-images",
-                       "--no-progress", "--log-level", "error"] + k_estimator_options(variant)
-                start = time.time()
-                p = subprocess.run(cmd, capture_output=True, text=True)
-                wall = time.time() - start
-                if p.returncode != 0:
-                    sys.stderr.write(p.stdout + p.stderr)
-                    raise SystemExit("estimator_benchmark: rsim failed: " + " ".join(cmd))
-                with open(os.path.join(args.tmp, "summary.json")) as f:
-                    d = json.load(f)
+                r = run_rsim(args.rsim, path, args.tmp,
+                             ["--backend", args.backend, "--samples", str(args.samples), "--timesteps",
+                              str(args.timesteps), "--no-timeseries", "--no-images", "--no-progress", "--log-level",
+                              "error"] + k_estimator_options(variant), who="estimator_benchmark")
+                d, wall = r.summary, r.wall_s
                 vis = d["timings_s"]["visibility"]
                 rays_s = d.get("timings_detail_s", {}).get("visibility_rays", vis)
                 row = {"scene": scene, "variant": variant, "repeat": rep, "triangles": d["counts"]["triangles"],
@@ -70,11 +56,7 @@ def main():
                 print("  %-12s %-10s rep %d: %.3f s rays, %.2f GRays/s, max row sum %.3f" %
                       (scene, variant, rep, rays_s, row["grays_per_s"], row["max_row_sum"]), file=sys.stderr)
     shutil.rmtree(args.tmp, ignore_errors=True)
-    fields = list(rows[0].keys())
-    with open(os.path.join(args.out, "estimator_benchmark.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields)
-        w.writeheader()
-        w.writerows(rows)
+    write_csv(os.path.join(args.out, "estimator_benchmark.csv"), rows)
     # The table: the last repeat of each scene and variant (the earlier ones warm the driver).
     last = {}
     for r in rows:

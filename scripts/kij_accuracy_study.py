@@ -14,15 +14,13 @@ Also plots the K histogram of one chunk of a scene, like the paper's Figure 4.
 """
 import argparse
 import csv
-import json
 import math
 import os
 import shutil
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rsim_scenes import scene_file  # noqa: E402
+from rsim_bench import ROOT, print_command, pyplot, run_rsim, scene_file, write_csv  # noqa: E402
 
 FORMATS = ["fp16", "lut8-log", "lut8-range", "lut4-log", "lut4-range"]
 # Paper, Table 3: K RMS error and share within delta (large room, traffic).
@@ -36,16 +34,10 @@ BITS = {"fp32": 32, "fp16": 16, "lut8-log": 8, "lut8-range": 8, "lut4-log": 4, "
 
 
 def run(rsim, scene, out, args, extra):
-    shutil.rmtree(out, ignore_errors=True)
-    cmd = [rsim, "run", scene, "--output", out, "--backend", args.backend, "--samples", str(args.samples),
-           "--timesteps", str(args.timesteps), "--no-timeseries", "--no-images", "--no-progress",
-           "--log-level", "warn", "--chunk-mb", str(args.chunk_mb)] + extra
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.stderr.write(p.stdout + p.stderr)
-        raise SystemExit(f"study: rsim failed ({' '.join(cmd)})")
-    with open(os.path.join(out, "summary.json")) as f:
-        return json.load(f), cmd
+    r = run_rsim(rsim, scene, out, ["--backend", args.backend, "--samples", str(args.samples), "--timesteps",
+                                    str(args.timesteps), "--no-timeseries", "--no-images", "--no-progress",
+                                    "--log-level", "warn", "--chunk-mb", str(args.chunk_mb)] + extra, who="study")
+    return r.summary, r.cmd
 
 
 def distances(path):
@@ -73,17 +65,14 @@ def compare(ref, got):
 
 def histogram(args, rsim, root, out):
     import h5py
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot("study")
+    if not plt:
+        return None
     scene = scene_file(rsim, args.histogram_scene, root)
     tmp = os.path.join(args.tmp, "hist")
-    shutil.rmtree(tmp, ignore_errors=True)
-    subprocess.run([rsim, "run", scene, "--output", tmp, "--backend", args.backend, "--kij", "fp32",
-                    "--write-kij", "--no-images", "--no-progress", "--log-level", "warn",
-                    "--timesteps", "200", "--chunk-mb", str(args.chunk_mb)], check=True)
-    with open(os.path.join(tmp, "summary.json")) as f:
-        rows = json.load(f)["k_rows_per_chunk"]
+    rows = run_rsim(rsim, scene, tmp, ["--backend", args.backend, "--kij", "fp32", "--write-kij", "--no-images",
+                                       "--no-progress", "--log-level", "warn", "--timesteps", "200", "--chunk-mb",
+                                       str(args.chunk_mb)], who="study").summary["k_rows_per_chunk"]
     with h5py.File(os.path.join(tmp, "timeseries.h5")) as h:
         # timeseries.h5 is in stable-id order; K chunks are in internal order. Any block of rows
         # is a fair sample of the distribution; take the first chunk's row count.
@@ -116,11 +105,11 @@ def main():
     ap.add_argument("--out", default="bench/kij")
     ap.add_argument("--tmp", default="/tmp/rsim-kij-study")
     args = ap.parse_args()
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = ROOT
     rsim = os.path.abspath(args.rsim)
     os.makedirs(args.out, exist_ok=True)
     os.makedirs(args.tmp, exist_ok=True)
-    print("study command:", " ".join([sys.argv[0]] + sys.argv[1:]), flush=True)
+    print_command("study")
     scenes = [s for s in args.scenes.split(",") if s]
     results = {}  # (scene, format) -> dict
     for name in scenes:
@@ -145,10 +134,7 @@ def main():
                   flush=True)
         shutil.rmtree(ref_dir, ignore_errors=True)
 
-    with open(os.path.join(args.out, "kij-study.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(next(iter(results.values())).keys()))
-        w.writeheader()
-        w.writerows(results.values())
+    write_csv(os.path.join(args.out, "kij-study.csv"), list(results.values()))
     a, b = scenes[0], scenes[-1]
     print()
     print(f"| format | bits | K RMS {a} | K RMS {b} | within 1 cm {a} | within 1 cm {b} | "

@@ -32,21 +32,16 @@ maximum and the mean over seeds for the rest.
   scripts/kij_estimator_study.py --backend vulkan --out bench/est-gpu
 """
 import argparse
-import csv
-import json
 import math
 import os
 import shutil
-import subprocess
 import sys
 
 import h5py
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rsim_scenes import K_ESTIMATOR_VARIANTS as VARIANTS, k_estimator_options  # noqa: E402
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from rsim_bench import K_ESTIMATOR_VARIANTS as VARIANTS, ROOT, k_estimator_options, pyplot, run_rsim, write_csv  # noqa: E402
 
 
 def grid(origin, u, v, nu, nv):
@@ -119,16 +114,10 @@ def perpendicular_rectangles(w, h, l):
 
 
 def run(args, scene, out, variant, samples, seed):
-    shutil.rmtree(out, ignore_errors=True)
-    cmd = [args.rsim, "run", scene, "--output", out, "--backend", args.backend, "--samples", str(samples),
-           "--seed", str(seed), "--kij", "fp32", "--write-kij", "--no-images", "--log-level", "error"
-           ] + k_estimator_options(variant)
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.stderr.write(p.stdout + p.stderr)
-        raise SystemExit("study: rsim failed: " + " ".join(cmd))
-    with open(os.path.join(out, "summary.json")) as f:
-        summary = json.load(f)
+    summary = run_rsim(args.rsim, scene, out, ["--backend", args.backend, "--samples", str(samples), "--seed",
+                                               str(seed), "--kij", "fp32", "--write-kij", "--no-images",
+                                               "--log-level", "error"] + k_estimator_options(variant),
+                       who="study").summary
     with h5py.File(os.path.join(out, "timeseries.h5")) as h:
         K = h["K"][:].astype(np.float64)
         area = h["geometry/area"][:].astype(np.float64)
@@ -183,11 +172,7 @@ def main():
     fields = ["scene", "variant", "samples", "seed", "triangles", "rays", "max_row_sum", "min_row_sum",
               "mean_abs_row_error", "rows_over_1_05", "k_rel_rms_error", "view_factor_rel_error"]
     csv_path = os.path.join(args.out, "kij_estimator_study.csv")
-    with open(csv_path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields)
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: r.get(k, "") for k in fields})
+    write_csv(csv_path, rows, fields)
 
     def pick(scene, variant, S, key):
         return [r[key] for r in rows if r["scene"] == scene and r["variant"] == variant and r["samples"] == S]
@@ -212,12 +197,8 @@ def main():
     with open(os.path.join(args.out, "kij_estimator_study.md"), "w") as f:
         f.write(text + "\n")
 
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("study: matplotlib not installed, no plot", file=sys.stderr)
+    plt = pyplot("study")
+    if not plt:
         return
     fig, axes = plt.subplots(1, 4, figsize=(19, 4.2))
     for v, style in zip(VARIANTS, ["o--", "^-.", "d:", "s-"]):

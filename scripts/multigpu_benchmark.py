@@ -18,37 +18,21 @@ Runs `rsim run` with the Vulkan backend and writes CSV, Markdown and plots:
   scripts/multigpu_benchmark.py --gpus 1,2,3,4 --out bench/multigpu4     # issue 6
 """
 import argparse
-import csv
 import json
 import os
-import shutil
-import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rsim_scenes import scene_file  # noqa: E402
+from rsim_bench import ROOT, print_command, pyplot, run_rsim, scene_file, write_csv  # noqa: E402
 
 SCENES = "small-room,medium-room,large-room,traffic,industry"
 
 
-def run(args, rsim, scene, extra, env_extra=None):
-    out = os.path.join(args.tmp, "run")
-    shutil.rmtree(out, ignore_errors=True)
-    cmd = [rsim, "run", scene, "--output", out, "--backend", "vulkan", "--samples", "16",
-           "--timesteps", str(args.timesteps), "--no-timeseries", "--no-images", "--no-progress",
-           "--log-level", "warn"] + extra
-    env = dict(os.environ, **(env_extra or {}))
-    start = time.time()
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    if p.returncode != 0:
-        sys.stderr.write(p.stdout + p.stderr)
-        raise SystemExit("benchmark: rsim failed: " + " ".join(cmd))
-    with open(os.path.join(out, "summary.json")) as f:
-        s = json.load(f)
-    s["_wall"] = time.time() - start
-    s["_cmd"] = " ".join(cmd)
-    return s
+def run(args, rsim, scene, extra):
+    r = run_rsim(rsim, scene, os.path.join(args.tmp, "run"),
+                 ["--backend", "vulkan", "--samples", "16", "--timesteps", str(args.timesteps), "--no-timeseries",
+                  "--no-images", "--no-progress", "--log-level", "warn"] + extra)
+    return dict(r.summary, _wall=r.wall_s, _cmd=r.command)
 
 
 def detail(s, key):
@@ -61,15 +45,6 @@ REPEAT_DEVICE = False
 def devices_arg(g):
     # --repeat-device: device 0 opened g times (a dry run on one GPU or on lavapipe).
     return ",".join("0" if REPEAT_DEVICE else str(k) for k in range(g))
-
-
-def write_csv(path, rows):
-    if not rows:
-        return
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-        w.writeheader()
-        w.writerows(rows)
 
 
 def main():
@@ -92,13 +67,13 @@ def main():
     args = ap.parse_args()
     global REPEAT_DEVICE
     REPEAT_DEVICE = args.repeat_device
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = ROOT
     rsim = os.path.abspath(args.rsim)
     os.makedirs(args.out, exist_ok=True)
     os.makedirs(args.tmp, exist_ok=True)
     gpus = [int(g) for g in args.gpus.split(",")]
     parts = set(args.parts.split(","))
-    print("benchmark command:", " ".join([sys.argv[0]] + sys.argv[1:]), flush=True)
+    print_command("benchmark")
     # Warm the driver's shader cache so that no run pays for compiling pipelines.
     run(args, rsim, scene_file(rsim, "tiny-room", root), ["--devices", devices_arg(max(gpus))])
 
@@ -133,10 +108,8 @@ def main():
                 ov = f"{r['exchange_overhead_s']:.3f} s ({100 * r['exchange_overhead_s'] / r['radiosity_loop_s']:.0f}%)"
             print(f"| {r['scene']} | {r['triangles']} | {r['gpus']} | {r['total_s']:.2f} | {r['speedup_total']:.2f} | "
                   f"{r['radiosity_loop_s']:.3f} | {r['speedup_radiosity_loop']:.2f} | {ov} |")
-        try:
-            import matplotlib
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
+        plt = pyplot()
+        if plt:
             fig, ax = plt.subplots(figsize=(7, 4))
             for name in args.scenes.split(","):
                 rs = [r for r in rows if r["scene"] == name]
@@ -149,8 +122,6 @@ def main():
             ax.grid(alpha=0.3)
             fig.tight_layout()
             fig.savefig(os.path.join(args.out, "scaling.png"), dpi=120)
-        except ImportError:
-            pass
 
     if "streaming" in parts:
         rows = []

@@ -2,7 +2,7 @@
 // Encodes one fp32 K chunk in a logarithmic LUT format (lut8-log, lut4-log) where K was
 // computed, so the default format costs no trip through host memory. Pass 0: the range of the
 // chunk's non-zero values. Pass 1: each invocation packs one 32-bit word of codes, each code
-// 1 + #{boundaries <= v} (the rule of logTable in src/compress/kformat.h, which the CPU encoder
+// 1 + #{boundaries <= v} (the rule of logTable in src/k/k_encode.h, which the CPU encoder
 // applies too), and sums the squared errors of its workgroup.
 #version 460
 #extension GL_GOOGLE_include_directive : require

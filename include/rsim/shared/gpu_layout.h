@@ -105,7 +105,7 @@ struct FormFactorPush {
 
 // Encoding one fp32 K chunk in a logarithmic LUT format on the device (shaders/kencode.comp).
 // Pass 0 finds the range of the chunk's non-zero values; the host builds the table and code
-// boundaries from it (logTable in src/compress/kformat.h); pass 1 writes words [begin, end).
+// boundaries from it (logTable in src/k/k_encode.h); pass 1 writes words [begin, end).
 struct KEncodePush {
     uint64_t values;   // float[count]: the chunk in fp32
     uint64_t words;    // uint[]: the encoded chunk (pass 1)

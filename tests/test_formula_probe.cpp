@@ -47,7 +47,9 @@ std::vector<shared::FormulaProbeRecord> probeInputs() {
     return out;
 }
 
-bool sameBits(const void* a, const void* b, std::size_t n) { return std::memcmp(a, b, n) == 0; }
+bool sameBits(const void* a, const void* b, std::size_t n) {
+    return std::memcmp(a, b, n) == 0;
+}
 
 } // namespace
 
@@ -55,11 +57,13 @@ TEST_CASE("the shared formulas give the same bits in GLSL and in C++", "[shared]
     if (test::vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
     const std::vector<shared::FormulaProbeRecord> inputs = probeInputs();
     std::vector<shared::FormulaProbeOutput> expected;
-    for (const auto& r : inputs) expected.push_back(shared::rsimFormulaProbe(r));
+    for (const auto& r : inputs)
+        expected.push_back(shared::rsimFormulaProbe(r));
     // The inputs reach every branch: both answers of every decision occur.
     std::size_t yes[4] = {0, 0, 0, 0};
     for (const auto& o : expected)
-        for (int f = 0; f < 4; ++f) yes[f] += o.flags[f];
+        for (int f = 0; f < 4; ++f)
+            yes[f] += o.flags[f];
     for (int f = 0; f < 4; ++f) {
         CAPTURE(f);
         CHECK(yes[f] > 0);
@@ -70,15 +74,18 @@ TEST_CASE("the shared formulas give the same bits in GLSL and in C++", "[shared]
     for (const auto& info : instance.devices()) {
         if (!info.usable) continue;
         CAPTURE(info.name);
-        vk::Device device(instance, info, info.rayQuery ? vk::RayPath::RayQuery : vk::RayPath::Pipeline, "probe");
+        vk::Device device(instance, info,
+                          info.rayQuery ? vk::RayPath::RayQuery : vk::RayPath::Pipeline, "probe");
         const vk::Buffer in = vk::makeStorage(device, inputs, "probe inputs");
-        const vk::Buffer out(device, inputs.size() * sizeof(shared::FormulaProbeOutput), vk::kStorageUsage,
-                             vk::MemoryKind::Device, "probe outputs");
-        vk::Pass<shared::FormulaProbePush> probe(device, vk::shaders::formulaProbe(), {}, "formula probe");
+        const vk::Buffer out(device, inputs.size() * sizeof(shared::FormulaProbeOutput),
+                             vk::kStorageUsage, vk::MemoryKind::Device, "probe outputs");
+        vk::Pass<shared::FormulaProbePush> probe(device, vk::shaders::formulaProbe(), {},
+                                                 "formula probe");
         shared::FormulaProbePush push{in.address(), out.address(), std::uint32_t(inputs.size()), 0};
         device.submitAndWait([&](VkCommandBuffer cmd) {
             probe.bind(cmd);
-            probe.dispatch(cmd, push, (push.count + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR);
+            probe.dispatch(cmd, push,
+                           (push.count + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR);
         });
         const auto got = vk::download<shared::FormulaProbeOutput>(device, out, inputs.size());
         std::size_t differ = 0;
@@ -89,7 +96,8 @@ TEST_CASE("the shared formulas give the same bits in GLSL and in C++", "[shared]
                     const auto* g = reinterpret_cast<const std::uint32_t*>(&got[k]);
                     const auto* x = reinterpret_cast<const std::uint32_t*>(&expected[k]);
                     int word = 0;
-                    while (word < 24 && g[word] == x[word]) ++word;
+                    while (word < 24 && g[word] == x[word])
+                        ++word;
                     float gv = 0.0f, xv = 0.0f;
                     std::memcpy(&gv, &g[word % 24], 4);
                     std::memcpy(&xv, &x[word % 24], 4);

@@ -16,6 +16,8 @@
 #   scripts/device/gpu-run.sh agree           GPU vs CPU reference over a matrix of settings (rsim compare)
 #   scripts/device/gpu-run.sh estimator       K estimators: rays/s of the former and the new one, and the
 #                                             row sums of every bundled and generated scene (issue 12)
+#   scripts/device/gpu-run.sh ab OLD SCENES   this bundle's rsim against an older build's binary OLD
+#                                             (same libraries), GPU benchmark runs interleaved 3 times
 #   scripts/device/gpu-run.sh tests           the whole Catch2 suite on this GPU, under the validation
 #                                             layer (bundle made with make-bundle.sh --with-tests)
 set -uo pipefail
@@ -136,6 +138,20 @@ estimator)
     --variants area,area-blend,default --repeat 2 --out "$OUT/speed" --tmp /tmp/est 2>&1 | tee "$OUT/estimator-speed.txt"
   python3 scripts/estimator_benchmark.py --rsim $RSIM --backend vulkan --scenes tiny-room,small-room,traffic,industry \
     --variants area,default --out "$OUT/rowsums" --tmp /tmp/est 2>&1 | tee "$OUT/estimator-rowsums.txt" ;;
+ab)
+  # A paired comparison for a change that must not slow rsim down: the older binary runs with
+  # this bundle's libraries (a copy of the wrapper pointing at it), alternating with the new one.
+  old=${2:?ab: the older rsim binary}; scenes=${3:-medium-room,large-room}
+  cp "$old" /tmp/rsimb/rsim-bundle/bin/rsim-old && chmod +x /tmp/rsimb/rsim-bundle/bin/rsim-old
+  sed 's#/bin/rsim"#/bin/rsim-old"#' $RSIM > /tmp/rsimb/rsim-bundle/rsim-old && chmod +x /tmp/rsimb/rsim-bundle/rsim-old
+  gen "$scenes"
+  mkdir -p "$OUT/ab"
+  for r in 1 2 3; do for which in old new; do
+    bin=$RSIM; [[ $which == old ]] && bin=/tmp/rsimb/rsim-bundle/rsim-old
+    python3 scripts/benchmark.py --rsim $bin --scenes "$scenes" --backend vulkan --label "$which" --warmup \
+      --out "$OUT/ab/$which-$r" > "$OUT/ab/$which-$r.txt" 2>&1 || { cat "$OUT/ab/$which-$r.txt"; exit 1; }
+    grep "^| [a-z]" "$OUT/ab/$which-$r.txt" | sed "s/^/$which $r /"
+  done; done ;;
 tests)
   # The tests run rsim as build/rsim (compiled-in path): point it at the bundle's wrapper. Each
   # test makes its own Vulkan instance; NVIDIA's driver, loaded again and again beside the

@@ -20,7 +20,7 @@ namespace rsim {
 
 // K where a backend computed it.
 class KHandle {
-public:
+  public:
     virtual ~KHandle() = default;
     // K in host memory, encoded as stored (fetched from the devices the first time).
     virtual const HostK& host() const = 0;
@@ -28,7 +28,7 @@ public:
 
 struct VisibilityOutcome {
     std::unique_ptr<KHandle> K;
-    VisibilityStats stats;        // counts, rays, and the energy diagnostics of the stored K
+    VisibilityStats stats; // counts, rays, and the energy diagnostics of the stored K
     KStorageReport storage;
     std::vector<DeviceMemory> deviceMemory;
     double compressSeconds = 0.0; // the part of the phase that encoded K
@@ -36,14 +36,14 @@ struct VisibilityOutcome {
 };
 
 struct TransportOutcome {
-    Histories histories;           // B and Z (E and R are the pipeline's)
-    double downloadSeconds = 0.0;  // the part of the phase that brought B and Z to the host
+    Histories histories;          // B and Z (E and R are the pipeline's)
+    double downloadSeconds = 0.0; // the part of the phase that brought B and Z to the host
     TimingDetails details;
-    std::string summary;           // extra detail for the phase's log line
+    std::string summary; // extra detail for the phase's log line
 };
 
 class Backend {
-public:
+  public:
     virtual ~Backend() = default;
     // backend, devices, visibility path, threads.
     virtual void describe(RunMetadata& meta) const = 0;
@@ -54,11 +54,12 @@ public:
 
     // Pose phase. `K` may be null (no indirect light) and may come from another backend.
     virtual DirectTerms direct(const SimConfig& config) = 0;
-    virtual TransportOutcome transport(const KHandle* K, const DirectTerms& direct, const Histories& sources,
-                                       const SimConfig& config) = 0;
+    virtual TransportOutcome transport(const KHandle* K, const DirectTerms& direct,
+                                       const Histories& sources, const SimConfig& config) = 0;
     virtual TriangleDistances distances(const Histories& histories, const DirectTerms& direct,
                                         const SimConfig& config) = 0;
-    virtual SensorImage image(const Histories& histories, const DirectTerms& direct, const SimConfig& config) = 0;
+    virtual SensorImage image(const Histories& histories, const DirectTerms& direct,
+                              const SimConfig& config) = 0;
 
     // Whether it runs under the Khronos validation layer (Vulkan with --validation), and the
     // errors the layer reported so far.

@@ -20,16 +20,16 @@ namespace rsim {
 namespace {
 
 class HostKHandle final : public KHandle {
-public:
+  public:
     explicit HostKHandle(HostK K) : K_(std::move(K)) {}
     const HostK& host() const override { return K_; }
 
-private:
+  private:
     HostK K_;
 };
 
 class CpuBackend final : public Backend {
-public:
+  public:
     void describe(RunMetadata& meta) const override {
         meta.backend = "cpu";
         meta.threads = threadCount();
@@ -47,7 +47,8 @@ public:
 
     VisibilityOutcome visibility(const KSettings& k) override {
         const PreparedScene& s = scene();
-        const KChunking chunking = KChunking::forBudget(std::uint32_t(s.size()), k.format, k.chunkBytes);
+        const KChunking chunking =
+            KChunking::forBudget(std::uint32_t(s.size()), k.format, k.chunkBytes);
         HostK K(chunking);
         VisibilityOutcome out;
         out.stats = computeVisibilityCpu(s, k, *rays_, K);
@@ -88,7 +89,8 @@ public:
         return out;
     }
 
-    TriangleDistances distances(const Histories& h, const DirectTerms& d, const SimConfig& c) override {
+    TriangleDistances distances(const Histories& h, const DirectTerms& d,
+                                const SimConfig& c) override {
         return computeTriangleDistances(scene(), c, h, d);
     }
 
@@ -96,7 +98,7 @@ public:
         return renderSensorImageCpu(scene(), c, *rays_, h);
     }
 
-private:
+  private:
     const PreparedScene& scene() const {
         if (!scene_) throw Error("internal: the CPU backend ran a phase before prepare()");
         return *scene_;
@@ -107,6 +109,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<Backend> makeCpuBackend() { return std::make_unique<CpuBackend>(); }
+std::unique_ptr<Backend> makeCpuBackend() {
+    return std::make_unique<CpuBackend>();
+}
 
 } // namespace rsim

@@ -9,13 +9,16 @@ namespace rsim {
 const std::vector<KFormatInfo>& kFormats() {
     static const std::vector<KFormatInfo> formats = {
         {KFormat::Fp32, "fp32", shared::RSIM_K_FP32, false, "32-bit floats (exact)"},
-        {KFormat::Fp16, "fp16", shared::RSIM_K_FP16, false, "16-bit floats, converted as K is computed"},
+        {KFormat::Fp16, "fp16", shared::RSIM_K_FP16, false,
+         "16-bit floats, converted as K is computed"},
         {KFormat::Lut8Log, "lut8-log", shared::RSIM_K_LUT8, true,
          "8-bit codes, per-chunk table spaced evenly in ln K (paper's choice)"},
         {KFormat::Lut8Range, "lut8-range", shared::RSIM_K_LUT8, false,
          "8-bit codes, per-chunk table from recursive range splitting (\"lutrange\")"},
-        {KFormat::Lut4Log, "lut4-log", shared::RSIM_K_LUT4, true, "4-bit codes, logarithmic table (study only)"},
-        {KFormat::Lut4Range, "lut4-range", shared::RSIM_K_LUT4, false, "4-bit codes, lutrange table (study only)"},
+        {KFormat::Lut4Log, "lut4-log", shared::RSIM_K_LUT4, true,
+         "4-bit codes, logarithmic table (study only)"},
+        {KFormat::Lut4Range, "lut4-range", shared::RSIM_K_LUT4, false,
+         "4-bit codes, lutrange table (study only)"},
     };
     return formats;
 }
@@ -33,10 +36,12 @@ KFormat parseKFormat(const std::string& name) {
         names.push_back(i.name);
     }
     std::string list;
-    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    for (const auto& n : names)
+        list += (list.empty() ? "" : ", ") + n;
     const std::string hint = didYouMean(name, names);
     throw InputError("--kij " + name + ": unknown K format" +
-                     (hint.empty() ? "" : " (did you mean " + hint + "?)") + "; expected one of " + list);
+                     (hint.empty() ? "" : " (did you mean " + hint + "?)") + "; expected one of " +
+                     list);
 }
 
 } // namespace rsim

@@ -13,27 +13,27 @@
 namespace rsim {
 
 struct SceneCounts {
-    std::uint64_t loaded = 0;             // triangles read from the mesh files
-    std::uint64_t droppedDegenerate = 0;  // area below 1e-12 m^2
-    std::uint64_t droppedNonFinite = 0;   // NaN/inf coordinates (only with skip_nonfinite)
-    std::uint64_t twins = 0;              // back faces added for two-sided materials
-    std::uint64_t afterSubdivision = 0;   // final N (twins included)
+    std::uint64_t loaded = 0;            // triangles read from the mesh files
+    std::uint64_t droppedDegenerate = 0; // area below 1e-12 m^2
+    std::uint64_t droppedNonFinite = 0;  // NaN/inf coordinates (only with skip_nonfinite)
+    std::uint64_t twins = 0;             // back faces added for two-sided materials
+    std::uint64_t afterSubdivision = 0;  // final N (twins included)
 };
 
 struct PreparedScene {
     // Internal order (index i). Everything a backend reads.
     std::vector<glm::vec3> v0, v1, v2;
-    std::vector<glm::vec3> normal;   // unit, front side
+    std::vector<glm::vec3> normal; // unit, front side
     std::vector<glm::vec3> centroid;
-    std::vector<float> area;         // m^2
-    std::vector<float> reflectance;  // rho_i
-    std::vector<std::uint32_t> id;   // stable id of internal triangle i
+    std::vector<float> area;        // m^2
+    std::vector<float> reflectance; // rho_i
+    std::vector<std::uint32_t> id;  // stable id of internal triangle i
     // Internal index of the reversed twin of a two-sided triangle, kNoTwin if none. A primary
     // ray hits both twins at the same distance; the one facing the ray is the surface seen.
     std::vector<std::uint32_t> twin;
     static constexpr std::uint32_t kNoTwin = 0xffffffffu;
     // Stable-id order.
-    std::vector<std::uint32_t> internalOf; // internalOf[id] = i
+    std::vector<std::uint32_t> internalOf;     // internalOf[id] = i
     std::vector<std::uint32_t> sourceMeshOfId; // index into meshNames
     std::vector<std::string> meshNames;        // one per [[mesh]], as written in the scene file
     glm::vec3 boundsMin{0.0f}, boundsMax{0.0f};

@@ -59,7 +59,7 @@ struct SensorImage {
     std::vector<float> trueDepth; // distance to the first hit, m (NaN: no hit)
     std::vector<float> amplitude; // signal amplitude (sum of the pixel's signal, or |phasor|)
     std::vector<std::int32_t> triangle; // internal index of the hit triangle, -1 for none
-    std::uint64_t rays = 0; // primary rays (one per pixel)
+    std::uint64_t rays = 0;             // primary rays (one per pixel)
 };
 
 struct SimulationResult {
@@ -73,7 +73,7 @@ struct SimulationResult {
     SensorImage image;
     VisibilityStats visibility;
     std::vector<double> signalFwd, signalAdj; // s_fwd(t), s_adj(t) (MODEL §5)
-    std::uint64_t echoesCutOff = 0; // triangles whose echo ran past the simulated time
+    std::uint64_t echoesCutOff = 0;           // triangles whose echo ran past the simulated time
 };
 
 } // namespace rsim

@@ -15,7 +15,7 @@ struct KStorageReport {
     bool streaming = false;
     std::uint64_t bytes = 0;
     std::uint32_t chunks = 0, rowsPerChunk = 0;
-    double rmsError = 0.0;    // decoded K against the fp32 values, over all N^2 entries
+    double rmsError = 0.0; // decoded K against the fp32 values, over all N^2 entries
     double maxAbsError = 0.0;
     // --kij-errors: every format's error against this run's fp32 K (name, rms, max abs).
     struct FormatError {
@@ -37,9 +37,9 @@ struct DeviceMemory {
 using TimingDetails = std::vector<std::pair<std::string, double>>;
 
 struct RunMetadata {
-    std::string backend;          // "cpu", "vulkan"
+    std::string backend; // "cpu", "vulkan"
     std::vector<std::string> devices;
-    std::string visibilityPath;   // "embree", "ray-query", "pipeline"
+    std::string visibilityPath; // "embree", "ray-query", "pipeline"
     std::uint32_t threads = 0;
     KStorageReport k;
     std::vector<DeviceMemory> deviceMemory;

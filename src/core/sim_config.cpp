@@ -5,9 +5,12 @@ namespace rsim {
 
 std::uint32_t kEstimatorId(KEstimator e) {
     switch (e) {
-    case KEstimator::SolidAngleMean: return shared::RSIM_K_ESTIMATOR_SOLID_ANGLE_MEAN;
-    case KEstimator::Area: return shared::RSIM_K_ESTIMATOR_AREA;
-    default: return shared::RSIM_K_ESTIMATOR_SOLID_ANGLE;
+    case KEstimator::SolidAngleMean:
+        return shared::RSIM_K_ESTIMATOR_SOLID_ANGLE_MEAN;
+    case KEstimator::Area:
+        return shared::RSIM_K_ESTIMATOR_AREA;
+    default:
+        return shared::RSIM_K_ESTIMATOR_SOLID_ANGLE;
     }
 }
 

@@ -21,13 +21,13 @@ enum class KEstimator { SolidAngle, SolidAngleMean, Area };
 
 // The geometry phase: how K is sampled and stored.
 struct KSettings {
-    std::uint32_t samples = 16;          // S
+    std::uint32_t samples = 16; // S
     KEstimator estimator = KEstimator::SolidAngle;
-    std::uint32_t nearPairFactor = 8;    // near pairs take this many times S (form_factor.h)
+    std::uint32_t nearPairFactor = 8; // near pairs take this many times S (form_factor.h)
     std::uint32_t seed = 1;
-    KFormat format = kDefaultKFormat;    // --kij
+    KFormat format = kDefaultKFormat;       // --kij
     std::uint64_t chunkBytes = 16ull << 20; // --chunk-mb: K chunk budget (rows per LUT)
-    bool formatErrors = false;           // --kij-errors: errors of every format (fp32 runs)
+    bool formatErrors = false;              // --kij-errors: errors of every format (fp32 runs)
     // Memory the transport will need beside K on a device, per triangle (the B/Z history of T
     // steps): where K can live depends on it, its values do not.
     std::uint32_t transportSteps = 1000;
@@ -36,9 +36,9 @@ struct KSettings {
 struct SimConfig {
     KSettings k;
     double dtNs = 0.1;
-    std::uint32_t timesteps = 1000;      // T
-    std::uint32_t directSamples = 16;    // S_d
-    std::uint32_t seed = 1;              // of the direct terms' samples
+    std::uint32_t timesteps = 1000;   // T
+    std::uint32_t directSamples = 16; // S_d
+    std::uint32_t seed = 1;           // of the direct terms' samples
     bool indirect = true;
     shared::PointLight light{};
     shared::PinholeSensor sensor{};
@@ -46,8 +46,8 @@ struct SimConfig {
     std::vector<float> pulse;            // p[k], sums to 1
     SensorMode mode = SensorMode::Pulsed;
     std::vector<double> modulationMhz;
-    float invCdtSq = 0.0f;               // 1 / (c dt)^2, for tau_ij
-    double cdtM = 0.0;                   // c dt, metres per timestep
+    float invCdtSq = 0.0f; // 1 / (c dt)^2, for tau_ij
+    double cdtM = 0.0;     // c dt, metres per timestep
 
     // Fractional delay in timesteps of a path of `metres`.
     double steps(double metres) const { return metres / cdtM; }

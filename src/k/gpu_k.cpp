@@ -15,16 +15,19 @@ namespace rsim {
 
 std::uint64_t DeviceK::bytes() const {
     std::uint64_t b = tables ? tables.size() : 0;
-    for (const auto& buffer : buffers) b += buffer.size();
+    for (const auto& buffer : buffers)
+        b += buffer.size();
     return b;
 }
 
 float DeviceK::hostElement(std::size_t held, std::uint32_t i, std::uint32_t j) const {
     const std::uint32_t storage = chunking.storage(), c = chunkIds[held];
     const auto e = std::uint32_t(chunking.index(i, j));
-    const std::uint32_t word = static_cast<const std::uint32_t*>(buffers[held].mapped())[shared::rsimKWord(storage, e)];
+    const std::uint32_t word =
+        static_cast<const std::uint32_t*>(buffers[held].mapped())[shared::rsimKWord(storage, e)];
     if (storage <= shared::RSIM_K_FP16) return shared::rsimKPlain(storage, word, e);
-    return hostTables[std::size_t(c) * shared::rsimKTableSize(storage) + shared::rsimKCode(storage, word, e)];
+    return hostTables[std::size_t(c) * shared::rsimKTableSize(storage) +
+                      shared::rsimKCode(storage, word, e)];
 }
 
 DeviceK allocateDeviceK(const vk::Device& device, KChunking chunking) {
@@ -34,7 +37,8 @@ DeviceK allocateDeviceK(const vk::Device& device, KChunking chunking) {
     K.chunking = chunking;
     for (std::uint32_t c = 0; c < chunking.chunks(); ++c) {
         K.chunkIds.push_back(c);
-        K.buffers.emplace_back(device, chunking.chunkBytes(c), vk::kStorageUsage, vk::MemoryKind::Device,
+        K.buffers.emplace_back(device, chunking.chunkBytes(c), vk::kStorageUsage,
+                               vk::MemoryKind::Device,
                                "K rows " + std::to_string(chunking.rowBegin(c)) + ".." +
                                    std::to_string(chunking.rowEnd(c)));
         vk::fillZero(device, K.buffers.back());
@@ -44,13 +48,15 @@ DeviceK allocateDeviceK(const vk::Device& device, KChunking chunking) {
 
 vk::Buffer chunkAddressTable(const vk::Device& device, const DeviceK& K) {
     std::vector<std::uint64_t> addresses(K.chunking.chunks(), 0);
-    for (std::size_t x = 0; x < K.chunkIds.size(); ++x) addresses[K.chunkIds[x]] = K.buffers[x].address();
+    for (std::size_t x = 0; x < K.chunkIds.size(); ++x)
+        addresses[K.chunkIds[x]] = K.buffers[x].address();
     return vk::makeStorage(device, addresses, "K chunk addresses");
 }
 
 KErrors compressDeviceK(const vk::Device& device, DeviceK& K, KFormat format) {
     if (format == K.chunking.format) return {};
-    if (kFormatInfo(format).logTable) return encodeLogKVulkan(device, K, format); // codes stay on the device
+    if (kFormatInfo(format).logTable)
+        return encodeLogKVulkan(device, K, format); // codes stay on the device
     // lutrange sorts each chunk: the chunks come to the host, are encoded on all cores and go back.
     HostK host = downloadDeviceK(device, K);
     host.compress(format);
@@ -62,12 +68,12 @@ KErrors compressDeviceK(const vk::Device& device, DeviceK& K, KFormat format) {
 VisibilityStats formFactorDiagnosticsDevice(const vk::Device& device, const GpuGeometry& geometry,
                                             const DeviceK& K) {
     const KChunking& ch = K.chunking;
-    vk::Pass<shared::FormFactorPush> sums(device, vk::shaders::formFactorSums(),
-                                          vk::specConstants({{shared::RSIM_SPEC_K_FORMAT, ch.storage()}}),
-                                          "form-factor sums");
+    vk::Pass<shared::FormFactorPush> sums(
+        device, vk::shaders::formFactorSums(),
+        vk::specConstants({{shared::RSIM_SPEC_K_FORMAT, ch.storage()}}), "form-factor sums");
     GpuCounters clamped(device, 1, "clamp counter");
-    vk::Buffer rowSums(device, std::uint64_t(ch.n) * sizeof(float), vk::kStorageUsage, vk::MemoryKind::Device,
-                       "form-factor row sums");
+    vk::Buffer rowSums(device, std::uint64_t(ch.n) * sizeof(float), vk::kStorageUsage,
+                       vk::MemoryKind::Device, "form-factor row sums");
     shared::FormFactorPush p{};
     p.triangles = geometry.triangles.address();
     p.rowSums = rowSums.address();
@@ -77,7 +83,9 @@ VisibilityStats formFactorDiagnosticsDevice(const vk::Device& device, const GpuG
         sums.bind(cmd);
         for (std::size_t x = 0; x < K.chunkIds.size(); ++x) {
             p.k = K.chunkRef(x);
-            sums.dispatch(cmd, p, (ch.rows(K.chunkIds[x]) + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR);
+            sums.dispatch(cmd, p,
+                          (ch.rows(K.chunkIds[x]) + shared::RSIM_WG_LINEAR - 1) /
+                              shared::RSIM_WG_LINEAR);
         }
     });
     const auto values = vk::download<float>(device, rowSums, ch.n);
@@ -97,8 +105,9 @@ void copyChunksToHost(const vk::Device& device, const DeviceK& K, HostK& into) {
             chunk.words = vk::download<std::uint32_t>(device, K.buffers[x], words);
         }
         chunk.table.clear();
-        if (size) chunk.table.assign(K.hostTables.begin() + std::ptrdiff_t(c) * size,
-                                     K.hostTables.begin() + std::ptrdiff_t(c + 1) * size);
+        if (size)
+            chunk.table.assign(K.hostTables.begin() + std::ptrdiff_t(c) * size,
+                               K.hostTables.begin() + std::ptrdiff_t(c + 1) * size);
     }
 }
 
@@ -108,7 +117,8 @@ HostK downloadDeviceK(const vk::Device& device, const DeviceK& K) {
     return host;
 }
 
-DeviceK uploadChunks(const vk::Device& device, const HostK& K, const std::vector<std::uint32_t>& ids, bool streamed,
+DeviceK uploadChunks(const vk::Device& device, const HostK& K,
+                     const std::vector<std::uint32_t>& ids, bool streamed,
                      std::uint32_t streamGroup) {
     DeviceK out;
     out.chunking = K.chunking();
@@ -119,8 +129,8 @@ DeviceK uploadChunks(const vk::Device& device, const HostK& K, const std::vector
         const auto& words = K.chunk(c).words;
         const std::uint64_t bytes = words.size() * 4;
         if (streamed) {
-            vk::Buffer pinned(device, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryKind::Upload,
-                              "K chunk " + std::to_string(c) + " (host)");
+            vk::Buffer pinned(device, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                              vk::MemoryKind::Upload, "K chunk " + std::to_string(c) + " (host)");
             std::memcpy(pinned.mapped(), words.data(), bytes);
             out.buffers.push_back(std::move(pinned));
         } else {
@@ -131,7 +141,8 @@ DeviceK uploadChunks(const vk::Device& device, const HostK& K, const std::vector
     if (size) {
         std::vector<float> tables(std::size_t(out.chunking.chunks()) * size, 0.0f);
         for (std::uint32_t c = 0; c < out.chunking.chunks(); ++c)
-            std::copy(K.chunk(c).table.begin(), K.chunk(c).table.end(), tables.begin() + std::ptrdiff_t(c) * size);
+            std::copy(K.chunk(c).table.begin(), K.chunk(c).table.end(),
+                      tables.begin() + std::ptrdiff_t(c) * size);
         out.tables = vk::makeStorage(device, tables, "K tables");
         out.hostTables = std::move(tables);
     }

@@ -67,7 +67,8 @@ HostK downloadDeviceK(const vk::Device& device, const DeviceK& K);
 
 // Uploads chunks `ids` of K to the device (pinned host memory when `streamed`), and every
 // chunk's table.
-DeviceK uploadChunks(const vk::Device& device, const HostK& K, const std::vector<std::uint32_t>& ids, bool streamed,
+DeviceK uploadChunks(const vk::Device& device, const HostK& K,
+                     const std::vector<std::uint32_t>& ids, bool streamed,
                      std::uint32_t streamGroup);
 
 } // namespace rsim

@@ -24,24 +24,28 @@ HostK HostK::unfilled(KChunking chunking) {
     HostK K;
     K.chunking_ = chunking;
     K.chunks_.resize(chunking.chunks());
-    for (std::uint32_t c = 0; c < chunking.chunks(); ++c) K.chunks_[c].count = chunking.elements(c);
+    for (std::uint32_t c = 0; c < chunking.chunks(); ++c)
+        K.chunks_[c].count = chunking.elements(c);
     return K;
 }
 
 HostK HostK::fromDense(std::uint32_t n, const std::vector<float>& values) {
     HostK K(KChunking{n, std::max<std::uint32_t>(1, n), KFormat::Fp32});
     for (std::uint32_t i = 0; i < n; ++i)
-        for (std::uint32_t j = 0; j < n; ++j) K.store(i, j, values[std::size_t(i) * n + j]);
+        for (std::uint32_t j = 0; j < n; ++j)
+            K.store(i, j, values[std::size_t(i) * n + j]);
     return K;
 }
 
 float* HostK::values(std::uint32_t c) {
-    if (chunks_[c].words.size() != chunks_[c].count) throw Error("internal: K chunk is no longer fp32");
+    if (chunks_[c].words.size() != chunks_[c].count)
+        throw Error("internal: K chunk is no longer fp32");
     return reinterpret_cast<float*>(chunks_[c].words.data());
 }
 
 const float* HostK::values(std::uint32_t c) const {
-    if (chunks_[c].words.size() != chunks_[c].count) throw Error("internal: K chunk is no longer fp32");
+    if (chunks_[c].words.size() != chunks_[c].count)
+        throw Error("internal: K chunk is no longer fp32");
     return reinterpret_cast<const float*>(chunks_[c].words.data());
 }
 
@@ -54,10 +58,12 @@ void HostK::compress(KFormat format) {
     // The log mapping and fp16 are parallel over a chunk's elements; lutrange sorts each chunk,
     // so its chunks run in parallel instead.
     if (kFormatInfo(format).logTable || kFormatInfo(format).storage <= shared::RSIM_K_FP16) {
-        for (std::uint32_t c = 0; c < C; ++c) encodeChunkAs(c, format);
+        for (std::uint32_t c = 0; c < C; ++c)
+            encodeChunkAs(c, format);
     } else {
         parallelFor(C, 1, [&](std::size_t b, std::size_t e, unsigned) {
-            for (std::size_t c = b; c < e; ++c) encodeChunkAs(std::uint32_t(c), format);
+            for (std::size_t c = b; c < e; ++c)
+                encodeChunkAs(std::uint32_t(c), format);
         });
     }
     finishEncoding(format);
@@ -65,13 +71,15 @@ void HostK::compress(KFormat format) {
 
 double HostK::sumSquaredError() const {
     double s = 0.0;
-    for (const auto& c : chunks_) s += c.sumSquaredError;
+    for (const auto& c : chunks_)
+        s += c.sumSquaredError;
     return s;
 }
 
 double HostK::maxAbsError() const {
     double m = 0.0;
-    for (const auto& c : chunks_) m = std::max(m, c.maxAbsError);
+    for (const auto& c : chunks_)
+        m = std::max(m, c.maxAbsError);
     return m;
 }
 
@@ -80,10 +88,12 @@ std::vector<float> HostK::decodeAll() const {
     std::vector<float> out(std::size_t(n) * n);
     parallelFor(chunkCount(), 1, [&](std::size_t b, std::size_t e, unsigned) {
         for (std::size_t c = b; c < e; ++c) {
-            const std::uint32_t r0 = chunking_.rowBegin(std::uint32_t(c)), rows = chunking_.rows(std::uint32_t(c));
+            const std::uint32_t r0 = chunking_.rowBegin(std::uint32_t(c)),
+                                rows = chunking_.rows(std::uint32_t(c));
             for (std::uint32_t j = 0; j < n; ++j)
                 for (std::uint32_t r = 0; r < rows; ++r)
-                    out[std::size_t(r0 + r) * n + j] = decodeElement(chunks_[c], chunking_.storage(), std::uint64_t(j) * rows + r);
+                    out[std::size_t(r0 + r) * n + j] =
+                        decodeElement(chunks_[c], chunking_.storage(), std::uint64_t(j) * rows + r);
         }
     });
     return out;

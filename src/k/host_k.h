@@ -12,7 +12,7 @@
 namespace rsim {
 
 class HostK {
-public:
+  public:
     HostK() = default;
     // All zero, fp32, in the chunks of `chunking` (whatever its format: that is reached by
     // compress(), or by encodeChunkAs() of every chunk and then finishEncoding()).
@@ -34,9 +34,12 @@ public:
 
     // K_ij while K is fp32. Elements of different rows are different words: rows can be stored
     // by different threads at once.
-    void store(std::uint32_t i, std::uint32_t j, float value) { values(chunking_.chunkOf(i))[chunking_.index(i, j)] = value; }
+    void store(std::uint32_t i, std::uint32_t j, float value) {
+        values(chunking_.chunkOf(i))[chunking_.index(i, j)] = value;
+    }
     float get(std::uint32_t i, std::uint32_t j) const {
-        return decodeElement(chunks_[chunking_.chunkOf(i)], chunking_.storage(), chunking_.index(i, j));
+        return decodeElement(chunks_[chunking_.chunkOf(i)], chunking_.storage(),
+                             chunking_.index(i, j));
     }
 
     // Encodes chunk c (fp32) in `format`, with its errors against the fp32 values. The
@@ -54,7 +57,7 @@ public:
     // The decoded K as N x N row-major floats.
     std::vector<float> decodeAll() const;
 
-private:
+  private:
     KChunking chunking_;
     std::vector<EncodedChunk> chunks_;
 };

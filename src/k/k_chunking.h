@@ -46,7 +46,8 @@ struct KChunking {
 
 // Runs fn(c, a, b, worker) on all cores for row tiles [a, b) (offsets within chunk c) of at most
 // `tile` rows: how a chunk is read by rows, a tile's elements (j, a..b) at a time.
-void parallelRowTiles(const KChunking& chunking, std::uint32_t tile,
-                      const std::function<void(std::uint32_t, std::uint32_t, std::uint32_t, unsigned)>& fn);
+void parallelRowTiles(
+    const KChunking& chunking, std::uint32_t tile,
+    const std::function<void(std::uint32_t, std::uint32_t, std::uint32_t, unsigned)>& fn);
 
 } // namespace rsim

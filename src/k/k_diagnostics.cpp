@@ -28,14 +28,16 @@ VisibilityStats formFactorDiagnostics(const HostK& K, const std::vector<float>& 
         const std::uint32_t r0 = ch.rowBegin(c), rows = ch.rows(c);
         for (std::uint32_t j = 0; j < ch.n; ++j)
             for (std::uint32_t r = a; r < b; ++r) {
-                const float k = decodeElement(K.chunk(c), ch.storage(), std::uint64_t(j) * rows + r);
+                const float k =
+                    decodeElement(K.chunk(c), ch.storage(), std::uint64_t(j) * rows + r);
                 if (k == 0.0f) continue;
                 clamped[w] += k * area[j] > 1.0f;
                 rowSum[r0 + r] += double(shared::rsimFormFactor(k, area[j]));
             }
     });
     std::uint64_t total = 0;
-    for (auto v : clamped) total += v;
+    for (auto v : clamped)
+        total += v;
     return summariseRowSums(rowSum, total);
 }
 

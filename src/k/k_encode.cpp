@@ -26,7 +26,8 @@ namespace {
 // Writes `code` as element e's 8- or 4-bit field (x86 and every Vulkan host are little-endian,
 // so byte e / perByte of the word array is the word's byte (e % 4)). Elements of one byte are
 // written by one thread (parallel ranges are split on even boundaries).
-inline void putCode(std::uint8_t* bytes, std::uint32_t storage, std::uint64_t e, std::uint32_t code) {
+inline void putCode(std::uint8_t* bytes, std::uint32_t storage, std::uint64_t e,
+                    std::uint32_t code) {
     if (storage == shared::RSIM_K_LUT8) {
         bytes[e] = std::uint8_t(code);
     } else {
@@ -37,9 +38,11 @@ inline void putCode(std::uint8_t* bytes, std::uint32_t storage, std::uint64_t e,
 
 // Runs body(begin, end) over [0, count) on all cores, in ranges of an even number of elements.
 template <class Body> void forElements(std::uint64_t count, Body&& body) {
-    parallelFor(std::size_t((count + 65535) / 65536), 1, [&](std::size_t b, std::size_t e, unsigned w) {
-        body(std::uint64_t(b) * 65536, std::min<std::uint64_t>(count, std::uint64_t(e) * 65536), w);
-    });
+    parallelFor(std::size_t((count + 65535) / 65536), 1,
+                [&](std::size_t b, std::size_t e, unsigned w) {
+                    body(std::uint64_t(b) * 65536,
+                         std::min<std::uint64_t>(count, std::uint64_t(e) * 65536), w);
+                });
 }
 
 // Errors of decoded values against the input: each range sums into a local Errors (no
@@ -102,8 +105,10 @@ void encodeLog(const float* v, std::uint64_t count, std::uint32_t storage, Encod
             if (!(x > 0.0f)) continue;
             const float guess = std::clamp((std::log(x) - lo) * scale + 0.5f, 0.0f, float(L - 2));
             std::uint32_t code = 1u + std::uint32_t(guess);
-            while (code < maxCode && bounds[code - 1] <= x) ++code;
-            while (code > 1u && x < bounds[code - 2]) --code;
+            while (code < maxCode && bounds[code - 1] <= x)
+                ++code;
+            while (code > 1u && x < bounds[code - 2])
+                --code;
             putCode(bytes, storage, k, code);
             local.add(out.table[code], x);
         }
@@ -149,11 +154,13 @@ void encodeRange(const float* v, std::uint64_t count, std::uint32_t storage, Enc
         done.push_back(queue.top());
         queue.pop();
     }
-    std::sort(done.begin(), done.end(), [](const Range& a, const Range& b) { return a.begin < b.begin; });
+    std::sort(done.begin(), done.end(),
+              [](const Range& a, const Range& b) { return a.begin < b.begin; });
     std::vector<float> upper(done.size());
     for (std::size_t r = 0; r < done.size(); ++r) {
         double sum = 0.0;
-        for (std::size_t k = done[r].begin; k < done[r].end; ++k) sum += double(sorted[k]);
+        for (std::size_t k = done[r].begin; k < done[r].end; ++k)
+            sum += double(sorted[k]);
         out.table[r + 1] = float(sum / double(done[r].end - done[r].begin));
         upper[r] = sorted[done[r].end - 1];
     }
@@ -163,7 +170,8 @@ void encodeRange(const float* v, std::uint64_t count, std::uint32_t storage, Enc
         RangeErrors local;
         for (std::uint64_t k = b; k < e; ++k) {
             if (!(v[k] > 0.0f)) continue;
-            const std::size_t r = std::size_t(std::lower_bound(upper.begin(), upper.end(), v[k]) - upper.begin());
+            const std::size_t r =
+                std::size_t(std::lower_bound(upper.begin(), upper.end(), v[k]) - upper.begin());
             const std::uint32_t code = std::uint32_t(std::min(r, upper.size() - 1) + 1);
             putCode(bytes, storage, k, code);
             local.add(out.table[code], v[k]);
@@ -179,10 +187,13 @@ LogTable logTable(float vmin, float vmax, std::uint32_t storage) {
     const std::uint32_t L = shared::rsimKTableSize(storage);
     LogTable t{std::vector<float>(L, 0.0f), std::vector<float>(L, INFINITY)};
     if (!(vmin <= vmax) || !(vmin > 0.0f)) return t;
-    const double lo = std::log(double(vmin)), span = std::log(double(vmax)) - lo, steps = double(L - 2);
-    for (std::uint32_t c = 1; c < L; ++c) t.table[c] = float(std::exp(span > 0.0 ? lo + double(c - 1) * span / steps : lo));
+    const double lo = std::log(double(vmin)), span = std::log(double(vmax)) - lo,
+                 steps = double(L - 2);
+    for (std::uint32_t c = 1; c < L; ++c)
+        t.table[c] = float(std::exp(span > 0.0 ? lo + double(c - 1) * span / steps : lo));
     if (span > 0.0)
-        for (std::uint32_t m = 0; m + 2 < L; ++m) t.bounds[m] = float(std::exp(lo + (double(m) + 0.5) * span / steps));
+        for (std::uint32_t m = 0; m + 2 < L; ++m)
+            t.bounds[m] = float(std::exp(lo + (double(m) + 0.5) * span / steps));
     return t;
 }
 
@@ -216,7 +227,8 @@ EncodedChunk encodeChunk(const float* v, std::uint64_t count, KFormat format) {
     return out;
 }
 
-std::vector<FormatError> formatErrors(const std::vector<std::vector<float>>& chunks, std::uint64_t elements) {
+std::vector<FormatError> formatErrors(const std::vector<std::vector<float>>& chunks,
+                                      std::uint64_t elements) {
     std::vector<FormatError> out;
     for (const auto& info : kFormats()) {
         std::vector<double> sq(chunks.size()), mx(chunks.size());

@@ -15,7 +15,7 @@ namespace rsim {
 struct EncodedChunk {
     std::vector<std::uint32_t> words;
     std::vector<float> table;
-    std::uint64_t count = 0;     // elements
+    std::uint64_t count = 0; // elements
     // Errors of the decoded values against the fp32 input.
     double sumSquaredError = 0.0;
     double maxAbsError = 0.0;
@@ -54,7 +54,8 @@ struct FormatError {
     double rms = 0.0;
     double maxAbs = 0.0;
 };
-std::vector<FormatError> formatErrors(const std::vector<std::vector<float>>& chunks, std::uint64_t elements);
+std::vector<FormatError> formatErrors(const std::vector<std::vector<float>>& chunks,
+                                      std::uint64_t elements);
 
 // Packs one element into its word (the encoder's inverse of kformat.h).
 void packElement(std::vector<std::uint32_t>& words, std::uint32_t storage, std::uint64_t e,

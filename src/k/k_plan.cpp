@@ -27,7 +27,9 @@ std::vector<std::uint32_t> KPlan::chunksOf(std::uint32_t d) const {
     return out;
 }
 
-bool KPlan::anyStreamed() const { return std::find(streamed.begin(), streamed.end(), true) != streamed.end(); }
+bool KPlan::anyStreamed() const {
+    return std::find(streamed.begin(), streamed.end(), true) != streamed.end();
+}
 
 KPlan planK(KChunking chunking, const std::vector<DeviceBudget>& devices, StreamMode mode) {
     KPlan p;
@@ -37,40 +39,48 @@ KPlan planK(KChunking chunking, const std::vector<DeviceBudget>& devices, Stream
     const std::uint32_t D = std::uint32_t(devices.size());
     // Static round-robin: chunks are of equal size (the last may be shorter), so every device
     // gets the same work to within one chunk.
-    for (std::uint32_t c = 0; c < chunking.chunks(); ++c) p.owner.push_back(c % D);
+    for (std::uint32_t c = 0; c < chunking.chunks(); ++c)
+        p.owner.push_back(c % D);
     p.streamed.assign(D, false);
     p.streamGroup.assign(D, 1);
     for (std::uint32_t d = 0; d < D; ++d) {
         std::uint64_t kBytes = 0;
-        for (std::uint32_t c : p.chunksOf(d)) kBytes += chunking.chunkBytes(c);
+        for (std::uint32_t c : p.chunksOf(d))
+            kBytes += chunking.chunkBytes(c);
         const DeviceBudget& b = devices[d];
         const bool fits = b.fixedBytes + kBytes <= b.budgetBytes;
         if (mode == StreamMode::Never && !fits)
-            throw InputError(b.label + ": K needs " + std::to_string(kBytes >> 20) + " MiB (" +
-                             kFormatInfo(format).name + ") besides " + std::to_string(b.fixedBytes >> 20) +
-                             " MiB of other data, more than the " + std::to_string(b.budgetBytes >> 20) +
-                             " MiB available; use --stream auto (or more devices, or a smaller --kij)");
+            throw InputError(
+                b.label + ": K needs " + std::to_string(kBytes >> 20) + " MiB (" +
+                kFormatInfo(format).name + ") besides " + std::to_string(b.fixedBytes >> 20) +
+                " MiB of other data, more than the " + std::to_string(b.budgetBytes >> 20) +
+                " MiB available; use --stream auto (or more devices, or a smaller --kij)");
         p.streamed[d] = mode == StreamMode::Always || !fits;
         const std::uint64_t chunk = chunking.largestChunkBytes();
         if (p.streamed[d] && b.fixedBytes + kStreamBuffers * chunk > b.budgetBytes)
             throw Error(b.label + ": not even " + std::to_string(kStreamBuffers) + " K chunks of " +
-                        std::to_string(chunk >> 20) + " MiB fit beside " + std::to_string(b.fixedBytes >> 20) +
-                        " MiB of other data in " + std::to_string(b.budgetBytes >> 20) +
-                        " MiB; use a smaller --chunk-mb");
+                        std::to_string(chunk >> 20) + " MiB fit beside " +
+                        std::to_string(b.fixedBytes >> 20) + " MiB of other data in " +
+                        std::to_string(b.budgetBytes >> 20) + " MiB; use a smaller --chunk-mb");
         if (p.streamed[d]) {
             const std::uint64_t spare = (b.budgetBytes - b.fixedBytes) / (kStreamBuffers * chunk);
             const std::uint64_t target = std::max<std::uint64_t>(1, kStreamGroupBytes / chunk);
-            p.streamGroup[d] = std::uint32_t(std::clamp<std::uint64_t>(std::min(spare, target), 1, p.chunksOf(d).size()));
+            p.streamGroup[d] = std::uint32_t(
+                std::clamp<std::uint64_t>(std::min(spare, target), 1, p.chunksOf(d).size()));
         }
-        spdlog::info("{}: K {} ({} chunk(s) of {} rows, {} MiB on this device{}), {} + {} MiB of {} MiB",
-                     b.label, p.streamed[d] ? "streamed from host memory" : "resident",
-                     p.chunksOf(d).size(), chunking.rowsPerChunk, kBytes >> 20,
-                     p.streamed[d] ? fmt::format(", copied {} at a time", p.streamGroup[d]) : "", b.fixedBytes >> 20,
-                     (p.streamed[d] ? kStreamBuffers * p.streamGroup[d] * chunk : kBytes) >> 20, b.budgetBytes >> 20);
+        spdlog::info(
+            "{}: K {} ({} chunk(s) of {} rows, {} MiB on this device{}), {} + {} MiB of {} MiB",
+            b.label, p.streamed[d] ? "streamed from host memory" : "resident", p.chunksOf(d).size(),
+            chunking.rowsPerChunk, kBytes >> 20,
+            p.streamed[d] ? fmt::format(", copied {} at a time", p.streamGroup[d]) : "",
+            b.fixedBytes >> 20,
+            (p.streamed[d] ? kStreamBuffers * p.streamGroup[d] * chunk : kBytes) >> 20,
+            b.budgetBytes >> 20);
     }
     // One device that can hold fp32 K beside everything else computes K in place.
     const std::uint64_t fp32Bytes = std::uint64_t(n) * n * 4;
-    p.hostAssembled = D > 1 || p.anyStreamed() || devices[0].fixedBytes + fp32Bytes > devices[0].budgetBytes;
+    p.hostAssembled =
+        D > 1 || p.anyStreamed() || devices[0].fixedBytes + fp32Bytes > devices[0].budgetBytes;
     return p;
 }
 

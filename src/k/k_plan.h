@@ -17,8 +17,9 @@ const char* streamModeName(StreamMode mode);
 
 struct DeviceBudget {
     std::string label;
-    std::uint64_t budgetBytes = 0; // device-local bytes rsim may use (memory budget, --max-device-mb)
-    std::uint64_t fixedBytes = 0;  // what the device needs besides K (history, triangles, BVH, ...)
+    std::uint64_t budgetBytes =
+        0; // device-local bytes rsim may use (memory budget, --max-device-mb)
+    std::uint64_t fixedBytes = 0; // what the device needs besides K (history, triangles, BVH, ...)
 };
 
 // Device buffers a streaming device cycles through. Each holds a group of consecutive chunks
@@ -31,8 +32,8 @@ inline constexpr std::uint64_t kStreamGroupBytes = 128ull << 20; // per group, w
 
 struct KPlan {
     KChunking chunking;
-    std::vector<std::uint32_t> owner;  // chunk -> device
-    std::vector<bool> streamed;        // device -> streams its chunks from host memory
+    std::vector<std::uint32_t> owner;       // chunk -> device
+    std::vector<bool> streamed;             // device -> streams its chunks from host memory
     std::vector<std::uint32_t> streamGroup; // device -> chunks per copy (streamed devices)
     // K is computed chunk by chunk through host memory (several devices, streaming, or fp32 K
     // too large for one device); else one device computes and keeps it in place.

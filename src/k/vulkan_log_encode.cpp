@@ -11,7 +11,8 @@ namespace rsim {
 
 KErrors encodeLogKVulkan(const vk::Device& device, DeviceK& K, KFormat format) {
     const std::uint32_t storage = kFormatInfo(format).storage;
-    const std::uint32_t L = shared::rsimKTableSize(storage), perWord = 32u / shared::rsimKBits(storage);
+    const std::uint32_t L = shared::rsimKTableSize(storage),
+                        perWord = 32u / shared::rsimKBits(storage);
     const std::uint32_t chunks = K.chunking.chunks(), wg = shared::RSIM_WG_ENCODE;
     vk::Pass<shared::KEncodePush> pass(device, vk::shaders::kEncode(),
                                        vk::specConstants({{shared::RSIM_SPEC_K_FORMAT, storage}}),
@@ -25,10 +26,11 @@ KErrors encodeLogKVulkan(const vk::Device& device, DeviceK& K, KFormat format) {
         groupBase[c + 1] = groupBase[c] + (words[c] + wg - 1) / wg;
     }
     std::vector<std::uint32_t> initial(std::size_t(chunks) * 4, 0u);
-    for (std::uint32_t c = 0; c < chunks; ++c) initial[std::size_t(c) * 4] = 0x7f800000u; // min starts at +inf
+    for (std::uint32_t c = 0; c < chunks; ++c)
+        initial[std::size_t(c) * 4] = 0x7f800000u; // min starts at +inf
     const vk::Buffer stats = vk::makeStorage(device, initial, "K encode stats");
-    const vk::Buffer partials(device, std::max<std::uint64_t>(4, groupBase[chunks] * 4), vk::kStorageUsage,
-                              vk::MemoryKind::Device, "K encode error sums");
+    const vk::Buffer partials(device, std::max<std::uint64_t>(4, groupBase[chunks] * 4),
+                              vk::kStorageUsage, vk::MemoryKind::Device, "K encode error sums");
 
     auto record = [&](VkCommandBuffer cmd, std::uint32_t c, shared::KEncodePush push) {
         push.values = K.buffers[c].address();
@@ -41,9 +43,11 @@ KErrors encodeLogKVulkan(const vk::Device& device, DeviceK& K, KFormat format) {
     // Pass 0: every chunk's range, in one submission.
     device.submitAndWait([&](VkCommandBuffer cmd) {
         pass.bind(cmd);
-        for (std::uint32_t c = 0; c < chunks; ++c) record(cmd, c, shared::KEncodePush{});
+        for (std::uint32_t c = 0; c < chunks; ++c)
+            record(cmd, c, shared::KEncodePush{});
     });
-    const std::vector<std::uint32_t> ranges = vk::download<std::uint32_t>(device, stats, initial.size());
+    const std::vector<std::uint32_t> ranges =
+        vk::download<std::uint32_t>(device, stats, initial.size());
 
     // Tables and boundaries on the host (L entries each per chunk).
     std::vector<float> tables(std::size_t(chunks) * L), bounds(std::size_t(chunks) * L);
@@ -62,7 +66,8 @@ KErrors encodeLogKVulkan(const vk::Device& device, DeviceK& K, KFormat format) {
     // Pass 1: chunk by chunk, so at most one chunk exists in both formats.
     for (std::uint32_t c = 0; c < chunks; ++c) {
         vk::Buffer encoded(device, words[c] * 4, vk::kStorageUsage, vk::MemoryKind::Device,
-                           "K rows " + std::to_string(K.chunking.rowBegin(c)) + " (" + kFormatInfo(format).name + ")");
+                           "K rows " + std::to_string(K.chunking.rowBegin(c)) + " (" +
+                               kFormatInfo(format).name + ")");
         shared::KEncodePush push{};
         push.words = encoded.address();
         push.table = K.tables.address() + std::uint64_t(c) * L * 4;
@@ -77,8 +82,10 @@ KErrors encodeLogKVulkan(const vk::Device& device, DeviceK& K, KFormat format) {
     K.chunking.format = format;
 
     KErrors errors;
-    for (float s : vk::download<float>(device, partials, groupBase[chunks])) errors.sumSquared += double(s);
-    const std::vector<std::uint32_t> after = vk::download<std::uint32_t>(device, stats, initial.size());
+    for (float s : vk::download<float>(device, partials, groupBase[chunks]))
+        errors.sumSquared += double(s);
+    const std::vector<std::uint32_t> after =
+        vk::download<std::uint32_t>(device, stats, initial.size());
     for (std::uint32_t c = 0; c < chunks; ++c) {
         float e;
         std::memcpy(&e, &after[std::size_t(c) * 4 + 2], 4);

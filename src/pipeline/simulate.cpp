@@ -24,8 +24,8 @@ void checkDirectTerms(const DirectTerms& d, const SimConfig& c) {
             "the light at ({}, {}, {}) reaches no triangle: every triangle is outside its cone "
             "(half-angle {:.1f} deg around ({:.3f}, {:.3f}, {:.3f})), faces away from it, or is "
             "shadowed. Check [light] position, direction and half_angle_deg.",
-            p.x, p.y, p.z, std::acos(double(std::max(-1.0f, c.light.cosHalfAngle))) * 180.0 / M_PI, dir.x,
-            dir.y, dir.z));
+            p.x, p.y, p.z, std::acos(double(std::max(-1.0f, c.light.cosHalfAngle))) * 180.0 / M_PI,
+            dir.x, dir.y, dir.z));
     const glm::vec3 q = c.sensor.position, f = c.sensor.forward;
     if (!anyPositive(d.importance))
         throw InputError(fmt::format(
@@ -49,7 +49,8 @@ void checkDirectTerms(const DirectTerms& d, const SimConfig& c) {
     if (std::isfinite(first) && first >= double(c.timesteps)) {
         // rsimPulsedPeak needs the peak (at most one bin after `first`, the linear split) plus
         // the centroid's half-width inside the window.
-        const double needed = first + 2.0 + double(shared::rsimCentroidHalfWidth(int(c.pulse.size())));
+        const double needed =
+            first + 2.0 + double(shared::rsimCentroidHalfWidth(int(c.pulse.size())));
         throw InputError(fmt::format(
             "the time window is too short for any light to return: light first reaches a "
             "surface the sensor sees after {:.6g} ns, but the window ends at {:.6g} ns ({} "
@@ -66,14 +67,16 @@ SimulationResult simulate(const PhaseBackends& b, const PreparedScene& s, const 
     for (Backend* x : {b.geometry, b.pose, b.distances})
         if (std::find(distinct.begin(), distinct.end(), x) == distinct.end()) distinct.push_back(x);
     std::uint64_t validationBefore = 0;
-    for (Backend* x : distinct) validationBefore += x->validationErrors();
+    for (Backend* x : distinct)
+        validationBefore += x->validationErrors();
     SimulationResult r;
     r.n = std::uint32_t(s.size());
     r.timesteps = c.timesteps;
 
     // Geometry phase.
     Stopwatch sw;
-    for (Backend* x : distinct) x->prepare(s);
+    for (Backend* x : distinct)
+        x->prepare(s);
     times.add("accel", sw.seconds());
 
     // The direct terms first: they decide whether the run can measure anything at all.
@@ -93,14 +96,16 @@ SimulationResult simulate(const PhaseBackends& b, const PreparedScene& s, const 
         meta.k = v.storage;
         meta.deviceMemory = v.deviceMemory;
         meta.timingDetails.insert(meta.timingDetails.end(), v.details.begin(), v.details.end());
-        spdlog::info("visibility: {} candidate pairs, {} non-zero, {} rays in {:.2f} s ({:.1f} Mrays/s)",
-                     r.visibility.candidatePairs, r.visibility.nonzeroPairs, r.visibility.raysCast, secs,
-                     double(r.visibility.raysCast) / secs * 1e-6);
+        spdlog::info(
+            "visibility: {} candidate pairs, {} non-zero, {} rays in {:.2f} s ({:.1f} Mrays/s)",
+            r.visibility.candidatePairs, r.visibility.nonzeroPairs, r.visibility.raysCast, secs,
+            double(r.visibility.raysCast) / secs * 1e-6);
         if (c.k.format != KFormat::Fp32)
-            spdlog::info("compress: K as {} in {} chunk(s) of {} rows, {:.1f} MiB, RMS error {:.3g} against fp32, "
+            spdlog::info("compress: K as {} in {} chunk(s) of {} rows, {:.1f} MiB, RMS error "
+                         "{:.3g} against fp32, "
                          "{:.3f} s",
-                         meta.k.format, meta.k.chunks, meta.k.rowsPerChunk, double(meta.k.bytes) / 1048576.0,
-                         meta.k.rmsError, v.compressSeconds);
+                         meta.k.format, meta.k.chunks, meta.k.rowsPerChunk,
+                         double(meta.k.bytes) / 1048576.0, meta.k.rmsError, v.compressSeconds);
         K = std::move(v.K);
     } else {
         times.add("compress", 0.0);
@@ -115,7 +120,8 @@ SimulationResult simulate(const PhaseBackends& b, const PreparedScene& s, const 
     times.add("radiosity", secs - t.downloadSeconds);
     if (t.downloadSeconds > 0.0) times.add("download", t.downloadSeconds);
     meta.timingDetails.insert(meta.timingDetails.end(), t.details.begin(), t.details.end());
-    spdlog::info("radiosity: {} timesteps in {:.3f} s{}", c.timesteps, secs, t.summary.empty() ? "" : " (" + t.summary + ")");
+    spdlog::info("radiosity: {} timesteps in {:.3f} s{}", c.timesteps, secs,
+                 t.summary.empty() ? "" : " (" + t.summary + ")");
     Histories& h = t.histories;
     h.E = std::move(sources.E);
     h.R = std::move(sources.R);
@@ -135,7 +141,8 @@ SimulationResult simulate(const PhaseBackends& b, const PreparedScene& s, const 
     r.E = std::move(h.E);
     r.R = std::move(h.R);
     std::uint64_t validation = 0;
-    for (Backend* x : distinct) validation += x->validationErrors();
+    for (Backend* x : distinct)
+        validation += x->validationErrors();
     meta.validationErrors = validation - validationBefore;
     if (std::any_of(distinct.begin(), distinct.end(), [](Backend* x) { return x->validating(); }))
         spdlog::info("Vulkan validation: {} error(s) during the run", meta.validationErrors);

@@ -24,8 +24,9 @@ struct PhaseBackends {
 
 // Runs every phase on `scene`; `times` gets the phases' wall times (summary.json timings_s) and
 // `meta` the run's description (backend and devices from the first backend).
-SimulationResult simulate(const PhaseBackends& backends, const PreparedScene& scene, const SimConfig& config,
-                          const RunOptions& options, PhaseTimes& times, RunMetadata& meta);
+SimulationResult simulate(const PhaseBackends& backends, const PreparedScene& scene,
+                          const SimConfig& config, const RunOptions& options, PhaseTimes& times,
+                          RunMetadata& meta);
 
 // Throws InputError when the light reaches no triangle, the sensor sees none, or the time
 // window ends before light can reach any triangle the sensor sees: a run would only produce a

@@ -28,7 +28,8 @@ std::vector<float> makePulse(PulseShape shape, double fwhmSteps) {
         sum += p[std::size_t(k)];
     }
     std::vector<float> out;
-    for (double v : p) out.push_back(float(v / sum));
+    for (double v : p)
+        out.push_back(float(v / sum));
     return out;
 }
 

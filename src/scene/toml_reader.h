@@ -20,13 +20,20 @@ namespace rsim::toml_reader {
 
 inline std::string typeName(const toml::node& n) {
     switch (n.type()) {
-    case toml::node_type::table: return "a table";
-    case toml::node_type::array: return "an array";
-    case toml::node_type::string: return "a string";
-    case toml::node_type::integer: return "an integer";
-    case toml::node_type::floating_point: return "a number";
-    case toml::node_type::boolean: return "a boolean";
-    default: return "a date/time";
+    case toml::node_type::table:
+        return "a table";
+    case toml::node_type::array:
+        return "an array";
+    case toml::node_type::string:
+        return "a string";
+    case toml::node_type::integer:
+        return "an integer";
+    case toml::node_type::floating_point:
+        return "a number";
+    case toml::node_type::boolean:
+        return "a boolean";
+    default:
+        return "a date/time";
     }
 }
 
@@ -44,7 +51,7 @@ using OverrideOrigins = std::map<std::string, std::string>;
 
 // Reads one TOML table, remembering which keys were used so that the rest can be reported.
 class TableReader {
-public:
+  public:
     TableReader(const toml::table& table, std::string context, std::string fileName,
                 const OverrideOrigins* origins = nullptr, std::string tableName = {})
         : table_(table), context_(std::move(context)), file_(std::move(fileName)),
@@ -65,8 +72,10 @@ public:
             throw InputError(os.str());
         }
         os << file_;
-        if (at && at->source().begin.line) os << ":" << at->source().begin.line;
-        else if (table_.source().begin.line) os << ":" << table_.source().begin.line;
+        if (at && at->source().begin.line)
+            os << ":" << at->source().begin.line;
+        else if (table_.source().begin.line)
+            os << ":" << table_.source().begin.line;
         os << ": " << context_ << (key.empty() ? "" : " " + key) << ": " << message;
         throw InputError(os.str());
     }
@@ -93,12 +102,13 @@ public:
                           std::int64_t hi) {
         const toml::node* n = find(key);
         if (!n) return def;
-        if (!n->is_integer()) fail(n, key, "expected an integer, got " + typeName(*n) + " (" +
-                                               quoteValue(*n) + ")");
+        if (!n->is_integer())
+            fail(n, key, "expected an integer, got " + typeName(*n) + " (" + quoteValue(*n) + ")");
         std::int64_t v = *n->value<std::int64_t>();
         if (v < lo || v > hi)
-            fail(n, key, "expected an integer in [" + std::to_string(lo) + ", " +
-                             std::to_string(hi) + "], got " + std::to_string(v));
+            fail(n, key,
+                 "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                     "], got " + std::to_string(v));
         return std::uint32_t(v);
     }
 
@@ -122,7 +132,8 @@ public:
         if (!s) return def;
         if (std::find(allowed.begin(), allowed.end(), *s) == allowed.end()) {
             std::string list;
-            for (auto& a : allowed) list += (list.empty() ? "\"" : ", \"") + a + "\"";
+            for (auto& a : allowed)
+                list += (list.empty() ? "\"" : ", \"") + a + "\"";
             std::string hint = didYouMean(*s, allowed);
             fail(table_.get(key), key,
                  "expected one of " + list + ", got \"" + *s + "\"" +
@@ -131,16 +142,16 @@ public:
         return *s;
     }
 
-    std::vector<double> numbers(const std::string& key, std::size_t minCount,
-                                std::size_t maxCount, const std::vector<double>& def) {
+    std::vector<double> numbers(const std::string& key, std::size_t minCount, std::size_t maxCount,
+                                const std::vector<double>& def) {
         const toml::node* n = find(key);
         if (!n) return def;
         const toml::array* a = n->as_array();
         if (!a) fail(n, key, "expected an array of numbers, got " + typeName(*n));
         if (a->size() < minCount || a->size() > maxCount) {
-            std::string want = minCount == maxCount ? std::to_string(minCount)
-                                                    : std::to_string(minCount) + " to " +
-                                                          std::to_string(maxCount);
+            std::string want = minCount == maxCount
+                                   ? std::to_string(minCount)
+                                   : std::to_string(minCount) + " to " + std::to_string(maxCount);
             fail(n, key, "expected " + want + " numbers, got " + std::to_string(a->size()));
         }
         std::vector<double> out;
@@ -167,7 +178,8 @@ public:
             return {s, s, s};
         }
         glm::dvec3 v = vec3(key, def);
-        for (int k = 0; k < 3; ++k) checkRange(n, key, v[k], -kMaxScale, kMaxScale, false);
+        for (int k = 0; k < 3; ++k)
+            checkRange(n, key, v[k], -kMaxScale, kMaxScale, false);
         return v;
     }
 
@@ -190,20 +202,24 @@ public:
             if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
             std::string hint = didYouMean(key, known_);
             std::ostringstream os;
-            if (std::string by = overriddenBy(key); !by.empty()) os << by;
-            else os << file_ << ":" << k.source().begin.line;
+            if (std::string by = overriddenBy(key); !by.empty())
+                os << by;
+            else
+                os << file_ << ":" << k.source().begin.line;
             os << ": " << context_ << ": unknown key \"" << key << "\"";
-            if (!hint.empty()) os << " (did you mean \"" << hint << "\"?)";
+            if (!hint.empty())
+                os << " (did you mean \"" << hint << "\"?)";
             else {
                 os << " (known keys:";
-                for (auto& kk : known_) os << " " << kk;
+                for (auto& kk : known_)
+                    os << " " << kk;
                 os << ")";
             }
             throw InputError(os.str());
         }
     }
 
-private:
+  private:
     const toml::table& table_;
     std::string context_, file_;
     const OverrideOrigins* origins_;
@@ -225,8 +241,8 @@ void forEachArrayTable(const toml::table& root, const std::string& name,
     }
 }
 
-inline const std::vector<std::string> kTopLevel = {"simulation", "light", "sensor", "material",
-                                            "mesh", "output"};
+inline const std::vector<std::string> kTopLevel = {"simulation", "light", "sensor",
+                                                   "material",   "mesh",  "output"};
 
 // Applies "a.b=value" overrides to the parsed document; returns where each came from.
 OverrideOrigins applyOverrides(toml::table& root, const std::vector<SceneOverride>& overrides);

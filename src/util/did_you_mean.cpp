@@ -17,8 +17,10 @@ std::string didYouMean(const std::string& word, const std::vector<std::string>& 
         };
         const std::size_t w = b.size() + 1;
         std::vector<std::size_t> d((a.size() + 1) * w);
-        for (std::size_t i = 0; i <= a.size(); ++i) d[i * w] = i;
-        for (std::size_t j = 0; j <= b.size(); ++j) d[j] = j;
+        for (std::size_t i = 0; i <= a.size(); ++i)
+            d[i * w] = i;
+        for (std::size_t j = 0; j <= b.size(); ++j)
+            d[j] = j;
         for (std::size_t i = 1; i <= a.size(); ++i)
             for (std::size_t j = 1; j <= b.size(); ++j) {
                 std::size_t sub = d[(i - 1) * w + j - 1] + !same(a[i - 1], b[j - 1]);

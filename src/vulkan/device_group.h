@@ -20,7 +20,8 @@ template <class Fn> void forEachDevice(std::size_t devices, Fn&& fn) {
                 failures[d] = std::current_exception();
             }
         });
-    for (auto& t : threads) t.join();
+    for (auto& t : threads)
+        t.join();
     for (auto& f : failures)
         if (f) std::rethrow_exception(f);
 }

@@ -16,7 +16,8 @@ shared::LightSensorRecord makeLightSensorRecord(const SimConfig& c) {
     return r;
 }
 
-GpuGeometry::GpuGeometry(const vk::Device& device, const PreparedScene& s) : n(std::uint32_t(s.size())) {
+GpuGeometry::GpuGeometry(const vk::Device& device, const PreparedScene& s)
+    : n(std::uint32_t(s.size())) {
     std::vector<shared::GpuTriangle> tris(n);
     for (std::uint32_t i = 0; i < n; ++i) {
         tris[i].v0Area = glm::vec4(s.v0[i], s.area[i]);
@@ -29,7 +30,8 @@ GpuGeometry::GpuGeometry(const vk::Device& device, const PreparedScene& s) : n(s
 }
 
 GpuPose::GpuPose(const vk::Device& device, const SimConfig& c)
-    : lightSensor(vk::makeStorage(device, std::vector<shared::LightSensorRecord>{makeLightSensorRecord(c)},
+    : lightSensor(vk::makeStorage(device,
+                                  std::vector<shared::LightSensorRecord>{makeLightSensorRecord(c)},
                                   "light and sensor")),
       pulse(vk::makeStorage(device, c.pulse, "pulse")) {}
 

@@ -26,26 +26,29 @@ template <class F> void forEachLaunch(std::uint64_t count, std::uint64_t maxPerL
 }
 
 template <class Push> class Pass {
-public:
+  public:
     Pass(const Device& device, ShaderCode code, const SpecConstants& spec, const std::string& name)
         : device_(&device), pipeline_(device, code, sizeof(Push), false, spec, name) {}
 
     void bind(VkCommandBuffer cmd) const { pipeline_.bind(cmd, nullptr); }
-    void dispatch(VkCommandBuffer cmd, const Push& p, std::uint32_t groupsX, std::uint32_t groupsY = 1) const {
+    void dispatch(VkCommandBuffer cmd, const Push& p, std::uint32_t groupsX,
+                  std::uint32_t groupsY = 1) const {
         pipeline_.pushConstants(cmd, &p);
         pipeline_.dispatch(cmd, groupsX, groupsY);
     }
     // Items [0, count) in workgroups of `group` items, in as many launches as the device needs;
     // each launch gets its range in p.begin, p.end. The pass must be bound.
-    void dispatchLinear(VkCommandBuffer cmd, Push p, std::uint64_t count, std::uint32_t group) const {
-        forEachLaunch(count, maxLinearLaunch(*device_, group), [&](std::uint32_t begin, std::uint32_t end) {
-            p.begin = begin;
-            p.end = end;
-            dispatch(cmd, p, (end - begin + group - 1) / group);
-        });
+    void dispatchLinear(VkCommandBuffer cmd, Push p, std::uint64_t count,
+                        std::uint32_t group) const {
+        forEachLaunch(count, maxLinearLaunch(*device_, group),
+                      [&](std::uint32_t begin, std::uint32_t end) {
+                          p.begin = begin;
+                          p.end = end;
+                          dispatch(cmd, p, (end - begin + group - 1) / group);
+                      });
     }
 
-private:
+  private:
     const Device* device_;
     Pipeline pipeline_;
 };

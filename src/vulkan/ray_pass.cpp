@@ -24,13 +24,15 @@ std::unique_ptr<vk::Pipeline> makeRayPassPipeline(const vk::Device& d,
 
 void launchRayPass(const vk::Pipeline& p, VkCommandBuffer cmd, std::uint32_t width,
                    std::uint32_t height, std::uint32_t groupX) {
-    if (p.isRayTracing()) p.dispatch(cmd, width, height);
-    else p.dispatch(cmd, (width + groupX - 1) / groupX, height);
+    if (p.isRayTracing())
+        p.dispatch(cmd, width, height);
+    else
+        p.dispatch(cmd, (width + groupX - 1) / groupX, height);
 }
 
 GpuCounters::GpuCounters(const vk::Device& d, std::uint32_t counters, const char* name)
-    : device_(d), counters_(counters),
-      buffer_(d, std::uint64_t(counters) * kStatSlots * 4, vk::kStorageUsage, vk::MemoryKind::Device, name) {
+    : device_(d), counters_(counters), buffer_(d, std::uint64_t(counters) * kStatSlots * 4,
+                                               vk::kStorageUsage, vk::MemoryKind::Device, name) {
     vk::fillZero(d, buffer_);
 }
 
@@ -38,7 +40,8 @@ std::vector<std::uint64_t> GpuCounters::read() const {
     auto slots = vk::download<std::uint32_t>(device_, buffer_, std::size_t(counters_) * kStatSlots);
     std::vector<std::uint64_t> sums(counters_, 0);
     for (std::uint32_t c = 0; c < counters_; ++c)
-        for (std::uint32_t s = 0; s < kStatSlots; ++s) sums[c] += slots[c * kStatSlots + s];
+        for (std::uint32_t s = 0; s < kStatSlots; ++s)
+            sums[c] += slots[c * kStatSlots + s];
     return sums;
 }
 

@@ -24,12 +24,12 @@ void launchRayPass(const vk::Pipeline& p, VkCommandBuffer cmd, std::uint32_t wid
 // Counters the shaders increment (rsimCount in shaders/common/rsim.glsl): `counters` of
 // RSIM_STAT_SLOTS slots each.
 class GpuCounters {
-public:
+  public:
     GpuCounters(const vk::Device& device, std::uint32_t counters, const char* name);
     VkDeviceAddress address() const { return buffer_.address(); }
     std::vector<std::uint64_t> read() const;
 
-private:
+  private:
     const vk::Device& device_;
     std::uint32_t counters_;
     vk::Buffer buffer_;

@@ -7,7 +7,8 @@
 
 namespace rsim::vk {
 
-TimelineSemaphore::TimelineSemaphore(const Device& device, const std::string& name) : device_(&device) {
+TimelineSemaphore::TimelineSemaphore(const Device& device, const std::string& name)
+    : device_(&device) {
     VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
     type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
     type.initialValue = 0;
@@ -18,7 +19,8 @@ TimelineSemaphore::TimelineSemaphore(const Device& device, const std::string& na
 }
 
 TimelineSemaphore::TimelineSemaphore(TimelineSemaphore&& o) noexcept
-    : device_(o.device_), semaphore_(std::exchange(o.semaphore_, VK_NULL_HANDLE)), value_(o.value_) {}
+    : device_(o.device_), semaphore_(std::exchange(o.semaphore_, VK_NULL_HANDLE)),
+      value_(o.value_) {}
 
 TimelineSemaphore::~TimelineSemaphore() {
     if (!semaphore_) return;

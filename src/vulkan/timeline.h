@@ -11,7 +11,7 @@
 namespace rsim::vk {
 
 class TimelineSemaphore {
-public:
+  public:
     TimelineSemaphore(const Device& device, const std::string& name);
     ~TimelineSemaphore();
     TimelineSemaphore(TimelineSemaphore&& other) noexcept;
@@ -28,7 +28,7 @@ public:
     void wait(std::uint64_t v) const;
     void waitAll() const { wait(value_); }
 
-private:
+  private:
     const Device* device_;
     VkSemaphore semaphore_ = VK_NULL_HANDLE;
     std::uint64_t value_ = 0;

@@ -88,7 +88,7 @@ def main():
         row["total_s"] = t["total"]
         row["wall_s"] = wall
         detail = s.get("timings_detail_s", {})
-        for k in ("visibility_rays", "radiosity_setup", "radiosity_loop"):
+        for k in ("visibility_rays", "near_lists", "k_placement", "radiosity_setup", "radiosity_loop"):
             row[k + "_s"] = detail.get(k, "")
         row["download_s"] = t.get("download", 0.0)
         row["rays_visibility"] = s["rays"]["visibility"]

@@ -145,13 +145,18 @@ ab)
   cp "$old" /tmp/rsimb/rsim-bundle/bin/rsim-old && chmod +x /tmp/rsimb/rsim-bundle/bin/rsim-old
   sed 's#/bin/rsim"#/bin/rsim-old"#' $RSIM > /tmp/rsimb/rsim-bundle/rsim-old && chmod +x /tmp/rsimb/rsim-bundle/rsim-old
   gen "$scenes"
-  mkdir -p "$OUT/ab"
-  for r in 1 2 3; do for which in old new; do
+  rm -rf /tmp/ab
+  for r in $(seq "${AB_REPEATS:-3}"); do for which in old new; do
     bin=$RSIM; [[ $which == old ]] && bin=/tmp/rsimb/rsim-bundle/rsim-old
-    python3 scripts/benchmark.py --rsim $bin --scenes "$scenes" --backend vulkan --label "$which" --warmup \
-      --out "$OUT/ab/$which-$r" > "$OUT/ab/$which-$r.txt" 2>&1 || { cat "$OUT/ab/$which-$r.txt"; exit 1; }
-    grep "^| [a-z]" "$OUT/ab/$which-$r.txt" | sed "s/^/$which $r /"
-  done; done ;;
+    python3 scripts/benchmark.py --rsim $bin --scenes "$scenes" --backend vulkan --label "$which-$r" --warmup \
+      --out "/tmp/ab/$which-$r" > /tmp/ab.log 2>&1 || { cat /tmp/ab.log; exit 1; }
+    grep "^| [a-z]" /tmp/ab.log | sed "s/^/$which $r /"
+  done; done
+  # One CSV of every run (the device tool brings back a limited number of files).
+  python3 -c 'import csv, glob, sys
+rows = [r for f in sorted(glob.glob("/tmp/ab/*/phases.csv")) for r in csv.DictReader(open(f))]
+w = csv.DictWriter(open(sys.argv[1], "w", newline=""), fieldnames=list(rows[0].keys())); w.writeheader(); w.writerows(rows)' \
+    "$OUT/ab.csv" ;;
 tests)
   # The tests run rsim as build/rsim (compiled-in path): point it at the bundle's wrapper. Each
   # test makes its own Vulkan instance; NVIDIA's driver, loaded again and again beside the

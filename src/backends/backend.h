@@ -22,8 +22,8 @@ namespace rsim {
 class KHandle {
   public:
     virtual ~KHandle() = default;
-    // K in host memory, encoded as stored (fetched from the devices the first time).
-    virtual const HostK& host() const = 0;
+    // K in host memory, encoded as stored (fetched from the devices the first time, and kept).
+    virtual const HostK& host() = 0;
 };
 
 struct VisibilityOutcome {
@@ -54,7 +54,7 @@ class Backend {
 
     // Pose phase. `K` may be null (no indirect light) and may come from another backend.
     virtual DirectTerms direct(const SimConfig& config) = 0;
-    virtual TransportOutcome transport(const KHandle* K, const DirectTerms& direct,
+    virtual TransportOutcome transport(KHandle* K, const DirectTerms& direct,
                                        const Histories& sources, const SimConfig& config) = 0;
     virtual TriangleDistances distances(const Histories& histories, const DirectTerms& direct,
                                         const SimConfig& config) = 0;

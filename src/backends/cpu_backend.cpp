@@ -22,7 +22,7 @@ namespace {
 class HostKHandle final : public KHandle {
   public:
     explicit HostKHandle(HostK K) : K_(std::move(K)) {}
-    const HostK& host() const override { return K_; }
+    const HostK& host() override { return K_; }
 
   private:
     HostK K_;
@@ -79,7 +79,7 @@ class CpuBackend final : public Backend {
 
     DirectTerms direct(const SimConfig& c) override { return computeDirectCpu(scene(), c, *rays_); }
 
-    TransportOutcome transport(const KHandle* K, const DirectTerms&, const Histories& sources,
+    TransportOutcome transport(KHandle* K, const DirectTerms&, const Histories& sources,
                                const SimConfig& c) override {
         TransportOutcome out;
         out.histories.n = std::uint32_t(scene().size());

@@ -40,7 +40,7 @@ struct Slot {
 class VulkanK final : public KHandle {
 public:
     VulkanK(const std::vector<Slot>& slots, std::vector<DeviceK> parts) : slots_(&slots), parts_(std::move(parts)) {}
-    const HostK& host() const override {
+    const HostK& host() override {
         if (!host_) {
             host_ = std::make_unique<HostK>(HostK::unfilled(parts_[0].chunking));
             for (std::size_t d = 0; d < parts_.size(); ++d) copyChunksToHost(*(*slots_)[d].device, parts_[d], *host_);
@@ -53,7 +53,7 @@ public:
 private:
     const std::vector<Slot>* slots_;
     std::vector<DeviceK> parts_;
-    mutable std::unique_ptr<HostK> host_;
+    std::unique_ptr<HostK> host_;
 };
 
 // The B/Z history and transport records on device 0, for the distance phases.
@@ -127,13 +127,13 @@ public:
         return computeDirectVulkan(*s.device, *s.geometry, pose, *s.accel, scene(), c);
     }
 
-    TransportOutcome transport(const KHandle* K, const DirectTerms& direct, const Histories&,
+    TransportOutcome transport(KHandle* K, const DirectTerms& direct, const Histories&,
                                const SimConfig& c) override {
         TransportOutcome out;
         const std::vector<shared::GpuTransportTri> records = makeTransportRecords(scene(), c, direct);
         // K from elsewhere (another backend) is placed on these devices as if assembled here.
         std::unique_ptr<VulkanK> foreign;
-        const VulkanK* mine = dynamic_cast<const VulkanK*>(K);
+        VulkanK* mine = dynamic_cast<VulkanK*>(K);
         if (K && !(mine && mine->belongsTo(slots_))) {
             Stopwatch sw;
             std::vector<DeviceBudget> budgets;
@@ -174,7 +174,7 @@ public:
                                                     : "");
         // The results the host needs: B and Z.
         Stopwatch sw;
-        const vk::Device& d0 = *slots_[0].device;
+        vk::Device& d0 = *slots_[0].device;
         const std::size_t count = std::size_t(records.size()) * c.timesteps;
         const auto bz = vk::download<glm::vec2>(d0, gpu.histories[0], count);
         Histories& h = out.histories;
@@ -236,7 +236,7 @@ private:
     std::shared_ptr<const VulkanHistory> onDevice(const Histories& h, const DirectTerms& direct, const SimConfig& c) {
         auto mine = std::dynamic_pointer_cast<const VulkanHistory>(h.device);
         if (mine && mine->owner == this) return mine;
-        const vk::Device& d0 = *slots_[0].device;
+        vk::Device& d0 = *slots_[0].device;
         std::vector<glm::vec2> bz(h.B.size());
         for (std::size_t k = 0; k < bz.size(); ++k) bz[k] = glm::vec2(h.B[k], h.Z[k]);
         auto copy = std::make_shared<VulkanHistory>();
@@ -250,7 +250,7 @@ private:
     KPlan planFor(const KChunking& chunking, std::uint32_t transportSteps, std::vector<DeviceBudget>& budgets) const {
         const std::uint64_t n = scene().size();
         for (const Slot& slot : slots_) {
-            const vk::Device& dev = *slot.device;
+            vk::Device& dev = *slot.device;
             DeviceBudget b;
             b.label = dev.label();
             b.budgetBytes = dev.deviceLocalBudget();
@@ -269,7 +269,7 @@ private:
     // One device computes fp32 (or fp16) K in place and compresses it there.
     std::vector<DeviceK> inPlaceK(const KSettings& k, VisibilityOutcome& out) {
         const Slot& s = slots_[0];
-        const vk::Device& d0 = *s.device;
+        vk::Device& d0 = *s.device;
         const std::uint32_t n = std::uint32_t(scene().size());
         DeviceK K = allocateDeviceK(d0, KChunking::forBudget(n, k.format, k.chunkBytes)
                                             .as(k.format == KFormat::Fp16 ? KFormat::Fp16 : KFormat::Fp32));

@@ -8,7 +8,7 @@
 
 namespace rsim {
 
-DirectTerms computeDirectVulkan(const vk::Device& device, const GpuGeometry& scene, const GpuPose& pose,
+DirectTerms computeDirectVulkan(vk::Device& device, const GpuGeometry& scene, const GpuPose& pose,
                                 const vk::SceneAccel& accel, const PreparedScene& prepared,
                                 const SimConfig& config) {
     auto pipeline = makeRayPassPipeline(device, &vk::shaders::direct, sizeof(shared::DirectPush),

@@ -9,7 +9,7 @@
 
 namespace rsim {
 
-DirectTerms computeDirectVulkan(const vk::Device& device, const GpuGeometry& geometry, const GpuPose& pose,
+DirectTerms computeDirectVulkan(vk::Device& device, const GpuGeometry& geometry, const GpuPose& pose,
                                 const vk::SceneAccel& accel, const PreparedScene& prepared,
                                 const SimConfig& config);
 

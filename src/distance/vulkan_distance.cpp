@@ -12,7 +12,7 @@
 #include "vulkan/shaders.h"
 
 namespace rsim {
-TriangleDistances computeTriangleDistancesVulkan(const vk::Device& device, const GpuPose& pose,
+TriangleDistances computeTriangleDistancesVulkan(vk::Device& device, const GpuPose& pose,
                                                  const vk::Buffer& transportTris, const vk::Buffer& history,
                                                  std::uint32_t n, const SimConfig& c) {
     vk::Pass<shared::DistancePush> pass(device, vk::shaders::distances(), {}, "distances");
@@ -50,7 +50,7 @@ TriangleDistances computeTriangleDistancesVulkan(const vk::Device& device, const
     return r;
 }
 
-SensorImage renderSensorImageVulkan(const vk::Device& device, const GpuGeometry& scene, const GpuPose& pose,
+SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& scene, const GpuPose& pose,
                                     const vk::SceneAccel& accel, const vk::Buffer& transportTris,
                                     const vk::Buffer& history, const PreparedScene& prepared,
                                     const SimConfig& c) {

@@ -10,11 +10,11 @@
 namespace rsim {
 
 // L_i and d_i of the n triangles from the B/Z history on the device.
-TriangleDistances computeTriangleDistancesVulkan(const vk::Device& device, const GpuPose& pose,
+TriangleDistances computeTriangleDistancesVulkan(vk::Device& device, const GpuPose& pose,
                                                  const vk::Buffer& transportTris, const vk::Buffer& history,
                                                  std::uint32_t n, const SimConfig& config);
 
-SensorImage renderSensorImageVulkan(const vk::Device& device, const GpuGeometry& geometry, const GpuPose& pose,
+SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& geometry, const GpuPose& pose,
                                     const vk::SceneAccel& accel, const vk::Buffer& transportTris,
                                     const vk::Buffer& history, const PreparedScene& prepared,
                                     const SimConfig& config);

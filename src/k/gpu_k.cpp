@@ -30,7 +30,7 @@ float DeviceK::hostElement(std::size_t held, std::uint32_t i, std::uint32_t j) c
                       shared::rsimKCode(storage, word, e)];
 }
 
-DeviceK allocateDeviceK(const vk::Device& device, KChunking chunking) {
+DeviceK allocateDeviceK(vk::Device& device, KChunking chunking) {
     while (chunking.rowsPerChunk > 1 && chunking.chunkBytes(0) > device.maxAllocationBytes())
         chunking.rowsPerChunk = (chunking.rowsPerChunk + 1) / 2;
     DeviceK K;
@@ -46,14 +46,14 @@ DeviceK allocateDeviceK(const vk::Device& device, KChunking chunking) {
     return K;
 }
 
-vk::Buffer chunkAddressTable(const vk::Device& device, const DeviceK& K) {
+vk::Buffer chunkAddressTable(vk::Device& device, const DeviceK& K) {
     std::vector<std::uint64_t> addresses(K.chunking.chunks(), 0);
     for (std::size_t x = 0; x < K.chunkIds.size(); ++x)
         addresses[K.chunkIds[x]] = K.buffers[x].address();
     return vk::makeStorage(device, addresses, "K chunk addresses");
 }
 
-KErrors compressDeviceK(const vk::Device& device, DeviceK& K, KFormat format) {
+KErrors compressDeviceK(vk::Device& device, DeviceK& K, KFormat format) {
     if (format == K.chunking.format) return {};
     if (kFormatInfo(format).logTable)
         return encodeLogKVulkan(device, K, format); // codes stay on the device
@@ -65,7 +65,7 @@ KErrors compressDeviceK(const vk::Device& device, DeviceK& K, KFormat format) {
     return errors;
 }
 
-VisibilityStats formFactorDiagnosticsDevice(const vk::Device& device, const GpuGeometry& geometry,
+VisibilityStats formFactorDiagnosticsDevice(vk::Device& device, const GpuGeometry& geometry,
                                             const DeviceK& K) {
     const KChunking& ch = K.chunking;
     vk::Pass<shared::FormFactorPush> sums(
@@ -92,7 +92,7 @@ VisibilityStats formFactorDiagnosticsDevice(const vk::Device& device, const GpuG
     return summariseRowSums(std::vector<double>(values.begin(), values.end()), clamped.read()[0]);
 }
 
-void copyChunksToHost(const vk::Device& device, const DeviceK& K, HostK& into) {
+void copyChunksToHost(vk::Device& device, const DeviceK& K, HostK& into) {
     const std::uint32_t size = shared::rsimKTableSize(K.chunking.storage());
     for (std::size_t x = 0; x < K.chunkIds.size(); ++x) {
         const std::uint32_t c = K.chunkIds[x];
@@ -111,13 +111,13 @@ void copyChunksToHost(const vk::Device& device, const DeviceK& K, HostK& into) {
     }
 }
 
-HostK downloadDeviceK(const vk::Device& device, const DeviceK& K) {
+HostK downloadDeviceK(vk::Device& device, const DeviceK& K) {
     HostK host = HostK::unfilled(K.chunking);
     copyChunksToHost(device, K, host);
     return host;
 }
 
-DeviceK uploadChunks(const vk::Device& device, const HostK& K,
+DeviceK uploadChunks(vk::Device& device, const HostK& K,
                      const std::vector<std::uint32_t>& ids, bool streamed,
                      std::uint32_t streamGroup) {
     DeviceK out;

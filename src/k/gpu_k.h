@@ -42,10 +42,10 @@ struct DeviceK {
 
 // Every chunk, zeroed, as fp32 or fp16 (what the visibility pass writes). Rows per chunk shrink
 // when a chunk would not fit one allocation of the device.
-DeviceK allocateDeviceK(const vk::Device& device, KChunking chunking);
+DeviceK allocateDeviceK(vk::Device& device, KChunking chunking);
 
 // uint64_t per chunk index: the address of the chunk this device holds, 0 for the others.
-vk::Buffer chunkAddressTable(const vk::Device& device, const DeviceK& K);
+vk::Buffer chunkAddressTable(vk::Device& device, const DeviceK& K);
 
 struct KErrors {
     double sumSquared = 0.0;
@@ -53,21 +53,21 @@ struct KErrors {
 };
 // Re-encodes a resident fp32 K (every chunk) in `format`: the logarithmic formats on the device
 // (k/vulkan_log_encode.h), lutrange on the host (it sorts each chunk). Errors against fp32.
-KErrors compressDeviceK(const vk::Device& device, DeviceK& K, KFormat format);
+KErrors compressDeviceK(vk::Device& device, DeviceK& K, KFormat format);
 
 // Energy diagnostics of a resident K (every chunk), by shaders/formfactor_sums.comp.
-VisibilityStats formFactorDiagnosticsDevice(const vk::Device& device, const GpuGeometry& geometry,
+VisibilityStats formFactorDiagnosticsDevice(vk::Device& device, const GpuGeometry& geometry,
                                             const DeviceK& K);
 
 // Copies the held chunks (and every table) into `into` (same chunking), encoded as they are:
 // downloaded when resident, read from pinned memory when streamed.
-void copyChunksToHost(const vk::Device& device, const DeviceK& K, HostK& into);
+void copyChunksToHost(vk::Device& device, const DeviceK& K, HostK& into);
 // Every chunk (K held whole by one device) in host memory.
-HostK downloadDeviceK(const vk::Device& device, const DeviceK& K);
+HostK downloadDeviceK(vk::Device& device, const DeviceK& K);
 
 // Uploads chunks `ids` of K to the device (pinned host memory when `streamed`), and every
 // chunk's table.
-DeviceK uploadChunks(const vk::Device& device, const HostK& K,
+DeviceK uploadChunks(vk::Device& device, const HostK& K,
                      const std::vector<std::uint32_t>& ids, bool streamed,
                      std::uint32_t streamGroup);
 

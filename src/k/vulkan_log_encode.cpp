@@ -9,7 +9,7 @@
 
 namespace rsim {
 
-KErrors encodeLogKVulkan(const vk::Device& device, DeviceK& K, KFormat format) {
+KErrors encodeLogKVulkan(vk::Device& device, DeviceK& K, KFormat format) {
     const std::uint32_t storage = kFormatInfo(format).storage;
     const std::uint32_t L = shared::rsimKTableSize(storage),
                         perWord = 32u / shared::rsimKBits(storage);

@@ -9,6 +9,6 @@ namespace rsim {
 // K (fp32, every chunk held) becomes `format` (lut8-log or lut4-log), chunk by chunk, freeing each
 // fp32 chunk as soon as its encoded copy exists. Codes equal encodeChunk()'s on the host, bit for
 // bit.
-KErrors encodeLogKVulkan(const vk::Device& device, DeviceK& K, KFormat format);
+KErrors encodeLogKVulkan(vk::Device& device, DeviceK& K, KFormat format);
 
 } // namespace rsim

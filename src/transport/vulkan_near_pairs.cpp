@@ -6,7 +6,7 @@
 
 namespace rsim {
 
-NearLists buildNearListsVulkan(const vk::Device& device, const DeviceK& K, const vk::Buffer& records,
+NearLists buildNearListsVulkan(vk::Device& device, const DeviceK& K, const vk::Buffer& records,
                                const PreparedScene& scene, const SimConfig& config) {
     const KChunking& ch = K.chunking;
     const std::uint32_t n = ch.n;

@@ -37,7 +37,7 @@ constexpr std::uint32_t B = shared::RSIM_TIME_BLOCK;
 // Source slices per workgroup of the far gather: a software device has few cores; a GPU needs
 // many warps in flight even for small n (the H100 sweep of docs/benchmarks.md favoured the most
 // slices the limits allow).
-std::uint32_t farSplit(const vk::Device& device, const TransportTuning& tuning) {
+std::uint32_t farSplit(vk::Device& device, const TransportTuning& tuning) {
     if (tuning.split) return std::min(tuning.split, shared::RSIM_MAX_RADIOSITY_SPLIT);
     if (device.info().isCpu()) return 1;
     std::uint32_t split = 1;
@@ -201,7 +201,7 @@ private:
         }
     }
 
-    const vk::Device& dev_;
+    vk::Device& dev_;
     const DeviceK* k_;
     std::uint32_t n_, T_;
     std::uint64_t farBytes_;

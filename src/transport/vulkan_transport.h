@@ -17,7 +17,7 @@
 namespace rsim {
 
 struct TransportDevice {
-    const vk::Device* device = nullptr;
+    vk::Device* device = nullptr;
     const GpuPose* pose = nullptr;
     const DeviceK* k = nullptr; // the chunks it gathers from (none without indirect light)
 };

@@ -14,7 +14,7 @@ namespace {
 // Splits rows [rowBegin, rowEnd) (pairs i < j) into launches within the device's limits and
 // calls launch(push, width, rows, pairs) for each.
 template <class Launch>
-void forEachVisibilityLaunch(const vk::Device& device, shared::VisibilityPush push, std::uint32_t rowBegin,
+void forEachVisibilityLaunch(vk::Device& device, shared::VisibilityPush push, std::uint32_t rowBegin,
                              std::uint32_t rowEnd, Launch launch) {
     const std::uint32_t n = push.n;
     rowEnd = std::min(rowEnd, n - 1); // the last row has no pair i < j
@@ -47,12 +47,12 @@ shared::VisibilityPush visibilityPush(const GpuGeometry& geometry, const Prepare
     return push;
 }
 
-NearVisibilityList::NearVisibilityList(const vk::Device& device, std::uint64_t pairsPerLaunch, const char* name)
+NearVisibilityList::NearVisibilityList(vk::Device& device, std::uint64_t pairsPerLaunch, const char* name)
     : capacity(std::uint32_t(std::clamp<std::uint64_t>(pairsPerLaunch / 16, 4096, 1u << 20))),
       buffer(device, 16 + std::uint64_t(capacity) * sizeof(shared::NearVisibilityPair), vk::kStorageUsage,
              vk::MemoryKind::Device, name) {}
 
-std::uint64_t visibilityPairsPerLaunch(const vk::Device& device) {
+std::uint64_t visibilityPairsPerLaunch(vk::Device& device) {
     std::uint64_t maxItems = std::uint64_t(1) << 24;
     if (device.rayPath() == vk::RayPath::Pipeline)
         maxItems = std::min<std::uint64_t>(maxItems, device.rtProperties().maxRayDispatchInvocationCount);
@@ -62,7 +62,7 @@ std::uint64_t visibilityPairsPerLaunch(const vk::Device& device) {
 namespace {
 // One launch of both phases: the pairs, then the near pairs they listed (gpu_layout.h). The list
 // is emptied first; the barrier at the end lets the next launch reuse it.
-void recordLaunch(const vk::Device& device, const vk::Pipeline& pipeline, shared::VisibilityPush p,
+void recordLaunch(vk::Device& device, const vk::Pipeline& pipeline, shared::VisibilityPush p,
                   std::uint32_t width, std::uint32_t rows, std::uint64_t pairs, const NearVisibilityList& near,
                   VkCommandBuffer cmd) {
     device.vk().vkCmdFillBuffer(cmd, near.buffer.handle(), 0, 16, 0);
@@ -81,7 +81,7 @@ void recordLaunch(const vk::Device& device, const vk::Pipeline& pipeline, shared
 }
 } // namespace
 
-void castVisibilityRows(const vk::Device& device, const vk::Pipeline& pipeline, shared::VisibilityPush push,
+void castVisibilityRows(vk::Device& device, const vk::Pipeline& pipeline, shared::VisibilityPush push,
                         std::uint32_t rowBegin, std::uint32_t rowEnd, const NearVisibilityList& near,
                         Progress& progress) {
     forEachVisibilityLaunch(device, push, rowBegin, rowEnd,
@@ -93,7 +93,7 @@ void castVisibilityRows(const vk::Device& device, const vk::Pipeline& pipeline, 
                             });
 }
 
-std::uint64_t recordVisibilityRows(const vk::Device& device, const vk::Pipeline& pipeline,
+std::uint64_t recordVisibilityRows(vk::Device& device, const vk::Pipeline& pipeline,
                                    shared::VisibilityPush push, std::uint32_t rowBegin, std::uint32_t rowEnd,
                                    const NearVisibilityList& near, VkCommandBuffer cmd) {
     std::uint64_t total = 0;
@@ -105,7 +105,7 @@ std::uint64_t recordVisibilityRows(const vk::Device& device, const vk::Pipeline&
     return total;
 }
 
-VisibilityStats computeVisibilityVulkan(const vk::Device& device, const GpuGeometry& geometry,
+VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& geometry,
                                         const vk::SceneAccel& accel, const PreparedScene& prepared,
                                         const KSettings& settings, DeviceK& K, double& raySeconds,
                                         std::uint32_t nearCapacity) {

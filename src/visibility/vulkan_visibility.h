@@ -22,29 +22,29 @@ shared::VisibilityPush visibilityPush(const GpuGeometry& geometry, const Prepare
 // The list through which the visibility pass hands its near pairs to its second phase
 // (VisibilityPush in gpu_layout.h): one per command buffer in flight.
 struct NearVisibilityList {
-    NearVisibilityList(const vk::Device& device, std::uint64_t pairsPerLaunch, const char* name);
+    NearVisibilityList(vk::Device& device, std::uint64_t pairsPerLaunch, const char* name);
     std::uint32_t capacity; // a sixteenth of a launch's pairs, in [4096, 2^20]; pairs beyond it
                             // are finished in the first phase
     vk::Buffer buffer;
 };
 // The most pairs one visibility launch covers on this device.
-std::uint64_t visibilityPairsPerLaunch(const vk::Device& device);
+std::uint64_t visibilityPairsPerLaunch(vk::Device& device);
 
 // Casts the visibility rays of rows [rowBegin, rowEnd) (pairs i < j), in launches the device's
 // limits allow, one blocking submission each; `push` has everything but the row range and the
 // near list.
-void castVisibilityRows(const vk::Device& device, const vk::Pipeline& pipeline, shared::VisibilityPush push,
+void castVisibilityRows(vk::Device& device, const vk::Pipeline& pipeline, shared::VisibilityPush push,
                         std::uint32_t rowBegin, std::uint32_t rowEnd, const NearVisibilityList& near,
                         Progress& progress);
 // The same launches recorded into one command buffer (no wait); returns the pairs they cover.
-std::uint64_t recordVisibilityRows(const vk::Device& device, const vk::Pipeline& pipeline,
+std::uint64_t recordVisibilityRows(vk::Device& device, const vk::Pipeline& pipeline,
                                    shared::VisibilityPush push, std::uint32_t rowBegin, std::uint32_t rowEnd,
                                    const NearVisibilityList& near, VkCommandBuffer cmd);
 
 // K in place on one device (fp32 or fp16, every chunk, both halves). `raySeconds` receives the
 // time of the ray dispatches alone. `nearCapacity` caps the near list (0: NearVisibilityList's
 // default); the tests use it to run the first phase's fallback.
-VisibilityStats computeVisibilityVulkan(const vk::Device& device, const GpuGeometry& geometry,
+VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& geometry,
                                         const vk::SceneAccel& accel, const PreparedScene& prepared,
                                         const KSettings& settings, DeviceK& K, double& raySeconds,
                                         std::uint32_t nearCapacity = 0);

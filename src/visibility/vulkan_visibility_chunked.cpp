@@ -139,7 +139,7 @@ private:
         vk::Buffer scratch, readback, table;
         std::unique_ptr<NearVisibilityList> near;
     };
-    const vk::Device& dev_;
+    vk::Device& dev_;
     const KPlan& plan_;
     std::vector<std::uint32_t> chunks_;
     std::unique_ptr<vk::Pipeline> pipeline_;

@@ -17,7 +17,7 @@
 namespace rsim {
 
 struct VisibilityDevice {
-    const vk::Device* device;
+    vk::Device* device;
     const GpuGeometry* geometry;
     const vk::SceneAccel* accel;
 };

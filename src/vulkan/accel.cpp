@@ -15,7 +15,7 @@ constexpr VkBufferUsageFlags kAsStorage =
 constexpr VkBufferUsageFlags kScratch =
     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
 
-VkAccelerationStructureKHR createAs(const Device& d, const Buffer& storage,
+VkAccelerationStructureKHR createAs(Device& d, const Buffer& storage,
                                     VkAccelerationStructureTypeKHR type, std::uint64_t size) {
     VkAccelerationStructureCreateInfoKHR ci{VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_CREATE_INFO_KHR};
     ci.buffer = storage.handle();
@@ -26,14 +26,14 @@ VkAccelerationStructureKHR createAs(const Device& d, const Buffer& storage,
     return as;
 }
 
-VkDeviceAddress asAddress(const Device& d, VkAccelerationStructureKHR as) {
+VkDeviceAddress asAddress(Device& d, VkAccelerationStructureKHR as) {
     VkAccelerationStructureDeviceAddressInfoKHR ai{VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_DEVICE_ADDRESS_INFO_KHR};
     ai.accelerationStructure = as;
     return d.vk().vkGetAccelerationStructureDeviceAddressKHR(d.handle(), &ai);
 }
 } // namespace
 
-SceneAccel::SceneAccel(const Device& d, const std::vector<glm::vec3>& vertices) : device_(d) {
+SceneAccel::SceneAccel(Device& d, const std::vector<glm::vec3>& vertices) : device_(d) {
     const auto& vk = d.vk();
     const std::uint32_t triangles = std::uint32_t(vertices.size() / 3);
     Buffer vbuf = makeStorage(d, vertices, "BLAS vertices", kAsInput);

@@ -13,7 +13,7 @@ namespace rsim::vk {
 class SceneAccel {
 public:
     // vertices: 3 per triangle.
-    SceneAccel(const Device& device, const std::vector<glm::vec3>& vertices);
+    SceneAccel(Device& device, const std::vector<glm::vec3>& vertices);
     ~SceneAccel();
     SceneAccel(const SceneAccel&) = delete;
     SceneAccel& operator=(const SceneAccel&) = delete;
@@ -24,7 +24,7 @@ public:
     std::uint64_t tlasBytes() const { return tlasBuffer_.size(); }
 
 private:
-    const Device& device_;
+    Device& device_;
     Buffer blasBuffer_, tlasBuffer_;
     VkAccelerationStructureKHR blas_ = VK_NULL_HANDLE, tlas_ = VK_NULL_HANDLE;
     std::uint64_t blasBytes_ = 0, blasUncompacted_ = 0;

@@ -9,7 +9,7 @@
 
 namespace rsim::vk {
 
-Buffer::Buffer(const Device& device, std::uint64_t bytes, VkBufferUsageFlags usage,
+Buffer::Buffer(Device& device, std::uint64_t bytes, VkBufferUsageFlags usage,
                MemoryKind kind, const std::string& name, bool shared)
     : device_(&device), size_(bytes) {
     const auto& vk = device.vk();
@@ -103,7 +103,7 @@ namespace {
 constexpr std::uint64_t kStagingBytes = 256ull << 20;
 }
 
-void uploadBytes(const Device& device, const Buffer& dst, const void* data, std::uint64_t bytes,
+void uploadBytes(Device& device, const Buffer& dst, const void* data, std::uint64_t bytes,
                  std::uint64_t dstOffset) {
     Buffer& staging = device.stagingUpload(std::min(bytes, kStagingBytes));
     const std::uint64_t step = std::min(staging.size(), kStagingBytes);
@@ -117,7 +117,7 @@ void uploadBytes(const Device& device, const Buffer& dst, const void* data, std:
     }
 }
 
-void downloadBytes(const Device& device, const Buffer& src, void* data, std::uint64_t bytes,
+void downloadBytes(Device& device, const Buffer& src, void* data, std::uint64_t bytes,
                    std::uint64_t srcOffset) {
     Buffer& staging = device.stagingReadback(std::min(bytes, kStagingBytes));
     const std::uint64_t step = std::min(staging.size(), kStagingBytes);
@@ -131,13 +131,13 @@ void downloadBytes(const Device& device, const Buffer& src, void* data, std::uin
     }
 }
 
-void fillZero(const Device& device, const Buffer& dst) {
+void fillZero(Device& device, const Buffer& dst) {
     device.submitAndWait([&](VkCommandBuffer cmd) {
         device.vk().vkCmdFillBuffer(cmd, dst.handle(), 0, VK_WHOLE_SIZE, 0);
     });
 }
 
-void computeBarrier(const Device& device, VkCommandBuffer cmd) {
+void computeBarrier(Device& device, VkCommandBuffer cmd) {
     VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
     mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT;

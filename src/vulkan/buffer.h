@@ -20,7 +20,7 @@ public:
     Buffer() = default;
     // `shared`: usable by the compute and the transfer queue families without ownership
     // transfers (the streaming transport's chunk buffers).
-    Buffer(const Device& device, std::uint64_t bytes, VkBufferUsageFlags usage, MemoryKind kind,
+    Buffer(Device& device, std::uint64_t bytes, VkBufferUsageFlags usage, MemoryKind kind,
            const std::string& name, bool shared = false);
     ~Buffer() { reset(); }
     Buffer(Buffer&& other) noexcept { *this = std::move(other); }
@@ -36,7 +36,7 @@ public:
     void reset();
 
 private:
-    const Device* device_ = nullptr;
+    Device* device_ = nullptr;
     VkBuffer buffer_ = VK_NULL_HANDLE;
     VkDeviceMemory memory_ = VK_NULL_HANDLE;
     VkDeviceAddress address_ = 0;
@@ -50,15 +50,15 @@ inline constexpr VkBufferUsageFlags kStorageUsage =
     VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
 
 // Host <-> device copies through a staging buffer (blocking).
-void uploadBytes(const Device& device, const Buffer& dst, const void* data, std::uint64_t bytes,
+void uploadBytes(Device& device, const Buffer& dst, const void* data, std::uint64_t bytes,
                  std::uint64_t dstOffset = 0);
-void downloadBytes(const Device& device, const Buffer& src, void* data, std::uint64_t bytes,
+void downloadBytes(Device& device, const Buffer& src, void* data, std::uint64_t bytes,
                    std::uint64_t srcOffset = 0);
-void fillZero(const Device& device, const Buffer& dst);
+void fillZero(Device& device, const Buffer& dst);
 
 // A device-local storage buffer holding `values`.
 template <class T>
-Buffer makeStorage(const Device& device, const std::vector<T>& values, const std::string& name,
+Buffer makeStorage(Device& device, const std::vector<T>& values, const std::string& name,
                    VkBufferUsageFlags extraUsage = 0) {
     const std::uint64_t bytes = std::max<std::uint64_t>(sizeof(T), values.size() * sizeof(T));
     Buffer b(device, bytes, kStorageUsage | extraUsage, MemoryKind::Device, name);
@@ -66,13 +66,13 @@ Buffer makeStorage(const Device& device, const std::vector<T>& values, const std
     return b;
 }
 
-template <class T> std::vector<T> download(const Device& device, const Buffer& src, std::size_t count) {
+template <class T> std::vector<T> download(Device& device, const Buffer& src, std::size_t count) {
     std::vector<T> out(count);
     if (count) downloadBytes(device, src, out.data(), count * sizeof(T));
     return out;
 }
 
 // Execution + memory barrier between compute/ray-tracing work and what follows.
-void computeBarrier(const Device& device, VkCommandBuffer cmd);
+void computeBarrier(Device& device, VkCommandBuffer cmd);
 
 } // namespace rsim::vk

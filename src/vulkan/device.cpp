@@ -108,13 +108,13 @@ Device::Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath
                   info.driver, rayPathName(path), computeFamily_, transferFamily_);
 }
 
-Buffer& Device::stagingUpload(std::uint64_t bytes) const {
+Buffer& Device::stagingUpload(std::uint64_t bytes) {
     if (!upload_ || upload_->size() < bytes)
         upload_ = std::make_unique<Buffer>(*this, bytes, 0, MemoryKind::Upload, label_ + " staging upload");
     return *upload_;
 }
 
-Buffer& Device::stagingReadback(std::uint64_t bytes) const {
+Buffer& Device::stagingReadback(std::uint64_t bytes) {
     if (!readback_ || readback_->size() < bytes)
         readback_ = std::make_unique<Buffer>(*this, bytes, 0, MemoryKind::Readback, label_ + " staging readback");
     return *readback_;
@@ -161,7 +161,7 @@ std::uint64_t Device::deviceLocalBudget() const {
     return best;
 }
 
-void Device::submitAndWait(const std::function<void(VkCommandBuffer)>& record) const {
+void Device::submitAndWait(const std::function<void(VkCommandBuffer)>& record) {
     std::lock_guard lock(mutex_);
     VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     ai.commandPool = pool_;
@@ -190,7 +190,7 @@ void Device::submitAndWait(const std::function<void(VkCommandBuffer)>& record) c
 
 void Device::submitAsync(bool transfer, const std::function<void(VkCommandBuffer)>& record,
                          VkSemaphore waitSemaphore, std::uint64_t waitValue, VkSemaphore signalSemaphore,
-                         std::uint64_t signalValue) const {
+                         std::uint64_t signalValue) {
     std::lock_guard lock(mutex_);
     VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     ai.commandPool = transfer ? transferPool_ : pool_;
@@ -222,7 +222,7 @@ void Device::submitAsync(bool transfer, const std::function<void(VkCommandBuffer
     pending_.push_back({cmd, transfer, signalSemaphore, signalValue});
 }
 
-void Device::reclaim() const {
+void Device::reclaim() {
     std::lock_guard lock(mutex_);
     std::vector<Pending> still;
     for (const Pending& p : pending_) {

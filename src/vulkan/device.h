@@ -21,8 +21,8 @@ public:
     Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath path,
            std::string label);
     ~Device();
-    Device(const Device&) = delete;
-    Device& operator=(const Device&) = delete;
+    Device(Device&) = delete;
+    Device& operator=(Device&) = delete;
 
     const VolkDeviceTable& vk() const { return table_; }
     VkDevice handle() const { return device_; }
@@ -51,7 +51,7 @@ public:
 
     // Records commands, submits them to the compute queue and waits. Thread-safe (one caller
     // at a time holds the queue).
-    void submitAndWait(const std::function<void(VkCommandBuffer)>& record) const;
+    void submitAndWait(const std::function<void(VkCommandBuffer)>& record);
     VkCommandPool commandPool() const { return pool_; }
 
     // Asynchronous work: a command buffer recorded by `record` is submitted to the compute or
@@ -60,14 +60,14 @@ public:
     // buffer is freed by reclaim() once its semaphore value has been reached.
     void submitAsync(bool transferQueue, const std::function<void(VkCommandBuffer)>& record,
                      VkSemaphore waitSemaphore, std::uint64_t waitValue, VkSemaphore signalSemaphore,
-                     std::uint64_t signalValue) const;
+                     std::uint64_t signalValue);
     // Frees the command buffers of asynchronous submissions that have completed.
-    void reclaim() const;
+    void reclaim();
 
     // Host-visible staging buffers of at least `bytes`, reused across the (blocking) uploads
     // and downloads of this device: pinning host memory is slow on some drivers.
-    class Buffer& stagingUpload(std::uint64_t bytes) const;
-    class Buffer& stagingReadback(std::uint64_t bytes) const;
+    class Buffer& stagingUpload(std::uint64_t bytes);
+    class Buffer& stagingReadback(std::uint64_t bytes);
 
     void setName(VkObjectType type, std::uint64_t handle, const std::string& name) const;
     template <class H> void name(H handle, VkObjectType type, const std::string& n) const {
@@ -90,15 +90,15 @@ private:
     std::uint32_t computeFamily_ = 0, transferFamily_ = 0;
     VkCommandPool pool_ = VK_NULL_HANDLE, transferPool_ = VK_NULL_HANDLE;
     VkFence fence_ = VK_NULL_HANDLE;
-    mutable std::mutex mutex_; // queues and command pools are externally synchronised
+    std::mutex mutex_; // queues and command pools are externally synchronised
     struct Pending {
         VkCommandBuffer cmd;
         bool transfer;
         VkSemaphore semaphore;
         std::uint64_t value;
     };
-    mutable std::vector<Pending> pending_;
-    mutable std::unique_ptr<class Buffer> upload_, readback_;
+    std::vector<Pending> pending_;
+    std::unique_ptr<class Buffer> upload_, readback_;
 };
 
 } // namespace rsim::vk

@@ -16,7 +16,7 @@ shared::LightSensorRecord makeLightSensorRecord(const SimConfig& c) {
     return r;
 }
 
-GpuGeometry::GpuGeometry(const vk::Device& device, const PreparedScene& s)
+GpuGeometry::GpuGeometry(vk::Device& device, const PreparedScene& s)
     : n(std::uint32_t(s.size())) {
     std::vector<shared::GpuTriangle> tris(n);
     for (std::uint32_t i = 0; i < n; ++i) {
@@ -29,7 +29,7 @@ GpuGeometry::GpuGeometry(const vk::Device& device, const PreparedScene& s)
     triangles = vk::makeStorage(device, tris, "triangles");
 }
 
-GpuPose::GpuPose(const vk::Device& device, const SimConfig& c)
+GpuPose::GpuPose(vk::Device& device, const SimConfig& c)
     : lightSensor(vk::makeStorage(device,
                                   std::vector<shared::LightSensorRecord>{makeLightSensorRecord(c)},
                                   "light and sensor")),

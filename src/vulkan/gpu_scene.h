@@ -15,14 +15,14 @@ struct GpuGeometry {
     vk::Buffer triangles; // GpuTriangle[n]
     std::uint32_t n = 0;
 
-    GpuGeometry(const vk::Device& device, const PreparedScene& scene);
+    GpuGeometry(vk::Device& device, const PreparedScene& scene);
 };
 
 struct GpuPose {
     vk::Buffer lightSensor; // LightSensorRecord
     vk::Buffer pulse;       // float[P]
 
-    GpuPose(const vk::Device& device, const SimConfig& config);
+    GpuPose(vk::Device& device, const SimConfig& config);
 };
 
 shared::LightSensorRecord makeLightSensorRecord(const SimConfig& config);

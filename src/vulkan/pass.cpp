@@ -12,7 +12,7 @@ SpecConstants specConstants(std::initializer_list<std::pair<std::uint32_t, std::
     return out;
 }
 
-std::uint64_t maxLinearLaunch(const Device& device, std::uint32_t workgroupSize) {
+std::uint64_t maxLinearLaunch(Device& device, std::uint32_t workgroupSize) {
     std::uint64_t m = std::uint64_t(device.limits().maxComputeWorkGroupCount[0]) * workgroupSize;
     if (device.rayPath() == RayPath::Pipeline)
         m = std::min<std::uint64_t>(m, device.rtProperties().maxRayDispatchInvocationCount);

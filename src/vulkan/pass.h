@@ -17,7 +17,7 @@ namespace rsim::vk {
 SpecConstants specConstants(std::initializer_list<std::pair<std::uint32_t, std::uint32_t>> values);
 
 // Most items one 1-D launch may cover on this device (compute groups or ray dimensions).
-std::uint64_t maxLinearLaunch(const Device& device, std::uint32_t workgroupSize);
+std::uint64_t maxLinearLaunch(Device& device, std::uint32_t workgroupSize);
 
 // Splits [0, count) into launches of at most `maxPerLaunch` items; calls fn(begin, end).
 template <class F> void forEachLaunch(std::uint64_t count, std::uint64_t maxPerLaunch, F&& fn) {
@@ -27,7 +27,7 @@ template <class F> void forEachLaunch(std::uint64_t count, std::uint64_t maxPerL
 
 template <class Push> class Pass {
   public:
-    Pass(const Device& device, ShaderCode code, const SpecConstants& spec, const std::string& name)
+    Pass(Device& device, ShaderCode code, const SpecConstants& spec, const std::string& name)
         : device_(&device), pipeline_(device, code, sizeof(Push), false, spec, name) {}
 
     void bind(VkCommandBuffer cmd) const { pipeline_.bind(cmd, nullptr); }
@@ -49,7 +49,7 @@ template <class Push> class Pass {
     }
 
   private:
-    const Device* device_;
+    Device* device_;
     Pipeline pipeline_;
 };
 

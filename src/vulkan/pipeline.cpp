@@ -55,7 +55,7 @@ void Pipeline::createLayout(std::uint32_t pushBytes, bool usesTlas, VkShaderStag
     device_.name(layout_, VK_OBJECT_TYPE_PIPELINE_LAYOUT, name_ + " layout");
 }
 
-Pipeline::Pipeline(const Device& device, ShaderCode compute, std::uint32_t pushBytes,
+Pipeline::Pipeline(Device& device, ShaderCode compute, std::uint32_t pushBytes,
                    bool usesTlas, const SpecConstants& spec, const std::string& name)
     : device_(device), name_(name) {
     if (pushBytes > device.limits().maxPushConstantsSize)
@@ -79,7 +79,7 @@ Pipeline::Pipeline(const Device& device, ShaderCode compute, std::uint32_t pushB
     device.name(pipeline_, VK_OBJECT_TYPE_PIPELINE, name);
 }
 
-Pipeline::Pipeline(const Device& device, ShaderCode raygen, ShaderCode miss, ShaderCode closestHit,
+Pipeline::Pipeline(Device& device, ShaderCode raygen, ShaderCode miss, ShaderCode closestHit,
                    std::uint32_t pushBytes, const std::string& name)
     : device_(device), name_(name), rayTracing_(true) {
     const auto& vk = device.vk();

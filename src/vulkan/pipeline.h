@@ -22,10 +22,10 @@ using SpecConstants = std::vector<std::uint32_t>;
 class Pipeline {
 public:
     // A compute pipeline.
-    Pipeline(const Device& device, ShaderCode compute, std::uint32_t pushBytes, bool usesTlas,
+    Pipeline(Device& device, ShaderCode compute, std::uint32_t pushBytes, bool usesTlas,
              const SpecConstants& spec, const std::string& name);
     // A ray-tracing pipeline: raygen, one miss shader, optionally a closest-hit group.
-    Pipeline(const Device& device, ShaderCode raygen, ShaderCode miss, ShaderCode closestHit,
+    Pipeline(Device& device, ShaderCode raygen, ShaderCode miss, ShaderCode closestHit,
              std::uint32_t pushBytes, const std::string& name);
     ~Pipeline();
     Pipeline(const Pipeline&) = delete;
@@ -43,7 +43,7 @@ private:
     void createLayout(std::uint32_t pushBytes, bool usesTlas, VkShaderStageFlags stages);
     VkShaderModule module(ShaderCode code) const;
 
-    const Device& device_;
+    Device& device_;
     std::string name_;
     bool rayTracing_ = false;
     VkShaderStageFlags stages_ = 0;

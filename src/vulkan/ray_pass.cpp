@@ -6,7 +6,7 @@ namespace {
 constexpr std::uint32_t kStatSlots = 256; // RSIM_STAT_SLOTS in shaders/common/rsim.glsl
 }
 
-std::unique_ptr<vk::Pipeline> makeRayPassPipeline(const vk::Device& d,
+std::unique_ptr<vk::Pipeline> makeRayPassPipeline(vk::Device& d,
                                                   vk::ShaderCode (*pass)(vk::RayPath),
                                                   std::uint32_t pushBytes, bool withHit,
                                                   const vk::SceneAccel& accel, const char* name) {
@@ -30,7 +30,7 @@ void launchRayPass(const vk::Pipeline& p, VkCommandBuffer cmd, std::uint32_t wid
         p.dispatch(cmd, (width + groupX - 1) / groupX, height);
 }
 
-GpuCounters::GpuCounters(const vk::Device& d, std::uint32_t counters, const char* name)
+GpuCounters::GpuCounters(vk::Device& d, std::uint32_t counters, const char* name)
     : device_(d), counters_(counters), buffer_(d, std::uint64_t(counters) * kStatSlots * 4,
                                                vk::kStorageUsage, vk::MemoryKind::Device, name) {
     vk::fillZero(d, buffer_);

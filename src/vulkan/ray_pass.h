@@ -12,7 +12,7 @@ namespace rsim {
 
 // A pipeline for a ray pass on the device's path; `withHit` adds the closest-hit shader
 // (primary rays). The TLAS is bound.
-std::unique_ptr<vk::Pipeline> makeRayPassPipeline(const vk::Device& device,
+std::unique_ptr<vk::Pipeline> makeRayPassPipeline(vk::Device& device,
                                                   vk::ShaderCode (*pass)(vk::RayPath),
                                                   std::uint32_t pushBytes, bool withHit,
                                                   const vk::SceneAccel& accel, const char* name);
@@ -25,12 +25,12 @@ void launchRayPass(const vk::Pipeline& p, VkCommandBuffer cmd, std::uint32_t wid
 // RSIM_STAT_SLOTS slots each.
 class GpuCounters {
   public:
-    GpuCounters(const vk::Device& device, std::uint32_t counters, const char* name);
+    GpuCounters(vk::Device& device, std::uint32_t counters, const char* name);
     VkDeviceAddress address() const { return buffer_.address(); }
     std::vector<std::uint64_t> read() const;
 
   private:
-    const vk::Device& device_;
+    vk::Device& device_;
     std::uint32_t counters_;
     vk::Buffer buffer_;
 };

@@ -7,7 +7,7 @@
 
 namespace rsim::vk {
 
-TimelineSemaphore::TimelineSemaphore(const Device& device, const std::string& name)
+TimelineSemaphore::TimelineSemaphore(Device& device, const std::string& name)
     : device_(&device) {
     VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
     type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;

@@ -12,7 +12,7 @@ namespace rsim::vk {
 
 class TimelineSemaphore {
   public:
-    TimelineSemaphore(const Device& device, const std::string& name);
+    TimelineSemaphore(Device& device, const std::string& name);
     ~TimelineSemaphore();
     TimelineSemaphore(TimelineSemaphore&& other) noexcept;
     TimelineSemaphore& operator=(TimelineSemaphore&&) = delete;
@@ -29,7 +29,7 @@ class TimelineSemaphore {
     void waitAll() const { wait(value_); }
 
   private:
-    const Device* device_;
+    Device* device_;
     VkSemaphore semaphore_ = VK_NULL_HANDLE;
     std::uint64_t value_ = 0;
 };

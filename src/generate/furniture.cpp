@@ -139,16 +139,6 @@ void desk(MeshBuilder& b, double w, double d) {
     b.box({-0.3, 0.09, h + 0.12}, {0.3, 0.13, h + 0.48}, kFaceYNeg);
 }
 
-void tvBoard(MeshBuilder& b, double w) {
-    cabinet(b, w, 0.4, 0.5, 2);
-    b.use("plastic_dark");
-    b.box({-0.15, -0.05, 0.5}, {0.15, 0.1, 0.52}, kNoBottom);
-    b.box({-0.03, 0.03, 0.52}, {0.03, 0.06, 0.6}, kSidesOnly);
-    b.box({-0.6, 0.0, 0.6}, {0.6, 0.05, 1.3}, kAllFaces & ~kFaceYNeg);
-    b.use("screen");
-    b.box({-0.6, 0.0, 0.6}, {0.6, 0.05, 1.3}, kFaceYNeg);
-}
-
 void plant(MeshBuilder& b, SceneRng& rng, double scale) {
     const double r = scale * rng.uniform(0.14, 0.2), h = scale * rng.uniform(0.3, 0.42);
     const double crown = scale * rng.uniform(0.25, 0.35);

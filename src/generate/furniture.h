@@ -19,7 +19,6 @@ void bookshelf(MeshBuilder& b, double w, double d, double h, int shelves, double
                SceneRng& rng);
 void sofa(MeshBuilder& b, double w, double d);
 void desk(MeshBuilder& b, double w, double d); // table with monitor and keyboard
-void tvBoard(MeshBuilder& b, double w);        // low board with a flat screen
 // Potted plant; it reaches 0.4 * scale metres around its origin.
 void plant(MeshBuilder& b, SceneRng& rng, double scale = 1.0);
 void rug(MeshBuilder& b, double w, double d);

@@ -14,13 +14,6 @@ std::uint64_t EncodedChunk::bytes(std::uint32_t storage) const {
     return (count * shared::rsimKBits(storage) + 7) / 8 + table.size() * sizeof(float);
 }
 
-void packElement(std::vector<std::uint32_t>& words, std::uint32_t storage, std::uint64_t e,
-                 std::uint32_t bits) {
-    const std::uint32_t perWord = 32u / shared::rsimKBits(storage);
-    const std::uint32_t shift = std::uint32_t(e % perWord) * shared::rsimKBits(storage);
-    words[e / perWord] |= bits << shift;
-}
-
 namespace {
 
 // Writes `code` as element e's 8- or 4-bit field (x86 and every Vulkan host are little-endian,

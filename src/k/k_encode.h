@@ -57,8 +57,4 @@ struct FormatError {
 std::vector<FormatError> formatErrors(const std::vector<std::vector<float>>& chunks,
                                       std::uint64_t elements);
 
-// Packs one element into its word (the encoder's inverse of kformat.h).
-void packElement(std::vector<std::uint32_t>& words, std::uint32_t storage, std::uint64_t e,
-                 std::uint32_t bits);
-
 } // namespace rsim

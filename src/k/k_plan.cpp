@@ -16,10 +16,6 @@ StreamMode parseStreamMode(const std::string& v) {
     throw InputError("--stream " + v + ": expected auto, always or never");
 }
 
-const char* streamModeName(StreamMode m) {
-    return m == StreamMode::Auto ? "auto" : m == StreamMode::Always ? "always" : "never";
-}
-
 std::vector<std::uint32_t> KPlan::chunksOf(std::uint32_t d) const {
     std::vector<std::uint32_t> out;
     for (std::uint32_t c = 0; c < chunking.chunks(); ++c)

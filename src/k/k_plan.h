@@ -13,12 +13,11 @@ namespace rsim {
 
 enum class StreamMode { Auto, Always, Never };
 StreamMode parseStreamMode(const std::string& value);
-const char* streamModeName(StreamMode mode);
 
 struct DeviceBudget {
     std::string label;
-    std::uint64_t budgetBytes =
-        0; // device-local bytes rsim may use (memory budget, --max-device-mb)
+    // Device-local bytes rsim may use (memory budget, --max-device-mb).
+    std::uint64_t budgetBytes = 0;
     std::uint64_t fixedBytes = 0; // what the device needs besides K (history, triangles, BVH, ...)
 };
 

@@ -73,18 +73,20 @@ SimulationResult simulate(const PhaseBackends& b, const PreparedScene& s, const 
     r.n = std::uint32_t(s.size());
     r.timesteps = c.timesteps;
 
-    // Geometry phase.
+    // Geometry phase, part 1: the acceleration structures.
     Stopwatch sw;
     for (Backend* x : distinct)
         x->prepare(s);
     times.add("accel", sw.seconds());
 
-    // The direct terms first: they decide whether the run can measure anything at all.
+    // Pose phase, part 1: the direct terms, before K, because they decide whether the run can
+    // measure anything at all.
     sw = Stopwatch();
     r.direct = b.pose->direct(c);
     times.add("direct", sw.seconds());
     checkDirectTerms(r.direct, c);
 
+    // Geometry phase, part 2: K (it depends on the triangles and c.k alone).
     std::unique_ptr<KHandle> K;
     if (c.indirect || opt.keepK) {
         sw = Stopwatch();
@@ -101,9 +103,8 @@ SimulationResult simulate(const PhaseBackends& b, const PreparedScene& s, const 
             r.visibility.candidatePairs, r.visibility.nonzeroPairs, r.visibility.raysCast, secs,
             double(r.visibility.raysCast) / secs * 1e-6);
         if (c.k.format != KFormat::Fp32)
-            spdlog::info("compress: K as {} in {} chunk(s) of {} rows, {:.1f} MiB, RMS error "
-                         "{:.3g} against fp32, "
-                         "{:.3f} s",
+            spdlog::info("compress: K as {} in {} chunk(s) of {} rows, {:.1f} MiB, "
+                         "RMS error {:.3g} against fp32, {:.3f} s",
                          meta.k.format, meta.k.chunks, meta.k.rowsPerChunk,
                          double(meta.k.bytes) / 1048576.0, meta.k.rmsError, v.compressSeconds);
         K = std::move(v.K);
@@ -111,7 +112,7 @@ SimulationResult simulate(const PhaseBackends& b, const PreparedScene& s, const 
         times.add("compress", 0.0);
     }
 
-    // Pose phase.
+    // Pose phase, part 2: transport, then distances and the image.
     sw = Stopwatch();
     Histories sources;
     buildSources(s, c, r.direct, sources.E, sources.R);

@@ -112,7 +112,7 @@ VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& g
     const std::uint32_t n = geometry.n;
     auto pipeline = makeRayPassPipeline(device, &vk::shaders::visibility,
                                         sizeof(shared::VisibilityPush), false, accel, "visibility");
-    GpuCounters counters(device, 3, "visibility counters");
+    GpuCounters counters(device, kVisibilityCounters, "visibility counters");
     const vk::Buffer addresses = chunkAddressTable(device, K);
     shared::VisibilityPush push = visibilityPush(geometry, prepared, settings);
     push.kChunks = addresses.address();
@@ -131,6 +131,10 @@ VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& g
     progress.finish();
     raySeconds = rayTime.seconds();
 
+    return visibilityCounts(counters);
+}
+
+VisibilityStats visibilityCounts(const GpuCounters& counters) {
     const auto sums = counters.read();
     VisibilityStats stats;
     stats.candidatePairs = sums[0];

@@ -12,6 +12,7 @@
 #include "vulkan/accel.h"
 #include "vulkan/gpu_scene.h"
 #include "vulkan/pipeline.h"
+#include "vulkan/ray_pass.h"
 
 namespace rsim {
 
@@ -27,6 +28,10 @@ struct NearVisibilityList {
                             // are finished in the first phase
     vk::Buffer buffer;
 };
+// The counters VisibilityPush::stats points at: candidate pairs, non-zero pairs, rays cast.
+inline constexpr std::uint32_t kVisibilityCounters = 3;
+VisibilityStats visibilityCounts(const GpuCounters& counters);
+
 // The most pairs one visibility launch covers on this device.
 std::uint64_t visibilityPairsPerLaunch(vk::Device& device);
 

@@ -57,7 +57,7 @@ public:
         : dev_(*d.device), plan_(plan), chunks_(std::move(chunks)),
           pipeline_(makeRayPassPipeline(dev_, &vk::shaders::visibility, sizeof(shared::VisibilityPush), false,
                                         *d.accel, "visibility (chunked)")),
-          counters_(dev_, 3, "visibility counters"), chunkDone_(dev_, "visibility chunks") {
+          counters_(dev_, kVisibilityCounters, "visibility counters"), chunkDone_(dev_, "visibility chunks") {
         std::uint64_t largest = 0;
         for (std::uint32_t c : chunks_) largest = std::max(largest, plan.chunking.elements(c));
         // A device with no chunk (more devices than chunks) casts nothing and needs no slots.
@@ -125,14 +125,7 @@ public:
         return pairs_[k];
     }
 
-    VisibilityStats stats() const {
-        const auto sums = counters_.read();
-        VisibilityStats v;
-        v.candidatePairs = sums[0];
-        v.nonzeroPairs = sums[1];
-        v.raysCast = sums[2];
-        return v;
-    }
+    VisibilityStats stats() const { return visibilityCounts(counters_); }
 
 private:
     struct Slot {

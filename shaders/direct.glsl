@@ -20,7 +20,7 @@ void main() {
     for (uint s = 0u; s < pc.samples; ++s)
         for (uint k = 0u; k < 2u; ++k) {
             RaySegment seg = rsimDirectSample(t, n, g.meta.x, s, k == 1u, light, sensor, pc.seed, pc.rayEps);
-            if (seg.weight <= 0.0) continue;
+            if (!(seg.weight > 0.0)) continue; // also NaN
             ++rays;
             if (rsimOccluded(seg)) continue;
             if (k == 1u)

@@ -13,7 +13,7 @@
 #include "rsim/shared/transport.h"
 layout(constant_id = RSIM_SPEC_RADIOSITY_SPLIT) const uint SPLIT = 8u;
 layout(constant_id = RSIM_SPEC_RADIOSITY_UNROLL) const uint UNROLL = 1u;
-layout(local_size_x = RSIM_WG_RADIOSITY_X, local_size_y_id = 0) in;
+layout(local_size_x = RSIM_WG_RADIOSITY_X, local_size_y_id = RSIM_SPEC_RADIOSITY_SPLIT) in;
 layout(push_constant) uniform Push { RadiosityFarPush pc; };
 
 shared vec2 partial[RSIM_MAX_RADIOSITY_SPLIT][RSIM_WG_RADIOSITY_X];

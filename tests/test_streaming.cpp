@@ -98,6 +98,7 @@ TEST_CASE("several devices, streaming and the memory cap give the single-device 
         const Run single = runVulkan(s, whole, "0", "never");
         REQUIRE(single.meta.k.chunks == 1);
         requireSame(single, runVulkan(s, whole, "0,0", "auto"));
+        requireSame(single, runVulkan(s, whole, "0,0", "always"));
     }
     SECTION("--stream always matches --stream never") {
         const Run streamed = runVulkan(s, c, "0", "always");

@@ -86,18 +86,18 @@ public:
     bool validating() const override { return instance_->validation(); }
     std::uint64_t validationErrors() const override { return instance_->validationErrors(); }
 
-    // Device 0 gets its scene and acceleration structure now; the others when K needs them.
+    // Every device gets the scene and its acceleration structure: with several devices, K's
+    // chunks and the transport's rows are spread over all of them.
     void prepare(const PreparedScene& scene) override {
         scene_ = &scene;
         for (auto& slot : slots_) {
             slot.geometry.reset();
             slot.accel.reset();
         }
-        prepareDevice(0);
+        for (std::size_t d = 0; d < slots_.size(); ++d) prepareDevice(d);
     }
 
     VisibilityOutcome visibility(const KSettings& k) override {
-        for (std::size_t d = 1; d < slots_.size(); ++d) prepareDevice(d);
         VisibilityOutcome out;
         std::vector<DeviceBudget> budgets;
         const KPlan plan =
@@ -113,7 +113,7 @@ public:
         }
         std::vector<DeviceK> parts = plan.hostAssembled ? hostAssembledK(k, plan, out) : inPlaceK(k, out);
         out.storage.format = kFormatInfo(k.format).name;
-        out.storage.bytes = plan.chunking.bytes();
+        out.storage.bytes = parts[0].chunking.as(k.format).bytes(); // rows as allocated
         out.storage.chunks = parts[0].chunking.chunks();
         out.storage.rowsPerChunk = parts[0].chunking.rowsPerChunk;
         out.storage.streaming = plan.anyStreamed();
@@ -220,7 +220,6 @@ private:
 
     void prepareDevice(std::size_t d) {
         Slot& slot = slots_[d];
-        if (slot.accel) return;
         const PreparedScene& s = scene();
         std::vector<glm::vec3> vertices(3 * s.size());
         for (std::size_t i = 0; i < s.size(); ++i) {
@@ -315,17 +314,23 @@ private:
         out.storage.maxAbsError = K.maxAbsError();
         setEnergy(out.stats, formFactorDiagnostics(K, scene().area));
         Stopwatch sw;
-        std::vector<DeviceK> parts = place(K, plan);
+        // K is not needed here once placed: each chunk's words go as soon as they are on their
+        // device (or in its pinned memory), so that a streamed K is not held twice.
+        std::vector<DeviceK> parts = place(K, plan, [&K](std::uint32_t c) {
+            std::vector<std::uint32_t>().swap(K.chunk(c).words);
+        });
         out.details.emplace_back("k_placement", sw.seconds());
         return parts;
     }
 
-    // Each chunk to the device that gathers from it, all devices at once.
-    std::vector<DeviceK> place(const HostK& K, const KPlan& plan) {
+    // Each chunk to the device that gathers from it, all devices at once. `uploaded(c)` runs on
+    // the thread of chunk c's device once it is there.
+    std::vector<DeviceK> place(const HostK& K, const KPlan& plan,
+                               const std::function<void(std::uint32_t)>& uploaded = {}) {
         std::vector<DeviceK> parts(slots_.size());
         vk::forEachDevice(slots_.size(), [&](std::size_t d) {
             parts[d] = uploadChunks(*slots_[d].device, K, plan.chunksOf(std::uint32_t(d)), plan.streamed[d],
-                                    plan.streamGroup[d]);
+                                    plan.streamGroup[d], uploaded);
         });
         return parts;
     }

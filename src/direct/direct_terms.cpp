@@ -35,7 +35,7 @@ DirectTerms computeDirectCpu(const PreparedScene& s, const SimConfig& c, const E
                 for (bool towardsSensor : {false, true}) {
                     const shared::RaySegment seg = shared::rsimDirectSample(t, s.normal[i], s.id[i], k, towardsSensor,
                                                                             c.light, c.sensor, c.seed, s.rayEps);
-                    if (seg.weight <= 0.0f) continue;
+                    if (!(seg.weight > 0.0f)) continue; // also NaN
                     ++cast;
                     if (!rays.occluded(seg.origin, seg.dir, seg.tmin, seg.tmax)) (towardsSensor ? imp : irr) += seg.weight;
                 }

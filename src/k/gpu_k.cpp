@@ -59,9 +59,11 @@ KErrors compressDeviceK(vk::Device& device, DeviceK& K, KFormat format) {
         return encodeLogKVulkan(device, K, format); // codes stay on the device
     // lutrange sorts each chunk: the chunks come to the host, are encoded on all cores and go back.
     HostK host = downloadDeviceK(device, K);
+    const std::vector<std::uint32_t> ids = K.chunkIds;
+    K = DeviceK{}; // the fp32 chunks go before the encoded ones arrive (fp32 K only just fitted)
     host.compress(format);
     KErrors errors{host.sumSquaredError(), host.maxAbsError()};
-    K = uploadChunks(device, host, K.chunkIds, false, 1);
+    K = uploadChunks(device, host, ids, false, 1);
     return errors;
 }
 
@@ -119,7 +121,8 @@ HostK downloadDeviceK(vk::Device& device, const DeviceK& K) {
 
 DeviceK uploadChunks(vk::Device& device, const HostK& K,
                      const std::vector<std::uint32_t>& ids, bool streamed,
-                     std::uint32_t streamGroup) {
+                     std::uint32_t streamGroup,
+                     const std::function<void(std::uint32_t)>& uploaded) {
     DeviceK out;
     out.chunking = K.chunking();
     out.chunkIds = ids;
@@ -136,6 +139,7 @@ DeviceK uploadChunks(vk::Device& device, const HostK& K,
         } else {
             out.buffers.push_back(vk::makeStorage(device, words, "K chunk " + std::to_string(c)));
         }
+        if (uploaded) uploaded(c);
     }
     const std::uint32_t size = shared::rsimKTableSize(out.chunking.storage());
     if (size) {

@@ -4,6 +4,7 @@
 // in device memory or, when streamed, in pinned host memory that the transport copies in.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -66,9 +67,11 @@ void copyChunksToHost(vk::Device& device, const DeviceK& K, HostK& into);
 HostK downloadDeviceK(vk::Device& device, const DeviceK& K);
 
 // Uploads chunks `ids` of K to the device (pinned host memory when `streamed`), and every
-// chunk's table.
+// chunk's table. `uploaded(c)`, when given, is called once chunk c's words have been copied
+// (a caller that is done with K frees them there, so that host memory never holds K twice).
 DeviceK uploadChunks(vk::Device& device, const HostK& K,
                      const std::vector<std::uint32_t>& ids, bool streamed,
-                     std::uint32_t streamGroup);
+                     std::uint32_t streamGroup,
+                     const std::function<void(std::uint32_t)>& uploaded = {});
 
 } // namespace rsim

@@ -51,7 +51,8 @@ KPlan planK(KChunking chunking, const std::vector<DeviceBudget>& devices, Stream
                 kFormatInfo(format).name + ") besides " + std::to_string(b.fixedBytes >> 20) +
                 " MiB of other data, more than the " + std::to_string(b.budgetBytes >> 20) +
                 " MiB available; use --stream auto (or more devices, or a smaller --kij)");
-        p.streamed[d] = mode == StreamMode::Always || !fits;
+        // A device without chunks (more devices than chunks) holds nothing to stream.
+        p.streamed[d] = !p.chunksOf(d).empty() && (mode == StreamMode::Always || !fits);
         const std::uint64_t chunk = chunking.largestChunkBytes();
         if (p.streamed[d] && b.fixedBytes + kStreamBuffers * chunk > b.budgetBytes)
             throw Error(b.label + ": not even " + std::to_string(kStreamBuffers) + " K chunks of " +

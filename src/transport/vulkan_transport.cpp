@@ -72,7 +72,7 @@ public:
           computeDone_(dev_, "transport work") {
         vk::fillZero(dev_, history_);
         vk::fillZero(dev_, farSums_);
-        if (k_ && k_->streamed) {
+        if (k_ && k_->streamed && !k_->chunkIds.empty()) {
             std::uint64_t largest = 0;
             for (const auto& b : k_->buffers) largest = std::max(largest, b.size());
             slotBytes_ = (largest + 255) / 256 * 256;
@@ -115,17 +115,17 @@ public:
         if (k_->streamed)
             submitStreamedFar(t0, steps);
         else
-            dev_.submitAsync(false, [&](VkCommandBuffer cmd) {
+            computeDone_.submit(false, [&](VkCommandBuffer cmd) {
                 vk::computeBarrier(dev_, cmd);
                 far_.bind(cmd);
                 for (std::size_t x = 0; x < k_->chunkIds.size(); ++x) dispatchFar(cmd, x, k_->buffers[x].address(), t0, steps);
-            }, VK_NULL_HANDLE, 0, computeDone_.handle(), computeDone_.next());
+            });
         if (exchange)
-            dev_.submitAsync(false, [&](VkCommandBuffer cmd) {
+            computeDone_.submit(false, [&](VkCommandBuffer cmd) {
                 vk::computeBarrier(dev_, cmd);
                 const VkBufferCopy region{0, 0, farBytes_};
                 dev_.vk().vkCmdCopyBuffer(cmd, farSums_.handle(), readback_.handle(), 1, &region);
-            }, VK_NULL_HANDLE, 0, computeDone_.handle(), computeDone_.next());
+            });
     }
 
     void waitForFarSums() const { computeDone_.waitAll(); }
@@ -143,7 +143,7 @@ public:
 
     // The near steps of the block, after the combined far sums are in place when exchanged.
     void submitNear(std::uint32_t t0, std::uint32_t steps, std::uint32_t block, bool uploadFarSums) {
-        dev_.submitAsync(false, [&](VkCommandBuffer cmd) {
+        computeDone_.submit(false, [&](VkCommandBuffer cmd) {
             if (uploadFarSums) {
                 const VkBufferCopy region{0, 0, farBytes_};
                 dev_.vk().vkCmdCopyBuffer(cmd, upload_.handle(), farSums_.handle(), 1, &region);
@@ -156,7 +156,7 @@ public:
                 near_.dispatch(cmd, np_, (n_ + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR);
                 vk::computeBarrier(dev_, cmd);
             }
-        }, VK_NULL_HANDLE, 0, computeDone_.handle(), computeDone_.next());
+        });
         blockDone_[block % 2] = computeDone_.value();
     }
 
@@ -182,21 +182,21 @@ private:
         for (std::size_t g0 = 0; g0 < held; g0 += k_->streamGroup) {
             const std::size_t g1 = std::min(held, g0 + k_->streamGroup);
             const std::uint32_t b = slot_++ % kStreamBuffers;
-            dev_.submitAsync(true, [&](VkCommandBuffer cmd) {
+            copyDone_.submit(true, [&](VkCommandBuffer cmd) {
                 for (std::size_t x = g0; x < g1; ++x) {
                     const VkBufferCopy region{0, (x - g0) * slotBytes_, k_->buffers[x].size()};
                     dev_.vk().vkCmdCopyBuffer(cmd, k_->buffers[x].handle(), stream_[b].handle(), 1, &region);
                     streamedBytes_ += k_->buffers[x].size();
                 }
-            }, freeAt_[b] ? computeDone_.handle() : VK_NULL_HANDLE, freeAt_[b], copyDone_.handle(), copyDone_.next());
+            }, freeAt_[b] ? &computeDone_ : nullptr, freeAt_[b]);
             // Chunks gather into disjoint rows, so only the block's first gather waits (barrier)
             // for the previous block's steps.
-            dev_.submitAsync(false, [&](VkCommandBuffer cmd) {
+            computeDone_.submit(false, [&](VkCommandBuffer cmd) {
                 if (g0 == 0) vk::computeBarrier(dev_, cmd);
                 far_.bind(cmd);
                 for (std::size_t x = g0; x < g1; ++x)
                     dispatchFar(cmd, x, stream_[b].address() + (x - g0) * slotBytes_, t0, steps);
-            }, copyDone_.handle(), copyDone_.value(), computeDone_.handle(), computeDone_.next());
+            }, &copyDone_, copyDone_.value());
             freeAt_[b] = computeDone_.value();
         }
     }

@@ -90,7 +90,7 @@ public:
         const std::uint32_t c = chunks_[k];
         const Slot& s = slots_[k % 2];
         push_.kChunks = s.table.address();
-        dev_.submitAsync(
+        chunkDone_.submit(
             false,
             [&](VkCommandBuffer cmd) {
                 vk::computeBarrier(dev_, cmd);
@@ -106,8 +106,7 @@ public:
                 toHost.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
                 dev_.vk().vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
                                                &toHost, 0, nullptr, 0, nullptr);
-            },
-            VK_NULL_HANDLE, 0, chunkDone_.handle(), chunkDone_.next());
+            });
     }
 
     // Waits for chunk k and copies its upper entries (i < j) into `values` (the chunk's fp32

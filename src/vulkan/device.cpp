@@ -234,6 +234,17 @@ void Device::reclaim() {
     pending_.swap(still);
 }
 
+void Device::forgetPending(VkSemaphore semaphore) {
+    std::lock_guard lock(mutex_);
+    std::vector<Pending> still;
+    for (const Pending& p : pending_) {
+        if (p.semaphore == semaphore)
+            table_.vkFreeCommandBuffers(device_, p.transfer ? transferPool_ : pool_, 1, &p.cmd);
+        else still.push_back(p);
+    }
+    pending_.swap(still);
+}
+
 void Device::setName(VkObjectType type, std::uint64_t handle, const std::string& n) const {
     if (!vkSetDebugUtilsObjectNameEXT || !handle) return;
     VkDebugUtilsObjectNameInfoEXT ni{VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT};

@@ -63,6 +63,9 @@ public:
                      std::uint64_t signalValue);
     // Frees the command buffers of asynchronous submissions that have completed.
     void reclaim();
+    // Frees the command buffers that signal `semaphore`, done or not: for a semaphore destroyed
+    // after its wait failed (the device is lost).
+    void forgetPending(VkSemaphore semaphore);
 
     // Host-visible staging buffers of at least `bytes`, reused across the (blocking) uploads
     // and downloads of this device: pinning host memory is slow on some drivers.

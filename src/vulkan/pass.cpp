@@ -16,7 +16,10 @@ std::uint64_t maxLinearLaunch(Device& device, std::uint32_t workgroupSize) {
     std::uint64_t m = std::uint64_t(device.limits().maxComputeWorkGroupCount[0]) * workgroupSize;
     if (device.rayPath() == RayPath::Pipeline)
         m = std::min<std::uint64_t>(m, device.rtProperties().maxRayDispatchInvocationCount);
-    return std::min<std::uint64_t>(m, 1u << 24);
+    // A multiple of the workgroup size, so that every launch but the last is whole workgroups
+    // and starts on a workgroup boundary (kencode.comp indexes its partial sums by begin / group).
+    m = std::min<std::uint64_t>(m, 1u << 24);
+    return std::max<std::uint64_t>(workgroupSize, m / workgroupSize * workgroupSize);
 }
 
 } // namespace rsim::vk

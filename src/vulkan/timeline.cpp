@@ -30,8 +30,17 @@ TimelineSemaphore::~TimelineSemaphore() {
         waitAll();
         device_->reclaim();
     } catch (...) {
+        device_->forgetPending(semaphore_); // the wait failed (device lost): free what refers to it
     }
     device_->vk().vkDestroySemaphore(device_->handle(), semaphore_, nullptr);
+}
+
+std::uint64_t TimelineSemaphore::submit(bool transferQueue,
+                                        const std::function<void(VkCommandBuffer)>& record,
+                                        const TimelineSemaphore* wait, std::uint64_t waitValue) {
+    device_->submitAsync(transferQueue, record, wait ? wait->handle() : VK_NULL_HANDLE,
+                         wait ? waitValue : 0, semaphore_, value_ + 1);
+    return ++value_;
 }
 
 void TimelineSemaphore::wait(std::uint64_t v) const {

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 // A timeline semaphore and its values, owned: destroyed (after the device has reached every
 // value it was asked to signal) with the object, so that a long-lived device does not collect
-// them. submitAsync() signals next(); waits name a value the semaphore has been given.
+// them. Work is submitted through submit(), so that the value advances only once a submission
+// has been made: a failed one leaves no value that nothing will signal.
 #pragma once
+
+#include <functional>
 #include <cstdint>
 #include <string>
 
@@ -20,8 +23,10 @@ class TimelineSemaphore {
     TimelineSemaphore& operator=(const TimelineSemaphore&) = delete;
 
     VkSemaphore handle() const { return semaphore_; }
-    // The value the next submission signals; value() is then that value.
-    std::uint64_t next() { return ++value_; }
+    // Records and submits a command buffer (Device::submitAsync) that signals the next value,
+    // after `wait` has reached `waitValue` when given. Returns the value it signals.
+    std::uint64_t submit(bool transferQueue, const std::function<void(VkCommandBuffer)>& record,
+                         const TimelineSemaphore* wait = nullptr, std::uint64_t waitValue = 0);
     // The last value given to a submission (0: none yet).
     std::uint64_t value() const { return value_; }
     // Blocks until the device has signalled `v` (or everything given so far).

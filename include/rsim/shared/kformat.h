@@ -2,7 +2,7 @@
 // Storage of K_ij (issue 4): fp32, fp16, or 8/4-bit codes into a per-chunk look-up table whose
 // entry 0 is an exact zero. K is kept in 32-bit words; these functions find an element's word
 // and decode it, identically in the C++ reference and the shaders. How the tables are built
-// (logarithmic or "lutrange") is host-only (src/compress/).
+// (logarithmic or "lutrange") is host-only (src/k/k_encode.h).
 #ifndef RSIM_SHARED_KFORMAT_H
 #define RSIM_SHARED_KFORMAT_H
 

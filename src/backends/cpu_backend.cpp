@@ -52,13 +52,7 @@ class CpuBackend final : public Backend {
         HostK K(chunking);
         VisibilityOutcome out;
         out.stats = computeVisibilityCpu(s, k, *rays_, K);
-        if (k.formatErrors && k.format == KFormat::Fp32) {
-            std::vector<std::vector<float>> chunks;
-            for (std::uint32_t c = 0; c < K.chunkCount(); ++c)
-                chunks.emplace_back(K.values(c), K.values(c) + K.chunk(c).count);
-            for (const FormatError& f : formatErrors(chunks, std::uint64_t(s.size()) * s.size()))
-                out.storage.formatErrors.push_back({kFormatInfo(f.format).name, f.rms, f.maxAbs});
-        }
+        if (k.formatErrors && k.format == KFormat::Fp32) out.storage.formatErrors = formatErrorReport(K);
         Stopwatch sw;
         K.compress(k.format);
         out.compressSeconds = sw.seconds();
@@ -69,10 +63,7 @@ class CpuBackend final : public Backend {
         out.storage.rowsPerChunk = K.chunking().rowsPerChunk;
         out.storage.rmsError = std::sqrt(K.sumSquaredError() / (n * n));
         out.storage.maxAbsError = K.maxAbsError();
-        const VisibilityStats energy = formFactorDiagnostics(K, s.area);
-        out.stats.clampedFormFactors = energy.clampedFormFactors;
-        out.stats.maxRowSum = energy.maxRowSum;
-        out.stats.rowsOverOne = energy.rowsOverOne;
+        setEnergy(out.stats, formFactorDiagnostics(K, s.area));
         out.K = std::make_unique<HostKHandle>(std::move(K));
         return out;
     }

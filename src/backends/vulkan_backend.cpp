@@ -142,24 +142,30 @@ public:
             mine = foreign.get();
             out.details.emplace_back("k_placement", sw.seconds());
         }
+        // The records go to each device once, for the near lists, the transport and (device 0)
+        // the distances.
         std::vector<GpuPose> poses;
+        std::vector<vk::Buffer> onDevices;
         std::vector<TransportDevice> devices;
         const std::size_t D = mine && c.indirect ? slots_.size() : 1;
-        for (std::size_t d = 0; d < D; ++d) poses.emplace_back(*slots_[d].device, c);
+        for (std::size_t d = 0; d < D; ++d) {
+            poses.emplace_back(*slots_[d].device, c);
+            onDevices.push_back(vk::makeStorage(*slots_[d].device, records, "transport triangles"));
+        }
         for (std::size_t d = 0; d < D; ++d)
-            devices.push_back({slots_[d].device.get(), &poses[d], mine && c.indirect ? &mine->parts()[d] : nullptr});
+            devices.push_back({slots_[d].device.get(), &poses[d], &onDevices[d],
+                               mine && c.indirect ? &mine->parts()[d] : nullptr});
         NearLists near;
         if (mine && c.indirect) {
             Stopwatch sw;
             std::vector<NearLists> parts(D);
             vk::forEachDevice(D, [&](std::size_t d) {
-                const vk::Buffer tris = vk::makeStorage(*slots_[d].device, records, "transport triangles (near lists)");
-                parts[d] = buildNearListsVulkan(*slots_[d].device, mine->parts()[d], tris, scene(), c);
+                parts[d] = buildNearListsVulkan(*slots_[d].device, mine->parts()[d], onDevices[d], scene(), c);
             });
             near = mergeNearLists(parts);
             out.details.emplace_back("near_lists", sw.seconds());
         }
-        GpuTransport gpu = runTransportVulkan(devices, records, near, c, c.indirect, tuning_);
+        GpuTransport gpu = runTransportVulkan(devices, std::uint32_t(records.size()), near, c, c.indirect, tuning_);
         out.details.emplace_back("radiosity_setup", gpu.setupSeconds);
         out.details.emplace_back("radiosity_loop", gpu.loopSeconds);
         if (devices.size() > 1) out.details.emplace_back("radiosity_exchange", gpu.exchangeSeconds);
@@ -191,7 +197,7 @@ public:
         auto copy = std::make_shared<VulkanHistory>();
         copy->owner = this;
         copy->history = std::move(gpu.histories[0]);
-        copy->records = vk::makeStorage(d0, records, "transport triangles (distances)");
+        copy->records = std::move(onDevices[0]);
         h.device = copy;
         out.downloadSeconds = sw.seconds();
         return out;
@@ -275,14 +281,8 @@ private:
         double raySeconds = 0.0;
         out.stats = computeVisibilityVulkan(d0, *s.geometry, *s.accel, scene(), k, K, raySeconds);
         out.details.emplace_back("visibility_rays", raySeconds);
-        if (k.formatErrors && k.format == KFormat::Fp32) {
-            const HostK host = downloadDeviceK(d0, K);
-            std::vector<std::vector<float>> chunks;
-            for (std::uint32_t c = 0; c < host.chunkCount(); ++c)
-                chunks.emplace_back(host.values(c), host.values(c) + host.chunk(c).count);
-            for (const FormatError& f : formatErrors(chunks, std::uint64_t(n) * n))
-                out.storage.formatErrors.push_back({kFormatInfo(f.format).name, f.rms, f.maxAbs});
-        }
+        if (k.formatErrors && k.format == KFormat::Fp32)
+            out.storage.formatErrors = formatErrorReport(downloadDeviceK(d0, K));
         Stopwatch sw;
         const KErrors errors = compressDeviceK(d0, K, k.format);
         out.compressSeconds = sw.seconds();
@@ -333,12 +333,6 @@ private:
                                     plan.streamGroup[d], uploaded);
         });
         return parts;
-    }
-
-    static void setEnergy(VisibilityStats& v, const VisibilityStats& e) {
-        v.clampedFormFactors = e.clampedFormFactors;
-        v.maxRowSum = e.maxRowSum;
-        v.rowsOverOne = e.rowsOverOne;
     }
 
     std::shared_ptr<vk::Instance> instance_;

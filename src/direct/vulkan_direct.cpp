@@ -27,13 +27,7 @@ DirectTerms computeDirectVulkan(vk::Device& device, const GpuGeometry& scene, co
     push.rayEps = prepared.rayEps;
     device.submitAndWait([&](VkCommandBuffer cmd) {
         pipeline->bind(cmd, nullptr);
-        vk::forEachLaunch(scene.n, vk::maxLinearLaunch(device, shared::RSIM_WG_LINEAR),
-                      [&](std::uint32_t begin, std::uint32_t end) {
-                          push.begin = begin;
-                          push.end = end;
-                          pipeline->pushConstants(cmd, &push);
-                          launchRayPass(*pipeline, cmd, end - begin, 1, shared::RSIM_WG_LINEAR);
-                      });
+        launchRayPassLinear(device, *pipeline, cmd, push, scene.n);
     });
     DirectTerms d;
     const auto values = vk::download<glm::vec2>(device, out, scene.n);

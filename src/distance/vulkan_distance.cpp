@@ -90,13 +90,7 @@ SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& scene
     px.mode = sensorModeId(c.mode);
     device.submitAndWait([&](VkCommandBuffer cmd) {
         primary->bind(cmd, nullptr);
-        vk::forEachLaunch(pixels, vk::maxLinearLaunch(device, shared::RSIM_WG_LINEAR),
-                          [&](std::uint32_t begin, std::uint32_t end) {
-                              pp.begin = begin;
-                              pp.end = end;
-                              primary->pushConstants(cmd, &pp);
-                              launchRayPass(*primary, cmd, end - begin, 1, shared::RSIM_WG_LINEAR);
-                          });
+        launchRayPassLinear(device, *primary, cmd, pp, pixels);
         vk::computeBarrier(device, cmd);
         signal.bind(cmd);
         signal.dispatchLinear(cmd, px, pixels, shared::RSIM_WG_LINEAR);

@@ -41,4 +41,21 @@ VisibilityStats formFactorDiagnostics(const HostK& K, const std::vector<float>& 
     return summariseRowSums(rowSum, total);
 }
 
+void setEnergy(VisibilityStats& stats, const VisibilityStats& energy) {
+    stats.clampedFormFactors = energy.clampedFormFactors;
+    stats.maxRowSum = energy.maxRowSum;
+    stats.rowsOverOne = energy.rowsOverOne;
+}
+
+std::vector<KStorageReport::FormatError> formatErrorReport(const HostK& K) {
+    std::vector<std::span<const float>> chunks;
+    for (std::uint32_t c = 0; c < K.chunkCount(); ++c)
+        chunks.emplace_back(K.values(c), K.chunk(c).count);
+    std::vector<KStorageReport::FormatError> out;
+    const std::uint64_t n = K.chunking().n;
+    for (const FormatError& f : formatErrors(chunks, n * n))
+        out.push_back({kFormatInfo(f.format).name, f.rms, f.maxAbs});
+    return out;
+}
+
 } // namespace rsim

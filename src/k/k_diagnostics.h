@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/results.h"
+#include "core/run_metadata.h"
 #include "k/host_k.h"
 
 namespace rsim {
@@ -16,5 +17,12 @@ VisibilityStats summariseRowSums(const std::vector<double>& rowSums, std::uint64
 
 // The same over a K in host memory; `area` by internal index.
 VisibilityStats formFactorDiagnostics(const HostK& K, const std::vector<float>& area);
+
+// Copies the energy fields of `energy` (one of the above) into `stats`.
+void setEnergy(VisibilityStats& stats, const VisibilityStats& energy);
+
+// `--kij-errors`: every storage format's error against K, which is still fp32 (summary.json's
+// k_format_errors).
+std::vector<KStorageReport::FormatError> formatErrorReport(const HostK& fp32K);
 
 } // namespace rsim

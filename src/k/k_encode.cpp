@@ -220,7 +220,7 @@ EncodedChunk encodeChunk(const float* v, std::uint64_t count, KFormat format) {
     return out;
 }
 
-std::vector<FormatError> formatErrors(const std::vector<std::vector<float>>& chunks,
+std::vector<FormatError> formatErrors(const std::vector<std::span<const float>>& chunks,
                                       std::uint64_t elements) {
     std::vector<FormatError> out;
     for (const auto& info : kFormats()) {

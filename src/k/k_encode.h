@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <span>
 #include <vector>
 
 #include "core/k_format.h"
@@ -54,7 +55,7 @@ struct FormatError {
     double rms = 0.0;
     double maxAbs = 0.0;
 };
-std::vector<FormatError> formatErrors(const std::vector<std::vector<float>>& chunks,
+std::vector<FormatError> formatErrors(const std::vector<std::span<const float>>& chunks,
                                       std::uint64_t elements);
 
 } // namespace rsim

@@ -50,11 +50,9 @@ std::uint32_t farSplit(vk::Device& device, const TransportTuning& tuning) {
 // One device's part of the time loop: its buffers and passes, and what it submits per block.
 class DeviceTransport {
 public:
-    DeviceTransport(const TransportDevice& in, const std::vector<shared::GpuTransportTri>& records,
-                    const NearLists& near, const SimConfig& c, bool exchange, const TransportTuning& tuning)
-        : dev_(*in.device), k_(in.k), n_(std::uint32_t(records.size())), T_(c.timesteps),
-          farBytes_(std::uint64_t(n_) * B * sizeof(glm::vec2)),
-          tris_(vk::makeStorage(dev_, records, "transport triangles")),
+    DeviceTransport(const TransportDevice& in, std::uint32_t n, const NearLists& near, const SimConfig& c,
+                    bool exchange, const TransportTuning& tuning)
+        : dev_(*in.device), k_(in.k), n_(n), T_(c.timesteps), farBytes_(std::uint64_t(n_) * B * sizeof(glm::vec2)),
           history_(dev_, std::uint64_t(n_) * T_ * sizeof(glm::vec2), vk::kStorageUsage, vk::MemoryKind::Device,
                    "B/Z history"),
           farSums_(dev_, farBytes_, vk::kStorageUsage, vk::MemoryKind::Device, "far sums"),
@@ -84,13 +82,13 @@ public:
             readback_ = vk::Buffer(dev_, farBytes_, 0, vk::MemoryKind::Readback, "far sums readback");
             upload_ = vk::Buffer(dev_, farBytes_, 0, vk::MemoryKind::Upload, "far sums upload");
         }
-        fp_.tris = tris_.address();
+        fp_.tris = in.records->address();
         fp_.history = history_.address();
         fp_.farSums = farSums_.address();
         fp_.n = n_;
         fp_.timesteps = T_;
         fp_.invCdtSq = c.invCdtSq;
-        np_.tris = tris_.address();
+        np_.tris = in.records->address();
         np_.history = history_.address();
         np_.farSums = farSums_.address();
         np_.nearOffsets = nearOffsets_.address();
@@ -205,7 +203,7 @@ private:
     const DeviceK* k_;
     std::uint32_t n_, T_;
     std::uint64_t farBytes_;
-    vk::Buffer tris_, history_, farSums_, nearOffsets_, nearPairs_, stream_[kStreamBuffers], readback_, upload_;
+    vk::Buffer history_, farSums_, nearOffsets_, nearPairs_, stream_[kStreamBuffers], readback_, upload_;
     vk::Pass<shared::RadiosityFarPush> far_;
     vk::Pass<shared::RadiosityNearPush> near_;
     shared::RadiosityFarPush fp_{};
@@ -219,11 +217,11 @@ private:
 
 } // namespace
 
-GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices,
-                                const std::vector<shared::GpuTransportTri>& records, const NearLists& nearGiven,
-                                const SimConfig& config, bool indirect, const TransportTuning& tuning) {
+GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std::uint32_t n,
+                                const NearLists& nearGiven, const SimConfig& config, bool indirect,
+                                const TransportTuning& tuning) {
     Stopwatch setup;
-    const std::uint32_t n = std::uint32_t(records.size()), T = config.timesteps;
+    const std::uint32_t T = config.timesteps;
     if (std::uint64_t(n) * T >= (std::uint64_t(1) << 32))
         throw Error("N x T = " + std::to_string(std::uint64_t(n) * T) +
                     " exceeds the 2^32 entries of one history buffer; use fewer timesteps");
@@ -234,7 +232,7 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices,
     const bool exchange = D > 1;
     std::vector<std::unique_ptr<DeviceTransport>> st;
     for (std::size_t d = 0; d < D; ++d)
-        st.push_back(std::make_unique<DeviceTransport>(devices[d], records, near, config, exchange, tuning));
+        st.push_back(std::make_unique<DeviceTransport>(devices[d], n, near, config, exchange, tuning));
     GpuTransport out;
     out.setupSeconds = setup.seconds();
 

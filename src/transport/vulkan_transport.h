@@ -19,7 +19,8 @@ namespace rsim {
 struct TransportDevice {
     vk::Device* device = nullptr;
     const GpuPose* pose = nullptr;
-    const DeviceK* k = nullptr; // the chunks it gathers from (none without indirect light)
+    const vk::Buffer* records = nullptr; // GpuTransportTri[n] (makeTransportRecords) on this device
+    const DeviceK* k = nullptr;          // the chunks it gathers from (none without indirect light)
 };
 
 // Workgroup shape of the far gather, for tuning sweeps (`rsim run --radiosity-split/-unroll`).
@@ -40,10 +41,11 @@ struct GpuTransport {
 std::vector<shared::GpuTransportTri> makeTransportRecords(const PreparedScene& scene, const SimConfig& config,
                                                           const DirectTerms& direct);
 
-// `near` may be empty. Without indirect light (MODEL §5: B = E, Z = R) neither the far sums
-// nor the near pairs are gathered, whatever K and `near` hold, and devices[0] alone runs.
-GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices,
-                                const std::vector<shared::GpuTransportTri>& records, const NearLists& near,
-                                const SimConfig& config, bool indirect, const TransportTuning& tuning);
+// B and Z of n triangles. `near` may be empty. Without indirect light (MODEL §5: B = E, Z = R)
+// neither the far sums nor the near pairs are gathered, whatever K and `near` hold, and
+// devices[0] alone runs.
+GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std::uint32_t n,
+                                const NearLists& near, const SimConfig& config, bool indirect,
+                                const TransportTuning& tuning);
 
 } // namespace rsim

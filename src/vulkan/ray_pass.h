@@ -4,7 +4,9 @@
 #pragma once
 #include <memory>
 
+#include "rsim/shared/gpu_layout.h"
 #include "vulkan/accel.h"
+#include "vulkan/pass.h"
 #include "vulkan/pipeline.h"
 #include "vulkan/shaders.h"
 
@@ -20,6 +22,20 @@ std::unique_ptr<vk::Pipeline> makeRayPassPipeline(vk::Device& device,
 // Launches a ray pass over width x height items (compute: groups of groupX x 1).
 void launchRayPass(const vk::Pipeline& p, VkCommandBuffer cmd, std::uint32_t width,
                    std::uint32_t height, std::uint32_t groupX);
+
+// A 1-D ray pass over items [0, count) (compute: groups of RSIM_WG_LINEAR), in as many launches
+// as the device allows, each with its range in push.begin, push.end. The pipeline must be bound.
+template <class Push>
+void launchRayPassLinear(vk::Device& device, const vk::Pipeline& p, VkCommandBuffer cmd, Push push,
+                         std::uint64_t count) {
+    vk::forEachLaunch(count, vk::maxLinearLaunch(device, shared::RSIM_WG_LINEAR),
+                      [&](std::uint32_t begin, std::uint32_t end) {
+                          push.begin = begin;
+                          push.end = end;
+                          p.pushConstants(cmd, &push);
+                          launchRayPass(p, cmd, end - begin, 1, shared::RSIM_WG_LINEAR);
+                      });
+}
 
 // Counters the shaders increment (rsimCount in shaders/common/rsim.glsl): `counters` of
 // RSIM_STAT_SLOTS slots each.

@@ -28,24 +28,27 @@ std::uint32_t SceneBuilder::material(const std::string& name, float reflectance,
     return std::uint32_t(geometry.materials.size() - 1);
 }
 
-void SceneBuilder::rectangle(glm::dvec3 o, glm::dvec3 u, glm::dvec3 v, int nu, int nv,
-                             std::uint32_t m) {
+void SceneBuilder::triangle(glm::dvec3 a, glm::dvec3 b, glm::dvec3 c, std::uint32_t m) {
     while (geometry.meshNames.size() <= group)
         geometry.meshNames.push_back("group" + std::to_string(geometry.meshNames.size()));
+    geometry.v0.push_back(a);
+    geometry.v1.push_back(b);
+    geometry.v2.push_back(c);
+    geometry.material.push_back(m);
+    geometry.sourceMesh.push_back(group);
+    ++geometry.loaded;
+}
+
+void SceneBuilder::rectangle(glm::dvec3 o, glm::dvec3 u, glm::dvec3 v, int nu, int nv,
+                             std::uint32_t m) {
     for (int a = 0; a < nu; ++a)
         for (int b = 0; b < nv; ++b) {
             auto p = [&](int da, int db) {
                 return o + u * (double(a + da) / nu) + v * (double(b + db) / nv);
             };
             const glm::dvec3 p00 = p(0, 0), p10 = p(1, 0), p11 = p(1, 1), p01 = p(0, 1);
-            for (auto [x, y, z] : {std::tuple{p00, p10, p11}, std::tuple{p00, p11, p01}}) {
-                geometry.v0.push_back(x);
-                geometry.v1.push_back(y);
-                geometry.v2.push_back(z);
-                geometry.material.push_back(m);
-                geometry.sourceMesh.push_back(group);
-                ++geometry.loaded;
-            }
+            triangle(p00, p10, p11, m);
+            triangle(p00, p11, p01, m);
         }
 }
 
@@ -73,22 +76,13 @@ void SceneBuilder::box(glm::dvec3 lo, glm::dvec3 hi, int n, std::uint32_t m) {
 
 void SceneBuilder::disk(glm::dvec3 c, glm::dvec3 u, glm::dvec3 v, double radius, int rings, int segments,
                        std::uint32_t m) {
-    while (geometry.meshNames.size() <= group)
-        geometry.meshNames.push_back("group" + std::to_string(geometry.meshNames.size()));
     const double step = 2.0 * M_PI / segments;
     const double scaled = radius * std::sqrt(step / std::sin(step)); // polygon area = disk area
     auto p = [&](int ring, int k) {
         const double r = scaled * ring / rings, a = step * k;
         return c + r * (std::cos(a) * u + std::sin(a) * v);
     };
-    auto add = [&](glm::dvec3 a, glm::dvec3 b, glm::dvec3 d) {
-        geometry.v0.push_back(a);
-        geometry.v1.push_back(b);
-        geometry.v2.push_back(d);
-        geometry.material.push_back(m);
-        geometry.sourceMesh.push_back(group);
-        ++geometry.loaded;
-    };
+    auto add = [&](glm::dvec3 a, glm::dvec3 b, glm::dvec3 d) { triangle(a, b, d, m); };
     for (int k = 0; k < segments; ++k) {
         add(c, p(1, k), p(1, k + 1));
         for (int ring = 1; ring < rings; ++ring) {

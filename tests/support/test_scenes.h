@@ -38,6 +38,9 @@ struct SceneBuilder {
     void disk(glm::dvec3 centre, glm::dvec3 u, glm::dvec3 v, double radius, int rings, int segments,
               std::uint32_t material);
 
+    // One triangle (front side along cross(b - a, c - a)) in the current group.
+    void triangle(glm::dvec3 a, glm::dvec3 b, glm::dvec3 c, std::uint32_t material);
+
     PreparedScene prepare(double maxEdgeM = 0.0) const;
 };
 

@@ -215,28 +215,25 @@ RSIM_FN FrontPolygon rsimClipToFront(Tri o, vec3 n, vec3 p) {
 // warped towards the cosine about ne: returns (direction, pdf of the warp), the density in
 // solid angle being pdf / omega.
 RSIM_FN vec4 rsimSampleTowardsTriangle(vec3 A, vec3 B, vec3 C, vec3 ne, float omega, vec2 u) {
-    float cA = dot(ne, A), cB = dot(ne, B), cC = dot(ne, C);
-    // Relabel cyclically so that Arvo's apex B is the vertex of largest cosine: the warp then
-    // weighs it at two corners of the square, whatever the triangle's orientation.
-    if (cA >= cB && cA >= cC) {
-        vec3 t0 = C;
-        C = B;
-        B = A;
-        A = t0;
-        float f0 = cC;
-        cC = cB;
-        cB = cA;
-        cA = f0;
-    } else if (cC > cB) {
-        vec3 t0 = A;
-        A = B;
-        B = C;
-        C = t0;
-        float f0 = cA;
-        cA = cB;
-        cB = cC;
-        cC = f0;
+    // Each vertex with its cosine about ne. Relabel cyclically so that Arvo's apex B is the
+    // vertex of largest cosine: the warp then weighs it at two corners of the square, whatever
+    // the triangle's orientation.
+    vec4 a = vec4(A, dot(ne, A)), b = vec4(B, dot(ne, B)), c = vec4(C, dot(ne, C));
+    if (a.w >= b.w && a.w >= c.w) {
+        vec4 t = c;
+        c = b;
+        b = a;
+        a = t;
+    } else if (c.w > b.w) {
+        vec4 t = a;
+        a = b;
+        b = c;
+        c = t;
     }
+    A = vec3(a);
+    B = vec3(b);
+    C = vec3(c);
+    float cA = a.w, cB = b.w, cC = c.w;
     float wB = max(RSIM_WARP_MIN_COS, cB);
     vec3 warped =
         rsimSampleBilinear(u, vec4(wB, wB, max(RSIM_WARP_MIN_COS, cA), max(RSIM_WARP_MIN_COS, cC)));

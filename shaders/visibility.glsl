@@ -71,10 +71,7 @@ float areaKernel(uint i, uint j, inout uint rays) {
 }
 
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer NearListRef {
-    uint count;
-    uint pad0;
-    uint pad1;
-    uint pad2;
+    NearVisibilityListHeader header;
     NearVisibilityPair pairs[];
 };
 
@@ -107,7 +104,7 @@ void pairsPhase() {
     vec2 sums = castSides(i, j, 0u, base, shareVertex, rays);
     if (perSide > base && pc.nearList != 0ul) {
         NearListRef list = NearListRef(pc.nearList);
-        uint slot = atomicAdd(list.count, 1u);
+        uint slot = atomicAdd(list.header.count, 1u);
         if (slot < pc.nearCapacity) { // the near phase finishes this pair
             list.pairs[slot] = NearVisibilityPair(i, j, sums.x, sums.y);
             rsimCount(pc.stats, 2u, i + j, rays);
@@ -122,7 +119,7 @@ void pairsPhase() {
 void nearPhase() {
     NearListRef list = NearListRef(pc.nearList);
     uint slot = RSIM_LAUNCH_ID.x;
-    if (slot >= min(list.count, pc.nearCapacity)) return;
+    if (slot >= min(list.header.count, pc.nearCapacity)) return;
     NearVisibilityPair p = list.pairs[slot];
     Tri ti = rsimTri(tri(p.i));
     Tri tj = rsimTri(tri(p.j));

@@ -49,7 +49,7 @@ shared::VisibilityPush visibilityPush(const GpuGeometry& geometry, const Prepare
 
 NearVisibilityList::NearVisibilityList(vk::Device& device, std::uint64_t pairsPerLaunch, const char* name)
     : capacity(std::uint32_t(std::clamp<std::uint64_t>(pairsPerLaunch / 16, 4096, 1u << 20))),
-      buffer(device, 16 + std::uint64_t(capacity) * sizeof(shared::NearVisibilityPair), vk::kStorageUsage,
+      buffer(device, sizeof(shared::NearVisibilityListHeader) + std::uint64_t(capacity) * sizeof(shared::NearVisibilityPair), vk::kStorageUsage,
              vk::MemoryKind::Device, name) {}
 
 std::uint64_t visibilityPairsPerLaunch(vk::Device& device) {
@@ -65,7 +65,7 @@ namespace {
 void recordLaunch(vk::Device& device, const vk::Pipeline& pipeline, shared::VisibilityPush p,
                   std::uint32_t width, std::uint32_t rows, std::uint64_t pairs, const NearVisibilityList& near,
                   VkCommandBuffer cmd) {
-    device.vk().vkCmdFillBuffer(cmd, near.buffer.handle(), 0, 16, 0);
+    device.vk().vkCmdFillBuffer(cmd, near.buffer.handle(), 0, sizeof(shared::NearVisibilityListHeader), 0);
     vk::computeBarrier(device, cmd);
     p.nearList = near.buffer.address();
     p.nearCapacity = near.capacity;

@@ -63,11 +63,18 @@ struct NearVisibilityPair {
     float sumFromI; // unoccluded weights of the first S/2 samples of each side
     float sumFromJ;
 };
+// The near list's header, followed by NearVisibilityPair[nearCapacity].
+struct NearVisibilityListHeader {
+    uint count; // pairs appended (may exceed the capacity: those were finished in phase 0)
+    uint pad0;
+    uint pad1;
+    uint pad2;
+};
 struct VisibilityPush {
     uint64_t triangles;  // GpuTriangle[n]
     uint64_t kChunks;    // uint64_t[chunks]: device address of each K row chunk (fp32)
     uint64_t stats;      // uint64_t[3]: candidate pairs, non-zero pairs, rays cast
-    uint64_t nearList;   // uint count, then NearVisibilityPair[nearCapacity] from byte 16; 0: none
+    uint64_t nearList;   // NearVisibilityListHeader, then NearVisibilityPair[nearCapacity]; 0: none
     uint n;
     uint samples;
     uint seed;
@@ -291,6 +298,7 @@ static_assert(sizeof(rsim::shared::GpuTriangle) == 80);
 static_assert(sizeof(rsim::shared::GpuTransportTri) == 64);
 static_assert(sizeof(rsim::shared::VisibilityPush) == 88);
 static_assert(sizeof(rsim::shared::NearVisibilityPair) == 16);
+static_assert(sizeof(rsim::shared::NearVisibilityListHeader) == 16);
 static_assert(sizeof(rsim::shared::DirectPush) == 64);
 static_assert(sizeof(rsim::shared::FormFactorPush) == 56);
 static_assert(sizeof(rsim::shared::KEncodePush) == 64);

@@ -7,8 +7,8 @@
 layout(local_size_x = RSIM_WG_LINEAR) in;
 layout(push_constant) uniform Push { DistancePush pc; };
 
-uint gSignalBase; // the host checks n * T < 2^32
-float rsimSignal(uint t) { return Vec2Refs(pc.history).v[gSignalBase + t].x; }
+uint gSignalBase; // the host checks n * T * poses < 2^32
+float rsimSignal(uint t) { return Vec2Refs(pc.history).v[(gSignalBase + t) * pc.poses + pc.pose].x; }
 float rsimPulse(uint k) { return FloatRefs(pc.pulse).v[k]; }
 #include "rsim/shared/estimators.h"
 

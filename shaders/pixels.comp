@@ -11,7 +11,7 @@ layout(push_constant) uniform Push { PixelPush pc; };
 
 // The signal of the current pixel, set up in main().
 GpuTransportTri gTri;
-uint gBase; // the host checks n * T < 2^32
+uint gBase; // the host checks n * T * poses < 2^32
 float gDirectAmount, gDirectDelay;
 vec3 gShift; // rsimLinearSplit of the hit distance
 
@@ -19,7 +19,7 @@ float rsimPulse(uint k) { return FloatRefs(pc.pulse).v[k]; }
 // X(u) = B_i(u) - E_i(u), 0 before the start.
 float indirectAt(int u) {
     if (u < 0) return 0.0;
-    float b = Vec2Refs(pc.history).v[gBase + uint(u)].x;
+    float b = Vec2Refs(pc.history).v[(gBase + uint(u)) * pc.poses + pc.pose].x;
     return b - rsimSourceAt(gTri.source.y, gTri.source.z, uint(u), pc.pulse, pc.pulseLength);
 }
 float rsimSignal(uint t) {

@@ -3,9 +3,13 @@
 // receivers i of one K chunk and every source j with tau_ij >= RSIM_TIME_BLOCK,
 //   farB_i(t0 + q) = sum_j F_ij B_j(t0 + q - tau_ij),
 //   farZ_i(t0 + q) = sum_j rho_j A_j F_ji Z_j(t0 + q - tau_ij),   q < steps,
-// whose sources all lie before the block. A workgroup is 32 receivers (x, one warp) by SPLIT
-// slices of the sources (y): a warp reads K[j][i..i+31] as one 128-byte line, computes tau
-// once per block, and reads each source's history as a short contiguous run.
+// whose sources all lie before the block, for every pose of the batch. A workgroup is one warp
+// (x) by SPLIT slices of the sources (y). Its 32 lanes are 32 / POSE_LANES receivers times
+// POSE_LANES poses (workgroup z picks which POSE_LANES of the batch's poses): the lanes of one
+// receiver share each K element (read once per warp) and read the source's history for their
+// poses side by side (pose-fastest layout, gpu_layout.h). With one pose a warp reads
+// K[j][i..i+31] as one 128-byte line, computes tau once per block, and reads each source's
+// history as a short contiguous run.
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #include "common/rsim.glsl"
@@ -13,6 +17,7 @@
 #include "rsim/shared/transport.h"
 layout(constant_id = RSIM_SPEC_RADIOSITY_SPLIT) const uint SPLIT = 8u;
 layout(constant_id = RSIM_SPEC_RADIOSITY_UNROLL) const uint UNROLL = 1u;
+layout(constant_id = RSIM_SPEC_RADIOSITY_POSE_LANES) const uint POSE_LANES = 1u;
 layout(local_size_x = RSIM_WG_RADIOSITY_X, local_size_y_id = RSIM_SPEC_RADIOSITY_SPLIT) in;
 layout(push_constant) uniform Push { RadiosityFarPush pc; };
 
@@ -34,8 +39,10 @@ void main() {
             lut[k] = FloatRefs(pc.k.table).v[k];
         barrier();
     }
-    uint i = pc.k.rowBegin + gl_WorkGroupID.x * RSIM_WG_RADIOSITY_X + lane;
-    bool isActive = i < pc.k.rowEnd;
+    const uint RECEIVERS = RSIM_WG_RADIOSITY_X / POSE_LANES;
+    uint i = pc.k.rowBegin + gl_WorkGroupID.x * RECEIVERS + lane / POSE_LANES;
+    uint pose = gl_WorkGroupID.z * POSE_LANES + lane % POSE_LANES;
+    bool isActive = i < pc.k.rowEnd && pose < pc.poses;
     TransportTriRefs tris = TransportTriRefs(pc.tris);
     Vec2Refs hist = Vec2Refs(pc.history);
     vec2 acc[RSIM_TIME_BLOCK];
@@ -65,7 +72,7 @@ void main() {
                 uint base = (j0 + u * SPLIT) * pc.timesteps + pc.t0 - tau;
                 for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q) {
                     if (q < first || q >= pc.steps) continue;
-                    vec2 h = hist.v[base + q];
+                    vec2 h = hist.v[(base + q) * pc.poses + pose];
                     acc[q] += f * h;
                 }
             }
@@ -78,7 +85,7 @@ void main() {
         if (slice == 0u && isActive && q < pc.steps) {
             vec2 sum = partial[0][lane];
             for (uint s = 1u; s < SPLIT; ++s) sum += partial[s][lane];
-            Vec2Refs(pc.farSums).v[q * pc.n + i] = sum;
+            Vec2Refs(pc.farSums).v[(q * pc.n + i) * pc.poses + pose] = sum;
         }
         barrier();
     }

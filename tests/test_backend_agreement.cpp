@@ -114,7 +114,7 @@ TEST_CASE("invariant 8: the Vulkan backend agrees with the CPU reference", "[inv
         // Run the CPU transport on the GPU's K: any difference is then arithmetic only.
         std::vector<float> B, Z;
         const HostK gpuK = HostK::fromDense(std::uint32_t(n), gpu.K);
-        runTransportCpu(s, c, &gpuK, gpu.E, gpu.R, B, Z);
+        runTransportCpu(s, &gpuK, {{&c, &gpu.E, &gpu.R, &B, &Z}});
         double maxB = 0.0, maxZ = 0.0, errB = 0.0, errZ = 0.0;
         for (std::size_t k = 0; k < n * T; ++k) {
             maxB = std::max(maxB, double(B[k]));

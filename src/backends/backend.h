@@ -35,9 +35,17 @@ struct VisibilityOutcome {
     TimingDetails details;
 };
 
+// One pose of a transport batch: its settings (light and sensor; the time axis, materials and
+// indirect flag are the batch's), its direct terms and its sources E, R.
+struct TransportPose {
+    const SimConfig* config;
+    const DirectTerms* direct;
+    const Histories* sources;
+};
+
 struct TransportOutcome {
-    Histories histories;          // B and Z (E and R are the pipeline's)
-    double downloadSeconds = 0.0; // the part of the phase that brought B and Z to the host
+    std::vector<Histories> histories; // per pose: B and Z (E and R are the pipeline's)
+    double downloadSeconds = 0.0;     // the part of the phase that brought B and Z to the host
     TimingDetails details;
     std::string summary; // extra detail for the phase's log line
 };
@@ -54,8 +62,12 @@ class Backend {
 
     // Pose phase. `K` may be null (no indirect light) and may come from another backend.
     virtual DirectTerms direct(const SimConfig& config) = 0;
-    virtual TransportOutcome transport(KHandle* K, const DirectTerms& direct,
-                                       const Histories& sources, const SimConfig& config) = 0;
+    // The transport of several poses at once (each K element read serves all of them); the
+    // result of each pose is the same as when it runs alone. `poses` is not empty, and holds at
+    // most poseGroupLimit() poses.
+    virtual TransportOutcome transport(KHandle* K, const std::vector<TransportPose>& poses) = 0;
+    // How many poses' transport fit at once beside K (device memory; at least 1).
+    virtual std::uint32_t poseGroupLimit(const SimConfig& config) const = 0;
     virtual TriangleDistances distances(const Histories& histories, const DirectTerms& direct,
                                         const SimConfig& config) = 0;
     virtual SensorImage image(const Histories& histories, const DirectTerms& direct,
@@ -68,5 +80,15 @@ class Backend {
 };
 
 std::unique_ptr<Backend> makeCpuBackend();
+
+// K in host memory (the CPU backend's, or one read from the K cache).
+class HostKHandle final : public KHandle {
+  public:
+    explicit HostKHandle(HostK K) : K_(std::move(K)) {}
+    const HostK& host() override { return K_; }
+
+  private:
+    HostK K_;
+};
 
 } // namespace rsim

@@ -19,15 +19,6 @@
 namespace rsim {
 namespace {
 
-class HostKHandle final : public KHandle {
-  public:
-    explicit HostKHandle(HostK K) : K_(std::move(K)) {}
-    const HostK& host() override { return K_; }
-
-  private:
-    HostK K_;
-};
-
 class CpuBackend final : public Backend {
   public:
     void describe(RunMetadata& meta) const override {
@@ -70,15 +61,22 @@ class CpuBackend final : public Backend {
 
     DirectTerms direct(const SimConfig& c) override { return computeDirectCpu(scene(), c, *rays_); }
 
-    TransportOutcome transport(KHandle* K, const DirectTerms&, const Histories& sources,
-                               const SimConfig& c) override {
+    TransportOutcome transport(KHandle* K, const std::vector<TransportPose>& poses) override {
         TransportOutcome out;
-        out.histories.n = std::uint32_t(scene().size());
-        out.histories.timesteps = c.timesteps;
-        runTransportCpu(scene(), c, K ? &K->host() : nullptr, sources.E, sources.R, out.histories.B,
-                        out.histories.Z);
+        std::vector<CpuTransportPose> work;
+        out.histories.resize(poses.size());
+        for (std::size_t p = 0; p < poses.size(); ++p) {
+            Histories& h = out.histories[p];
+            h.n = std::uint32_t(scene().size());
+            h.timesteps = poses[p].config->timesteps;
+            work.push_back({poses[p].config, &poses[p].sources->E, &poses[p].sources->R, &h.B, &h.Z});
+        }
+        runTransportCpu(scene(), K ? &K->host() : nullptr, work);
         return out;
     }
+
+    // Host memory is the pipeline's to bound (simulate.cpp).
+    std::uint32_t poseGroupLimit(const SimConfig&) const override { return 1u << 20; }
 
     TriangleDistances distances(const Histories& h, const DirectTerms& d,
                                 const SimConfig& c) override {

@@ -56,10 +56,21 @@ private:
     std::unique_ptr<HostK> host_;
 };
 
-// The B/Z history and transport records on device 0, for the distance phases.
+// A batch's B/Z history and transport records on device 0, shared by its poses.
+struct VulkanBatchHistory {
+    vk::Buffer history, records; // vec2[n][T][poses], GpuTransportTri[poses][n]
+    std::uint32_t n = 0, poses = 1;
+};
+
+// One pose's view of it, for the distance phases.
 struct VulkanHistory final : DeviceCopy {
     const void* owner = nullptr;
-    vk::Buffer history, records;
+    std::shared_ptr<const VulkanBatchHistory> batch;
+    std::uint32_t pose = 0;
+    DeviceHistoryView view() const {
+        return {batch->records.address() + VkDeviceAddress(pose) * batch->n * sizeof(shared::GpuTransportTri),
+                batch->history.address(), batch->poses, pose};
+    }
 };
 
 class VulkanBackend final : public Backend {
@@ -127,11 +138,18 @@ public:
         return computeDirectVulkan(*s.device, *s.geometry, pose, *s.accel, scene(), c);
     }
 
-    TransportOutcome transport(KHandle* K, const DirectTerms& direct, const Histories&,
-                               const SimConfig& c) override {
+    TransportOutcome transport(KHandle* K, const std::vector<TransportPose>& batch) override {
         TransportOutcome out;
-        const std::vector<shared::GpuTransportTri> records = makeTransportRecords(scene(), c, direct);
-        // K from elsewhere (another backend) is placed on these devices as if assembled here.
+        const SimConfig& c = *batch[0].config;
+        const std::uint32_t n = std::uint32_t(scene().size()), P = std::uint32_t(batch.size());
+        std::vector<shared::GpuTransportTri> records;
+        records.reserve(std::size_t(n) * P);
+        for (const TransportPose& p : batch) {
+            const auto r = makeTransportRecords(scene(), *p.config, *p.direct);
+            records.insert(records.end(), r.begin(), r.end());
+        }
+        // K from elsewhere (another backend, the K cache) is placed on these devices as if
+        // assembled here.
         std::unique_ptr<VulkanK> foreign;
         VulkanK* mine = dynamic_cast<VulkanK*>(K);
         if (K && !(mine && mine->belongsTo(slots_))) {
@@ -144,16 +162,16 @@ public:
         }
         // The records go to each device once, for the near lists, the transport and (device 0)
         // the distances.
-        std::vector<GpuPose> poses;
+        std::vector<GpuPose> pulses;
         std::vector<vk::Buffer> onDevices;
         std::vector<TransportDevice> devices;
         const std::size_t D = mine && c.indirect ? slots_.size() : 1;
         for (std::size_t d = 0; d < D; ++d) {
-            poses.emplace_back(*slots_[d].device, c);
+            pulses.emplace_back(*slots_[d].device, c);
             onDevices.push_back(vk::makeStorage(*slots_[d].device, records, "transport triangles"));
         }
         for (std::size_t d = 0; d < D; ++d)
-            devices.push_back({slots_[d].device.get(), &poses[d], &onDevices[d],
+            devices.push_back({slots_[d].device.get(), &pulses[d], &onDevices[d],
                                mine && c.indirect ? &mine->parts()[d] : nullptr});
         NearLists near;
         if (mine && c.indirect) {
@@ -165,7 +183,7 @@ public:
             near = mergeNearLists(parts);
             out.details.emplace_back("near_lists", sw.seconds());
         }
-        GpuTransport gpu = runTransportVulkan(devices, std::uint32_t(records.size()), near, c, c.indirect, tuning_);
+        GpuTransport gpu = runTransportVulkan(devices, n, P, near, c, c.indirect, tuning_);
         out.details.emplace_back("radiosity_setup", gpu.setupSeconds);
         out.details.emplace_back("radiosity_loop", gpu.loopSeconds);
         if (devices.size() > 1) out.details.emplace_back("radiosity_exchange", gpu.exchangeSeconds);
@@ -178,44 +196,68 @@ public:
                                   gpu.streamedBytes ? fmt::format(", {:.1f} GiB of K streamed",
                                                                   double(gpu.streamedBytes) / 1073741824.0)
                                                     : "");
-        // The results the host needs: B and Z.
+        // The results the host needs: B and Z of every pose.
         Stopwatch sw;
         vk::Device& d0 = *slots_[0].device;
-        const std::size_t count = std::size_t(records.size()) * c.timesteps;
-        const auto bz = vk::download<glm::vec2>(d0, gpu.histories[0], count);
-        Histories& h = out.histories;
-        h.n = std::uint32_t(records.size());
-        h.timesteps = c.timesteps;
-        h.B.resize(count);
-        h.Z.resize(count);
-        parallelFor(count, 1 << 16, [&](std::size_t begin, std::size_t end, unsigned) {
-            for (std::size_t k = begin; k < end; ++k) {
-                h.B[k] = bz[k].x;
-                h.Z[k] = bz[k].y;
-            }
-        });
-        auto copy = std::make_shared<VulkanHistory>();
-        copy->owner = this;
-        copy->history = std::move(gpu.histories[0]);
-        copy->records = std::move(onDevices[0]);
-        h.device = copy;
+        const std::size_t count = std::size_t(n) * c.timesteps;
+        const auto bz = vk::download<glm::vec2>(d0, gpu.histories[0], count * P);
+        auto shared = std::make_shared<VulkanBatchHistory>();
+        shared->history = std::move(gpu.histories[0]);
+        shared->records = std::move(onDevices[0]);
+        shared->n = n;
+        shared->poses = P;
+        out.histories.resize(P);
+        for (std::uint32_t p = 0; p < P; ++p) {
+            Histories& h = out.histories[p];
+            h.n = n;
+            h.timesteps = c.timesteps;
+            h.B.resize(count);
+            h.Z.resize(count);
+            parallelFor(count, 1 << 16, [&](std::size_t begin, std::size_t end, unsigned) {
+                for (std::size_t k = begin; k < end; ++k) {
+                    h.B[k] = bz[k * P + p].x;
+                    h.Z[k] = bz[k * P + p].y;
+                }
+            });
+            auto copy = std::make_shared<VulkanHistory>();
+            copy->owner = this;
+            copy->batch = shared;
+            copy->pose = p;
+            h.device = copy;
+        }
         out.downloadSeconds = sw.seconds();
         return out;
+    }
+
+    // Poses whose histories fit device 0 (and every device with K) beside what is there now.
+    std::uint32_t poseGroupLimit(const SimConfig& c) const override {
+        const std::uint32_t n = std::uint32_t(scene().size());
+        const std::uint64_t perPose = transportBytesPerPose(n, c.timesteps);
+        std::uint64_t fit = std::numeric_limits<std::uint64_t>::max();
+        for (const Slot& slot : slots_) {
+            std::uint64_t avail = slot.device->deviceLocalBudget();
+            if (maxDeviceBytes_) avail = std::min(avail, maxDeviceBytes_);
+            // A margin for the near lists, the distance passes and the driver.
+            const std::uint64_t margin = (256ull << 20) + avail / 10;
+            fit = std::min(fit, avail > margin ? (avail - margin) / perPose : 0);
+        }
+        // The history's entries are indexed in 32 bits.
+        fit = std::min(fit, ((std::uint64_t(1) << 32) - 1) / (std::uint64_t(n) * c.timesteps));
+        return std::uint32_t(std::clamp<std::uint64_t>(fit, 1, 1u << 20));
     }
 
     TriangleDistances distances(const Histories& h, const DirectTerms& direct, const SimConfig& c) override {
         const Slot& s = slots_[0];
         const auto history = onDevice(h, direct, c);
         const GpuPose pose(*s.device, c);
-        return computeTriangleDistancesVulkan(*s.device, pose, history->records, history->history, h.n, c);
+        return computeTriangleDistancesVulkan(*s.device, pose, history->view(), h.n, c);
     }
 
     SensorImage image(const Histories& h, const DirectTerms& direct, const SimConfig& c) override {
         const Slot& s = slots_[0];
         const auto history = onDevice(h, direct, c);
         const GpuPose pose(*s.device, c);
-        return renderSensorImageVulkan(*s.device, *s.geometry, pose, *s.accel, history->records, history->history,
-                                       scene(), c);
+        return renderSensorImageVulkan(*s.device, *s.geometry, pose, *s.accel, history->view(), scene(), c);
     }
 
 private:
@@ -244,10 +286,13 @@ private:
         vk::Device& d0 = *slots_[0].device;
         std::vector<glm::vec2> bz(h.B.size());
         for (std::size_t k = 0; k < bz.size(); ++k) bz[k] = glm::vec2(h.B[k], h.Z[k]);
+        auto batch = std::make_shared<VulkanBatchHistory>();
+        batch->history = vk::makeStorage(d0, bz, "B/Z history (uploaded)");
+        batch->records = vk::makeStorage(d0, makeTransportRecords(scene(), c, direct), "transport triangles (distances)");
+        batch->n = h.n;
         auto copy = std::make_shared<VulkanHistory>();
         copy->owner = this;
-        copy->history = vk::makeStorage(d0, bz, "B/Z history (uploaded)");
-        copy->records = vk::makeStorage(d0, makeTransportRecords(scene(), c, direct), "transport triangles (distances)");
+        copy->batch = std::move(batch);
         return copy;
     }
 

@@ -102,6 +102,15 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
     cmd->add_flag("--write-kij", num->kij, "Also write the decoded K (N x N) into timeseries.h5 (small scenes)");
     cmd->add_flag("--no-images", num->noImages, "Skip the sensor images");
     cmd->add_flag("--no-timeseries", num->noTimeseries, "Skip timeseries.h5");
+    auto posesFile = std::make_shared<std::string>();
+    cmd->add_option("--poses", *posesFile,
+                    "Batch: simulate the scene at every camera pose of this CSV file "
+                    "(name,x,y,z,look_x,look_y,look_z[,up_x,up_y,up_z]; 'rsim poses' writes one). K is "
+                    "computed once; each pose gets its own results directory, plus batch.csv and batch.h5. "
+                    "[[pose]] tables in the scene file do the same");
+    cmd->add_option("--pose-group", req->maxPoseGroup,
+                    "Batch: poses whose transport runs at once, at most (default: as many as memory allows)")
+        ->check(CLI::Range(1u, 1u << 20));
     cmd->add_option("--set", *sets,
                     "Override any scene value: TABLE.KEY=VALUE (TOML value), repeatable, e.g. "
                     "--set sensor.mode=amcw --set 'light.position=[0,0,1.2]'");
@@ -112,10 +121,11 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
                 "  rsim run scene.toml --backend cpu --samples 64 --timesteps 2000\n"
                 "  rsim run scene.toml --backend vulkan --visibility pipeline --validation\n"
                 "  rsim run scene.toml --devices all --kij lut8-log --stream auto\n"
+                "  rsim poses scene.toml --orbit 32 -o poses.csv && rsim run scene.toml --poses poses.csv --no-timeseries\n"
                 "  rsim run scene.toml --direct-only --set light.pulse=gaussian "
                 "--set light.pulse_fwhm_ns=1.0");
-    cmd->callback([&action, cmd, req, output, sets, num] {
-        action = [cmd, req, output, sets, num]() {
+    cmd->callback([&action, cmd, req, output, sets, num, posesFile] {
+        action = [cmd, req, output, sets, num, posesFile]() {
             // Errors about these values name the option as written, not a scene-file line.
             auto add = [&](const char* key, const std::string& value, const std::string& option) {
                 req->overrides.push_back(SceneOverride{key, value, option});
@@ -153,6 +163,7 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
             if (num->noImages) add("output.images", "false", "--no-images");
             if (num->noTimeseries) add("output.timeseries", "false", "--no-timeseries");
             if (!output->empty()) req->outputDir = *output;
+            if (!posesFile->empty()) req->posesFile = *posesFile;
             runSimulation(*req);
             return int(kExitOk);
         };

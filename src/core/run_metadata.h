@@ -47,6 +47,7 @@ struct RunMetadata {
     // Parts of phases a backend times on its own (summary.json `timings_detail_s`), e.g. the
     // GPU time loop without its setup.
     TimingDetails timingDetails;
+    bool kFromCache = false; // K was read from the K cache (k/k_cache.h), not computed
 };
 
 } // namespace rsim

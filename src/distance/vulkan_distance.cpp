@@ -13,14 +13,16 @@
 
 namespace rsim {
 TriangleDistances computeTriangleDistancesVulkan(vk::Device& device, const GpuPose& pose,
-                                                 const vk::Buffer& transportTris, const vk::Buffer& history,
-                                                 std::uint32_t n, const SimConfig& c) {
+                                                 const DeviceHistoryView& history, std::uint32_t n,
+                                                 const SimConfig& c) {
     vk::Pass<shared::DistancePush> pass(device, vk::shaders::distances(), {}, "distances");
     vk::Buffer out(device, std::uint64_t(n) * sizeof(glm::vec4), vk::kStorageUsage,
                    vk::MemoryKind::Device, "distances");
     shared::DistancePush push{};
-    push.tris = transportTris.address();
-    push.history = history.address();
+    push.tris = history.records;
+    push.history = history.history;
+    push.poses = history.poses;
+    push.pose = history.pose;
     push.pulse = pose.pulse.address();
     push.results = out.address();
     const AmcwOmegas w = amcwOmegas(c);
@@ -51,9 +53,8 @@ TriangleDistances computeTriangleDistancesVulkan(vk::Device& device, const GpuPo
 }
 
 SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& scene, const GpuPose& pose,
-                                    const vk::SceneAccel& accel, const vk::Buffer& transportTris,
-                                    const vk::Buffer& history, const PreparedScene& prepared,
-                                    const SimConfig& c) {
+                                    const vk::SceneAccel& accel, const DeviceHistoryView& history,
+                                    const PreparedScene& prepared, const SimConfig& c) {
     const std::uint32_t pixels = c.width * c.height;
     SensorImage img;
     img.width = c.width;
@@ -73,8 +74,10 @@ SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& scene
     pp.rayEps = prepared.rayEps;
     pp.invCdt = float(1.0 / c.cdtM);
     shared::PixelPush px{};
-    px.tris = transportTris.address();
-    px.history = history.address();
+    px.tris = history.records;
+    px.history = history.history;
+    px.poses = history.poses;
+    px.pose = history.pose;
     px.pulse = pose.pulse.address();
     px.hits = hits.address();
     px.results = out.address();

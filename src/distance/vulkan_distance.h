@@ -9,14 +9,21 @@
 
 namespace rsim {
 
+// One pose's B/Z history on the device: pose `pose` of a batch of `poses` (gpu_layout.h: pose
+// fastest), with that pose's transport records (GpuTransportTri[n]).
+struct DeviceHistoryView {
+    VkDeviceAddress records = 0;
+    VkDeviceAddress history = 0;
+    std::uint32_t poses = 1, pose = 0;
+};
+
 // L_i and d_i of the n triangles from the B/Z history on the device.
 TriangleDistances computeTriangleDistancesVulkan(vk::Device& device, const GpuPose& pose,
-                                                 const vk::Buffer& transportTris, const vk::Buffer& history,
-                                                 std::uint32_t n, const SimConfig& config);
+                                                 const DeviceHistoryView& history, std::uint32_t n,
+                                                 const SimConfig& config);
 
 SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& geometry, const GpuPose& pose,
-                                    const vk::SceneAccel& accel, const vk::Buffer& transportTris,
-                                    const vk::Buffer& history, const PreparedScene& prepared,
-                                    const SimConfig& config);
+                                    const vk::SceneAccel& accel, const DeviceHistoryView& history,
+                                    const PreparedScene& prepared, const SimConfig& config);
 
 } // namespace rsim

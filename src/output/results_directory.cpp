@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <fstream>
+#include <functional>
 #include <string>
 #include <system_error>
 
@@ -33,14 +34,26 @@ fs::path normalised(const fs::path& dirIn) {
 std::string notResultsBecause(const fs::path& dir) {
     std::error_code ec;
     if (!fs::is_regular_file(dir / "summary.json", ec)) return "it has no summary.json";
+    const bool batch = fs::is_regular_file(dir / "batch.csv", ec);
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
         const std::string name = it->path().filename().string();
         bool known = false;
         for (const char* f : kContractFiles) known = known || name == f;
+        if (batch) break; // checked below
         if (!known || !it->is_regular_file(ec))
             return "it holds \"" + name + "\", which is not a file rsim writes";
     }
     if (ec) return "it cannot be listed: " + ec.message();
+    if (fs::exists(dir / "batch.csv", ec)) {
+        // A batch: batch.csv, batch.h5, summary.json and one results directory per pose.
+        for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+            const std::string name = it->path().filename().string();
+            if (name == "batch.csv" || name == "batch.h5" || name == "summary.json") continue;
+            if (!it->is_directory(ec)) return "it holds \"" + name + "\", which is not a file rsim writes";
+            if (std::string why = notResultsBecause(it->path()); !why.empty())
+                return "its subdirectory \"" + name + "\" is not a pose's results: " + why;
+        }
+    }
     std::ifstream in(dir / "summary.json");
     const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
     if (j.is_discarded() || !j.is_object()) return "its summary.json is not JSON";
@@ -101,11 +114,11 @@ void writeAll(const fs::path& tmp, const ResultsView& view, PhaseTimes& times,
 
 void checkOutputDirectory(const fs::path& dir) { checkReplaceable(normalised(dir)); }
 
-void writeResultsDirectory(const fs::path& dirIn, const ResultsView& view, PhaseTimes& times) {
-    const Stopwatch sw;
-    const fs::path dir = normalised(dirIn);
-    checkReplaceable(dir);
+namespace {
 
+// Writes into a sibling of `dir` with `write(tmp)`, then renames it into place (replacing a
+// previous results directory); nothing is left behind on failure.
+void writeAtomically(const fs::path& dir, const std::function<void(const fs::path&)>& write) {
     const std::string pid = std::to_string(::getpid());
     // Siblings of `dir`, so that the final renames stay within one file system.
     const fs::path tmp = withSuffix(dir, ".partial-" + pid);
@@ -114,7 +127,7 @@ void writeResultsDirectory(const fs::path& dirIn, const ResultsView& view, Phase
         fs::create_directories(dir.parent_path());
         fs::remove_all(tmp); // left by an earlier crash of a process with our pid
         fs::create_directory(tmp);
-        writeAll(tmp, view, times, sw);
+        write(tmp);
 
         // Checked again: another process may have created `dir` while we were writing.
         checkReplaceable(dir);
@@ -142,6 +155,27 @@ void writeResultsDirectory(const fs::path& dirIn, const ResultsView& view, Phase
         fs::remove_all(tmp, ec);
         throw;
     }
+}
+
+} // namespace
+
+void writeResultsDirectory(const fs::path& dirIn, const ResultsView& view, PhaseTimes& times) {
+    const Stopwatch sw;
+    const fs::path dir = normalised(dirIn);
+    checkReplaceable(dir);
+    writeAtomically(dir, [&](const fs::path& tmp) { writeAll(tmp, view, times, sw); });
+}
+
+void writeResultsFiles(const fs::path& dir, const ResultsView& view, PhaseTimes& times) {
+    const Stopwatch sw;
+    fs::create_directory(dir);
+    writeAll(dir, view, times, sw);
+}
+
+void writeBatchDirectory(const fs::path& dirIn, const std::function<void(const fs::path&)>& write) {
+    const fs::path dir = normalised(dirIn);
+    checkReplaceable(dir);
+    writeAtomically(dir, write);
 }
 
 } // namespace rsim

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@ struct RunInfo {
     std::string commandLine; // as typed
     std::string startedAt;   // ISO 8601 UTC
     std::uint64_t echoesCutOff = 0; // triangles whose echo ran past the time window
+    std::string pose;               // in a batch: the pose's name (its directory)
+    bool kFromCache = false;        // K was read from the K cache, not computed
 };
 
 // summary.json's layout version (its `schema` key): raised when a key changes meaning or goes,
@@ -43,6 +46,14 @@ struct ResultsView {
 // the `output` phase; summary.json is written last and includes it.
 void writeResultsDirectory(const std::filesystem::path& dir, const ResultsView& view,
                            PhaseTimes& times);
+
+// The same files written straight into `dir` (created; a pose's directory inside a batch's).
+void writeResultsFiles(const std::filesystem::path& dir, const ResultsView& view, PhaseTimes& times);
+
+// A batch's results directory (README.md, Output): `write(tmp)` fills a temporary sibling of
+// `dir` (one results directory per pose, batch.csv, batch.h5, summary.json), which then
+// replaces `dir` as writeResultsDirectory does; nothing is left behind when `write` throws.
+void writeBatchDirectory(const std::filesystem::path& dir, const std::function<void(const std::filesystem::path&)>& write);
 
 // Throws InputError unless `dir` can become a results directory: it does not exist (and its
 // nearest existing ancestor is a directory), is empty, or is a results directory rsim wrote.

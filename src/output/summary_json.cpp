@@ -117,12 +117,14 @@ void writeSummaryJson(const std::filesystem::path& file, const ResultsView& view
     j["command"] = view.info.commandLine;
     j["started_at"] = view.info.startedAt;
     j["scene_file"] = view.scene.file.string();
+    if (!view.info.pose.empty()) j["pose"] = view.info.pose;
     const RunMetadata& m = view.meta;
     j["backend"] = m.backend;
     j["devices"] = m.devices;
     j["threads"] = m.threads;
     j["visibility_path"] = m.visibilityPath;
     j["k_format"] = m.k.format;
+    j["k_from_cache"] = view.info.kFromCache;
     j["streaming"] = m.k.streaming;
     j["k_bytes"] = m.k.bytes;
     j["k_chunks"] = m.k.chunks;

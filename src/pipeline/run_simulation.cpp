@@ -13,11 +13,11 @@
 #include "scene/scene_config.h"
 #include "output/results_writer.h"
 #include "scene/mesh_loader.h"
+#include "scene/poses.h"
 #include "util/error.h"
 #include "util/timer.h"
 
 namespace rsim {
-namespace {
 
 std::string isoNowUtc() {
     std::time_t now = std::time(nullptr);
@@ -26,19 +26,32 @@ std::string isoNowUtc() {
     return buf;
 }
 
-} // namespace
+SimConfig configFor(const SceneDesc& scene, const RunRequest& req) {
+    SimConfig config = makeSimConfig(scene);
+    if (!req.kFormat.empty()) config.k.format = parseKFormat(req.kFormat);
+    config.k.chunkBytes = std::uint64_t(req.chunkMb * 1048576.0);
+    config.k.formatErrors = req.kFormatErrors;
+    return config;
+}
 
 RunOutcome runSimulation(const RunRequest& req) {
+    SceneDesc scene = loadSceneFile(req.sceneFile, req.overrides);
+    if (req.outputDir) scene.output.dir = std::filesystem::absolute(*req.outputDir);
+    if (req.posesFile) {
+        if (!scene.poses.empty())
+            spdlog::warn("--poses {}: replaces the scene file's {} [[pose]] table(s)", req.posesFile->string(),
+                         scene.poses.size());
+        return runBatch(req, scene, readPosesCsv(*req.posesFile));
+    }
+    if (!scene.poses.empty()) return runBatch(req, scene, scene.poses);
+
     Stopwatch total;
     PhaseTimes times;
     RunInfo info;
     info.version = RSIM_VERSION;
     info.commandLine = req.commandLine;
     info.startedAt = isoNowUtc();
-
     Stopwatch sw;
-    SceneDesc scene = loadSceneFile(req.sceneFile, req.overrides);
-    if (req.outputDir) scene.output.dir = std::filesystem::absolute(*req.outputDir);
     // Fail in milliseconds on an unusable output directory, not after the simulation.
     checkOutputDirectory(scene.output.dir);
     spdlog::info("scene {}: {} mesh(es), {} material(s), T = {}, dt = {} ns, S = {}",
@@ -53,10 +66,7 @@ RunOutcome runSimulation(const RunRequest& req) {
     const double kGiB = double(n) * double(n) * 4.0 / 1073741824.0;
     if (kGiB > 1.0) spdlog::info("K will take {:.1f} GiB (N = {})", kGiB, n);
 
-    SimConfig config = makeSimConfig(scene);
-    if (!req.kFormat.empty()) config.k.format = parseKFormat(req.kFormat);
-    config.k.chunkBytes = std::uint64_t(req.chunkMb * 1048576.0);
-    config.k.formatErrors = req.kFormatErrors;
+    SimConfig config = configFor(scene, req);
     auto backend = makeBackend(req.backend);
     RunOptions options;
     options.keepK = scene.output.kij;

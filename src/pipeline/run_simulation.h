@@ -20,6 +20,8 @@ struct RunRequest {
     std::string kFormat;                    // --kij (empty: the default format)
     double chunkMb = 16.0;                  // --chunk-mb
     bool kFormatErrors = false;             // --kij-errors
+    std::optional<std::filesystem::path> posesFile; // --poses (else the scene's [[pose]] tables)
+    std::uint32_t maxPoseGroup = 0;         // --pose-group (0: as memory allows)
 };
 
 struct RunOutcome {
@@ -29,6 +31,16 @@ struct RunOutcome {
     double seconds = 0.0;
 };
 
+// One run, or a batch when the request or the scene file has poses.
 RunOutcome runSimulation(const RunRequest& request);
+
+// A batch (pipeline/run_batch.cpp): the scene at every pose, K computed once.
+RunOutcome runBatch(const RunRequest& request, const SceneDesc& scene, const std::vector<PoseDesc>& poses);
+
+// The simulation settings of `scene` with the request's K options.
+SimConfig configFor(const SceneDesc& scene, const RunRequest& request);
+
+// ISO 8601 UTC time of now.
+std::string isoNowUtc();
 
 } // namespace rsim

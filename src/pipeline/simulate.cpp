@@ -5,6 +5,8 @@
 #include <cmath>
 #include <vector>
 
+#include <unistd.h>
+
 #include <spdlog/spdlog.h>
 
 #include "transport/sources.h"
@@ -60,94 +62,161 @@ void checkDirectTerms(const DirectTerms& d, const SimConfig& c) {
     }
 }
 
-SimulationResult simulate(const PhaseBackends& b, const PreparedScene& s, const SimConfig& c,
-                          const RunOptions& opt, PhaseTimes& times, RunMetadata& meta) {
+namespace {
+
+// Poses whose host arrays (B, Z, E, R and a download buffer: 24 bytes per triangle and step)
+// may be held at once: a quarter of the machine's memory.
+std::uint32_t hostPoseLimit(std::size_t n, std::uint32_t T) {
+    const double pages = double(::sysconf(_SC_PHYS_PAGES)), page = double(::sysconf(_SC_PAGESIZE));
+    const double perPose = 24.0 * double(n) * double(T);
+    const double memory = pages > 0 && page > 0 ? pages * page : 8.0 * 1073741824.0;
+    return std::uint32_t(std::clamp(0.25 * memory / std::max(perPose, 1.0), 1.0, double(1u << 20)));
+}
+
+// The geometry phase's K: visibility, compression, and their report.
+std::unique_ptr<KHandle> computeK(Backend& geometry, const KSettings& k, PhaseTimes& times, RunMetadata& meta,
+                                  VisibilityStats& stats) {
+    Stopwatch sw;
+    VisibilityOutcome v = geometry.visibility(k);
+    const double secs = sw.seconds();
+    times.add("visibility", secs - v.compressSeconds);
+    times.add("compress", v.compressSeconds);
+    stats = v.stats;
+    meta.k = v.storage;
+    meta.deviceMemory = v.deviceMemory;
+    meta.timingDetails.insert(meta.timingDetails.end(), v.details.begin(), v.details.end());
+    spdlog::info("visibility: {} candidate pairs, {} non-zero, {} rays in {:.2f} s ({:.1f} Mrays/s)",
+                 stats.candidatePairs, stats.nonzeroPairs, stats.raysCast, secs,
+                 double(stats.raysCast) / secs * 1e-6);
+    if (k.format != KFormat::Fp32)
+        spdlog::info("compress: K as {} in {} chunk(s) of {} rows, {:.1f} MiB, RMS error {:.3g} against fp32, "
+                     "{:.3f} s",
+                     meta.k.format, meta.k.chunks, meta.k.rowsPerChunk, double(meta.k.bytes) / 1048576.0,
+                     meta.k.rmsError, v.compressSeconds);
+    return std::move(v.K);
+}
+
+} // namespace
+
+BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const std::vector<PoseConfig>& poses,
+                          const RunOptions& opt, PhaseTimes& times, RunMetadata& meta, const PoseSink& sink) {
+    if (poses.empty()) throw Error("internal: a batch without poses");
+    const SimConfig& first = poses[0].config;
     b.geometry->describe(meta);
     std::vector<Backend*> distinct;
     for (Backend* x : {b.geometry, b.pose, b.distances})
         if (std::find(distinct.begin(), distinct.end(), x) == distinct.end()) distinct.push_back(x);
     std::uint64_t validationBefore = 0;
-    for (Backend* x : distinct)
-        validationBefore += x->validationErrors();
-    SimulationResult r;
-    r.n = std::uint32_t(s.size());
-    r.timesteps = c.timesteps;
+    for (Backend* x : distinct) validationBefore += x->validationErrors();
 
     // Geometry phase, part 1: the acceleration structures.
     Stopwatch sw;
-    for (Backend* x : distinct)
-        x->prepare(s);
+    for (Backend* x : distinct) x->prepare(s);
     times.add("accel", sw.seconds());
 
-    // Pose phase, part 1: the direct terms, before K, because they decide whether the run can
-    // measure anything at all.
-    sw = Stopwatch();
-    r.direct = b.pose->direct(c);
-    times.add("direct", sw.seconds());
-    checkDirectTerms(r.direct, c);
-
-    // Geometry phase, part 2: K (it depends on the triangles and c.k alone).
-    std::unique_ptr<KHandle> K;
-    if (c.indirect || opt.keepK) {
+    // Pose phase, part 1: the direct terms of every pose, before K, because they decide whether
+    // the run can measure anything at all.
+    std::vector<DirectTerms> direct(poses.size());
+    std::vector<double> directSeconds(poses.size());
+    for (std::size_t p = 0; p < poses.size(); ++p) {
         sw = Stopwatch();
-        VisibilityOutcome v = b.geometry->visibility(c.k);
-        const double secs = sw.seconds();
-        times.add("visibility", secs - v.compressSeconds);
-        times.add("compress", v.compressSeconds);
-        r.visibility = v.stats;
-        meta.k = v.storage;
-        meta.deviceMemory = v.deviceMemory;
-        meta.timingDetails.insert(meta.timingDetails.end(), v.details.begin(), v.details.end());
-        spdlog::info(
-            "visibility: {} candidate pairs, {} non-zero, {} rays in {:.2f} s ({:.1f} Mrays/s)",
-            r.visibility.candidatePairs, r.visibility.nonzeroPairs, r.visibility.raysCast, secs,
-            double(r.visibility.raysCast) / secs * 1e-6);
-        if (c.k.format != KFormat::Fp32)
-            spdlog::info("compress: K as {} in {} chunk(s) of {} rows, {:.1f} MiB, "
-                         "RMS error {:.3g} against fp32, {:.3f} s",
-                         meta.k.format, meta.k.chunks, meta.k.rowsPerChunk,
-                         double(meta.k.bytes) / 1048576.0, meta.k.rmsError, v.compressSeconds);
-        K = std::move(v.K);
-    } else {
-        times.add("compress", 0.0);
+        direct[p] = b.pose->direct(poses[p].config);
+        directSeconds[p] = sw.seconds();
+        times.add("direct", directSeconds[p]);
+        try {
+            checkDirectTerms(direct[p], poses[p].config);
+        } catch (const InputError& e) {
+            if (poses.size() == 1) throw;
+            throw InputError(poses[p].label + ": " + e.what());
+        }
     }
 
-    // Pose phase, part 2: transport, then distances and the image.
-    sw = Stopwatch();
-    Histories sources;
-    buildSources(s, c, r.direct, sources.E, sources.R);
-    TransportOutcome t = b.pose->transport(c.indirect ? K.get() : nullptr, r.direct, sources, c);
-    const double secs = sw.seconds();
-    times.add("radiosity", secs - t.downloadSeconds);
-    if (t.downloadSeconds > 0.0) times.add("download", t.downloadSeconds);
-    meta.timingDetails.insert(meta.timingDetails.end(), t.details.begin(), t.details.end());
-    spdlog::info("radiosity: {} timesteps in {:.3f} s{}", c.timesteps, secs,
-                 t.summary.empty() ? "" : " (" + t.summary + ")");
-    Histories& h = t.histories;
-    h.E = std::move(sources.E);
-    h.R = std::move(sources.R);
+    // Geometry phase, part 2: K (it depends on the triangles and the K settings alone).
+    std::unique_ptr<KHandle> K;
+    VisibilityStats visibility;
+    if (first.indirect || opt.keepK)
+        K = computeK(*b.geometry, first.k, times, meta, visibility);
+    else
+        times.add("compress", 0.0);
 
-    sw = Stopwatch();
-    sensorSignals(s, c.timesteps, h.B, h.Z, h.E, h.R, r.signalFwd, r.signalAdj);
-    TriangleDistances d = b.distances->distances(h, r.direct, c);
-    r.pathLength = std::move(d.pathLength);
-    r.distance = std::move(d.distance);
-    r.echoesCutOff = d.echoesCutOff;
-    if (opt.images) r.image = b.distances->image(h, r.direct, c);
-    times.add("distance", sw.seconds());
+    // Pose phase, part 2: the transport, a group of poses at once, then each pose's distances
+    // and image.
+    BatchReport report;
+    report.poses = std::uint32_t(poses.size());
+    std::uint32_t group = std::min<std::uint64_t>(poses.size(), b.pose->poseGroupLimit(first));
+    group = std::min(group, hostPoseLimit(s.size(), first.timesteps));
+    if (opt.maxPoseGroup) group = std::min(group, opt.maxPoseGroup);
+    report.groupSize = std::max(group, 1u);
+    report.groups = std::uint32_t((poses.size() + report.groupSize - 1) / report.groupSize);
+    if (poses.size() > 1)
+        spdlog::info("batch: {} poses, transport in {} group(s) of up to {} (memory bounds the group)", poses.size(),
+                     report.groups, report.groupSize);
+    for (std::size_t g0 = 0; g0 < poses.size(); g0 += report.groupSize) {
+        const std::size_t g1 = std::min(poses.size(), g0 + report.groupSize);
+        sw = Stopwatch();
+        std::vector<Histories> sources(g1 - g0);
+        std::vector<TransportPose> work;
+        for (std::size_t p = g0; p < g1; ++p) {
+            buildSources(s, poses[p].config, direct[p], sources[p - g0].E, sources[p - g0].R);
+            work.push_back({&poses[p].config, &direct[p], &sources[p - g0]});
+        }
+        TransportOutcome t = b.pose->transport(first.indirect ? K.get() : nullptr, work);
+        const double secs = sw.seconds();
+        times.add("radiosity", secs - t.downloadSeconds);
+        if (t.downloadSeconds > 0.0) times.add("download", t.downloadSeconds);
+        meta.timingDetails.insert(meta.timingDetails.end(), t.details.begin(), t.details.end());
+        spdlog::info("radiosity: {} timesteps{} in {:.3f} s{}", first.timesteps,
+                     poses.size() > 1 ? fmt::format(" of {} poses", g1 - g0) : std::string(), secs,
+                     t.summary.empty() ? "" : " (" + t.summary + ")");
+        const double share = secs / double(g1 - g0);
 
-    if (opt.keepK && K) r.K = K->host().decodeAll();
-    r.B = std::move(h.B);
-    r.Z = std::move(h.Z);
-    r.E = std::move(h.E);
-    r.R = std::move(h.R);
+        for (std::size_t p = g0; p < g1; ++p) {
+            const SimConfig& c = poses[p].config;
+            PhaseTimes own;
+            own.add("direct", directSeconds[p]);
+            own.add("radiosity", share);
+            SimulationResult r;
+            r.n = std::uint32_t(s.size());
+            r.timesteps = c.timesteps;
+            r.visibility = visibility;
+            r.direct = std::move(direct[p]);
+            Histories& h = t.histories[p - g0];
+            h.E = std::move(sources[p - g0].E);
+            h.R = std::move(sources[p - g0].R);
+            sw = Stopwatch();
+            sensorSignals(s, c.timesteps, h.B, h.Z, h.E, h.R, r.signalFwd, r.signalAdj);
+            TriangleDistances d = b.distances->distances(h, r.direct, c);
+            r.pathLength = std::move(d.pathLength);
+            r.distance = std::move(d.distance);
+            r.echoesCutOff = d.echoesCutOff;
+            if (opt.images) r.image = b.distances->image(h, r.direct, c);
+            const double distanceSeconds = sw.seconds();
+            times.add("distance", distanceSeconds);
+            own.add("distance", distanceSeconds);
+            if (opt.keepK && K) r.K = K->host().decodeAll();
+            r.B = std::move(h.B);
+            r.Z = std::move(h.Z);
+            r.E = std::move(h.E);
+            r.R = std::move(h.R);
+            h = Histories{};
+            sink(p, r, own);
+        }
+    }
+
     std::uint64_t validation = 0;
-    for (Backend* x : distinct)
-        validation += x->validationErrors();
+    for (Backend* x : distinct) validation += x->validationErrors();
     meta.validationErrors = validation - validationBefore;
     if (std::any_of(distinct.begin(), distinct.end(), [](Backend* x) { return x->validating(); }))
         spdlog::info("Vulkan validation: {} error(s) during the run", meta.validationErrors);
-    return r;
+    return report;
+}
+
+SimulationResult simulate(const PhaseBackends& b, const PreparedScene& s, const SimConfig& c,
+                          const RunOptions& opt, PhaseTimes& times, RunMetadata& meta) {
+    SimulationResult out;
+    simulateBatch(b, s, {PoseConfig{"the pose", c}}, opt, times, meta,
+                  [&out](std::size_t, SimulationResult& r, const PhaseTimes&) { out = std::move(r); });
+    return out;
 }
 
 } // namespace rsim

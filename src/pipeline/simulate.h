@@ -2,6 +2,10 @@
 // The simulation, written once: the phases of MODEL.md in order, run by a backend (or, phase by
 // phase, by several), with their timings, log lines and checks.
 #pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
 #include "backends/backend.h"
 #include "core/run_metadata.h"
 #include "util/timer.h"
@@ -11,7 +15,26 @@ namespace rsim {
 struct RunOptions {
     bool keepK = false; // return the decoded K (output.kij, tests)
     bool images = true; // render the sensor image
+    // Poses whose transport runs at once, at most (0: as many as memory allows).
+    std::uint32_t maxPoseGroup = 0;
 };
+
+// One pose of a batch: a name for messages and its configuration, which differs from the other
+// poses' only in the light and the sensor.
+struct PoseConfig {
+    std::string label; // "pose \"a\" (poses.csv:2)"
+    SimConfig config;
+};
+
+// How a batch ran (summary.json `batch`).
+struct BatchReport {
+    std::uint32_t poses = 0, groupSize = 0, groups = 0;
+};
+
+// Receives each pose's result as soon as it is complete, in pose order, with the times of its
+// own phases (direct, distance; radiosity as its share of its group's). It may move from
+// `result`.
+using PoseSink = std::function<void(std::size_t pose, SimulationResult& result, const PhaseTimes& times)>;
 
 // The backends that run each phase; usually one backend for all of them.
 struct PhaseBackends {
@@ -21,6 +44,13 @@ struct PhaseBackends {
 
     static PhaseBackends all(Backend& b) { return {&b, &b, &b}; }
 };
+
+// The geometry phase once (K from `config[0].k`), then the pose phase of every pose, the
+// transport of up to a group of poses at once; `times` gets the shared phases and the sums of
+// the per-pose ones. Each pose's result equals that of simulate() with its configuration.
+BatchReport simulateBatch(const PhaseBackends& backends, const PreparedScene& scene,
+                          const std::vector<PoseConfig>& poses, const RunOptions& options, PhaseTimes& times,
+                          RunMetadata& meta, const PoseSink& sink);
 
 // Runs every phase on `scene`; `times` gets the phases' wall times (summary.json timings_s) and
 // `meta` the run's description (backend and devices from the first backend).

@@ -66,6 +66,15 @@ struct MeshDesc {
     std::string where;           // "scene.toml:14 ([[mesh]] #2)", for messages
 };
 
+// One camera pose of a batch (MODEL.md §9, "Poses").
+struct PoseDesc {
+    std::string name;                 // its results subdirectory
+    glm::dvec3 position{0.0};         // of the sensor
+    glm::dvec3 lookAt{1.0, 0.0, 0.0}; // a point the sensor looks at
+    std::optional<glm::dvec3> up;     // default: the scene's sensor.up
+    std::string where;                // "poses.csv:3", "scene.toml:40 ([[pose]] #2)", for messages
+};
+
 struct OutputDesc {
     std::filesystem::path dir = "results";
     bool timeseries = true;
@@ -81,6 +90,7 @@ struct SceneDesc {
     std::vector<MaterialDesc> materials;
     std::vector<MeshDesc> meshes;
     OutputDesc output;
+    std::vector<PoseDesc> poses; // [[pose]] tables (a batch when not empty)
 
     glm::dvec3 sensorPosition() const { return sensor.position.value_or(light.position); }
 };

@@ -74,7 +74,7 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
     for (auto&& [k, v] : root) {
         std::string key(k.str());
         if (std::find(kTopLevel.begin(), kTopLevel.end(), key) != kTopLevel.end()) {
-            bool arrayOfTables = key == "material" || key == "mesh";
+            bool arrayOfTables = key == "material" || key == "mesh" || key == "pose";
             bool ok = arrayOfTables ? (v.is_array_of_tables()) : v.is_table();
             if (!ok) {
                 std::ostringstream os;
@@ -88,7 +88,7 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
         std::ostringstream os;
         os << fileName << ":" << k.source().begin.line << ": unknown table or key \"" << key
            << "\"" << (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)")
-           << "; expected [simulation], [light], [sensor], [[material]], [[mesh]], [output]";
+           << "; expected [simulation], [light], [sensor], [[material]], [[mesh]], [output], [[pose]]";
         throw InputError(os.str());
     }
 
@@ -236,6 +236,20 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
         scene.output.images = r.boolean("images", scene.output.images);
         r.finish();
     }
+    forEachArrayTable(root, "pose", fileName, [&](TableReader& r, const toml::node& e) {
+        PoseDesc p;
+        auto name = r.string("name");
+        if (!name || name->empty()) r.fail(&e, "name", "every pose needs a non-empty name");
+        p.name = *name;
+        if (!r.at("position")) r.fail(&e, "position", "every pose needs a position = [x, y, z]");
+        if (!r.at("look_at")) r.fail(&e, "look_at", "every pose needs a look_at = [x, y, z]");
+        p.position = r.vec3("position", p.position);
+        p.lookAt = r.vec3("look_at", p.lookAt);
+        if (r.at("up")) p.up = r.vec3("up", glm::dvec3(0.0, 0.0, 1.0));
+        r.finish();
+        p.where = fileName + ":" + std::to_string(e.source().begin.line) + " (" + r.context() + ", \"" + p.name + "\")";
+        scene.poses.push_back(p);
+    });
     return scene;
 }
 

@@ -6,6 +6,7 @@
 #include "rsim/shared/gpu_layout.h"
 #include "rsim/shared/transport.h"
 #include "transport/near_pairs.h"
+#include "util/error.h"
 #include "util/parallel.h"
 #include "util/progress.h"
 
@@ -19,33 +20,45 @@ constexpr std::uint32_t kTileRows = 64;
 
 } // namespace
 
-void runTransportCpu(const PreparedScene& s, const SimConfig& c, const HostK* K,
-                     const std::vector<float>& E, const std::vector<float>& R,
-                     std::vector<float>& B, std::vector<float>& Z) {
-    const std::size_t n = s.size(), T = c.timesteps;
+void runTransportCpu(const PreparedScene& s, const HostK* K, const std::vector<CpuTransportPose>& poses) {
+    if (poses.empty()) return;
+    const SimConfig& c = *poses[0].config; // the time axis and `indirect` of every pose
+    const std::size_t n = s.size(), T = c.timesteps, P = poses.size();
+    for (const CpuTransportPose& p : poses)
+        if (p.config->timesteps != T || p.config->indirect != c.indirect || p.config->invCdtSq != c.invCdtSq)
+            throw Error("internal: the poses of one transport batch differ in their time axis or indirect light");
     if (!c.indirect || !K) {
-        B = E;
-        Z = R;
+        for (const CpuTransportPose& p : poses) {
+            *p.B = *p.E;
+            *p.Z = *p.R;
+        }
         return;
     }
     // B and Z are [i * T + t] and double as the history: the rows of a block read earlier
     // entries only.
-    B.assign(n * T, 0.0f);
-    Z.assign(n * T, 0.0f);
+    std::vector<float*> Bp(P), Zp(P);
+    for (std::size_t p = 0; p < P; ++p) {
+        poses[p].B->assign(n * T, 0.0f);
+        poses[p].Z->assign(n * T, 0.0f);
+        Bp[p] = poses[p].B->data();
+        Zp[p] = poses[p].Z->data();
+    }
     std::vector<float> rhoA(n); // rho_j A_j, the per-source factor of the importance gather
     for (std::size_t j = 0; j < n; ++j) rhoA[j] = s.reflectance[j] * s.area[j];
     const NearLists near = buildNearLists(s, c, [K](std::uint32_t i, std::uint32_t j) { return K->get(i, j); });
     const KChunking& ch = K->chunking();
 
-    std::vector<double> sumB(n * kBlock), sumZ(n * kBlock);
+    // Far sums, [(p * n + i) * kBlock + q].
+    std::vector<double> sumB(P * n * kBlock), sumZ(P * n * kBlock);
     Progress progress("radiosity", T, "timesteps");
     for (std::size_t t0 = 0; t0 < T; t0 += kBlock) {
         const std::size_t steps = std::min(kBlock, T - t0);
         // Far pairs: every step of the block at once (sources strictly before t0), a tile of
-        // receivers per task. Each receiver adds its sources in order of j.
+        // receivers per task. Each receiver adds its sources in order of j, for every pose.
         parallelRowTiles(ch, kTileRows, [&](std::uint32_t chunk, std::uint32_t a, std::uint32_t b, unsigned) {
             const std::uint32_t r0 = ch.rowBegin(chunk), rows = ch.rows(chunk);
-            double accB[kTileRows][kBlock] = {}, accZ[kTileRows][kBlock] = {};
+            // [(p * kTileRows + r - a) * kBlock + q]
+            std::vector<double> accB(P * kTileRows * kBlock, 0.0), accZ(P * kTileRows * kBlock, 0.0);
             for (std::uint32_t j = 0; j < n; ++j) {
                 const glm::vec3 cj = s.centroid[j];
                 for (std::uint32_t r = a; r < b; ++r) {
@@ -58,33 +71,47 @@ void runTransportCpu(const PreparedScene& s, const SimConfig& c, const HostK* K,
                     // Step q reads time t0 + q - tau; steps before t = tau read nothing.
                     const std::size_t first = tau > t0 ? tau - t0 : 0;
                     const std::size_t src = std::size_t(j) * T + t0 + first - tau;
-                    for (std::size_t q = first; q < steps; ++q) {
-                        accB[r - a][q] += double(f.x) * double(B[src + q - first]);
-                        accZ[r - a][q] += double(f.y) * double(Z[src + q - first]);
+                    for (std::size_t p = 0; p < P; ++p) {
+                        double* aB = &accB[(p * kTileRows + r - a) * kBlock];
+                        double* aZ = &accZ[(p * kTileRows + r - a) * kBlock];
+                        const float* hB = Bp[p] + src - first;
+                        const float* hZ = Zp[p] + src - first;
+                        for (std::size_t q = first; q < steps; ++q) {
+                            aB[q] += double(f.x) * double(hB[q]);
+                            aZ[q] += double(f.y) * double(hZ[q]);
+                        }
                     }
                 }
             }
-            for (std::uint32_t r = a; r < b; ++r) {
-                std::copy(accB[r - a], accB[r - a] + kBlock, &sumB[(r0 + r) * kBlock]);
-                std::copy(accZ[r - a], accZ[r - a] + kBlock, &sumZ[(r0 + r) * kBlock]);
-            }
+            for (std::size_t p = 0; p < P; ++p)
+                for (std::uint32_t r = a; r < b; ++r) {
+                    const std::size_t from = (p * kTileRows + r - a) * kBlock, to = (p * n + r0 + r) * kBlock;
+                    std::copy(&accB[from], &accB[from] + kBlock, &sumB[to]);
+                    std::copy(&accZ[from], &accZ[from] + kBlock, &sumZ[to]);
+                }
         });
         // Near pairs and the new values, one step at a time.
         for (std::size_t q = 0; q < steps; ++q) {
             const std::size_t t = t0 + q;
             parallelFor(n, 64, [&](std::size_t begin, std::size_t end, unsigned) {
-                for (std::size_t i = begin; i < end; ++i) {
-                    double b = sumB[i * kBlock + q], z = sumZ[i * kBlock + q];
-                    for (std::uint32_t x = near.offsets[i]; x < near.offsets[i + 1]; ++x) {
-                        const shared::NearPair& p = near.pairs[x];
-                        if (p.delay > t) continue;
-                        b += double(p.coefB) * double(B[p.source * T + t - p.delay]);
-                        z += double(p.coefZ) * double(Z[p.source * T + t - p.delay]);
+                for (std::size_t p = 0; p < P; ++p) {
+                    float* B = Bp[p];
+                    float* Z = Zp[p];
+                    const float* E = poses[p].E->data();
+                    const float* R = poses[p].R->data();
+                    for (std::size_t i = begin; i < end; ++i) {
+                        double b = sumB[(p * n + i) * kBlock + q], z = sumZ[(p * n + i) * kBlock + q];
+                        for (std::uint32_t x = near.offsets[i]; x < near.offsets[i + 1]; ++x) {
+                            const shared::NearPair& np = near.pairs[x];
+                            if (np.delay > t) continue;
+                            b += double(np.coefB) * double(B[np.source * T + t - np.delay]);
+                            z += double(np.coefZ) * double(Z[np.source * T + t - np.delay]);
+                        }
+                        const glm::vec2 bz = shared::rsimRadiosityUpdate(E[i * T + t], R[i * T + t], b, z,
+                                                                         s.reflectance[i], s.area[i]);
+                        B[i * T + t] = bz.x;
+                        Z[i * T + t] = bz.y;
                     }
-                    const glm::vec2 bz = shared::rsimRadiosityUpdate(E[i * T + t], R[i * T + t], b, z,
-                                                                     s.reflectance[i], s.area[i]);
-                    B[i * T + t] = bz.x;
-                    Z[i * T + t] = bz.y;
                 }
             });
         }

@@ -9,10 +9,19 @@
 
 namespace rsim {
 
-// B and Z as [i * T + t] from the sources E, R ([i * T + t]) and K in any format. A null K, or
-// indirect == false, gives B = E, Z = R.
-void runTransportCpu(const PreparedScene& scene, const SimConfig& config, const HostK* K,
-                     const std::vector<float>& E, const std::vector<float>& R,
-                     std::vector<float>& B, std::vector<float>& Z);
+// One pose: its settings, its sources E, R and where its B and Z go, all [i * T + t].
+struct CpuTransportPose {
+    const SimConfig* config;
+    const std::vector<float>* E;
+    const std::vector<float>* R;
+    std::vector<float>* B;
+    std::vector<float>* Z;
+};
+
+// B and Z of every pose from its sources and K in any format; the poses share the time axis,
+// the materials and `indirect`. Each K element read serves every pose, and each pose's sums
+// are added in the order of a pose run alone, so its B and Z are bit for bit the same. A null
+// K, or indirect == false, gives B = E, Z = R.
+void runTransportCpu(const PreparedScene& scene, const HostK* K, const std::vector<CpuTransportPose>& poses);
 
 } // namespace rsim

@@ -31,8 +31,20 @@ std::vector<shared::GpuTransportTri> makeTransportRecords(const PreparedScene& s
 }
 
 namespace {
-
 constexpr std::uint32_t B = shared::RSIM_TIME_BLOCK;
+} // namespace
+
+std::uint32_t poseLanes(std::uint32_t poses) {
+    std::uint32_t lanes = 1;
+    while (lanes < poses && lanes < shared::RSIM_WG_RADIOSITY_X) lanes *= 2;
+    return lanes;
+}
+
+std::uint64_t transportBytesPerPose(std::uint32_t n, std::uint32_t timesteps) {
+    return std::uint64_t(n) * (std::uint64_t(timesteps) * 8 + 3 * B * 8 + sizeof(shared::GpuTransportTri));
+}
+
+namespace {
 
 // Source slices per workgroup of the far gather: a software device has few cores; a GPU needs
 // many warps in flight even for small n (the H100 sweep of docs/benchmarks.md favoured the most
@@ -50,10 +62,11 @@ std::uint32_t farSplit(vk::Device& device, const TransportTuning& tuning) {
 // One device's part of the time loop: its buffers and passes, and what it submits per block.
 class DeviceTransport {
 public:
-    DeviceTransport(const TransportDevice& in, std::uint32_t n, const NearLists& near, const SimConfig& c,
-                    bool exchange, const TransportTuning& tuning)
-        : dev_(*in.device), k_(in.k), n_(n), T_(c.timesteps), farBytes_(std::uint64_t(n_) * B * sizeof(glm::vec2)),
-          history_(dev_, std::uint64_t(n_) * T_ * sizeof(glm::vec2), vk::kStorageUsage, vk::MemoryKind::Device,
+    DeviceTransport(const TransportDevice& in, std::uint32_t n, std::uint32_t poses, const NearLists& near,
+                    const SimConfig& c, bool exchange, const TransportTuning& tuning)
+        : dev_(*in.device), k_(in.k), n_(n), T_(c.timesteps), P_(poses),
+          farBytes_(std::uint64_t(n_) * B * P_ * sizeof(glm::vec2)),
+          history_(dev_, std::uint64_t(n_) * T_ * P_ * sizeof(glm::vec2), vk::kStorageUsage, vk::MemoryKind::Device,
                    "B/Z history"),
           farSums_(dev_, farBytes_, vk::kStorageUsage, vk::MemoryKind::Device, "far sums"),
           nearOffsets_(vk::makeStorage(dev_, near.offsets, "near-pair offsets")),
@@ -64,7 +77,8 @@ public:
           far_(dev_, vk::shaders::radiosityFar(),
                vk::specConstants({{shared::RSIM_SPEC_RADIOSITY_SPLIT, farSplit(dev_, tuning)},
                                   {shared::RSIM_SPEC_RADIOSITY_UNROLL, std::clamp(tuning.unroll, 1u, 16u)},
-                                  {shared::RSIM_SPEC_K_FORMAT, k_ ? k_->chunking.storage() : 0u}}),
+                                  {shared::RSIM_SPEC_K_FORMAT, k_ ? k_->chunking.storage() : 0u},
+                                  {shared::RSIM_SPEC_RADIOSITY_POSE_LANES, poseLanes(P_)}}),
                "radiosity far gather"),
           near_(dev_, vk::shaders::radiosityNear(), {}, "radiosity near steps"), copyDone_(dev_, "K copies"),
           computeDone_(dev_, "transport work") {
@@ -88,6 +102,7 @@ public:
         fp_.n = n_;
         fp_.timesteps = T_;
         fp_.invCdtSq = c.invCdtSq;
+        fp_.poses = P_;
         np_.tris = in.records->address();
         np_.history = history_.address();
         np_.farSums = farSums_.address();
@@ -97,6 +112,7 @@ public:
         np_.n = n_;
         np_.timesteps = T_;
         np_.pulseLength = std::uint32_t(c.pulse.size());
+        np_.poses = P_;
     }
 
     // The host stays at most one block ahead of the device: submissions that wait on semaphores
@@ -127,14 +143,14 @@ public:
     }
 
     void waitForFarSums() const { computeDone_.waitAll(); }
-    // Copies this device's rows of the far sums into `merged` (vec2[steps][n]).
+    // Copies this device's rows of the far sums into `merged` (vec2[steps][n][poses]).
     void contributeFarSums(std::vector<glm::vec2>& merged, std::uint32_t steps) const {
         const auto* src = static_cast<const glm::vec2*>(readback_.mapped());
         const KChunking& ch = k_->chunking;
         for (std::uint32_t c : k_->chunkIds)
             for (std::uint32_t q = 0; q < steps; ++q) {
-                const std::size_t o = std::size_t(q) * n_ + ch.rowBegin(c);
-                std::memcpy(&merged[o], &src[o], std::size_t(ch.rows(c)) * sizeof(glm::vec2));
+                const std::size_t o = (std::size_t(q) * n_ + ch.rowBegin(c)) * P_;
+                std::memcpy(&merged[o], &src[o], std::size_t(ch.rows(c)) * P_ * sizeof(glm::vec2));
             }
     }
     void receiveFarSums(const std::vector<glm::vec2>& merged) { std::memcpy(upload_.mapped(), merged.data(), farBytes_); }
@@ -148,10 +164,13 @@ public:
             }
             vk::computeBarrier(dev_, cmd);
             near_.bind(cmd);
+            const std::uint64_t groups = (std::uint64_t(n_) * P_ + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR;
+            const std::uint32_t maxX = dev_.limits().maxComputeWorkGroupCount[0];
+            const std::uint32_t rows = std::uint32_t((groups + maxX - 1) / maxX);
             for (std::uint32_t q = 0; q < steps; ++q) {
                 np_.t = t0 + q;
                 np_.q = q;
-                near_.dispatch(cmd, np_, (n_ + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR);
+                near_.dispatch(cmd, np_, std::uint32_t((groups + rows - 1) / rows), rows);
                 vk::computeBarrier(dev_, cmd);
             }
         });
@@ -170,7 +189,9 @@ private:
         fp_.k = k_->chunkRef(held, chunk);
         fp_.t0 = t0;
         fp_.steps = steps;
-        far_.dispatch(cmd, fp_, (fp_.k.rowEnd - fp_.k.rowBegin + shared::RSIM_WG_RADIOSITY_X - 1) / shared::RSIM_WG_RADIOSITY_X);
+        const std::uint32_t lanes = poseLanes(P_), receivers = shared::RSIM_WG_RADIOSITY_X / lanes;
+        far_.dispatch(cmd, fp_, (fp_.k.rowEnd - fp_.k.rowBegin + receivers - 1) / receivers, 1,
+                      (P_ + lanes - 1) / lanes);
     }
 
     // Groups of chunks cycle through kStreamBuffers device buffers: a group's copy (transfer
@@ -201,7 +222,7 @@ private:
 
     vk::Device& dev_;
     const DeviceK* k_;
-    std::uint32_t n_, T_;
+    std::uint32_t n_, T_, P_;
     std::uint64_t farBytes_;
     vk::Buffer history_, farSums_, nearOffsets_, nearPairs_, stream_[kStreamBuffers], readback_, upload_;
     vk::Pass<shared::RadiosityFarPush> far_;
@@ -217,14 +238,14 @@ private:
 
 } // namespace
 
-GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std::uint32_t n,
+GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std::uint32_t n, std::uint32_t poses,
                                 const NearLists& nearGiven, const SimConfig& config, bool indirect,
                                 const TransportTuning& tuning) {
     Stopwatch setup;
     const std::uint32_t T = config.timesteps;
-    if (std::uint64_t(n) * T >= (std::uint64_t(1) << 32))
-        throw Error("N x T = " + std::to_string(std::uint64_t(n) * T) +
-                    " exceeds the 2^32 entries of one history buffer; use fewer timesteps");
+    if (std::uint64_t(n) * T * poses >= (std::uint64_t(1) << 32))
+        throw Error("N x T x poses = " + std::to_string(std::uint64_t(n) * T * poses) +
+                    " exceeds the 2^32 entries of one history buffer; use fewer timesteps or poses per group");
     NearLists none;
     none.offsets.assign(n + 1, 0);
     const NearLists& near = indirect && !nearGiven.offsets.empty() ? nearGiven : none;
@@ -232,12 +253,12 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
     const bool exchange = D > 1;
     std::vector<std::unique_ptr<DeviceTransport>> st;
     for (std::size_t d = 0; d < D; ++d)
-        st.push_back(std::make_unique<DeviceTransport>(devices[d], n, near, config, exchange, tuning));
+        st.push_back(std::make_unique<DeviceTransport>(devices[d], n, poses, near, config, exchange, tuning));
     GpuTransport out;
     out.setupSeconds = setup.seconds();
 
     Stopwatch loop;
-    std::vector<glm::vec2> merged(exchange ? std::size_t(n) * B : 0);
+    std::vector<glm::vec2> merged(exchange ? std::size_t(n) * B * poses : 0);
     Progress progress("radiosity", T, "timesteps");
     for (std::uint32_t t0 = 0, block = 0; t0 < T; t0 += B, ++block) {
         const std::uint32_t steps = std::min(B, T - t0);

@@ -18,8 +18,8 @@ namespace rsim {
 
 struct TransportDevice {
     vk::Device* device = nullptr;
-    const GpuPose* pose = nullptr;
-    const vk::Buffer* records = nullptr; // GpuTransportTri[n] (makeTransportRecords) on this device
+    const GpuPose* pose = nullptr;       // the pulse (the same for every pose)
+    const vk::Buffer* records = nullptr; // GpuTransportTri[poses][n] (makeTransportRecords) on this device
     const DeviceK* k = nullptr;          // the chunks it gathers from (none without indirect light)
 };
 
@@ -30,7 +30,7 @@ struct TransportTuning {
 };
 
 struct GpuTransport {
-    std::vector<vk::Buffer> histories; // per device, identical: vec2[n][T] of (B, Z)
+    std::vector<vk::Buffer> histories; // per device, identical: vec2[n][T][poses] of (B, Z)
     double setupSeconds = 0.0;         // pipelines, buffers, near lists upload
     double loopSeconds = 0.0;          // the time loop
     double exchangeSeconds = 0.0;      // host part of combining far sums across devices
@@ -41,11 +41,17 @@ struct GpuTransport {
 std::vector<shared::GpuTransportTri> makeTransportRecords(const PreparedScene& scene, const SimConfig& config,
                                                           const DirectTerms& direct);
 
-// B and Z of n triangles. `near` may be empty. Without indirect light (MODEL §5: B = E, Z = R)
-// neither the far sums nor the near pairs are gathered, whatever K and `near` hold, and
-// devices[0] alone runs.
-GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std::uint32_t n,
+// B and Z of n triangles for `poses` poses at once (gpu_layout.h: pose fastest). `near` may be
+// empty. Without indirect light (MODEL §5: B = E, Z = R) neither the far sums nor the near
+// pairs are gathered, whatever K and `near` hold, and devices[0] alone runs.
+GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std::uint32_t n, std::uint32_t poses,
                                 const NearLists& near, const SimConfig& config, bool indirect,
                                 const TransportTuning& tuning);
+
+// Lanes of a far-gather warp that gather for different poses (the rest are receivers).
+std::uint32_t poseLanes(std::uint32_t poses);
+
+// Device bytes the transport of one more pose needs (history, far sums, records, exchange).
+std::uint64_t transportBytesPerPose(std::uint32_t n, std::uint32_t timesteps);
 
 } // namespace rsim

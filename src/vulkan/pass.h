@@ -31,10 +31,10 @@ template <class Push> class Pass {
         : device_(&device), pipeline_(device, code, sizeof(Push), false, spec, name) {}
 
     void bind(VkCommandBuffer cmd) const { pipeline_.bind(cmd, nullptr); }
-    void dispatch(VkCommandBuffer cmd, const Push& p, std::uint32_t groupsX,
-                  std::uint32_t groupsY = 1) const {
+    void dispatch(VkCommandBuffer cmd, const Push& p, std::uint32_t groupsX, std::uint32_t groupsY = 1,
+                  std::uint32_t groupsZ = 1) const {
         pipeline_.pushConstants(cmd, &p);
-        pipeline_.dispatch(cmd, groupsX, groupsY);
+        pipeline_.dispatch(cmd, groupsX, groupsY, groupsZ);
     }
     // Items [0, count) in workgroups of `group` items, in as many launches as the device needs;
     // each launch gets its range in p.begin, p.end. The pass must be bound.

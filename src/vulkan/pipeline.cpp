@@ -179,11 +179,11 @@ void Pipeline::pushConstants(VkCommandBuffer cmd, const void* push) const {
     device_.vk().vkCmdPushConstants(cmd, layout_, stages_, 0, pushBytes_, push);
 }
 
-void Pipeline::dispatch(VkCommandBuffer cmd, std::uint32_t x, std::uint32_t y) const {
+void Pipeline::dispatch(VkCommandBuffer cmd, std::uint32_t x, std::uint32_t y, std::uint32_t z) const {
     if (rayTracing_)
-        device_.vk().vkCmdTraceRaysKHR(cmd, &raygenRegion_, &missRegion_, &hitRegion_, &callRegion_, x, y, 1);
+        device_.vk().vkCmdTraceRaysKHR(cmd, &raygenRegion_, &missRegion_, &hitRegion_, &callRegion_, x, y, z);
     else
-        device_.vk().vkCmdDispatch(cmd, x, y, 1);
+        device_.vk().vkCmdDispatch(cmd, x, y, z);
 }
 
 } // namespace rsim::vk

@@ -36,7 +36,7 @@ public:
     void bind(VkCommandBuffer cmd, const void* push) const;
     void pushConstants(VkCommandBuffer cmd, const void* push) const;
     // Compute: groups; ray tracing: launch size (width, height).
-    void dispatch(VkCommandBuffer cmd, std::uint32_t x, std::uint32_t y) const;
+    void dispatch(VkCommandBuffer cmd, std::uint32_t x, std::uint32_t y, std::uint32_t z = 1) const;
     bool isRayTracing() const { return rayTracing_; }
 
 private:

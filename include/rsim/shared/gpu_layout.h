@@ -29,6 +29,11 @@ RSIM_CONST uint RSIM_TIME_BLOCK = 8u;
 RSIM_CONST uint RSIM_SPEC_RADIOSITY_SPLIT = 0u;
 RSIM_CONST uint RSIM_SPEC_RADIOSITY_UNROLL = 1u;
 RSIM_CONST uint RSIM_SPEC_K_FORMAT = 2u;
+RSIM_CONST uint RSIM_SPEC_RADIOSITY_POSE_LANES = 3u;
+
+// Poses of a transport batch (MODEL.md §9) share K. Their B/Z histories interleave, pose
+// fastest: entry (i, t) of pose p is at (i * T + t) * poses + p, so that the lanes of a warp that
+// gather one source for several poses read adjacent values. A batch of one is the plain [i][t].
 
 // Descriptor set 0 of every ray-tracing shader.
 RSIM_CONST uint RSIM_BINDING_TLAS = 0u;
@@ -165,23 +170,23 @@ struct NearPair {
 // Far gather of one time block [t0, t0 + steps) for the receivers of one K chunk: partial sums
 // of the pairs with delay >= RSIM_TIME_BLOCK.
 struct RadiosityFarPush {
-    uint64_t tris;       // GpuTransportTri[n]
+    uint64_t tris;       // GpuTransportTri[n] (pose 0's: only the geometry is read)
     KChunkRef k;
-    uint64_t history;    // vec2[n][T]: (B, Z) per triangle and timestep
-    uint64_t farSums;    // vec2[RSIM_TIME_BLOCK][n]
+    uint64_t history;    // vec2[n][T][poses]: (B, Z) per triangle, timestep and pose
+    uint64_t farSums;    // vec2[RSIM_TIME_BLOCK][n][poses]
     uint n;
     uint timesteps;
     uint t0;
     uint steps;
     float invCdtSq;
-    uint pad0;
+    uint poses;
 };
 
 // Near gather and the new values of one timestep t = t0 + q, receivers [0, n).
 struct RadiosityNearPush {
-    uint64_t tris;        // GpuTransportTri[n]
-    uint64_t history;     // vec2[n][T]
-    uint64_t farSums;     // vec2[RSIM_TIME_BLOCK][n]
+    uint64_t tris;        // GpuTransportTri[poses][n]
+    uint64_t history;     // vec2[n][T][poses]
+    uint64_t farSums;     // vec2[RSIM_TIME_BLOCK][n][poses]
     uint64_t nearOffsets; // uint[n + 1]: receiver i's near pairs are [offsets[i], offsets[i+1])
     uint64_t nearPairs;   // NearPair[]
     uint64_t pulse;       // float[P]
@@ -190,7 +195,7 @@ struct RadiosityNearPush {
     uint t;
     uint q;
     uint pulseLength;
-    uint pad0;
+    uint poses;
     uint pad1;
     uint pad2;
 };
@@ -210,8 +215,8 @@ struct NearListPush {
 
 // Distance pass over triangles [begin, end): path length (steps) and sensor distance.
 struct DistancePush {
-    uint64_t tris;       // GpuTransportTri[n]
-    uint64_t history;    // vec2[n][T]
+    uint64_t tris;       // GpuTransportTri[n] of this pose
+    uint64_t history;    // vec2[n][T][poses]
     uint64_t pulse;      // float[P]
     uint64_t results;      // vec4[n]: path steps (or -1 none, -2 cut off), d_i (m), 0, 0
     vec4 omegaLo;        // AMCW w_k = 2 pi f_k dt, k < 4
@@ -224,7 +229,11 @@ struct DistancePush {
     uint frequencies;
     uint begin;
     uint end;
+    uint poses;          // of the history
+    uint pose;           // this pose's index among them
     uint pad0;
+    uint pad1;
+    uint pad2;
 };
 
 // Primary-ray pass: pixels [begin, end) of the sensor image.
@@ -241,8 +250,8 @@ struct PrimaryPush {
 
 // Pixel-signal pass: pixels [begin, end).
 struct PixelPush {
-    uint64_t tris;        // GpuTransportTri[n]
-    uint64_t history;     // vec2[n][T]
+    uint64_t tris;        // GpuTransportTri[n] of this pose
+    uint64_t history;     // vec2[n][T][poses]
     uint64_t pulse;       // float[P]
     uint64_t hits;        // vec4[pixels] from the primary pass
     uint64_t results;       // vec4[pixels]: depth (m, NaN none), amplitude, 0, 0
@@ -257,6 +266,10 @@ struct PixelPush {
     uint frequencies;
     uint begin;
     uint end;
+    uint poses;           // of the history
+    uint pose;            // this pose's index among them
+    uint pad0;
+    uint pad1;
 };
 
 // The formula probe (shaders/formula_probe.comp, tests only): shared functions evaluated by the
@@ -307,9 +320,9 @@ static_assert(sizeof(rsim::shared::NearPair) == 16);
 static_assert(sizeof(rsim::shared::RadiosityFarPush) == 72);
 static_assert(sizeof(rsim::shared::RadiosityNearPush) == 80);
 static_assert(sizeof(rsim::shared::NearListPush) == 64);
-static_assert(sizeof(rsim::shared::DistancePush) == 112);
+static_assert(sizeof(rsim::shared::DistancePush) == 128);
 static_assert(sizeof(rsim::shared::PrimaryPush) == 48);
-static_assert(sizeof(rsim::shared::PixelPush) == 112);
+static_assert(sizeof(rsim::shared::PixelPush) == 128);
 // Vulkan guarantees 128 bytes of push constants on every device.
 static_assert(sizeof(rsim::shared::PixelPush) <= 128 && sizeof(rsim::shared::DistancePush) <= 128);
 #endif

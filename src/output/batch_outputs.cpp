@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+#include "output/batch_outputs.h"
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "output/h5_writer.h"
+#include "output/output_util.h"
+
+namespace rsim {
+
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+}
+
+BatchCollector::BatchCollector(std::size_t triangles, std::uint32_t timesteps, std::uint32_t width,
+                               std::uint32_t height, bool images)
+    : n_(triangles), T_(timesteps), width_(width), height_(height), images_(images) {}
+
+void BatchCollector::add(const std::string& name, const ResultsView& view) {
+    const SimulationResult& r = view.result;
+    BatchPoseRow row;
+    row.name = name;
+    row.position = view.scene.sensorPosition();
+    row.lookAt = view.scene.sensor.look_at;
+    const std::vector<double> errors = output::distanceErrorsById(view);
+    double sum = 0.0;
+    for (double e : errors)
+        if (std::isfinite(e)) {
+            ++row.trianglesMeasured;
+            sum += std::abs(e);
+        }
+    row.triangleMeanAbsErrorMm = row.trianglesMeasured ? 1e3 * sum / double(row.trianglesMeasured) : kNaN;
+    row.triangleP95AbsErrorMm = row.trianglesMeasured ? 1e3 * output::absPercentile(errors, 0.95) : kNaN;
+    for (std::size_t id = 0; id < n_; ++id) distance_.push_back(r.distance[view.prepared.internalOf[id]]);
+    output::requireSize(r.signalFwd.size(), T_, "signalFwd");
+    signal_.insert(signal_.end(), r.signalFwd.begin(), r.signalFwd.end());
+
+    row.pixelMeanAbsErrorMm = row.pixelP95AbsErrorMm = kNaN;
+    if (images_) {
+        const SensorImage& im = r.image;
+        const std::size_t pixels = std::size_t(width_) * height_;
+        output::requireSize(im.depth.size(), pixels, "image.depth");
+        std::vector<double> pixelErrors(pixels);
+        double pixelSum = 0.0;
+        for (std::size_t k = 0; k < pixels; ++k) {
+            const float e = im.depth[k] - im.trueDepth[k];
+            pixelErrors[k] = double(e);
+            error_.push_back(e);
+            if (std::isfinite(e)) {
+                ++row.pixelsMeasured;
+                pixelSum += std::abs(double(e));
+            }
+        }
+        depth_.insert(depth_.end(), im.depth.begin(), im.depth.end());
+        amplitude_.insert(amplitude_.end(), im.amplitude.begin(), im.amplitude.end());
+        if (row.pixelsMeasured) {
+            row.pixelMeanAbsErrorMm = 1e3 * pixelSum / double(row.pixelsMeasured);
+            row.pixelP95AbsErrorMm = 1e3 * output::absPercentile(pixelErrors, 0.95);
+        }
+    }
+    rows_.push_back(row);
+}
+
+void BatchCollector::writeCsv(const std::filesystem::path& file) const {
+    std::ostringstream os;
+    os.precision(9);
+    os << "name,x,y,z,look_x,look_y,look_z,triangles_measured,triangle_mean_abs_error_mm,"
+          "triangle_p95_abs_error_mm,pixels_measured,pixel_mean_abs_error_mm,pixel_p95_abs_error_mm\n";
+    auto num = [](double v) {
+        std::ostringstream s;
+        s.precision(9);
+        if (std::isfinite(v)) s << v;
+        return s.str(); // empty: none (no triangle or pixel measured, or no images)
+    };
+    for (const BatchPoseRow& r : rows_)
+        os << r.name << "," << num(r.position.x) << "," << num(r.position.y) << "," << num(r.position.z) << ","
+           << num(r.lookAt.x) << "," << num(r.lookAt.y) << "," << num(r.lookAt.z) << "," << r.trianglesMeasured << ","
+           << num(r.triangleMeanAbsErrorMm) << "," << num(r.triangleP95AbsErrorMm) << ","
+           << (images_ ? std::to_string(r.pixelsMeasured) : std::string()) << "," << num(r.pixelMeanAbsErrorMm)
+           << "," << num(r.pixelP95AbsErrorMm) << "\n";
+    output::OutputFile out(file);
+    out.write(os.str());
+    out.close();
+}
+
+void BatchCollector::writeH5(const std::filesystem::path& file) const {
+    using output::H5Id;
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    const output::H5Writer h5(file.string());
+    H5Id f(h5.check(H5Fcreate(file.string().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), "H5Fcreate"),
+           H5Fclose);
+    const hsize_t P = rows_.size();
+    std::vector<std::string> names;
+    for (const BatchPoseRow& r : rows_) names.push_back(r.name);
+    h5.strings(f.get(), "pose_names", names);
+    std::vector<double> pose(P * 6);
+    for (std::size_t p = 0; p < P; ++p) {
+        const BatchPoseRow& r = rows_[p];
+        const double v[6] = {r.position.x, r.position.y, r.position.z, r.lookAt.x, r.lookAt.y, r.lookAt.z};
+        std::copy(v, v + 6, &pose[p * 6]);
+    }
+    h5.writeAll(f.get(), "poses", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {P, 6}, pose.data(), pose.size());
+    h5.writeAll(f.get(), "distance", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {P, hsize_t(n_)}, distance_.data(),
+                distance_.size());
+    h5.writeAll(f.get(), "signal", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {P, hsize_t(T_)}, signal_.data(),
+                signal_.size());
+    if (images_) {
+        const std::vector<hsize_t> dims = {P, hsize_t(height_), hsize_t(width_)};
+        h5.writeF32(f.get(), "depth", dims, depth_);
+        h5.writeF32(f.get(), "amplitude", dims, amplitude_);
+        h5.writeF32(f.get(), "depth_error", dims, error_);
+    }
+    h5.attribute(f.get(), "layout",
+                 "pose_names[P]; poses[P][6]: sensor position, look-at point (m); distance[P][N]: sensor "
+                 "distance d_i by stable id (m, NaN: none); signal[P][T]: s_fwd(t); depth, amplitude, "
+                 "depth_error[P][H][W] (m; row 0 at the top; NaN: none)");
+    h5.check(f.close(), "H5Fclose");
+}
+
+void writeBatchSummaryJson(const std::filesystem::path& file, const BatchSummary& b, const BatchCollector& c) {
+    using Json = nlohmann::ordered_json;
+    auto number = [](double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); };
+    Json j;
+    j["schema"] = kSummarySchema;
+    j["rsim_version"] = b.info.version;
+    j["command"] = b.info.commandLine;
+    j["started_at"] = b.info.startedAt;
+    j["backend"] = b.meta.backend;
+    j["devices"] = b.meta.devices;
+    j["k_format"] = b.meta.k.format;
+    j["k_from_cache"] = b.info.kFromCache;
+    j["k_bytes"] = b.meta.k.bytes;
+    j["batch"] = {{"poses", c.rows().size()}, {"group_size", b.groupSize}, {"groups", b.groups}};
+    j["counts"] = {{"triangles", b.prepared.size()},
+                   {"candidate_pairs", b.visibility.candidatePairs},
+                   {"nonzero_pairs", b.visibility.nonzeroPairs}};
+    j["max_form_factor_row_sum"] = number(b.visibility.maxRowSum);
+    Json t = Json::object();
+    double total = 0.0;
+    for (const auto& [name, secs] : b.times.entries()) {
+        t[name] = number(secs);
+        total += secs;
+    }
+    t["total"] = number(total);
+    j["timings_s"] = t;
+    Json details = Json::object();
+    for (const auto& [name, secs] : b.meta.timingDetails) details[name] = number(secs);
+    j["timings_detail_s"] = details;
+    Json poses = Json::array();
+    for (const BatchPoseRow& r : c.rows())
+        poses.push_back({{"name", r.name},
+                         {"triangles_measured", r.trianglesMeasured},
+                         {"triangle_mean_abs_error_mm", number(r.triangleMeanAbsErrorMm)}});
+    j["poses"] = poses;
+    output::OutputFile out(file);
+    out.write(j.dump(2) + "\n");
+    out.close();
+}
+
+} // namespace rsim

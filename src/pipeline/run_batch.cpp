@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+// `rsim run --poses`: the scene at every pose of a batch, K computed once and the transport run
+// for a group of poses at once (pipeline/simulate.h). Each pose's results directory is written
+// as soon as the pose is done, inside the batch's temporary directory, which replaces the
+// output directory only when every pose is written.
+#include <cmath>
+
+#include <spdlog/spdlog.h>
+
+#include "backends/backend_choice.h"
+#include "geometry/prepare.h"
+#include "output/batch_outputs.h"
+#include "pipeline/run_simulation.h"
+#include "pipeline/simulate.h"
+#include "scene/mesh_loader.h"
+#include "scene/poses.h"
+#include "util/error.h"
+#include "util/timer.h"
+
+namespace rsim {
+
+RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::vector<PoseDesc>& poseDescs) {
+    Stopwatch total;
+    PhaseTimes times;
+    RunInfo info;
+    info.version = RSIM_VERSION;
+    info.commandLine = req.commandLine;
+    info.startedAt = isoNowUtc();
+
+    // Every pose is checked before any work.
+    checkPoses(poseDescs, scene);
+    std::vector<SceneDesc> posed;
+    std::vector<PoseConfig> poses;
+    for (const PoseDesc& p : poseDescs) {
+        posed.push_back(applyPose(scene, p));
+        poses.push_back({p.where, configFor(posed.back(), req)});
+    }
+    checkOutputDirectory(scene.output.dir);
+
+    Stopwatch sw;
+    spdlog::info("scene {}: {} mesh(es), {} material(s), T = {}, dt = {} ns, S = {}, {} pose(s)",
+                 req.sceneFile.string(), scene.meshes.size(), scene.materials.size(), scene.sim.timesteps,
+                 scene.sim.dt_ns, scene.sim.samples, poses.size());
+    LoadedGeometry geometry = loadMeshes(scene);
+    PreparedScene prepared = prepareScene(geometry, scene.sim.max_edge_m);
+    geometry = LoadedGeometry{};
+    times.add("load", sw.seconds());
+
+    auto backend = makeBackend(req.backend);
+    RunOptions options;
+    options.keepK = scene.output.kij;
+    options.images = scene.output.images;
+    options.maxPoseGroup = req.maxPoseGroup;
+    RunMetadata meta;
+    BatchCollector collector(prepared.size(), scene.sim.timesteps, scene.sensor.width, scene.sensor.height,
+                             scene.output.images);
+    VisibilityStats visibility;
+    BatchReport report;
+    std::uint64_t measuredPoses = 0;
+    writeBatchDirectory(scene.output.dir, [&](const std::filesystem::path& tmp) {
+        report = simulateBatch(
+            PhaseBackends::all(*backend), prepared, poses, options, times, meta,
+            [&](std::size_t p, SimulationResult& r, const PhaseTimes& own) {
+                const PoseDesc& desc = poseDescs[p];
+                visibility = r.visibility;
+                if (r.echoesCutOff > 0)
+                    spdlog::warn("{}: {} triangle(s) have their echo peak too close to the end of the simulated "
+                                 "time ({} steps) and get no distance; increase timesteps",
+                                 desc.where, r.echoesCutOff, scene.sim.timesteps);
+                RunInfo poseInfo = info;
+                poseInfo.pose = desc.name;
+                poseInfo.echoesCutOff = r.echoesCutOff;
+                SceneDesc sceneOfPose = posed[p];
+                sceneOfPose.output.dir = scene.output.dir / desc.name;
+                const ResultsView view{sceneOfPose, prepared, poses[p].config, r, meta, poseInfo};
+                Stopwatch out;
+                PhaseTimes poseTimes = own;
+                writeResultsFiles(tmp / desc.name, view, poseTimes);
+                collector.add(desc.name, view);
+                times.add("output", out.seconds());
+                if (collector.rows().back().trianglesMeasured == 0)
+                    spdlog::warn("{}: no triangle got a distance (see its summary.json)", desc.where);
+                else
+                    ++measuredPoses;
+            });
+        sw = Stopwatch();
+        collector.writeCsv(tmp / "batch.csv");
+        collector.writeH5(tmp / "batch.h5");
+        times.add("output", sw.seconds());
+        info.kFromCache = meta.kFromCache;
+        writeBatchSummaryJson(tmp / "summary.json",
+                              BatchSummary{info, meta, prepared, visibility, report.groupSize, report.groups, times},
+                              collector);
+    });
+    if (visibility.maxRowSum > kRowSumAlarm)
+        spdlog::warn("{} triangle(s) have sum_j F_ij above {} (up to {:.2f}): K's sampling noise; try --samples {} "
+                     "(see docs/model-choices.md)",
+                     visibility.rowsOverOne, kRowSumWarning, visibility.maxRowSum, 4 * scene.sim.samples);
+    RunOutcome out;
+    out.outputDir = scene.output.dir;
+    out.backend = meta.backend;
+    out.triangles = prepared.size();
+    out.seconds = total.seconds();
+    spdlog::info("wrote {} ({} poses, {} with distances, transport in {} group(s) of up to {}) in {:.2f} s",
+                 out.outputDir.string(), poses.size(), measuredPoses, report.groups, report.groupSize, out.seconds);
+    return out;
+}
+
+} // namespace rsim

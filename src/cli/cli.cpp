@@ -53,6 +53,7 @@ int runCli(int argc, char** argv) {
     addCompareCommand(app, action);
     addGenerateCommand(app, action);
     addDevicesCommand(app, action);
+    addPosesCommand(app, action);
 
     // CLI11 would only say "A subcommand is required" for a mistyped one.
     if (argc > 1 && argv[1][0] != '-') {
@@ -61,7 +62,7 @@ int runCli(int argc, char** argv) {
         if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
             const std::string hint = didYouMean(argv[1], names);
             std::fprintf(stderr, "rsim: error: unknown subcommand \"%s\"%s; expected one of: run, "
-                                 "compare, generate, devices (rsim --help)\n",
+                                 "compare, generate, devices, poses (rsim --help)\n",
                          argv[1], hint.empty() ? "" : (" (did you mean \"" + hint + "\"?)").c_str());
             return kExitBadInput;
         }

@@ -21,5 +21,6 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
 void addCompareCommand(CLI::App& app, CommandAction& action);
 void addGenerateCommand(CLI::App& app, CommandAction& action);
 void addDevicesCommand(CLI::App& app, CommandAction& action);
+void addPosesCommand(CLI::App& app, CommandAction& action);
 
 } // namespace rsim

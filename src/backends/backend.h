@@ -24,6 +24,8 @@ class KHandle {
     virtual ~KHandle() = default;
     // K in host memory, encoded as stored (fetched from the devices the first time, and kept).
     virtual const HostK& host() = 0;
+    // Frees a host copy that host() fetched from elsewhere (K stays where it was computed).
+    virtual void dropHostCopy() {}
 };
 
 struct VisibilityOutcome {

@@ -111,6 +111,16 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
     cmd->add_option("--pose-group", req->maxPoseGroup,
                     "Batch: poses whose transport runs at once, at most (default: as many as memory allows)")
         ->check(CLI::Range(1u, 1u << 20));
+    auto kCache = std::make_shared<std::string>();
+    cmd->add_option("--k-cache", *kCache,
+                    "Folder of the K cache: K is stored there after visibility and read back by later runs "
+                    "of the same triangles and K settings instead of tracing rays (default: "
+                    "$XDG_CACHE_HOME/rsim/k or ~/.cache/rsim/k)");
+    cmd->add_flag("--no-k-cache", req->noKCache, "Neither read nor store K in the K cache");
+    cmd->add_option("--k-cache-max-gb", req->kCacheMaxGb,
+                    "Most the K cache may hold; the least recently used files go first")
+        ->check(CLI::Range(0.0, 1e6))
+        ->capture_default_str();
     cmd->add_option("--set", *sets,
                     "Override any scene value: TABLE.KEY=VALUE (TOML value), repeatable, e.g. "
                     "--set sensor.mode=amcw --set 'light.position=[0,0,1.2]'");
@@ -124,8 +134,8 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
                 "  rsim poses scene.toml --orbit 32 -o poses.csv && rsim run scene.toml --poses poses.csv --no-timeseries\n"
                 "  rsim run scene.toml --direct-only --set light.pulse=gaussian "
                 "--set light.pulse_fwhm_ns=1.0");
-    cmd->callback([&action, cmd, req, output, sets, num, posesFile] {
-        action = [cmd, req, output, sets, num, posesFile]() {
+    cmd->callback([&action, cmd, req, output, sets, num, posesFile, kCache] {
+        action = [cmd, req, output, sets, num, posesFile, kCache]() {
             // Errors about these values name the option as written, not a scene-file line.
             auto add = [&](const char* key, const std::string& value, const std::string& option) {
                 req->overrides.push_back(SceneOverride{key, value, option});
@@ -164,6 +174,10 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
             if (num->noTimeseries) add("output.timeseries", "false", "--no-timeseries");
             if (!output->empty()) req->outputDir = *output;
             if (!posesFile->empty()) req->posesFile = *posesFile;
+            if (!kCache->empty()) {
+                if (req->noKCache) throw InputError("--k-cache " + *kCache + " and --no-k-cache: choose one");
+                req->kCacheDir = *kCache;
+            }
             runSimulation(*req);
             return int(kExitOk);
         };

@@ -47,10 +47,7 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
     times.add("load", sw.seconds());
 
     auto backend = makeBackend(req.backend);
-    RunOptions options;
-    options.keepK = scene.output.kij;
-    options.images = scene.output.images;
-    options.maxPoseGroup = req.maxPoseGroup;
+    const RunOptions options = optionsFor(scene, req);
     RunMetadata meta;
     BatchCollector collector(prepared.size(), scene.sim.timesteps, scene.sensor.width, scene.sensor.height,
                              scene.output.images);

@@ -9,6 +9,7 @@
 
 #include "backends/backend_choice.h"
 #include "geometry/prepare.h"
+#include "k/k_cache.h"
 #include "pipeline/simulate.h"
 #include "scene/scene_config.h"
 #include "output/results_writer.h"
@@ -32,6 +33,18 @@ SimConfig configFor(const SceneDesc& scene, const RunRequest& req) {
     config.k.chunkBytes = std::uint64_t(req.chunkMb * 1048576.0);
     config.k.formatErrors = req.kFormatErrors;
     return config;
+}
+
+RunOptions optionsFor(const SceneDesc& scene, const RunRequest& req) {
+    RunOptions options;
+    options.keepK = scene.output.kij;
+    options.images = scene.output.images;
+    options.maxPoseGroup = req.maxPoseGroup;
+    if (!req.noKCache) options.kCacheDir = req.kCacheDir ? *req.kCacheDir : KCache::defaultDir();
+    options.kCacheMaxBytes = std::uint64_t(req.kCacheMaxGb * 1073741824.0);
+    if (options.kCacheDir.empty() && !req.noKCache)
+        spdlog::debug("K cache: off (neither XDG_CACHE_HOME nor HOME is set; use --k-cache DIR)");
+    return options;
 }
 
 RunOutcome runSimulation(const RunRequest& req) {
@@ -68,12 +81,11 @@ RunOutcome runSimulation(const RunRequest& req) {
 
     SimConfig config = configFor(scene, req);
     auto backend = makeBackend(req.backend);
-    RunOptions options;
-    options.keepK = scene.output.kij;
-    options.images = scene.output.images;
+    const RunOptions options = optionsFor(scene, req);
     RunMetadata meta;
     SimulationResult result = simulate(PhaseBackends::all(*backend), prepared, config, options, times, meta);
     info.echoesCutOff = result.echoesCutOff;
+    info.kFromCache = meta.kFromCache;
 
     std::size_t withDistance = 0;
     double sumAbs = 0.0;

@@ -22,6 +22,9 @@ struct RunRequest {
     bool kFormatErrors = false;             // --kij-errors
     std::optional<std::filesystem::path> posesFile; // --poses (else the scene's [[pose]] tables)
     std::uint32_t maxPoseGroup = 0;         // --pose-group (0: as memory allows)
+    std::optional<std::filesystem::path> kCacheDir; // --k-cache (else KCache::defaultDir())
+    bool noKCache = false;                  // --no-k-cache
+    double kCacheMaxGb = 20.0;              // --k-cache-max-gb
 };
 
 struct RunOutcome {
@@ -39,6 +42,9 @@ RunOutcome runBatch(const RunRequest& request, const SceneDesc& scene, const std
 
 // The simulation settings of `scene` with the request's K options.
 SimConfig configFor(const SceneDesc& scene, const RunRequest& request);
+// The run options of `scene` with the request's batch and K-cache options.
+struct RunOptions;
+RunOptions optionsFor(const SceneDesc& scene, const RunRequest& request);
 
 // ISO 8601 UTC time of now.
 std::string isoNowUtc();

@@ -3,12 +3,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include <unistd.h>
 
 #include <spdlog/spdlog.h>
 
+#include "k/k_cache.h"
 #include "transport/sources.h"
 #include "util/error.h"
 
@@ -131,13 +133,40 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
         }
     }
 
-    // Geometry phase, part 2: K (it depends on the triangles and the K settings alone).
+    // Geometry phase, part 2: K (it depends on the triangles and the K settings alone), from
+    // the K cache when it holds it.
     std::unique_ptr<KHandle> K;
     VisibilityStats visibility;
-    if (first.indirect || opt.keepK)
-        K = computeK(*b.geometry, first.k, times, meta, visibility);
-    else
+    if (first.indirect || opt.keepK) {
+        const KChunking chunking = KChunking::forBudget(std::uint32_t(s.size()), first.k.format, first.k.chunkBytes);
+        std::optional<KCache> cache;
+        std::string key;
+        if (!opt.kCacheDir.empty() && !first.k.formatErrors) {
+            sw = Stopwatch();
+            cache.emplace(opt.kCacheDir, opt.kCacheMaxBytes);
+            key = KCache::key(s, first.k, chunking, meta.backend + "/" + meta.visibilityPath);
+            if (std::optional<CachedK> hit = cache->load(key, chunking)) {
+                visibility = hit->stats;
+                meta.k = hit->storage;
+                meta.kFromCache = true;
+                K = std::make_unique<HostKHandle>(std::move(hit->K));
+                times.add("k_cache", sw.seconds());
+                spdlog::info("K cache: K ({}, {:.1f} MiB) read from {} in {:.3f} s", meta.k.format,
+                             double(meta.k.bytes) / 1048576.0, cache->fileOf(key).string(), sw.seconds());
+            }
+        }
+        if (!K) {
+            K = computeK(*b.geometry, first.k, times, meta, visibility);
+            if (cache) {
+                sw = Stopwatch();
+                cache->store(key, K->host(), visibility, meta.k);
+                K->dropHostCopy();
+                times.add("k_cache", sw.seconds());
+            }
+        }
+    } else {
         times.add("compress", 0.0);
+    }
 
     // Pose phase, part 2: the transport, a group of poses at once, then each pose's distances
     // and image.

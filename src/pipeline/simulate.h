@@ -2,6 +2,7 @@
 // The simulation, written once: the phases of MODEL.md in order, run by a backend (or, phase by
 // phase, by several), with their timings, log lines and checks.
 #pragma once
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -17,6 +18,9 @@ struct RunOptions {
     bool images = true; // render the sensor image
     // Poses whose transport runs at once, at most (0: as many as memory allows).
     std::uint32_t maxPoseGroup = 0;
+    // The K cache (k/k_cache.h): its folder (empty: none) and the most it may hold.
+    std::filesystem::path kCacheDir;
+    std::uint64_t kCacheMaxBytes = 20ull << 30;
 };
 
 // One pose of a batch: a name for messages and its configuration, which differs from the other

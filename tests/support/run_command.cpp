@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "support/run_command.h"
 
+#include "support/test_scenes.h"
+
 #include <cstdio>
 #include <sys/wait.h>
 
@@ -19,7 +21,10 @@ CommandResult runCommand(const std::string& command) {
 }
 
 CommandResult runRsim(const std::string& args) {
-    return runCommand(std::string(RSIM_BINARY) + " " + args);
+    // Each run gets an empty default K cache of its own: tests neither write into the user's
+    // cache nor depend on what earlier tests left there (tests of the cache name --k-cache).
+    const TempDir cache;
+    return runCommand("XDG_CACHE_HOME='" + cache.path().string() + "' " + std::string(RSIM_BINARY) + " " + args);
 }
 
 } // namespace rsim::test

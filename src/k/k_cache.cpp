@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+#include "k/k_cache.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "util/error.h"
+
+namespace rsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kMagic[8] = {'R', 'S', 'I', 'M', 'K', 'C', 0, 1};
+constexpr std::uint32_t kFileVersion = 1;
+constexpr std::uint32_t kByteOrder = 0x01020304;
+
+struct FileHeader {
+    char magic[8];
+    std::uint32_t fileVersion, byteOrder;
+    char key[32];
+    std::uint32_t n, rowsPerChunk, format, chunks;
+    std::uint64_t candidatePairs, nonzeroPairs, raysCast, clampedFormFactors, rowsOverOne, kBytes;
+    double maxRowSum, rmsError, maxAbsError;
+    std::uint64_t checksum; // of everything above
+};
+
+struct ChunkHeader {
+    std::uint64_t count, words, tableEntries;
+    double sumSquaredError, maxAbsError;
+    std::uint64_t dataChecksum;   // of the words, then the table
+    std::uint64_t headerChecksum; // of everything above
+};
+
+template <class T> std::uint64_t checksumOfFields(const T& h) {
+    return XXH3_64bits(&h, offsetof(T, checksum));
+}
+
+std::uint64_t dataChecksum(const EncodedChunk& c) {
+    XXH3_state_t* st = XXH3_createState();
+    XXH3_64bits_reset(st);
+    XXH3_64bits_update(st, c.words.data(), c.words.size() * sizeof(std::uint32_t));
+    XXH3_64bits_update(st, c.table.data(), c.table.size() * sizeof(float));
+    const std::uint64_t h = XXH3_64bits_digest(st);
+    XXH3_freeState(st);
+    return h;
+}
+
+struct FileCloser {
+    void operator()(std::FILE* f) const { std::fclose(f); }
+};
+using File = std::unique_ptr<std::FILE, FileCloser>;
+
+} // namespace
+
+KCache::KCache(fs::path dir, std::uint64_t maxBytes) : dir_(std::move(dir)), maxBytes_(maxBytes) {}
+
+fs::path KCache::defaultDir() {
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "rsim" / "k";
+    if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "rsim" / "k";
+    return {};
+}
+
+std::string KCache::key(const PreparedScene& s, const KSettings& k, const KChunking& chunking,
+                        const std::string& computedBy) {
+    XXH3_state_t* st = XXH3_createState();
+    XXH3_128bits_reset(st);
+    auto add = [st](const void* p, std::size_t bytes) { XXH3_128bits_update(st, p, bytes); };
+    auto addValue = [&](auto v) { add(&v, sizeof v); };
+    const std::string tag = "rsim K v" + std::to_string(kKEstimatorVersion) + " " + computedBy;
+    add(tag.data(), tag.size() + 1);
+    addValue(std::uint64_t(s.size()));
+    for (const auto* v : {&s.v0, &s.v1, &s.v2}) add(v->data(), v->size() * sizeof(glm::vec3));
+    addValue(s.rayEps);
+    addValue(k.samples);
+    addValue(kEstimatorId(k.estimator));
+    addValue(k.nearPairFactor);
+    addValue(k.seed);
+    addValue(std::uint32_t(k.format));
+    addValue(chunking.rowsPerChunk);
+    const XXH128_hash_t h = XXH3_128bits_digest(st);
+    XXH3_freeState(st);
+    char hex[33];
+    std::snprintf(hex, sizeof hex, "%016llx%016llx", static_cast<unsigned long long>(h.high64),
+                  static_cast<unsigned long long>(h.low64));
+    return hex;
+}
+
+std::optional<CachedK> KCache::load(const std::string& key, const KChunking& chunking) const {
+    const fs::path file = fileOf(key);
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) return std::nullopt;
+    auto reject = [&](const std::string& why) -> std::optional<CachedK> {
+        spdlog::warn("K cache: ignoring {}: {}; computing K instead", file.string(), why);
+        return std::nullopt;
+    };
+    File f(std::fopen(file.c_str(), "rb"));
+    if (!f) return reject("it cannot be opened");
+    FileHeader h{};
+    if (std::fread(&h, sizeof h, 1, f.get()) != 1) return reject("it is truncated (no complete header)");
+    if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) return reject("it is not an rsim K cache file");
+    if (h.checksum != checksumOfFields(h)) return reject("its header is damaged (checksum mismatch)");
+    if (h.fileVersion != kFileVersion || h.byteOrder != kByteOrder)
+        return reject("it was written by another version of rsim or another byte order");
+    if (std::string(h.key, sizeof h.key) != key) return reject("it holds another K (key mismatch)");
+    if (h.n != chunking.n || h.rowsPerChunk != chunking.rowsPerChunk || h.format != std::uint32_t(chunking.format) ||
+        h.chunks != chunking.chunks())
+        return reject("its size, chunking or format differs from this run's");
+
+    CachedK out;
+    out.K = HostK::unfilled(chunking);
+    for (std::uint32_t c = 0; c < h.chunks; ++c) {
+        ChunkHeader ch{};
+        if (std::fread(&ch, sizeof ch, 1, f.get()) != 1)
+            return reject("it is truncated (chunk " + std::to_string(c) + " of " + std::to_string(h.chunks) + ")");
+        if (ch.headerChecksum != XXH3_64bits(&ch, offsetof(ChunkHeader, headerChecksum)))
+            return reject("chunk " + std::to_string(c) + " is damaged (header checksum)");
+        const std::uint64_t expectedWords = chunking.chunkBytes(c) / sizeof(std::uint32_t);
+        if (ch.count != chunking.elements(c) || ch.words != expectedWords || ch.tableEntries > 1024)
+            return reject("chunk " + std::to_string(c) + " has the wrong size");
+        EncodedChunk& e = out.K.chunk(c);
+        e.count = ch.count;
+        e.words.resize(ch.words);
+        e.table.resize(ch.tableEntries);
+        e.sumSquaredError = ch.sumSquaredError;
+        e.maxAbsError = ch.maxAbsError;
+        if (std::fread(e.words.data(), sizeof(std::uint32_t), e.words.size(), f.get()) != e.words.size() ||
+            std::fread(e.table.data(), sizeof(float), e.table.size(), f.get()) != e.table.size())
+            return reject("it is truncated (inside chunk " + std::to_string(c) + ")");
+        if (dataChecksum(e) != ch.dataChecksum) return reject("chunk " + std::to_string(c) + " is damaged (checksum)");
+    }
+    if (std::fgetc(f.get()) != EOF) return reject("it has data past its last chunk");
+    out.stats.candidatePairs = h.candidatePairs;
+    out.stats.nonzeroPairs = h.nonzeroPairs;
+    out.stats.raysCast = h.raysCast;
+    out.stats.clampedFormFactors = h.clampedFormFactors;
+    out.stats.rowsOverOne = h.rowsOverOne;
+    out.stats.maxRowSum = h.maxRowSum;
+    out.storage.format = kFormatInfo(chunking.format).name;
+    out.storage.bytes = h.kBytes;
+    out.storage.chunks = h.chunks;
+    out.storage.rowsPerChunk = h.rowsPerChunk;
+    out.storage.rmsError = h.rmsError;
+    out.storage.maxAbsError = h.maxAbsError;
+    fs::last_write_time(file, fs::file_time_type::clock::now(), ec); // recently used
+    return out;
+}
+
+void KCache::store(const std::string& key, const HostK& K, const VisibilityStats& stats,
+                   const KStorageReport& storage) const {
+    const KChunking& ch = K.chunking();
+    std::uint64_t bytes = sizeof(FileHeader);
+    for (std::uint32_t c = 0; c < K.chunkCount(); ++c)
+        bytes += sizeof(ChunkHeader) + K.chunk(c).words.size() * 4 + K.chunk(c).table.size() * 4;
+    if (bytes > maxBytes_) {
+        spdlog::info("K cache: K takes {:.1f} GiB, more than the cache may hold ({:.1f} GiB); not stored",
+                     double(bytes) / 1073741824.0, double(maxBytes_) / 1073741824.0);
+        return;
+    }
+    const fs::path file = fileOf(key);
+    const fs::path tmp = fs::path(file.string() + ".partial-" + std::to_string(::getpid()));
+    std::error_code ec;
+    try {
+        fs::create_directories(dir_);
+        evict(maxBytes_ - bytes);
+        File f(std::fopen(tmp.c_str(), "wb"));
+        if (!f) throw Error("cannot create " + tmp.string());
+        FileHeader h{};
+        std::memcpy(h.magic, kMagic, sizeof kMagic);
+        h.fileVersion = kFileVersion;
+        h.byteOrder = kByteOrder;
+        std::memcpy(h.key, key.data(), std::min(key.size(), sizeof h.key));
+        h.n = ch.n;
+        h.rowsPerChunk = ch.rowsPerChunk;
+        h.format = std::uint32_t(ch.format);
+        h.chunks = ch.chunks();
+        h.candidatePairs = stats.candidatePairs;
+        h.nonzeroPairs = stats.nonzeroPairs;
+        h.raysCast = stats.raysCast;
+        h.clampedFormFactors = stats.clampedFormFactors;
+        h.rowsOverOne = stats.rowsOverOne;
+        h.maxRowSum = stats.maxRowSum;
+        h.kBytes = storage.bytes;
+        h.rmsError = storage.rmsError;
+        h.maxAbsError = storage.maxAbsError;
+        h.checksum = checksumOfFields(h);
+        bool ok = std::fwrite(&h, sizeof h, 1, f.get()) == 1;
+        for (std::uint32_t c = 0; ok && c < K.chunkCount(); ++c) {
+            const EncodedChunk& e = K.chunk(c);
+            ChunkHeader chh{e.count, e.words.size(), e.table.size(), e.sumSquaredError, e.maxAbsError,
+                            dataChecksum(e), 0};
+            chh.headerChecksum = XXH3_64bits(&chh, offsetof(ChunkHeader, headerChecksum));
+            ok = std::fwrite(&chh, sizeof chh, 1, f.get()) == 1 &&
+                 std::fwrite(e.words.data(), 4, e.words.size(), f.get()) == e.words.size() &&
+                 std::fwrite(e.table.data(), 4, e.table.size(), f.get()) == e.table.size();
+        }
+        ok = ok && std::fflush(f.get()) == 0;
+        ok = std::fclose(f.release()) == 0 && ok;
+        if (!ok) throw Error("writing " + tmp.string() + " failed (disk full?)");
+        fs::rename(tmp, file);
+        spdlog::info("K cache: stored K ({:.1f} MiB) as {}", double(bytes) / 1048576.0, file.string());
+    } catch (const std::exception& e) {
+        fs::remove(tmp, ec);
+        spdlog::warn("K cache: K not stored: {}", e.what());
+    }
+}
+
+void KCache::evict(std::uint64_t keepBytes) const {
+    struct Entry {
+        fs::path path;
+        fs::file_time_type time;
+        std::uint64_t bytes;
+    };
+    std::vector<Entry> files;
+    std::uint64_t total = 0;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
+        if (it->path().extension() != ".kcache" || !it->is_regular_file(ec)) continue;
+        files.push_back({it->path(), it->last_write_time(ec), it->file_size(ec)});
+        total += files.back().bytes;
+    }
+    std::sort(files.begin(), files.end(), [](const Entry& a, const Entry& b) { return a.time < b.time; });
+    for (const Entry& e : files) {
+        if (total <= keepBytes) break;
+        if (fs::remove(e.path, ec)) {
+            total -= e.bytes;
+            spdlog::info("K cache: removed the least recently used {} ({:.1f} MiB)", e.path.string(),
+                         double(e.bytes) / 1048576.0);
+        }
+    }
+}
+
+} // namespace rsim

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+// The K cache (README.md, "K cache"): K after visibility, stored on disk under a key that hashes
+// everything K depends on (the triangles after subdivision in Morton order, the ray offset, S,
+// the seed, the estimator and its version, the near-pair factor, the format, the chunking, and
+// the backend and ray path that computed it, so that a cached K reproduces that backend's run
+// bit for bit). A later run with the same key reads K chunk by chunk instead of tracing rays.
+// Every header field and chunk is checksummed: a damaged, truncated or mismatching file is
+// reported and ignored, never used.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "core/prepared_scene.h"
+#include "core/results.h"
+#include "core/run_metadata.h"
+#include "core/sim_config.h"
+#include "k/host_k.h"
+
+namespace rsim {
+
+// Raise when what the visibility pass computes for the same inputs changes (form_factor.h,
+// the sampling, the ray offsets), so that older cache files stop matching.
+inline constexpr std::uint32_t kKEstimatorVersion = 1;
+
+struct CachedK {
+    HostK K;
+    VisibilityStats stats;
+    KStorageReport storage;
+};
+
+class KCache {
+  public:
+    // Files live in `dir` (created when the first K is stored); at most `maxBytes` in all, the
+    // least recently used files going first.
+    KCache(std::filesystem::path dir, std::uint64_t maxBytes);
+
+    // The key of K for this scene and settings, computed by `computedBy` ("cpu/embree",
+    // "vulkan/pipeline", ...): 32 hex digits.
+    static std::string key(const PreparedScene& scene, const KSettings& settings, const KChunking& chunking,
+                           const std::string& computedBy);
+
+    // K stored under `key`, or nothing (not there; or damaged, with a warning naming the file).
+    std::optional<CachedK> load(const std::string& key, const KChunking& chunking) const;
+    // Stores K (atomically: a reader never sees a partial file); failures are warnings.
+    void store(const std::string& key, const HostK& K, const VisibilityStats& stats,
+               const KStorageReport& storage) const;
+
+    std::filesystem::path fileOf(const std::string& key) const { return dir_ / (key + ".kcache"); }
+    const std::filesystem::path& dir() const { return dir_; }
+
+    // $XDG_CACHE_HOME/rsim/k, else $HOME/.cache/rsim/k; empty when neither is set.
+    static std::filesystem::path defaultDir();
+
+  private:
+    void evict(std::uint64_t keepBytes) const;
+    std::filesystem::path dir_;
+    std::uint64_t maxBytes_;
+};
+
+} // namespace rsim

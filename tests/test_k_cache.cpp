@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+// The K cache (issue 14): a stored K comes back bit for bit with its diagnostics; a damaged,
+// truncated or mismatching file is ignored (and K recomputed), never used; a run from the
+// cache writes what the run that stored it wrote.
+#include <cstring>
+#include <fstream>
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include "k/k_cache.h"
+#include "support/run_command.h"
+#include "support/test_scenes.h"
+
+using namespace rsim;
+using namespace rsim::test;
+using Catch::Matchers::ContainsSubstring;
+
+namespace {
+
+PreparedScene box(double height) {
+    SceneBuilder b;
+    auto wall = b.material("wall", 0.6f);
+    b.roomShell({0, 0, 0}, {2.0, 1.5, height}, 2, wall);
+    return b.prepare();
+}
+
+// A lut8 K of `s` in chunks of about 4 KiB (several chunks), with made-up values.
+HostK someK(const PreparedScene& s) {
+    HostK K(KChunking::forBudget(std::uint32_t(s.size()), KFormat::Fp32, 4096));
+    for (std::uint32_t i = 0; i < K.size(); ++i)
+        for (std::uint32_t j = 0; j < K.size(); ++j)
+            if (i != j) K.store(i, j, float((i * 7 + j * 13) % 97) * 1e-3f);
+    K.compress(KFormat::Lut8Log);
+    return K;
+}
+
+bool sameK(const HostK& a, const HostK& b) {
+    if (a.chunkCount() != b.chunkCount() || a.format() != b.format()) return false;
+    for (std::uint32_t c = 0; c < a.chunkCount(); ++c)
+        if (a.chunk(c).words != b.chunk(c).words || a.chunk(c).table != b.chunk(c).table) return false;
+    return true;
+}
+
+void flipByte(const std::filesystem::path& file, std::uint64_t offset) {
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(std::streamoff(offset));
+    char c = 0;
+    f.get(c);
+    f.seekp(std::streamoff(offset));
+    f.put(char(c ^ 0x10));
+}
+
+} // namespace
+
+TEST_CASE("the K cache gives back what it stored and nothing it cannot vouch for", "[kcache]") {
+    TempDir dir;
+    const PreparedScene s = box(1.2);
+    const HostK K = someK(s);
+    KSettings settings;
+    settings.format = KFormat::Lut8Log;
+    const std::string key = KCache::key(s, settings, K.chunking(), "cpu/embree");
+    REQUIRE(K.chunkCount() > 2);
+    VisibilityStats stats;
+    stats.raysCast = 12345;
+    stats.maxRowSum = 0.987;
+    KStorageReport storage;
+    storage.bytes = K.chunking().bytes();
+    storage.rmsError = 0.25;
+    const KCache cache(dir.path(), 1ull << 30);
+    cache.store(key, K, stats, storage);
+    const auto file = cache.fileOf(key);
+    REQUIRE(std::filesystem::is_regular_file(file));
+
+    SECTION("stored and loaded, bit for bit") {
+        const auto back = cache.load(key, K.chunking());
+        REQUIRE(back);
+        CHECK(sameK(K, back->K));
+        CHECK(back->stats.raysCast == 12345);
+        CHECK(back->stats.maxRowSum == 0.987);
+        CHECK(back->storage.rmsError == 0.25);
+        CHECK(back->storage.format == "lut8-log");
+    }
+    SECTION("a flipped byte anywhere is caught") {
+        const auto size = std::filesystem::file_size(file);
+        for (std::uint64_t offset : {std::uint64_t(3), std::uint64_t(60), size / 2, size - 1}) {
+            INFO("byte " << offset << " of " << size);
+            flipByte(file, offset);
+            CHECK(!cache.load(key, K.chunking()));
+            flipByte(file, offset); // back as it was
+            CHECK(cache.load(key, K.chunking()));
+        }
+    }
+    SECTION("a truncated file is caught") {
+        std::filesystem::resize_file(file, std::filesystem::file_size(file) - 5);
+        CHECK(!cache.load(key, K.chunking()));
+        std::filesystem::resize_file(file, 40);
+        CHECK(!cache.load(key, K.chunking()));
+    }
+    SECTION("another scene, setting or backend has another key") {
+        PreparedScene moved = s;
+        moved.v1[3].x += 1e-6f;
+        CHECK(KCache::key(moved, settings, K.chunking(), "cpu/embree") != key);
+        KSettings more = settings;
+        more.samples = 32;
+        CHECK(KCache::key(s, more, K.chunking(), "cpu/embree") != key);
+        CHECK(KCache::key(s, settings, K.chunking(), "vulkan/pipeline") != key);
+        CHECK(KCache::key(s, settings, K.chunking().as(KFormat::Fp32), "cpu/embree") == key); // chunking by rows
+        // A file renamed to another key is not that key's K.
+        std::filesystem::copy_file(file, cache.fileOf(KCache::key(moved, settings, K.chunking(), "cpu/embree")));
+        CHECK(!cache.load(KCache::key(moved, settings, K.chunking(), "cpu/embree"), K.chunking()));
+    }
+    SECTION("the cache keeps to its size, dropping the least recently used") {
+        const auto bytes = std::filesystem::file_size(file);
+        const KCache small(dir.path(), bytes + bytes / 2);
+        KSettings other = settings;
+        other.seed = 2;
+        const std::string key2 = KCache::key(s, other, K.chunking(), "cpu/embree");
+        small.store(key2, K, stats, storage);
+        CHECK(std::filesystem::exists(small.fileOf(key2)));
+        CHECK(!std::filesystem::exists(file));
+    }
+}
+
+TEST_CASE("a run with K from the cache writes what the run that stored K wrote", "[kcache][cli]") {
+    TempDir dir;
+    const std::string scene = std::string(RSIM_SOURCE_DIR) + "/scenes/tiny-room/scene.toml";
+    const std::string common = "run " + scene + " --backend cpu --timesteps 300 --samples 4 --no-progress --k-cache " +
+                               (dir / "cache").string() + " -o ";
+    const auto first = runRsim(common + (dir / "a").string());
+    REQUIRE(first.exitCode == 0);
+    CHECK_THAT(first.output, ContainsSubstring("K cache: stored K"));
+    const auto second = runRsim(common + (dir / "b").string());
+    REQUIRE(second.exitCode == 0);
+    CHECK_THAT(second.output, ContainsSubstring("read from"));
+    CHECK_THAT(readFile(dir / "a" / "summary.json"), ContainsSubstring("\"k_from_cache\": false"));
+    CHECK_THAT(readFile(dir / "b" / "summary.json"), ContainsSubstring("\"k_from_cache\": true"));
+    CHECK(readFile(dir / "a" / "triangles.csv") == readFile(dir / "b" / "triangles.csv"));
+    CHECK(readFile(dir / "a" / "depth.pfm") == readFile(dir / "b" / "depth.pfm"));
+
+    // Damaged: a warning, K recomputed, the same results, and the file stored afresh.
+    for (const auto& e : std::filesystem::directory_iterator(dir / "cache"))
+        flipByte(e.path(), std::filesystem::file_size(e.path()) / 2);
+    const auto third = runRsim(common + (dir / "c").string());
+    REQUIRE(third.exitCode == 0);
+    CHECK_THAT(third.output, ContainsSubstring("is damaged (checksum)"));
+    CHECK_THAT(third.output, ContainsSubstring("K cache: stored K"));
+    CHECK(readFile(dir / "a" / "triangles.csv") == readFile(dir / "c" / "triangles.csv"));
+
+    // --no-k-cache neither reads nor stores.
+    const auto off = runRsim("run " + scene + " --backend cpu --timesteps 300 --samples 4 --no-progress --no-k-cache -o " +
+                             (dir / "d").string());
+    CHECK(off.exitCode == 0);
+    CHECK_THAT(off.output, !ContainsSubstring("K cache"));
+}
+
+TEST_CASE("the K cache works on the Vulkan backend", "[kcache][vulkan]") {
+    const auto paths = vulkanPathsAvailable();
+    if (paths.empty()) SKIP("no Vulkan device with ray tracing");
+    TempDir dir;
+    const std::string scene = std::string(RSIM_SOURCE_DIR) + "/scenes/tiny-room/scene.toml";
+    const std::string common = "run " + scene + " --backend vulkan --timesteps 300 --samples 4 --no-progress --k-cache " +
+                               (dir / "cache").string() + " -o ";
+    REQUIRE(runRsim(common + (dir / "a").string()).exitCode == 0);
+    const auto second = runRsim(common + (dir / "b").string());
+    REQUIRE(second.exitCode == 0);
+    CHECK_THAT(second.output, ContainsSubstring("read from"));
+    CHECK(readFile(dir / "a" / "triangles.csv") == readFile(dir / "b" / "triangles.csv"));
+    // A CPU run does not take the Vulkan run's K: its own K reproduces its own results.
+    const auto cpu = runRsim("run " + scene + " --backend cpu --timesteps 300 --samples 4 --no-progress --k-cache " +
+                             (dir / "cache").string() + " -o " + (dir / "c").string());
+    CHECK_THAT(cpu.output, ContainsSubstring("K cache: stored K"));
+}

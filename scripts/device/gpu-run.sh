@@ -18,6 +18,9 @@
 #                                             row sums of every bundled and generated scene (issue 12)
 #   scripts/device/gpu-run.sh ab OLD SCENES   this bundle's rsim against an older build's binary OLD
 #                                             (same libraries), GPU benchmark runs interleaved 3 times
+#   scripts/device/gpu-run.sh batch SCENE SIZES  poses per run (issue 14): batches of SIZES poses of SCENE,
+#                                             with BATCH_SEPARATE separate runs, a K-cache run and the
+#                                             FLOP count when BATCH_EXTRA says so (batch_benchmark.py)
 #   scripts/device/gpu-run.sh tests           the whole Catch2 suite on this GPU, under the validation
 #                                             layer (bundle made with make-bundle.sh --with-tests)
 set -uo pipefail
@@ -157,6 +160,15 @@ ab)
 rows = [r for f in sorted(glob.glob("/tmp/ab/*/phases.csv")) for r in csv.DictReader(open(f))]
 w = csv.DictWriter(open(sys.argv[1], "w", newline=""), fieldnames=list(rows[0].keys())); w.writeheader(); w.writerows(rows)' \
     "$OUT/ab.csv" ;;
+batch)
+  s=${2:-medium-room}; sizes=${3:-1,8,32,128}
+  gen "$s"
+  # fp32 peak of the GPU (NVIDIA's datasheets), for the table's share of it.
+  case $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) in
+    *H100*PCIe*) peak=51.2 ;; *H100*|*H200*) peak=66.9 ;; *) peak=0 ;;
+  esac
+  python3 scripts/batch_benchmark.py --rsim $RSIM --scene "$s" --poses "$sizes" --separate "${BATCH_SEPARATE:-0}" \
+    --peak-tflops $peak ${BATCH_EXTRA:-} --out "$OUT/batch-$s" --tmp /tmp/rsim-batch 2>&1 | tee "$OUT/batch-$s.txt" ;;
 tests)
   # The tests run rsim as build/rsim (compiled-in path): point it at the bundle's wrapper. Each
   # test makes its own Vulkan instance; NVIDIA's driver, loaded again and again beside the

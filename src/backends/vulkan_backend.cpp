@@ -34,6 +34,7 @@ struct Slot {
     std::unique_ptr<vk::Device> device;
     std::unique_ptr<GpuGeometry> geometry;
     std::unique_ptr<vk::SceneAccel> accel;
+    vk::PosePasses passes; // bind `accel`: reset with it
 };
 
 // K on the devices: the part each device holds (all of it on device 0 when computed in place).
@@ -105,6 +106,7 @@ public:
         placed_.reset();
         placedFrom_ = nullptr;
         for (auto& slot : slots_) {
+            slot.passes = {};
             slot.geometry.reset();
             slot.accel.reset();
         }
@@ -136,9 +138,9 @@ public:
     }
 
     DirectTerms direct(const SimConfig& c) override {
-        const Slot& s = slots_[0];
+        Slot& s = slots_[0];
         const GpuPose pose(*s.device, c);
-        return computeDirectVulkan(*s.device, *s.geometry, pose, *s.accel, scene(), c);
+        return computeDirectVulkan(*s.device, *s.geometry, pose, *s.accel, s.passes, scene(), c);
     }
 
     TransportOutcome transport(KHandle* K, const std::vector<TransportPose>& batch) override {
@@ -253,17 +255,17 @@ public:
     }
 
     TriangleDistances distances(const Histories& h, const DirectTerms& direct, const SimConfig& c) override {
-        const Slot& s = slots_[0];
+        Slot& s = slots_[0];
         const auto history = onDevice(h, direct, c);
         const GpuPose pose(*s.device, c);
-        return computeTriangleDistancesVulkan(*s.device, pose, history->view(), h.n, c);
+        return computeTriangleDistancesVulkan(*s.device, pose, s.passes, history->view(), h.n, c);
     }
 
     SensorImage image(const Histories& h, const DirectTerms& direct, const SimConfig& c) override {
-        const Slot& s = slots_[0];
+        Slot& s = slots_[0];
         const auto history = onDevice(h, direct, c);
         const GpuPose pose(*s.device, c);
-        return renderSensorImageVulkan(*s.device, *s.geometry, pose, *s.accel, history->view(), scene(), c);
+        return renderSensorImageVulkan(*s.device, *s.geometry, pose, *s.accel, s.passes, history->view(), scene(), c);
     }
 
 private:

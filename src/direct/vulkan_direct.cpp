@@ -9,10 +9,12 @@
 namespace rsim {
 
 DirectTerms computeDirectVulkan(vk::Device& device, const GpuGeometry& scene, const GpuPose& pose,
-                                const vk::SceneAccel& accel, const PreparedScene& prepared,
+                                const vk::SceneAccel& accel, vk::PosePasses& passes, const PreparedScene& prepared,
                                 const SimConfig& config) {
-    auto pipeline = makeRayPassPipeline(device, &vk::shaders::direct, sizeof(shared::DirectPush),
-                                        false, accel, "direct");
+    if (!passes.direct)
+        passes.direct = makeRayPassPipeline(device, &vk::shaders::direct, sizeof(shared::DirectPush), false, accel,
+                                            "direct");
+    const vk::Pipeline* pipeline = passes.direct.get();
     GpuCounters counters(device, 1, "direct counters");
     vk::Buffer out(device, std::uint64_t(scene.n) * sizeof(glm::vec2), vk::kStorageUsage,
                    vk::MemoryKind::Device, "direct terms");

@@ -5,12 +5,13 @@
 #include "core/results.h"
 #include "core/sim_config.h"
 #include "vulkan/accel.h"
+#include "vulkan/pose_passes.h"
 #include "vulkan/gpu_scene.h"
 
 namespace rsim {
 
 DirectTerms computeDirectVulkan(vk::Device& device, const GpuGeometry& geometry, const GpuPose& pose,
-                                const vk::SceneAccel& accel, const PreparedScene& prepared,
+                                const vk::SceneAccel& accel, vk::PosePasses& passes, const PreparedScene& prepared,
                                 const SimConfig& config);
 
 } // namespace rsim

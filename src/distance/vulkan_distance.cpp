@@ -12,10 +12,13 @@
 #include "vulkan/shaders.h"
 
 namespace rsim {
-TriangleDistances computeTriangleDistancesVulkan(vk::Device& device, const GpuPose& pose,
+TriangleDistances computeTriangleDistancesVulkan(vk::Device& device, const GpuPose& pose, vk::PosePasses& passes,
                                                  const DeviceHistoryView& history, std::uint32_t n,
                                                  const SimConfig& c) {
-    vk::Pass<shared::DistancePush> pass(device, vk::shaders::distances(), {}, "distances");
+    if (!passes.distances)
+        passes.distances =
+            std::make_unique<vk::Pass<shared::DistancePush>>(device, vk::shaders::distances(), vk::SpecConstants{}, "distances");
+    const auto& pass = *passes.distances;
     vk::Buffer out(device, std::uint64_t(n) * sizeof(glm::vec4), vk::kStorageUsage,
                    vk::MemoryKind::Device, "distances");
     shared::DistancePush push{};
@@ -53,16 +56,21 @@ TriangleDistances computeTriangleDistancesVulkan(vk::Device& device, const GpuPo
 }
 
 SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& scene, const GpuPose& pose,
-                                    const vk::SceneAccel& accel, const DeviceHistoryView& history,
-                                    const PreparedScene& prepared, const SimConfig& c) {
+                                    const vk::SceneAccel& accel, vk::PosePasses& passes,
+                                    const DeviceHistoryView& history, const PreparedScene& prepared,
+                                    const SimConfig& c) {
     const std::uint32_t pixels = c.width * c.height;
     SensorImage img;
     img.width = c.width;
     img.height = c.height;
     img.rays = pixels; // primary rays; shadow rays are not counted here
-    auto primary = makeRayPassPipeline(device, &vk::shaders::primary, sizeof(shared::PrimaryPush),
-                                       true, accel, "primary rays");
-    vk::Pass<shared::PixelPush> signal(device, vk::shaders::pixels(), {}, "pixels");
+    if (!passes.primary)
+        passes.primary = makeRayPassPipeline(device, &vk::shaders::primary, sizeof(shared::PrimaryPush), true, accel,
+                                             "primary rays");
+    if (!passes.pixels)
+        passes.pixels = std::make_unique<vk::Pass<shared::PixelPush>>(device, vk::shaders::pixels(), vk::SpecConstants{}, "pixels");
+    const vk::Pipeline* primary = passes.primary.get();
+    const auto& signal = *passes.pixels;
     vk::Buffer hits(device, std::uint64_t(pixels) * sizeof(glm::vec4), vk::kStorageUsage,
                     vk::MemoryKind::Device, "pixel hits");
     vk::Buffer out(device, std::uint64_t(pixels) * sizeof(glm::vec4), vk::kStorageUsage,

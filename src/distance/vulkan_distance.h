@@ -6,6 +6,7 @@
 #include "core/sim_config.h"
 #include "vulkan/accel.h"
 #include "vulkan/gpu_scene.h"
+#include "vulkan/pose_passes.h"
 
 namespace rsim {
 
@@ -18,12 +19,13 @@ struct DeviceHistoryView {
 };
 
 // L_i and d_i of the n triangles from the B/Z history on the device.
-TriangleDistances computeTriangleDistancesVulkan(vk::Device& device, const GpuPose& pose,
+TriangleDistances computeTriangleDistancesVulkan(vk::Device& device, const GpuPose& pose, vk::PosePasses& passes,
                                                  const DeviceHistoryView& history, std::uint32_t n,
                                                  const SimConfig& config);
 
 SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& geometry, const GpuPose& pose,
-                                    const vk::SceneAccel& accel, const DeviceHistoryView& history,
+                                    const vk::SceneAccel& accel, vk::PosePasses& passes,
+                                    const DeviceHistoryView& history,
                                     const PreparedScene& prepared, const SimConfig& config);
 
 } // namespace rsim

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+// The pipelines of the pose phase on one device (direct terms, distances, the sensor image),
+// made on first use and kept while the scene's TLAS lives (the ray passes bind it): a batch
+// creates them once, not once per pose.
+#pragma once
+#include <memory>
+
+#include "rsim/shared/gpu_layout.h"
+#include "vulkan/pass.h"
+#include "vulkan/pipeline.h"
+
+namespace rsim::vk {
+
+struct PosePasses {
+    std::unique_ptr<Pipeline> direct, primary;
+    std::unique_ptr<Pass<shared::DistancePush>> distances;
+    std::unique_ptr<Pass<shared::PixelPush>> pixels;
+};
+
+} // namespace rsim::vk

@@ -96,6 +96,15 @@ def main():
         flops_per_pose = 4 * far_pair_steps(os.path.join(out, "timeseries.h5"), dt, T)
         shutil.rmtree(out)
 
+    cols = ["scene", "mode", "poses", "wall_s", "per_pose_s", "marginal_s", "group_size", "visibility_s", "direct_s",
+            "radiosity_s", "radiosity_loop_s", "download_s", "distance_s", "output_s", "k_read_gbs", "gflops",
+            "of_peak_pct", "k_cache_s"]
+    print("| " + " | ".join(cols) + " |")
+    print("|" + "---|" * len(cols), flush=True)
+
+    def show(r):
+        print("| " + " | ".join(str(r.get(c, "")) for c in cols) + " |", flush=True)
+
     rows = []
     for p in sizes:
         out = os.path.join(a.tmp, f"batch-{p}")
@@ -118,11 +127,11 @@ def main():
             row["gflops"] = round(flops_per_pose * p / loop / 1e9, 1)
             if a.peak_tflops:
                 row["of_peak_pct"] = round(100 * flops_per_pose * p / loop / 1e12 / a.peak_tflops, 2)
+        if rows:
+            row["marginal_s"] = round((wall - rows[-1]["wall_s"]) / (p - rows[-1]["poses"]), 4)
         rows.append(row)
+        show(row)
         shutil.rmtree(out)
-    for i in range(1, len(rows)):
-        dp = rows[i]["poses"] - rows[i - 1]["poses"]
-        rows[i]["marginal_s"] = round((rows[i]["wall_s"] - rows[i - 1]["wall_s"]) / dp, 4)
 
     if a.separate:
         path = poses_file(max(a.separate, 2))
@@ -136,6 +145,7 @@ def main():
             shutil.rmtree(os.path.join(a.tmp, f"sep-{k}"))
         rows.append({"scene": a.scene, "mode": "separate", "poses": a.separate, "wall_s": round(sum(walls), 3),
                      "per_pose_s": round(sum(walls) / len(walls), 4)})
+        show(rows[-1])
 
     if a.cache:
         one = os.path.join(a.tmp, "one.csv")
@@ -150,15 +160,9 @@ def main():
             rows.append({"scene": a.scene, "mode": label, "poses": 1, "wall_s": round(wall, 3), "per_pose_s": round(wall, 3),
                          "visibility_s": round(s["timings_s"].get("visibility", 0.0), 4),
                          "k_cache_s": round(s["timings_s"].get("k_cache", 0.0), 4), "k_from_cache": s["k_from_cache"]})
+            show(rows[-1])
             shutil.rmtree(out)
 
-    cols = ["scene", "mode", "poses", "wall_s", "per_pose_s", "marginal_s", "group_size", "visibility_s", "direct_s",
-            "radiosity_s", "radiosity_loop_s", "download_s", "distance_s", "output_s", "k_read_gbs", "gflops",
-            "of_peak_pct", "k_cache_s"]
-    print("| " + " | ".join(cols) + " |")
-    print("|" + "---|" * len(cols))
-    for r in rows:
-        print("| " + " | ".join(str(r.get(c, "")) for c in cols) + " |")
     if flops_per_pose:
         print(f"useful radiosity FLOPs per pose: {flops_per_pose:.4g}")
     write_csv(os.path.join(a.out, "batch.csv"), rows)

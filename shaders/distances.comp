@@ -21,6 +21,7 @@ void main() {
     vec4 result = vec4(RSIM_NO_ECHO, 0.0, 0.0, 0.0);
     float total = 0.0;
     for (uint t = 0u; t < pc.timesteps; ++t) total += rsimSignal(t);
+    result.z = total;
     if (total > 0.0 && me.source.w > 0.0) {
         float steps = rsimPathSteps(pc.mode, pc.timesteps, pc.pulseLength, pc.omegaLo, pc.omegaHi,
                                     int(pc.frequencies), me.sensorDirDelay.w);

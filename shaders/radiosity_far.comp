@@ -3,13 +3,11 @@
 // receivers i of one K chunk and every source j with tau_ij >= RSIM_TIME_BLOCK,
 //   farB_i(t0 + q) = sum_j F_ij B_j(t0 + q - tau_ij),
 //   farZ_i(t0 + q) = sum_j rho_j A_j F_ji Z_j(t0 + q - tau_ij),   q < steps,
-// whose sources all lie before the block, for every pose of the batch. A workgroup is one warp
-// (x) by SPLIT slices of the sources (y). Its 32 lanes are 32 / POSE_LANES receivers times
-// POSE_LANES poses (workgroup z picks which POSE_LANES of the batch's poses): the lanes of one
-// receiver share each K element (read once per warp) and read the source's history for their
-// poses side by side (pose-fastest layout, gpu_layout.h). With one pose a warp reads
-// K[j][i..i+31] as one 128-byte line, computes tau once per block, and reads each source's
-// history as a short contiguous run.
+// whose sources all lie before the block, for POSES consecutive poses of the batch per
+// invocation (workgroup z picks which). A workgroup is 32 receivers (x, one warp) by SPLIT slices
+// of the sources (y): a warp reads K[j][i..i+31] as one 128-byte line and computes tau and the
+// coefficients once per block for all its poses, then reads each source's history as a short
+// contiguous run of POSES values per step (pose-fastest layout, gpu_layout.h).
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #include "common/rsim.glsl"
@@ -17,7 +15,7 @@
 #include "rsim/shared/transport.h"
 layout(constant_id = RSIM_SPEC_RADIOSITY_SPLIT) const uint SPLIT = 8u;
 layout(constant_id = RSIM_SPEC_RADIOSITY_UNROLL) const uint UNROLL = 1u;
-layout(constant_id = RSIM_SPEC_RADIOSITY_POSE_LANES) const uint POSE_LANES = 1u;
+layout(constant_id = RSIM_SPEC_RADIOSITY_POSES) const uint POSES = 1u; // 1, 2 or 4
 layout(local_size_x = RSIM_WG_RADIOSITY_X, local_size_y_id = RSIM_SPEC_RADIOSITY_SPLIT) in;
 layout(push_constant) uniform Push { RadiosityFarPush pc; };
 
@@ -39,14 +37,15 @@ void main() {
             lut[k] = FloatRefs(pc.k.table).v[k];
         barrier();
     }
-    const uint RECEIVERS = RSIM_WG_RADIOSITY_X / POSE_LANES;
-    uint i = pc.k.rowBegin + gl_WorkGroupID.x * RECEIVERS + lane / POSE_LANES;
-    uint pose = gl_WorkGroupID.z * POSE_LANES + lane % POSE_LANES;
-    bool isActive = i < pc.k.rowEnd && pose < pc.poses;
+    uint i = pc.k.rowBegin + gl_WorkGroupID.x * RSIM_WG_RADIOSITY_X + lane;
+    uint pose0 = gl_WorkGroupID.z * POSES; // pc.poses is a multiple of POSES
+    bool isActive = i < pc.k.rowEnd;
     TransportTriRefs tris = TransportTriRefs(pc.tris);
-    Vec2Refs hist = Vec2Refs(pc.history);
-    vec2 acc[RSIM_TIME_BLOCK];
-    for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q) acc[q] = vec2(0.0);
+    Vec2Refs hist2 = Vec2Refs(pc.history);
+    Vec4Refs hist4 = Vec4Refs(pc.history);
+    vec2 acc[RSIM_TIME_BLOCK][RSIM_MAX_RADIOSITY_POSES];
+    for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q)
+        for (uint p = 0u; p < POSES; ++p) acc[q][p] = vec2(0.0);
     // Nothing can arrive before a block that ends at or before the shortest far delay.
     if (isActive && pc.t0 + pc.steps > RSIM_TIME_BLOCK) {
         vec4 me = tris.t[i].centroidArea;
@@ -72,21 +71,30 @@ void main() {
                 uint base = (j0 + u * SPLIT) * pc.timesteps + pc.t0 - tau;
                 for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q) {
                     if (q < first || q >= pc.steps) continue;
-                    vec2 h = hist.v[(base + q) * pc.poses + pose];
-                    acc[q] += f * h;
+                    uint at = (base + q) * pc.poses + pose0; // vec2 index of this invocation's first pose
+                    if (POSES == 1u) {
+                        acc[q][0] += f * hist2.v[at];
+                    } else {
+                        for (uint p = 0u; p < POSES; p += 2u) {
+                            vec4 h = hist4.v[at / 2u + p / 2u];
+                            acc[q][p] += f * h.xy;
+                            acc[q][p + 1u] += f * h.zw;
+                        }
+                    }
                 }
             }
         }
     }
-    // Sum the slices, one step at a time.
-    for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q) {
-        partial[slice][lane] = acc[q];
-        barrier();
-        if (slice == 0u && isActive && q < pc.steps) {
-            vec2 sum = partial[0][lane];
-            for (uint s = 1u; s < SPLIT; ++s) sum += partial[s][lane];
-            Vec2Refs(pc.farSums).v[(q * pc.n + i) * pc.poses + pose] = sum;
+    // Sum the slices, one step and pose at a time.
+    for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q)
+        for (uint p = 0u; p < POSES; ++p) {
+            partial[slice][lane] = acc[q][p];
+            barrier();
+            if (slice == 0u && isActive && q < pc.steps) {
+                vec2 sum = partial[0][lane];
+                for (uint s = 1u; s < SPLIT; ++s) sum += partial[s][lane];
+                Vec2Refs(pc.farSums).v[(q * pc.n + i) * pc.poses + pose0 + p] = sum;
+            }
+            barrier();
         }
-        barrier();
-    }
 }

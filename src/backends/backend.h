@@ -67,13 +67,21 @@ class Backend {
     // The transport of several poses at once (each K element read serves all of them); the
     // result of each pose is the same as when it runs alone. `poses` is not empty, and holds at
     // most poseGroupLimit() poses.
-    virtual TransportOutcome transport(KHandle* K, const std::vector<TransportPose>& poses) = 0;
+    // `hostHistories`: B and Z are also wanted in host memory (the time series output, or a
+    // phase on another backend); otherwise a backend that keeps them on its device may leave
+    // the host arrays empty.
+    virtual TransportOutcome transport(KHandle* K, const std::vector<TransportPose>& poses, bool hostHistories) = 0;
     // How many poses' transport fit at once beside K (device memory; at least 1).
     virtual std::uint32_t poseGroupLimit(const SimConfig& config) const = 0;
     virtual TriangleDistances distances(const Histories& histories, const DirectTerms& direct,
                                         const SimConfig& config) = 0;
     virtual SensorImage image(const Histories& histories, const DirectTerms& direct,
                               const SimConfig& config) = 0;
+    // s_fwd(t) and s_adj(t) (MODEL §5).
+    virtual void signals(const Histories& histories, const DirectTerms& direct, const SimConfig& config,
+                         std::vector<double>& fwd, std::vector<double>& adj) = 0;
+    // Whether its transport can leave B and Z on its device only (see transport()).
+    virtual bool keepsHistoriesOnDevice() const { return false; }
 
     // Whether it runs under the Khronos validation layer (Vulkan with --validation), and the
     // errors the layer reported so far.

@@ -11,6 +11,7 @@
 #include "distance/estimators.h"
 #include "k/k_diagnostics.h"
 #include "transport/cpu_transport.h"
+#include "transport/sources.h"
 #include "util/error.h"
 #include "util/parallel.h"
 #include "util/timer.h"
@@ -61,7 +62,7 @@ class CpuBackend final : public Backend {
 
     DirectTerms direct(const SimConfig& c) override { return computeDirectCpu(scene(), c, *rays_); }
 
-    TransportOutcome transport(KHandle* K, const std::vector<TransportPose>& poses) override {
+    TransportOutcome transport(KHandle* K, const std::vector<TransportPose>& poses, bool) override {
         TransportOutcome out;
         std::vector<CpuTransportPose> work;
         out.histories.resize(poses.size());
@@ -81,6 +82,11 @@ class CpuBackend final : public Backend {
     TriangleDistances distances(const Histories& h, const DirectTerms& d,
                                 const SimConfig& c) override {
         return computeTriangleDistances(scene(), c, h, d);
+    }
+
+    void signals(const Histories& h, const DirectTerms&, const SimConfig& c, std::vector<double>& fwd,
+                 std::vector<double>& adj) override {
+        sensorSignals(scene(), c.timesteps, h.B, h.Z, h.E, h.R, fwd, adj);
     }
 
     SensorImage image(const Histories& h, const DirectTerms&, const SimConfig& c) override {

@@ -19,6 +19,7 @@
 #include "k/gpu_k.h"
 #include "k/k_diagnostics.h"
 #include "transport/vulkan_near_pairs.h"
+#include "transport/sources.h"
 #include "transport/vulkan_transport.h"
 #include "util/error.h"
 #include "util/parallel.h"
@@ -143,16 +144,25 @@ public:
         return computeDirectVulkan(*s.device, *s.geometry, pose, *s.accel, s.passes, scene(), c);
     }
 
-    TransportOutcome transport(KHandle* K, const std::vector<TransportPose>& batch) override {
+    bool keepsHistoriesOnDevice() const override { return true; }
+
+    TransportOutcome transport(KHandle* K, const std::vector<TransportPose>& batch, bool hostHistories) override {
         TransportOutcome out;
         const SimConfig& c = *batch[0].config;
-        const std::uint32_t n = std::uint32_t(scene().size()), P = std::uint32_t(batch.size());
+        const std::uint32_t n = std::uint32_t(scene().size()), P = paddedPoses(std::uint32_t(batch.size()));
         std::vector<shared::GpuTransportTri> records;
         records.reserve(std::size_t(n) * P);
         for (const TransportPose& p : batch) {
             const auto r = makeTransportRecords(scene(), *p.config, *p.direct);
             records.insert(records.end(), r.begin(), r.end());
         }
+        // Padding poses: the first pose's geometry without sources, so their B and Z stay 0.
+        for (std::uint32_t p = std::uint32_t(batch.size()); p < P; ++p)
+            for (std::uint32_t i = 0; i < n; ++i) {
+                shared::GpuTransportTri r = records[i];
+                r.source = glm::vec4(r.source.x, 0.0f, 0.0f, 0.0f);
+                records.push_back(r);
+            }
         // K from elsewhere (another backend, the K cache) is placed on these devices as if
         // assembled here, once for all the groups of a batch.
         VulkanK* mine = dynamic_cast<VulkanK*>(K);
@@ -204,29 +214,37 @@ public:
                                   gpu.streamedBytes ? fmt::format(", {:.1f} GiB of K streamed",
                                                                   double(gpu.streamedBytes) / 1073741824.0)
                                                     : "");
-        // The results the host needs: B and Z of every pose.
+        // B and Z of every pose stay on device 0 for the distance phases, and come to the host
+        // only when asked for.
         Stopwatch sw;
         vk::Device& d0 = *slots_[0].device;
         const std::size_t count = std::size_t(n) * c.timesteps;
-        const auto bz = vk::download<glm::vec2>(d0, gpu.histories[0], count * P);
         auto shared = std::make_shared<VulkanBatchHistory>();
         shared->history = std::move(gpu.histories[0]);
         shared->records = std::move(onDevices[0]);
         shared->n = n;
         shared->poses = P;
-        out.histories.resize(P);
-        for (std::uint32_t p = 0; p < P; ++p) {
+        out.histories.resize(batch.size());
+        const std::uint32_t real = std::uint32_t(batch.size());
+        if (hostHistories) {
+            const auto bz = vk::download<glm::vec2>(d0, shared->history, count * P);
+            for (Histories& h : out.histories) {
+                h.B.resize(count);
+                h.Z.resize(count);
+            }
+            // One pass over the interleaved buffer, every pose at once.
+            parallelFor(count, 1 << 14, [&](std::size_t begin, std::size_t end, unsigned) {
+                for (std::size_t k = begin; k < end; ++k)
+                    for (std::uint32_t p = 0; p < real; ++p) {
+                        out.histories[p].B[k] = bz[k * P + p].x;
+                        out.histories[p].Z[k] = bz[k * P + p].y;
+                    }
+            });
+        }
+        for (std::uint32_t p = 0; p < real; ++p) {
             Histories& h = out.histories[p];
             h.n = n;
             h.timesteps = c.timesteps;
-            h.B.resize(count);
-            h.Z.resize(count);
-            parallelFor(count, 1 << 16, [&](std::size_t begin, std::size_t end, unsigned) {
-                for (std::size_t k = begin; k < end; ++k) {
-                    h.B[k] = bz[k * P + p].x;
-                    h.Z[k] = bz[k * P + p].y;
-                }
-            });
             auto copy = std::make_shared<VulkanHistory>();
             copy->owner = this;
             copy->batch = shared;
@@ -249,8 +267,13 @@ public:
             const std::uint64_t margin = (256ull << 20) + avail / 10;
             fit = std::min(fit, avail > margin ? (avail - margin) / perPose : 0);
         }
-        // The history's entries are indexed in 32 bits.
-        fit = std::min(fit, ((std::uint64_t(1) << 32) - 1) / (std::uint64_t(n) * c.timesteps));
+        // The history is one buffer, its entries indexed in 32 bits.
+        const std::uint64_t history = std::uint64_t(n) * c.timesteps;
+        fit = std::min(fit, ((std::uint64_t(1) << 32) - 1) / history);
+        fit = std::min(fit, slots_[0].device->maxAllocationBytes() / (history * sizeof(glm::vec2)));
+        // Padded to what one far-gather invocation serves (vulkan_transport.h).
+        if (fit >= shared::RSIM_MAX_RADIOSITY_POSES) fit -= fit % shared::RSIM_MAX_RADIOSITY_POSES;
+        else if (fit == 3) fit = 2;
         return std::uint32_t(std::clamp<std::uint64_t>(fit, 1, 1u << 20));
     }
 
@@ -259,6 +282,18 @@ public:
         const auto history = onDevice(h, direct, c);
         const GpuPose pose(*s.device, c);
         return computeTriangleDistancesVulkan(*s.device, pose, s.passes, history->view(), h.n, c);
+    }
+
+    void signals(const Histories& h, const DirectTerms& direct, const SimConfig& c, std::vector<double>& fwd,
+                 std::vector<double>& adj) override {
+        if (!h.B.empty() && !h.E.empty()) {
+            sensorSignals(scene(), c.timesteps, h.B, h.Z, h.E, h.R, fwd, adj);
+            return;
+        }
+        Slot& s = slots_[0];
+        const auto history = onDevice(h, direct, c);
+        const GpuPose pose(*s.device, c);
+        sensorSignalsVulkan(*s.device, pose, s.passes, history->view(), h.n, c, fwd, adj);
     }
 
     SensorImage image(const Histories& h, const DirectTerms& direct, const SimConfig& c) override {

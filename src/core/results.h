@@ -40,7 +40,8 @@ struct DeviceCopy {
     virtual ~DeviceCopy() = default;
 };
 
-// B, Z and their sources E, R over time, [i * T + t].
+// B, Z and their sources E, R over time, [i * T + t]. The host arrays may be empty when a
+// backend keeps the series on its device (`device`) and no phase needs them on the host.
 struct Histories {
     std::uint32_t n = 0, timesteps = 0;
     std::vector<float> B, Z, E, R;
@@ -48,8 +49,9 @@ struct Histories {
 };
 
 struct TriangleDistances {
-    std::vector<double> pathLength; // L_i, m (NaN: undefined)
-    std::vector<double> distance;   // d_i, m (NaN: no light or not seen)
+    std::vector<double> pathLength;  // L_i, m (NaN: undefined)
+    std::vector<double> distance;    // d_i, m (NaN: no light or not seen)
+    std::vector<double> totalEnergy; // sum_t B_i(t)
     std::uint64_t echoesCutOff = 0; // triangles whose echo ran past the simulated time
 };
 
@@ -70,6 +72,8 @@ struct SimulationResult {
     DirectTerms direct;
     std::vector<double> pathLength; // L_i, m (NaN: undefined)
     std::vector<double> distance;   // d_i, m (NaN: no light or not seen)
+    // sum_t E_i(t) and sum_t B_i(t) (triangles.csv), also when the time series stay on a device.
+    std::vector<double> directEnergy, totalEnergy;
     SensorImage image;
     VisibilityStats visibility;
     std::vector<double> signalFwd, signalAdj; // s_fwd(t), s_adj(t) (MODEL §5)

@@ -43,6 +43,7 @@ TriangleDistances computeTriangleDistances(const PreparedScene& s, const SimConf
     TriangleDistances r;
     r.pathLength.assign(n, kNaN);
     r.distance.assign(n, kNaN);
+    r.totalEnergy.assign(n, 0.0);
     const glm::dvec3 a = glm::dvec3(c.sensor.position) - glm::dvec3(c.light.position);
     std::vector<std::uint64_t> cut(threadCount(), 0);
     parallelFor(n, 64, [&](std::size_t begin, std::size_t end, unsigned w) {
@@ -50,6 +51,7 @@ TriangleDistances computeTriangleDistances(const PreparedScene& s, const SimConf
             const float* b = &h.B[i * T];
             double total = 0.0;
             for (std::size_t t = 0; t < T; ++t) total += double(b[t]);
+            r.totalEnergy[i] = total;
             if (!(total > 0.0) || !(direct.importance[i] > 0.0f)) continue;
             bool cutOff = false;
             double steps = pathSteps(b, c.timesteps, c, direct.tSensor[i], &cutOff);

@@ -46,13 +46,46 @@ TriangleDistances computeTriangleDistancesVulkan(vk::Device& device, const GpuPo
     TriangleDistances r;
     r.pathLength.assign(n, nan);
     r.distance.assign(n, nan);
+    r.totalEnergy.resize(n);
     for (std::uint32_t i = 0; i < n; ++i) {
+        r.totalEnergy[i] = double(values[i].z);
         if (values[i].x == shared::RSIM_ECHO_CUT_OFF) ++r.echoesCutOff;
         if (values[i].x < 0.0f) continue;
         r.pathLength[i] = double(values[i].x) * c.cdtM;
         r.distance[i] = double(values[i].y);
     }
     return r;
+}
+
+void sensorSignalsVulkan(vk::Device& device, const GpuPose& pose, vk::PosePasses& passes,
+                         const DeviceHistoryView& history, std::uint32_t n, const SimConfig& c,
+                         std::vector<double>& fwd, std::vector<double>& adj) {
+    if (!passes.signals)
+        passes.signals = std::make_unique<vk::Pass<shared::SignalPush>>(device, vk::shaders::sensorSignals(),
+                                                                        vk::SpecConstants{}, "sensor signals");
+    vk::Buffer out(device, std::uint64_t(c.timesteps) * sizeof(glm::vec2), vk::kStorageUsage, vk::MemoryKind::Device,
+                   "sensor signals");
+    shared::SignalPush push{};
+    push.tris = history.records;
+    push.history = history.history;
+    push.pulse = pose.pulse.address();
+    push.results = out.address();
+    push.n = n;
+    push.timesteps = c.timesteps;
+    push.pulseLength = std::uint32_t(c.pulse.size());
+    push.poses = history.poses;
+    push.pose = history.pose;
+    device.submitAndWait([&](VkCommandBuffer cmd) {
+        passes.signals->bind(cmd);
+        passes.signals->dispatchLinear(cmd, push, c.timesteps, shared::RSIM_WG_LINEAR);
+    });
+    const auto values = vk::download<glm::vec2>(device, out, c.timesteps);
+    fwd.resize(c.timesteps);
+    adj.resize(c.timesteps);
+    for (std::uint32_t t = 0; t < c.timesteps; ++t) {
+        fwd[t] = double(values[t].x);
+        adj[t] = double(values[t].y);
+    }
 }
 
 SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& scene, const GpuPose& pose,

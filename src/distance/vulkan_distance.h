@@ -23,6 +23,11 @@ TriangleDistances computeTriangleDistancesVulkan(vk::Device& device, const GpuPo
                                                  const DeviceHistoryView& history, std::uint32_t n,
                                                  const SimConfig& config);
 
+// s_fwd(t) and s_adj(t) (MODEL.md §5) from the B/Z history on the device.
+void sensorSignalsVulkan(vk::Device& device, const GpuPose& pose, vk::PosePasses& passes,
+                         const DeviceHistoryView& history, std::uint32_t n, const SimConfig& config,
+                         std::vector<double>& fwd, std::vector<double>& adj);
+
 SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& geometry, const GpuPose& pose,
                                     const vk::SceneAccel& accel, vk::PosePasses& passes,
                                     const DeviceHistoryView& history,

@@ -34,25 +34,16 @@ void appendCsvField(std::string& out, const std::string& s) {
     out += '"';
 }
 
-// Sum over the T steps of row i; double so that long, small tails are not lost.
-double rowSum(const std::vector<float>& series, std::size_t i, std::size_t t) {
-    double sum = 0.0;
-    for (std::size_t k = 0; k < t; ++k)
-        sum += double(series[i * t + k]);
-    return sum;
-}
-
 } // namespace
 
 void writeTrianglesCsv(const std::filesystem::path& file, const ResultsView& view) {
     const PreparedScene& ps = view.prepared;
     const SimulationResult& r = view.result;
     const std::size_t n = ps.size();
-    const std::size_t t = r.timesteps;
     output::requireSize(ps.internalOf.size(), n, "internalOf");
     output::requireSize(ps.sourceMeshOfId.size(), n, "sourceMeshOfId");
-    output::requireSize(r.E.size(), n * t, "E");
-    output::requireSize(r.B.size(), n * t, "B");
+    output::requireSize(r.directEnergy.size(), n, "directEnergy");
+    output::requireSize(r.totalEnergy.size(), n, "totalEnergy");
     const std::vector<double> errors = output::distanceErrorsById(view);
 
     output::OutputFile out(file);
@@ -72,8 +63,8 @@ void writeTrianglesCsv(const std::filesystem::path& file, const ResultsView& vie
                                  output::trueDistanceM(view, i),
                                  r.distance[i],
                                  errors[id],
-                                 rowSum(r.E, i, t),
-                                 rowSum(r.B, i, t)};
+                                 r.directEnergy[i],
+                                 r.totalEnergy[i]};
         for (double v : values) {
             buf += ',';
             appendNumber(buf, v);

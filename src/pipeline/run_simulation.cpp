@@ -39,6 +39,7 @@ RunOptions optionsFor(const SceneDesc& scene, const RunRequest& req) {
     RunOptions options;
     options.keepK = scene.output.kij;
     options.images = scene.output.images;
+    options.timeseries = scene.output.timeseries;
     options.maxPoseGroup = req.maxPoseGroup;
     if (!req.noKCache) options.kCacheDir = req.kCacheDir ? *req.kCacheDir : KCache::defaultDir();
     options.kCacheMaxBytes = std::uint64_t(req.kCacheMaxGb * 1073741824.0);

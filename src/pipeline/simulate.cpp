@@ -169,7 +169,9 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
     }
 
     // Pose phase, part 2: the transport, a group of poses at once, then each pose's distances
-    // and image.
+    // and image. The time series reach host memory only where a phase or the output needs them.
+    const bool hostSeries =
+        opt.timeseries || !b.pose->keepsHistoriesOnDevice() || b.distances != b.pose;
     BatchReport report;
     report.poses = std::uint32_t(poses.size());
     std::uint32_t group = std::min<std::uint64_t>(poses.size(), b.pose->poseGroupLimit(first));
@@ -186,10 +188,10 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
         std::vector<Histories> sources(g1 - g0);
         std::vector<TransportPose> work;
         for (std::size_t p = g0; p < g1; ++p) {
-            buildSources(s, poses[p].config, direct[p], sources[p - g0].E, sources[p - g0].R);
+            if (hostSeries) buildSources(s, poses[p].config, direct[p], sources[p - g0].E, sources[p - g0].R);
             work.push_back({&poses[p].config, &direct[p], &sources[p - g0]});
         }
-        TransportOutcome t = b.pose->transport(first.indirect ? K.get() : nullptr, work);
+        TransportOutcome t = b.pose->transport(first.indirect ? K.get() : nullptr, work, hostSeries);
         const double secs = sw.seconds();
         times.add("radiosity", secs - t.downloadSeconds);
         if (t.downloadSeconds > 0.0) times.add("download", t.downloadSeconds);
@@ -213,10 +215,12 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
             h.E = std::move(sources[p - g0].E);
             h.R = std::move(sources[p - g0].R);
             sw = Stopwatch();
-            sensorSignals(s, c.timesteps, h.B, h.Z, h.E, h.R, r.signalFwd, r.signalAdj);
+            b.distances->signals(h, r.direct, c, r.signalFwd, r.signalAdj);
             TriangleDistances d = b.distances->distances(h, r.direct, c);
             r.pathLength = std::move(d.pathLength);
             r.distance = std::move(d.distance);
+            r.totalEnergy = std::move(d.totalEnergy);
+            r.directEnergy = directEnergies(s, c, r.direct);
             r.echoesCutOff = d.echoesCutOff;
             if (opt.images) r.image = b.distances->image(h, r.direct, c);
             const double distanceSeconds = sw.seconds();

@@ -16,6 +16,7 @@ namespace rsim {
 struct RunOptions {
     bool keepK = false; // return the decoded K (output.kij, tests)
     bool images = true; // render the sensor image
+    bool timeseries = true; // B, Z, E, R in host memory for the result (output.timeseries)
     // Poses whose transport runs at once, at most (0: as many as memory allows).
     std::uint32_t maxPoseGroup = 0;
     // The K cache (k/k_cache.h): its folder (empty: none) and the most it may hold.

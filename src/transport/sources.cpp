@@ -21,6 +21,23 @@ void depositPulse(float amount, float t0, const std::vector<float>& pulse, std::
     }
 }
 
+std::vector<double> directEnergies(const PreparedScene& s, const SimConfig& c, const DirectTerms& d) {
+    std::vector<double> out(s.size(), 0.0);
+    const long P = long(c.pulse.size()), T = long(c.timesteps);
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const float amount = s.reflectance[i] * d.irradiance[i], t0 = d.tLight[i];
+        if (amount == 0.0f || !(t0 >= 0.0f)) continue;
+        // The values depositPulse adds into bins [n, n + P] of a zero series.
+        const long n = long(shared::rsimLinearSplit(t0).x);
+        for (long t = n; t <= n + P && t < T; ++t) {
+            const float p0 = (t - n) < P ? c.pulse[std::size_t(t - n)] : 0.0f;
+            const float p1 = (t - n - 1) >= 0 ? c.pulse[std::size_t(t - n - 1)] : 0.0f;
+            out[i] += double(shared::rsimDeposit(amount, t0, p0, p1));
+        }
+    }
+    return out;
+}
+
 void buildSources(const PreparedScene& s, const SimConfig& c, const DirectTerms& d,
                   std::vector<float>& E, std::vector<float>& R) {
     const std::size_t n = s.size(), T = c.timesteps;

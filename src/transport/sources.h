@@ -14,6 +14,10 @@ namespace rsim {
 void depositPulse(float amount, float t0, const std::vector<float>& pulse, std::uint32_t T,
                   float* series);
 
+// sum_t E_i(t) of every triangle: what buildSources deposits inside the window, summed in
+// double in time order (the same value as summing buildSources' E).
+std::vector<double> directEnergies(const PreparedScene& scene, const SimConfig& config, const DirectTerms& direct);
+
 // E and R as [i * T + t].
 void buildSources(const PreparedScene& scene, const SimConfig& config, const DirectTerms& direct,
                   std::vector<float>& E, std::vector<float>& R);

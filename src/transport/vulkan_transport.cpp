@@ -34,10 +34,13 @@ namespace {
 constexpr std::uint32_t B = shared::RSIM_TIME_BLOCK;
 } // namespace
 
-std::uint32_t poseLanes(std::uint32_t poses) {
-    std::uint32_t lanes = 1;
-    while (lanes < poses && lanes < shared::RSIM_WG_RADIOSITY_X) lanes *= 2;
-    return lanes;
+std::uint32_t posesPerInvocation(std::uint32_t poses) {
+    return poses <= 2 ? std::max(poses, 1u) : shared::RSIM_MAX_RADIOSITY_POSES;
+}
+
+std::uint32_t paddedPoses(std::uint32_t poses) {
+    const std::uint32_t k = posesPerInvocation(poses);
+    return (poses + k - 1) / k * k;
 }
 
 std::uint64_t transportBytesPerPose(std::uint32_t n, std::uint32_t timesteps) {
@@ -78,7 +81,7 @@ public:
                vk::specConstants({{shared::RSIM_SPEC_RADIOSITY_SPLIT, farSplit(dev_, tuning)},
                                   {shared::RSIM_SPEC_RADIOSITY_UNROLL, std::clamp(tuning.unroll, 1u, 16u)},
                                   {shared::RSIM_SPEC_K_FORMAT, k_ ? k_->chunking.storage() : 0u},
-                                  {shared::RSIM_SPEC_RADIOSITY_POSE_LANES, poseLanes(P_)}}),
+                                  {shared::RSIM_SPEC_RADIOSITY_POSES, posesPerInvocation(P_)}}),
                "radiosity far gather"),
           near_(dev_, vk::shaders::radiosityNear(), {}, "radiosity near steps"), copyDone_(dev_, "K copies"),
           computeDone_(dev_, "transport work") {
@@ -189,9 +192,8 @@ private:
         fp_.k = k_->chunkRef(held, chunk);
         fp_.t0 = t0;
         fp_.steps = steps;
-        const std::uint32_t lanes = poseLanes(P_), receivers = shared::RSIM_WG_RADIOSITY_X / lanes;
-        far_.dispatch(cmd, fp_, (fp_.k.rowEnd - fp_.k.rowBegin + receivers - 1) / receivers, 1,
-                      (P_ + lanes - 1) / lanes);
+        far_.dispatch(cmd, fp_, (fp_.k.rowEnd - fp_.k.rowBegin + shared::RSIM_WG_RADIOSITY_X - 1) / shared::RSIM_WG_RADIOSITY_X,
+                      1, P_ / posesPerInvocation(P_));
     }
 
     // Groups of chunks cycle through kStreamBuffers device buffers: a group's copy (transfer
@@ -243,6 +245,7 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
                                 const TransportTuning& tuning) {
     Stopwatch setup;
     const std::uint32_t T = config.timesteps;
+    if (poses != paddedPoses(poses)) throw Error("internal: the transport's pose count is not padded");
     if (std::uint64_t(n) * T * poses >= (std::uint64_t(1) << 32))
         throw Error("N x T x poses = " + std::to_string(std::uint64_t(n) * T * poses) +
                     " exceeds the 2^32 entries of one history buffer; use fewer timesteps or poses per group");

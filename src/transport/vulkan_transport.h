@@ -41,15 +41,18 @@ struct GpuTransport {
 std::vector<shared::GpuTransportTri> makeTransportRecords(const PreparedScene& scene, const SimConfig& config,
                                                           const DirectTerms& direct);
 
-// B and Z of n triangles for `poses` poses at once (gpu_layout.h: pose fastest). `near` may be
+// B and Z of n triangles for `poses` poses at once (gpu_layout.h: pose fastest; `poses` is a
+// paddedPoses() count, and the records hold that many poses). `near` may be
 // empty. Without indirect light (MODEL §5: B = E, Z = R) neither the far sums nor the near
 // pairs are gathered, whatever K and `near` hold, and devices[0] alone runs.
 GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std::uint32_t n, std::uint32_t poses,
                                 const NearLists& near, const SimConfig& config, bool indirect,
                                 const TransportTuning& tuning);
 
-// Lanes of a far-gather warp that gather for different poses (the rest are receivers).
-std::uint32_t poseLanes(std::uint32_t poses);
+// Poses one far-gather invocation serves for a batch of `poses` (1, 2 or 4), and the batch
+// padded to a multiple of it: the history's pose stride (gpu_layout.h).
+std::uint32_t posesPerInvocation(std::uint32_t poses);
+std::uint32_t paddedPoses(std::uint32_t poses);
 
 // Device bytes the transport of one more pose needs (history, far sums, records, exchange).
 std::uint64_t transportBytesPerPose(std::uint32_t n, std::uint32_t timesteps);

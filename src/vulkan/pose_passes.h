@@ -15,6 +15,7 @@ struct PosePasses {
     std::unique_ptr<Pipeline> direct, primary;
     std::unique_ptr<Pass<shared::DistancePush>> distances;
     std::unique_ptr<Pass<shared::PixelPush>> pixels;
+    std::unique_ptr<Pass<shared::SignalPush>> signals;
 };
 
 } // namespace rsim::vk

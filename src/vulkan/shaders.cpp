@@ -8,6 +8,7 @@
 #include "shaders/kencode.spv.h"
 #include "shaders/formula_probe.spv.h"
 #include "shaders/pixels.spv.h"
+#include "shaders/sensor_signals.spv.h"
 #include "shaders/primary_rgen.spv.h"
 #include "shaders/primary_rq.spv.h"
 #include "shaders/near_pairs.spv.h"
@@ -41,6 +42,7 @@ ShaderCode radiosityNear() { return code(rsim_spv_radiosity_near); }
 ShaderCode nearPairs() { return code(rsim_spv_near_pairs); }
 ShaderCode distances() { return code(rsim_spv_distances); }
 ShaderCode pixels() { return code(rsim_spv_pixels); }
+ShaderCode sensorSignals() { return code(rsim_spv_sensor_signals); }
 ShaderCode formFactorSums() { return code(rsim_spv_formfactor_sums); }
 ShaderCode kEncode() { return code(rsim_spv_kencode); }
 ShaderCode formulaProbe() { return code(rsim_spv_formula_probe); }

@@ -15,6 +15,7 @@ ShaderCode radiosityNear();
 ShaderCode nearPairs();
 ShaderCode distances();
 ShaderCode pixels();
+ShaderCode sensorSignals();
 ShaderCode formFactorSums();
 ShaderCode kEncode();
 ShaderCode formulaProbe(); // tests only

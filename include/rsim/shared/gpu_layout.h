@@ -29,11 +29,15 @@ RSIM_CONST uint RSIM_TIME_BLOCK = 8u;
 RSIM_CONST uint RSIM_SPEC_RADIOSITY_SPLIT = 0u;
 RSIM_CONST uint RSIM_SPEC_RADIOSITY_UNROLL = 1u;
 RSIM_CONST uint RSIM_SPEC_K_FORMAT = 2u;
-RSIM_CONST uint RSIM_SPEC_RADIOSITY_POSE_LANES = 3u;
+RSIM_CONST uint RSIM_SPEC_RADIOSITY_POSES = 3u;
+// Poses one invocation of the far gather serves (radiosity_far.comp), at most.
+RSIM_CONST uint RSIM_MAX_RADIOSITY_POSES = 4u;
 
 // Poses of a transport batch (MODEL.md §9) share K. Their B/Z histories interleave, pose
-// fastest: entry (i, t) of pose p is at (i * T + t) * poses + p, so that the lanes of a warp that
-// gather one source for several poses read adjacent values. A batch of one is the plain [i][t].
+// fastest: entry (i, t) of pose p is at (i * T + t) * poses + p, so that an invocation that
+// gathers one source for several poses reads adjacent values. `poses` counts the batch's poses
+// padded to a multiple of what one far-gather invocation serves (the padding poses have no
+// sources and stay zero). A batch of one is the plain [i][t].
 
 // Descriptor set 0 of every ray-tracing shader.
 RSIM_CONST uint RSIM_BINDING_TLAS = 0u;
@@ -236,6 +240,23 @@ struct DistancePush {
     uint pad2;
 };
 
+// Total sensor signal of one pose (MODEL.md §5): s_fwd(t) = sum_i A_i (B_i * R_i)(t) and
+// s_adj(t) = sum_i A_i (E_i * Z_i)(t), one invocation per t (shaders/sensor_signals.comp).
+struct SignalPush {
+    uint64_t tris;       // GpuTransportTri[n] of this pose
+    uint64_t history;    // vec2[n][T][poses]
+    uint64_t pulse;      // float[P]
+    uint64_t results;    // vec2[T]: s_fwd, s_adj
+    uint n;
+    uint timesteps;
+    uint pulseLength;
+    uint poses;
+    uint pose;
+    uint begin;          // timesteps [begin, end) of this launch
+    uint end;
+    uint pad0;
+};
+
 // Primary-ray pass: pixels [begin, end) of the sensor image.
 struct PrimaryPush {
     uint64_t triangles;   // GpuTriangle[n]
@@ -322,6 +343,7 @@ static_assert(sizeof(rsim::shared::RadiosityNearPush) == 80);
 static_assert(sizeof(rsim::shared::NearListPush) == 64);
 static_assert(sizeof(rsim::shared::DistancePush) == 128);
 static_assert(sizeof(rsim::shared::PrimaryPush) == 48);
+static_assert(sizeof(rsim::shared::SignalPush) == 64);
 static_assert(sizeof(rsim::shared::PixelPush) == 128);
 // Vulkan guarantees 128 bytes of push constants on every device.
 static_assert(sizeof(rsim::shared::PixelPush) <= 128 && sizeof(rsim::shared::DistancePush) <= 128);

@@ -118,10 +118,11 @@ def main():
         for k in ("load", "accel", "direct", "visibility", "compress", "radiosity", "download", "distance", "output"):
             row[k + "_s"] = round(t.get(k, 0.0), 4)
         row["radiosity_loop_s"] = round(loop, 4)
-        # K is read once per 8-step block with a far gather (all but the first), once per 32 poses.
+        # K is read once per 8-step block with a far gather (all but the first), once per 4 poses
+        # (the poses one far-gather invocation serves; 1 or 2 for batches of 1 or 2).
         T = json.load(open(os.path.join(out, s["poses"][0]["name"], "summary.json")))["settings"]["simulation"]["timesteps"]
         blocks = max(0, math.ceil(T / 8) - 1)
-        row["k_read_gb"] = round(s["k_bytes"] * blocks * math.ceil(p / 32) * s["batch"]["groups"] / 1e9, 2)
+        row["k_read_gb"] = round(s["k_bytes"] * blocks * (1 if p <= 2 else math.ceil(s["batch"]["group_size"] / 4)) * s["batch"]["groups"] / 1e9, 2)
         row["k_read_gbs"] = round(row["k_read_gb"] / loop, 1) if loop == loop and loop > 0 else ""
         if flops_per_pose:
             row["gflops"] = round(flops_per_pose * p / loop / 1e9, 1)

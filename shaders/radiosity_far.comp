@@ -43,9 +43,13 @@ void main() {
     TransportTriRefs tris = TransportTriRefs(pc.tris);
     Vec2Refs hist2 = Vec2Refs(pc.history);
     Vec4Refs hist4 = Vec4Refs(pc.history);
-    vec2 acc[RSIM_TIME_BLOCK][RSIM_MAX_RADIOSITY_POSES];
-    for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q)
-        for (uint p = 0u; p < POSES; ++p) acc[q][p] = vec2(0.0);
+    // Per step: poses 0, 1 in accA (B, Z, B, Z), poses 2, 3 in accB; a single pose in accA.xy.
+    // Indexed by the step only, so that both stay in registers once the step loop is unrolled.
+    vec4 accA[RSIM_TIME_BLOCK], accB[RSIM_TIME_BLOCK];
+    for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q) {
+        accA[q] = vec4(0.0);
+        accB[q] = vec4(0.0);
+    }
     // Nothing can arrive before a block that ends at or before the shortest far delay.
     if (isActive && pc.t0 + pc.steps > RSIM_TIME_BLOCK) {
         vec4 me = tris.t[i].centroidArea;
@@ -66,6 +70,7 @@ void main() {
                 uint tau = rsimDelaySteps(me.xyz, cj[u].xyz, pc.invCdtSq);
                 if (rsimIsNearDelay(tau) || tau > last) continue;
                 vec2 f = rsimGatherCoefficients(k[u], me.w, cj[u].w, rhoA[u]);
+                vec4 ff = f.xyxy;
                 // Step q reads time t0 + q - tau (>= 0 from q = tau - t0 on).
                 uint first = tau > pc.t0 ? tau - pc.t0 : 0u;
                 uint base = (j0 + u * SPLIT) * pc.timesteps + pc.t0 - tau;
@@ -73,13 +78,10 @@ void main() {
                     if (q < first || q >= pc.steps) continue;
                     uint at = (base + q) * pc.poses + pose0; // vec2 index of this invocation's first pose
                     if (POSES == 1u) {
-                        acc[q][0] += f * hist2.v[at];
+                        accA[q].xy += f * hist2.v[at];
                     } else {
-                        for (uint p = 0u; p < POSES; p += 2u) {
-                            vec4 h = hist4.v[at / 2u + p / 2u];
-                            acc[q][p] += f * h.xy;
-                            acc[q][p + 1u] += f * h.zw;
-                        }
+                        accA[q] += ff * hist4.v[at / 2u];
+                        if (POSES == 4u) accB[q] += ff * hist4.v[at / 2u + 1u];
                     }
                 }
             }
@@ -88,7 +90,7 @@ void main() {
     // Sum the slices, one step and pose at a time.
     for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q)
         for (uint p = 0u; p < POSES; ++p) {
-            partial[slice][lane] = acc[q][p];
+            partial[slice][lane] = p == 0u ? accA[q].xy : p == 1u ? accA[q].zw : p == 2u ? accB[q].xy : accB[q].zw;
             barrier();
             if (slice == 0u && isActive && q < pc.steps) {
                 vec2 sum = partial[0][lane];

@@ -14,7 +14,9 @@
 #include "pipeline/simulate.h"
 #include "scene/mesh_loader.h"
 #include "scene/poses.h"
+#include "util/background_tasks.h"
 #include "util/error.h"
+#include "util/parallel.h"
 #include "util/timer.h"
 
 namespace rsim {
@@ -55,6 +57,9 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
     BatchReport report;
     std::uint64_t measuredPoses = 0;
     writeBatchDirectory(scene.output.dir, [&](const std::filesystem::path& tmp) {
+        // Each pose's files are written on background threads while the next poses run; the
+        // collector takes its small arrays here, in pose order.
+        BackgroundTasks writers(std::max(1u, threadCount() / 2));
         report = simulateBatch(
             PhaseBackends::all(*backend), prepared, poses, options, times, meta,
             [&](std::size_t p, SimulationResult& r, const PhaseTimes& own) {
@@ -64,22 +69,37 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
                     spdlog::warn("{}: {} triangle(s) have their echo peak too close to the end of the simulated "
                                  "time ({} steps) and get no distance; increase timesteps",
                                  desc.where, r.echoesCutOff, scene.sim.timesteps);
-                RunInfo poseInfo = info;
-                poseInfo.pose = desc.name;
-                poseInfo.echoesCutOff = r.echoesCutOff;
-                SceneDesc sceneOfPose = posed[p];
-                sceneOfPose.output.dir = scene.output.dir / desc.name;
-                const ResultsView view{sceneOfPose, prepared, poses[p].config, r, meta, poseInfo};
-                Stopwatch out;
-                PhaseTimes poseTimes = own;
-                writeResultsFiles(tmp / desc.name, view, poseTimes);
-                collector.add(desc.name, view);
-                times.add("output", out.seconds());
+                // What the writer reads, owned by it: the pipeline goes on changing `meta`.
+                struct PoseOutput {
+                    SceneDesc scene;
+                    SimulationResult result;
+                    RunMetadata meta;
+                    RunInfo info;
+                    PhaseTimes times;
+                };
+                auto job = std::make_shared<PoseOutput>(PoseOutput{posed[p], std::move(r), meta, info, own});
+                job->scene.output.dir = scene.output.dir / desc.name;
+                job->info.pose = desc.name;
+                job->info.echoesCutOff = job->result.echoesCutOff;
+                Stopwatch collect;
+                collector.add(desc.name, ResultsView{job->scene, prepared, poses[p].config, job->result, job->meta,
+                                                     job->info});
+                times.add("output", collect.seconds());
                 if (collector.rows().back().trianglesMeasured == 0)
                     spdlog::warn("{}: no triangle got a distance (see its summary.json)", desc.where);
                 else
                     ++measuredPoses;
+                const SimConfig* config = &poses[p].config;
+                const std::filesystem::path dir = tmp / desc.name;
+                writers.submit([job, config, dir, &prepared] {
+                    writeResultsFiles(dir, ResultsView{job->scene, prepared, *config, job->result, job->meta, job->info},
+                                      job->times);
+                });
             });
+        // The time the last poses' files took beyond the simulation.
+        sw = Stopwatch();
+        writers.wait();
+        times.add("output", sw.seconds());
         sw = Stopwatch();
         collector.writeCsv(tmp / "batch.csv");
         collector.writeH5(tmp / "batch.h5");

@@ -52,11 +52,13 @@ namespace {
 // Source slices per workgroup of the far gather: a software device has few cores; a GPU needs
 // many warps in flight even for small n (the H100 sweep of docs/benchmarks.md favoured the most
 // slices the limits allow).
-std::uint32_t farSplit(vk::Device& device, const TransportTuning& tuning) {
+// With several poses per invocation, each invocation holds that many more accumulators: the
+// slices shrink in proportion, so that a workgroup's registers stay within one SM's.
+std::uint32_t farSplit(vk::Device& device, const TransportTuning& tuning, std::uint32_t perInvocation) {
     if (tuning.split) return std::min(tuning.split, shared::RSIM_MAX_RADIOSITY_SPLIT);
     if (device.info().isCpu()) return 1;
     std::uint32_t split = 1;
-    while (split < shared::RSIM_MAX_RADIOSITY_SPLIT &&
+    while (split < shared::RSIM_MAX_RADIOSITY_SPLIT / perInvocation &&
            shared::RSIM_WG_RADIOSITY_X * split * 2 <= device.limits().maxComputeWorkGroupInvocations)
         split *= 2;
     return split;
@@ -78,7 +80,7 @@ public:
                                       "near pairs")
                          : vk::makeStorage(dev_, near.pairs, "near pairs")),
           far_(dev_, vk::shaders::radiosityFar(),
-               vk::specConstants({{shared::RSIM_SPEC_RADIOSITY_SPLIT, farSplit(dev_, tuning)},
+               vk::specConstants({{shared::RSIM_SPEC_RADIOSITY_SPLIT, farSplit(dev_, tuning, posesPerInvocation(P_))},
                                   {shared::RSIM_SPEC_RADIOSITY_UNROLL, std::clamp(tuning.unroll, 1u, 16u)},
                                   {shared::RSIM_SPEC_K_FORMAT, k_ ? k_->chunking.storage() : 0u},
                                   {shared::RSIM_SPEC_RADIOSITY_POSES, posesPerInvocation(P_)}}),

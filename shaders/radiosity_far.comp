@@ -5,11 +5,9 @@
 //   farZ_i(t0 + q) = sum_j rho_j A_j F_ji Z_j(t0 + q - tau_ij),   q < steps,
 // whose sources all lie before the block, for POSES consecutive poses of the batch per
 // invocation (workgroup z picks which). A workgroup is 32 receivers (x, one warp) by SPLIT slices
-// of the sources (y) by WARPS warps of further receivers (z): a warp reads K[j][i..i+31] as one
-// 128-byte line and computes tau and the coefficients once per block for all its poses, then
-// reads each source's history as a short contiguous run of POSES values per step (pose-fastest
-// layout, gpu_layout.h). The WARPS warps of a slice visit the sources in the same order, so a
-// source's history window, read from L2 by the first, is in L1 for the others.
+// of the sources (y): a warp reads K[j][i..i+31] as one 128-byte line and computes tau and the
+// coefficients once per block for all its poses, then reads each source's history as a short
+// contiguous run of POSES values per step (pose-fastest layout, gpu_layout.h).
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #include "common/rsim.glsl"
@@ -18,12 +16,10 @@
 layout(constant_id = RSIM_SPEC_RADIOSITY_SPLIT) const uint SPLIT = 8u;
 layout(constant_id = RSIM_SPEC_RADIOSITY_UNROLL) const uint UNROLL = 1u;
 layout(constant_id = RSIM_SPEC_RADIOSITY_POSES) const uint POSES = 1u; // 1, 2 or 4
-layout(constant_id = RSIM_SPEC_RADIOSITY_WARPS) const uint WARPS = 1u; // SPLIT * WARPS <= 32
-layout(local_size_x = RSIM_WG_RADIOSITY_X, local_size_y_id = RSIM_SPEC_RADIOSITY_SPLIT,
-       local_size_z_id = RSIM_SPEC_RADIOSITY_WARPS) in;
+layout(local_size_x = RSIM_WG_RADIOSITY_X, local_size_y_id = RSIM_SPEC_RADIOSITY_SPLIT) in;
 layout(push_constant) uniform Push { RadiosityFarPush pc; };
 
-shared vec2 partial[RSIM_MAX_RADIOSITY_SPLIT * RSIM_WG_RADIOSITY_X]; // [slice][warp][lane]
+shared vec2 partial[RSIM_MAX_RADIOSITY_SPLIT][RSIM_WG_RADIOSITY_X];
 // The chunk's table (LUT formats), read once per workgroup.
 shared float lut[256];
 
@@ -34,15 +30,14 @@ float loadK(uint e) {
 }
 
 void main() {
-    uint lane = gl_LocalInvocationID.x, slice = gl_LocalInvocationID.y, warp = gl_LocalInvocationID.z;
+    uint lane = gl_LocalInvocationID.x, slice = gl_LocalInvocationID.y;
     if (KFORMAT > RSIM_K_FP16) {
         uint entries = rsimKTableSize(KFORMAT);
-        for (uint k = (warp * SPLIT + slice) * RSIM_WG_RADIOSITY_X + lane; k < entries;
-             k += SPLIT * WARPS * RSIM_WG_RADIOSITY_X)
+        for (uint k = slice * RSIM_WG_RADIOSITY_X + lane; k < entries; k += SPLIT * RSIM_WG_RADIOSITY_X)
             lut[k] = FloatRefs(pc.k.table).v[k];
         barrier();
     }
-    uint i = pc.k.rowBegin + (gl_WorkGroupID.x * WARPS + warp) * RSIM_WG_RADIOSITY_X + lane;
+    uint i = pc.k.rowBegin + gl_WorkGroupID.x * RSIM_WG_RADIOSITY_X + lane;
     uint pose0 = gl_WorkGroupID.z * POSES; // pc.poses is a multiple of POSES
     bool isActive = i < pc.k.rowEnd;
     TransportTriRefs tris = TransportTriRefs(pc.tris);
@@ -95,12 +90,11 @@ void main() {
     // Sum the slices, one step and pose at a time.
     for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q)
         for (uint p = 0u; p < POSES; ++p) {
-            uint me = warp * RSIM_WG_RADIOSITY_X + lane, stride = WARPS * RSIM_WG_RADIOSITY_X;
-            partial[slice * stride + me] = p == 0u ? accA[q].xy : p == 1u ? accA[q].zw : p == 2u ? accB[q].xy : accB[q].zw;
+            partial[slice][lane] = p == 0u ? accA[q].xy : p == 1u ? accA[q].zw : p == 2u ? accB[q].xy : accB[q].zw;
             barrier();
             if (slice == 0u && isActive && q < pc.steps) {
-                vec2 sum = partial[me];
-                for (uint s = 1u; s < SPLIT; ++s) sum += partial[s * stride + me];
+                vec2 sum = partial[0][lane];
+                for (uint s = 1u; s < SPLIT; ++s) sum += partial[s][lane];
                 Vec2Refs(pc.farSums).v[(q * pc.n + i) * pc.poses + pose0 + p] = sum;
             }
             barrier();

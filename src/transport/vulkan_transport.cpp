@@ -52,29 +52,16 @@ namespace {
 // Source slices per workgroup of the far gather: a software device has few cores; a GPU needs
 // many warps in flight even for small n (the H100 sweep of docs/benchmarks.md favoured the most
 // slices the limits allow).
-// The far gather's workgroup: source slices (y) and receiver warps (z). One pose: as many slices
-// as the device allows, for parallelism. Several poses per invocation hold that many more
-// accumulators, so the workgroup has that many fewer warps (its registers stay within an SM's);
-// they gather different receivers from the same sources (one slice), for L1 reuse, and the
-// batch's pose blocks give the parallelism.
-struct FarShape {
-    std::uint32_t split = 1, warps = 1;
-};
-FarShape farShape(vk::Device& device, const TransportTuning& tuning, std::uint32_t perInvocation) {
-    const std::uint32_t warps = std::max(1u, std::min(shared::RSIM_MAX_RADIOSITY_SPLIT / perInvocation,
-                                                      device.limits().maxComputeWorkGroupInvocations /
-                                                          shared::RSIM_WG_RADIOSITY_X));
-    if (tuning.split) {
-        const std::uint32_t split = std::min(tuning.split, shared::RSIM_MAX_RADIOSITY_SPLIT);
-        return {split, perInvocation > 1 ? std::max(1u, warps / split) : 1u};
-    }
-    if (perInvocation > 1) return {1, warps};
-    if (device.info().isCpu()) return {1, 1};
+// With several poses per invocation, each invocation holds that many more accumulators: the
+// slices shrink in proportion, so that a workgroup's registers stay within one SM's.
+std::uint32_t farSplit(vk::Device& device, const TransportTuning& tuning, std::uint32_t perInvocation) {
+    if (tuning.split) return std::min(tuning.split, shared::RSIM_MAX_RADIOSITY_SPLIT);
+    if (device.info().isCpu()) return 1;
     std::uint32_t split = 1;
-    while (split < shared::RSIM_MAX_RADIOSITY_SPLIT &&
+    while (split < shared::RSIM_MAX_RADIOSITY_SPLIT / perInvocation &&
            shared::RSIM_WG_RADIOSITY_X * split * 2 <= device.limits().maxComputeWorkGroupInvocations)
         split *= 2;
-    return {split, 1};
+    return split;
 }
 
 // One device's part of the time loop: its buffers and passes, and what it submits per block.
@@ -83,7 +70,6 @@ public:
     DeviceTransport(const TransportDevice& in, std::uint32_t n, std::uint32_t poses, const NearLists& near,
                     const SimConfig& c, bool exchange, const TransportTuning& tuning)
         : dev_(*in.device), k_(in.k), n_(n), T_(c.timesteps), P_(poses),
-          shape_(farShape(dev_, tuning, posesPerInvocation(P_))),
           farBytes_(std::uint64_t(n_) * B * P_ * sizeof(glm::vec2)),
           history_(dev_, std::uint64_t(n_) * T_ * P_ * sizeof(glm::vec2), vk::kStorageUsage, vk::MemoryKind::Device,
                    "B/Z history"),
@@ -94,8 +80,7 @@ public:
                                       "near pairs")
                          : vk::makeStorage(dev_, near.pairs, "near pairs")),
           far_(dev_, vk::shaders::radiosityFar(),
-               vk::specConstants({{shared::RSIM_SPEC_RADIOSITY_SPLIT, shape_.split},
-                                  {shared::RSIM_SPEC_RADIOSITY_WARPS, shape_.warps},
+               vk::specConstants({{shared::RSIM_SPEC_RADIOSITY_SPLIT, farSplit(dev_, tuning, posesPerInvocation(P_))},
                                   {shared::RSIM_SPEC_RADIOSITY_UNROLL, std::clamp(tuning.unroll, 1u, 16u)},
                                   {shared::RSIM_SPEC_K_FORMAT, k_ ? k_->chunking.storage() : 0u},
                                   {shared::RSIM_SPEC_RADIOSITY_POSES, posesPerInvocation(P_)}}),
@@ -209,9 +194,8 @@ private:
         fp_.k = k_->chunkRef(held, chunk);
         fp_.t0 = t0;
         fp_.steps = steps;
-        const std::uint32_t receivers = shared::RSIM_WG_RADIOSITY_X * shape_.warps;
-        far_.dispatch(cmd, fp_, (fp_.k.rowEnd - fp_.k.rowBegin + receivers - 1) / receivers, 1,
-                      P_ / posesPerInvocation(P_));
+        far_.dispatch(cmd, fp_, (fp_.k.rowEnd - fp_.k.rowBegin + shared::RSIM_WG_RADIOSITY_X - 1) / shared::RSIM_WG_RADIOSITY_X,
+                      1, P_ / posesPerInvocation(P_));
     }
 
     // Groups of chunks cycle through kStreamBuffers device buffers: a group's copy (transfer
@@ -243,7 +227,6 @@ private:
     vk::Device& dev_;
     const DeviceK* k_;
     std::uint32_t n_, T_, P_;
-    FarShape shape_;
     std::uint64_t farBytes_;
     vk::Buffer history_, farSums_, nearOffsets_, nearPairs_, stream_[kStreamBuffers], readback_, upload_;
     vk::Pass<shared::RadiosityFarPush> far_;

@@ -30,7 +30,6 @@ RSIM_CONST uint RSIM_SPEC_RADIOSITY_SPLIT = 0u;
 RSIM_CONST uint RSIM_SPEC_RADIOSITY_UNROLL = 1u;
 RSIM_CONST uint RSIM_SPEC_K_FORMAT = 2u;
 RSIM_CONST uint RSIM_SPEC_RADIOSITY_POSES = 3u;
-RSIM_CONST uint RSIM_SPEC_RADIOSITY_WARPS = 4u;
 // Poses one invocation of the far gather serves (radiosity_far.comp), at most.
 RSIM_CONST uint RSIM_MAX_RADIOSITY_POSES = 4u;
 

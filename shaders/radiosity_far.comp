@@ -76,7 +76,8 @@ void main() {
                 uint base = (j0 + u * SPLIT) * pc.timesteps + pc.t0 - tau;
                 for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q) {
                     if (q < first || q >= pc.steps) continue;
-                    uint at = (base + q) * pc.poses + pose0; // vec2 index of this invocation's first pose
+                    // vec2 index of this invocation's first pose (poseStride = 1 when POSES > 1)
+                    uint at = (base + q) * pc.stepStride + pose0 * pc.poseStride;
                     if (POSES == 1u) {
                         accA[q].xy += f * hist2.v[at];
                     } else {

@@ -286,3 +286,26 @@ TEST_CASE("rsim run --poses writes a results directory per pose, batch.csv and b
     CHECK_THAT(bad.output, ContainsSubstring("bad.csv:3: column 3 (y): expected a finite number, got \"x1\""));
     CHECK(!std::filesystem::exists(dir / "bad"));
 }
+
+TEST_CASE("both history layouts of a Vulkan batch give the same results", "[batch][vulkan][cli]") {
+    if (vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
+    TempDir dir;
+    writeFile(dir / "poses.csv", "name,x,y,z,look_x,look_y,look_z\n"
+                                 "front,0.25,1.52,1.5,4.0,1.5,1.0\n"
+                                 "side,1.0,1.0,1.2,3.0,2.5,1.0\n"
+                                 "back,3.5,2.5,1.6,0.0,0.5,1.0\n");
+    const std::string scene = std::string(RSIM_SOURCE_DIR) + "/scenes/tiny-room/scene.toml";
+    for (const char* poses : {"1", "4"}) {
+        const auto run = runRsim("run " + scene + " --backend vulkan --timesteps 300 --samples 4 --no-progress -q " +
+                                 "--no-timeseries --radiosity-poses " + poses + " --poses " + (dir / "poses.csv").string() +
+                                 " -o " + (dir / poses).string());
+        INFO(run.output);
+        REQUIRE(run.exitCode == 0);
+    }
+    for (const char* pose : {"front", "side", "back"}) {
+        const auto cmp = runRsim("compare " + (dir / "1" / pose).string() + " " + (dir / "4" / pose).string() +
+                                 " --max-fraction 0 --tol-m 1e-5");
+        INFO(cmp.output);
+        CHECK(cmp.exitCode == 0);
+    }
+}

@@ -106,7 +106,7 @@ std::unique_ptr<Backend> makeVulkanBackend(const BackendChoice& choice) {
     spdlog::info("backend: {} device(s), {} visibility path", infos.size(), vk::rayPathName(path));
     return makeVulkanBackendOn(instance, infos, path, parseStreamMode(choice.stream),
                                std::uint64_t(choice.maxDeviceMb * 1048576.0),
-                               TransportTuning{choice.radiositySplit, choice.radiosityUnroll});
+                               TransportTuning{choice.radiositySplit, choice.radiosityUnroll, choice.radiosityPoses});
 }
 
 std::unique_ptr<Backend> makeBackend(const BackendChoice& choice) {

@@ -19,6 +19,7 @@ struct BackendChoice {
     // Workgroup shape of the GPU's far gather, for tuning sweeps (transport/vulkan_transport.h).
     std::uint32_t radiositySplit = 0;  // source slices per workgroup; 0: the most the device allows
     std::uint32_t radiosityUnroll = 1; // sources per loop trip
+    std::uint32_t radiosityPoses = 0;  // poses per invocation of a batch's far gather; 0: default
 };
 
 // auto: the best Vulkan GPU, else a software Vulkan device (lavapipe), else the CPU backend.

@@ -62,7 +62,8 @@ private:
 // A batch's B/Z history and transport records on device 0, shared by its poses.
 struct VulkanBatchHistory {
     vk::Buffer history, records; // vec2[n][T][poses], GpuTransportTri[poses][n]
-    std::uint32_t n = 0, poses = 1;
+    std::uint32_t n = 0;
+    HistoryLayout layout;
 };
 
 // One pose's view of it, for the distance phases.
@@ -72,7 +73,7 @@ struct VulkanHistory final : DeviceCopy {
     std::uint32_t pose = 0;
     DeviceHistoryView view() const {
         return {batch->records.address() + VkDeviceAddress(pose) * batch->n * sizeof(shared::GpuTransportTri),
-                batch->history.address(), batch->poses, pose};
+                batch->history.address(), batch->layout.stepStride, batch->layout.poseStride, pose};
     }
 };
 
@@ -149,7 +150,7 @@ public:
     TransportOutcome transport(KHandle* K, const std::vector<TransportPose>& batch, bool hostHistories) override {
         TransportOutcome out;
         const SimConfig& c = *batch[0].config;
-        const std::uint32_t n = std::uint32_t(scene().size()), P = paddedPoses(std::uint32_t(batch.size()));
+        const std::uint32_t n = std::uint32_t(scene().size()), P = paddedPoses(std::uint32_t(batch.size()), tuning_);
         std::vector<shared::GpuTransportTri> records;
         records.reserve(std::size_t(n) * P);
         for (const TransportPose& p : batch) {
@@ -223,7 +224,7 @@ public:
         shared->history = std::move(gpu.histories[0]);
         shared->records = std::move(onDevices[0]);
         shared->n = n;
-        shared->poses = P;
+        shared->layout = gpu.layout;
         out.histories.resize(batch.size());
         const std::uint32_t real = std::uint32_t(batch.size());
         if (hostHistories) {
@@ -232,12 +233,14 @@ public:
                 h.B.resize(count);
                 h.Z.resize(count);
             }
-            // One pass over the interleaved buffer, every pose at once.
+            // One pass over the buffer, every pose at once.
+            const HistoryLayout l = gpu.layout;
             parallelFor(count, 1 << 14, [&](std::size_t begin, std::size_t end, unsigned) {
                 for (std::size_t k = begin; k < end; ++k)
                     for (std::uint32_t p = 0; p < real; ++p) {
-                        out.histories[p].B[k] = bz[k * P + p].x;
-                        out.histories[p].Z[k] = bz[k * P + p].y;
+                        const glm::vec2 v = bz[k * l.stepStride + std::size_t(p) * l.poseStride];
+                        out.histories[p].B[k] = v.x;
+                        out.histories[p].Z[k] = v.y;
                     }
             });
         }
@@ -333,6 +336,7 @@ private:
         batch->history = vk::makeStorage(d0, bz, "B/Z history (uploaded)");
         batch->records = vk::makeStorage(d0, makeTransportRecords(scene(), c, direct), "transport triangles (distances)");
         batch->n = h.n;
+        batch->layout = {1, 0};
         auto copy = std::make_shared<VulkanHistory>();
         copy->owner = this;
         copy->batch = std::move(batch);

@@ -64,6 +64,11 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
                     "allows); for sweeps, see scripts/device/gpu-run.sh split")
         ->check(CLI::Range(0u, 32u))
         ->capture_default_str();
+    cmd->add_option("--radiosity-poses", req->backend.radiosityPoses,
+                    "Tuning: poses per invocation of a batch's far gather (1, 2 or 4; 0: the default); "
+                    "see scripts/batch_benchmark.py")
+        ->check(CLI::IsMember({0u, 1u, 2u, 4u}))
+        ->capture_default_str();
     cmd->add_option("--radiosity-unroll", req->backend.radiosityUnroll,
                     "Tuning: sources per loop trip of the GPU's far gather")
         ->check(CLI::Range(1u, 16u))

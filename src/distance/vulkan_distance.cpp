@@ -24,7 +24,8 @@ TriangleDistances computeTriangleDistancesVulkan(vk::Device& device, const GpuPo
     shared::DistancePush push{};
     push.tris = history.records;
     push.history = history.history;
-    push.poses = history.poses;
+    push.stepStride = history.stepStride;
+    push.poseStride = history.poseStride;
     push.pose = history.pose;
     push.pulse = pose.pulse.address();
     push.results = out.address();
@@ -73,7 +74,8 @@ void sensorSignalsVulkan(vk::Device& device, const GpuPose& pose, vk::PosePasses
     push.n = n;
     push.timesteps = c.timesteps;
     push.pulseLength = std::uint32_t(c.pulse.size());
-    push.poses = history.poses;
+    push.stepStride = history.stepStride;
+    push.poseStride = history.poseStride;
     push.pose = history.pose;
     device.submitAndWait([&](VkCommandBuffer cmd) {
         passes.signals->bind(cmd);
@@ -117,7 +119,8 @@ SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& scene
     shared::PixelPush px{};
     px.tris = history.records;
     px.history = history.history;
-    px.poses = history.poses;
+    px.stepStride = history.stepStride;
+    px.poseStride = history.poseStride;
     px.pose = history.pose;
     px.pulse = pose.pulse.address();
     px.hits = hits.address();

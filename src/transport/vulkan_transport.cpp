@@ -34,13 +34,20 @@ namespace {
 constexpr std::uint32_t B = shared::RSIM_TIME_BLOCK;
 } // namespace
 
-std::uint32_t posesPerInvocation(std::uint32_t poses) {
-    return poses <= 2 ? std::max(poses, 1u) : shared::RSIM_MAX_RADIOSITY_POSES;
+std::uint32_t posesPerInvocation(std::uint32_t poses, const TransportTuning& tuning) {
+    const std::uint32_t most = tuning.poses ? std::min(tuning.poses, shared::RSIM_MAX_RADIOSITY_POSES)
+                                            : shared::RSIM_MAX_RADIOSITY_POSES;
+    return poses <= 2 ? std::min(std::max(poses, 1u), most) : most;
 }
 
-std::uint32_t paddedPoses(std::uint32_t poses) {
-    const std::uint32_t k = posesPerInvocation(poses);
+std::uint32_t paddedPoses(std::uint32_t poses, const TransportTuning& tuning) {
+    const std::uint32_t k = posesPerInvocation(poses, tuning);
     return (poses + k - 1) / k * k;
+}
+
+HistoryLayout historyLayout(std::uint32_t n, std::uint32_t T, std::uint32_t poses, const TransportTuning& tuning) {
+    if (posesPerInvocation(poses, tuning) > 1) return {poses, 1};
+    return {1, n * T};
 }
 
 std::uint64_t transportBytesPerPose(std::uint32_t n, std::uint32_t timesteps) {
@@ -70,6 +77,7 @@ public:
     DeviceTransport(const TransportDevice& in, std::uint32_t n, std::uint32_t poses, const NearLists& near,
                     const SimConfig& c, bool exchange, const TransportTuning& tuning)
         : dev_(*in.device), k_(in.k), n_(n), T_(c.timesteps), P_(poses),
+          perInvocation_(posesPerInvocation(poses, tuning)),
           farBytes_(std::uint64_t(n_) * B * P_ * sizeof(glm::vec2)),
           history_(dev_, std::uint64_t(n_) * T_ * P_ * sizeof(glm::vec2), vk::kStorageUsage, vk::MemoryKind::Device,
                    "B/Z history"),
@@ -80,10 +88,10 @@ public:
                                       "near pairs")
                          : vk::makeStorage(dev_, near.pairs, "near pairs")),
           far_(dev_, vk::shaders::radiosityFar(),
-               vk::specConstants({{shared::RSIM_SPEC_RADIOSITY_SPLIT, farSplit(dev_, tuning, posesPerInvocation(P_))},
+               vk::specConstants({{shared::RSIM_SPEC_RADIOSITY_SPLIT, farSplit(dev_, tuning, posesPerInvocation(P_, tuning))},
                                   {shared::RSIM_SPEC_RADIOSITY_UNROLL, std::clamp(tuning.unroll, 1u, 16u)},
                                   {shared::RSIM_SPEC_K_FORMAT, k_ ? k_->chunking.storage() : 0u},
-                                  {shared::RSIM_SPEC_RADIOSITY_POSES, posesPerInvocation(P_)}}),
+                                  {shared::RSIM_SPEC_RADIOSITY_POSES, posesPerInvocation(P_, tuning)}}),
                "radiosity far gather"),
           near_(dev_, vk::shaders::radiosityNear(), {}, "radiosity near steps"), copyDone_(dev_, "K copies"),
           computeDone_(dev_, "transport work") {
@@ -107,7 +115,10 @@ public:
         fp_.n = n_;
         fp_.timesteps = T_;
         fp_.invCdtSq = c.invCdtSq;
+        const HistoryLayout layout = historyLayout(n_, T_, P_, tuning);
         fp_.poses = P_;
+        fp_.stepStride = layout.stepStride;
+        fp_.poseStride = layout.poseStride;
         np_.tris = in.records->address();
         np_.history = history_.address();
         np_.farSums = farSums_.address();
@@ -118,6 +129,8 @@ public:
         np_.timesteps = T_;
         np_.pulseLength = std::uint32_t(c.pulse.size());
         np_.poses = P_;
+        np_.stepStride = layout.stepStride;
+        np_.poseStride = layout.poseStride;
     }
 
     // The host stays at most one block ahead of the device: submissions that wait on semaphores
@@ -195,7 +208,7 @@ private:
         fp_.t0 = t0;
         fp_.steps = steps;
         far_.dispatch(cmd, fp_, (fp_.k.rowEnd - fp_.k.rowBegin + shared::RSIM_WG_RADIOSITY_X - 1) / shared::RSIM_WG_RADIOSITY_X,
-                      1, P_ / posesPerInvocation(P_));
+                      1, P_ / perInvocation_);
     }
 
     // Groups of chunks cycle through kStreamBuffers device buffers: a group's copy (transfer
@@ -226,7 +239,7 @@ private:
 
     vk::Device& dev_;
     const DeviceK* k_;
-    std::uint32_t n_, T_, P_;
+    std::uint32_t n_, T_, P_, perInvocation_;
     std::uint64_t farBytes_;
     vk::Buffer history_, farSums_, nearOffsets_, nearPairs_, stream_[kStreamBuffers], readback_, upload_;
     vk::Pass<shared::RadiosityFarPush> far_;
@@ -247,7 +260,7 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
                                 const TransportTuning& tuning) {
     Stopwatch setup;
     const std::uint32_t T = config.timesteps;
-    if (poses != paddedPoses(poses)) throw Error("internal: the transport's pose count is not padded");
+    if (poses != paddedPoses(poses, tuning)) throw Error("internal: the transport's pose count is not padded");
     if (std::uint64_t(n) * T * poses >= (std::uint64_t(1) << 32))
         throw Error("N x T x poses = " + std::to_string(std::uint64_t(n) * T * poses) +
                     " exceeds the 2^32 entries of one history buffer; use fewer timesteps or poses per group");
@@ -260,6 +273,7 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
     for (std::size_t d = 0; d < D; ++d)
         st.push_back(std::make_unique<DeviceTransport>(devices[d], n, poses, near, config, exchange, tuning));
     GpuTransport out;
+    out.layout = historyLayout(n, T, poses, tuning);
     out.setupSeconds = setup.seconds();
 
     Stopwatch loop;

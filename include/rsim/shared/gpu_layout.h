@@ -33,14 +33,20 @@ RSIM_CONST uint RSIM_SPEC_RADIOSITY_POSES = 3u;
 // Poses one invocation of the far gather serves (radiosity_far.comp), at most.
 RSIM_CONST uint RSIM_MAX_RADIOSITY_POSES = 4u;
 
-// Poses of a transport batch (MODEL.md §9) share K. Their B/Z histories interleave, pose
-// fastest: entry (i, t) of pose p is at (i * T + t) * poses + p, so that an invocation that
-// gathers one source for several poses reads adjacent values. `poses` counts the batch's poses
-// padded to a multiple of what one far-gather invocation serves (the padding poses have no
-// sources and stay zero). A batch of one is the plain [i][t].
+// Poses of a transport batch (MODEL.md §9) share K and one B/Z history buffer: entry (i, t) of
+// pose p is at rsimHistoryIndex, (i * T + t) * stepStride + p * poseStride. When one far-gather
+// invocation serves several poses they interleave, pose fastest (stepStride = poses,
+// poseStride = 1), so that it reads adjacent values; with one pose per invocation each pose's
+// history is the plain [i][t] (stepStride = 1, poseStride = n T). `poses` counts the batch's
+// poses padded to a multiple of what one invocation serves (the padding poses have no sources
+// and stay zero).
 
 // Descriptor set 0 of every ray-tracing shader.
 RSIM_CONST uint RSIM_BINDING_TLAS = 0u;
+
+RSIM_FN uint rsimHistoryIndex(uint i, uint t, uint T, uint pose, uint stepStride, uint poseStride) {
+    return (i * T + t) * stepStride + pose * poseStride;
+}
 
 // One triangle for the ray passes (internal order).
 struct GpuTriangle {
@@ -176,7 +182,7 @@ struct NearPair {
 struct RadiosityFarPush {
     uint64_t tris;       // GpuTransportTri[n] (pose 0's: only the geometry is read)
     KChunkRef k;
-    uint64_t history;    // vec2[n][T][poses]: (B, Z) per triangle, timestep and pose
+    uint64_t history;    // vec2: (B, Z) per triangle, timestep and pose (rsimHistoryIndex)
     uint64_t farSums;    // vec2[RSIM_TIME_BLOCK][n][poses]
     uint n;
     uint timesteps;
@@ -184,12 +190,14 @@ struct RadiosityFarPush {
     uint steps;
     float invCdtSq;
     uint poses;
+    uint stepStride;
+    uint poseStride;
 };
 
 // Near gather and the new values of one timestep t = t0 + q, receivers [0, n).
 struct RadiosityNearPush {
     uint64_t tris;        // GpuTransportTri[poses][n]
-    uint64_t history;     // vec2[n][T][poses]
+    uint64_t history;     // vec2, rsimHistoryIndex
     uint64_t farSums;     // vec2[RSIM_TIME_BLOCK][n][poses]
     uint64_t nearOffsets; // uint[n + 1]: receiver i's near pairs are [offsets[i], offsets[i+1])
     uint64_t nearPairs;   // NearPair[]
@@ -200,8 +208,8 @@ struct RadiosityNearPush {
     uint q;
     uint pulseLength;
     uint poses;
-    uint pad1;
-    uint pad2;
+    uint stepStride;
+    uint poseStride;
 };
 
 // Near-pair lists from K: pass 0 counts the near pairs of each receiver, pass 1 writes them
@@ -220,7 +228,7 @@ struct NearListPush {
 // Distance pass over triangles [begin, end): path length (steps) and sensor distance.
 struct DistancePush {
     uint64_t tris;       // GpuTransportTri[n] of this pose
-    uint64_t history;    // vec2[n][T][poses]
+    uint64_t history;    // vec2, rsimHistoryIndex
     uint64_t pulse;      // float[P]
     uint64_t results;      // vec4[n]: path steps (or -1 none, -2 cut off), d_i (m), 0, 0
     vec4 omegaLo;        // AMCW w_k = 2 pi f_k dt, k < 4
@@ -233,28 +241,28 @@ struct DistancePush {
     uint frequencies;
     uint begin;
     uint end;
-    uint poses;          // of the history
-    uint pose;           // this pose's index among them
+    uint stepStride;     // of the history (rsimHistoryIndex)
+    uint poseStride;
+    uint pose;           // this pose's index in it
     uint pad0;
     uint pad1;
-    uint pad2;
 };
 
 // Total sensor signal of one pose (MODEL.md §5): s_fwd(t) = sum_i A_i (B_i * R_i)(t) and
 // s_adj(t) = sum_i A_i (E_i * Z_i)(t), one invocation per t (shaders/sensor_signals.comp).
 struct SignalPush {
     uint64_t tris;       // GpuTransportTri[n] of this pose
-    uint64_t history;    // vec2[n][T][poses]
+    uint64_t history;    // vec2, rsimHistoryIndex
     uint64_t pulse;      // float[P]
     uint64_t results;    // vec2[T]: s_fwd, s_adj
     uint n;
     uint timesteps;
     uint pulseLength;
-    uint poses;
+    uint stepStride;
     uint pose;
     uint begin;          // timesteps [begin, end) of this launch
     uint end;
-    uint pad0;
+    uint poseStride;
 };
 
 // Primary-ray pass: pixels [begin, end) of the sensor image.
@@ -272,7 +280,7 @@ struct PrimaryPush {
 // Pixel-signal pass: pixels [begin, end).
 struct PixelPush {
     uint64_t tris;        // GpuTransportTri[n] of this pose
-    uint64_t history;     // vec2[n][T][poses]
+    uint64_t history;     // vec2, rsimHistoryIndex
     uint64_t pulse;       // float[P]
     uint64_t hits;        // vec4[pixels] from the primary pass
     uint64_t results;       // vec4[pixels]: depth (m, NaN none), amplitude, 0, 0
@@ -287,10 +295,10 @@ struct PixelPush {
     uint frequencies;
     uint begin;
     uint end;
-    uint poses;           // of the history
-    uint pose;            // this pose's index among them
+    uint stepStride;      // of the history (rsimHistoryIndex)
+    uint poseStride;
+    uint pose;            // this pose's index in it
     uint pad0;
-    uint pad1;
 };
 
 // The formula probe (shaders/formula_probe.comp, tests only): shared functions evaluated by the
@@ -338,7 +346,7 @@ static_assert(sizeof(rsim::shared::FormFactorPush) == 56);
 static_assert(sizeof(rsim::shared::KEncodePush) == 64);
 static_assert(sizeof(rsim::shared::LightSensorRecord) == 128);
 static_assert(sizeof(rsim::shared::NearPair) == 16);
-static_assert(sizeof(rsim::shared::RadiosityFarPush) == 72);
+static_assert(sizeof(rsim::shared::RadiosityFarPush) == 80);
 static_assert(sizeof(rsim::shared::RadiosityNearPush) == 80);
 static_assert(sizeof(rsim::shared::NearListPush) == 64);
 static_assert(sizeof(rsim::shared::DistancePush) == 128);

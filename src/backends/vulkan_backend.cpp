@@ -275,8 +275,9 @@ public:
         fit = std::min(fit, ((std::uint64_t(1) << 32) - 1) / history);
         fit = std::min(fit, slots_[0].device->maxAllocationBytes() / (history * sizeof(glm::vec2)));
         // Padded to what one far-gather invocation serves (vulkan_transport.h).
-        if (fit >= shared::RSIM_MAX_RADIOSITY_POSES) fit -= fit % shared::RSIM_MAX_RADIOSITY_POSES;
-        else if (fit == 3) fit = 2;
+        fit = std::min<std::uint64_t>(fit, 1u << 20);
+        const std::uint32_t k = posesPerInvocation(std::uint32_t(fit), tuning_);
+        if (fit >= k) fit -= fit % k;
         return std::uint32_t(std::clamp<std::uint64_t>(fit, 1, 1u << 20));
     }
 

@@ -34,9 +34,11 @@ namespace {
 constexpr std::uint32_t B = shared::RSIM_TIME_BLOCK;
 } // namespace
 
+// One by default: measured on an H100 (docs/benchmarks.md, "Batches"), 32 poses of the medium
+// room took 2.17 s with one pose per invocation (each pose's history its own [i][t], a
+// workgroup per pose block), 5.92 s with four (pose-fastest, vec4 reads, fewer warps).
 std::uint32_t posesPerInvocation(std::uint32_t poses, const TransportTuning& tuning) {
-    const std::uint32_t most = tuning.poses ? std::min(tuning.poses, shared::RSIM_MAX_RADIOSITY_POSES)
-                                            : shared::RSIM_MAX_RADIOSITY_POSES;
+    const std::uint32_t most = tuning.poses ? std::min(tuning.poses, shared::RSIM_MAX_RADIOSITY_POSES) : 1u;
     return poses <= 2 ? std::min(std::max(poses, 1u), most) : most;
 }
 

@@ -27,7 +27,7 @@ struct TransportDevice {
 struct TransportTuning {
     std::uint32_t split = 0;  // source slices per workgroup; 0: as many as the device allows
     std::uint32_t unroll = 1; // sources gathered per loop trip
-    std::uint32_t poses = 0;  // poses per invocation of a batch (1, 2, 4); 0: the default
+    std::uint32_t poses = 0;  // poses per invocation of a batch (1, 2, 4); 0: the default (1)
 };
 
 // Where a batch's B/Z entries lie (rsimHistoryIndex in gpu_layout.h).

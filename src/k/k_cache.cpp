@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "util/cache_dir.h"
 #include "util/error.h"
 
 namespace rsim {
@@ -64,9 +65,8 @@ using File = std::unique_ptr<std::FILE, FileCloser>;
 KCache::KCache(fs::path dir, std::uint64_t maxBytes) : dir_(std::move(dir)), maxBytes_(maxBytes) {}
 
 fs::path KCache::defaultDir() {
-    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "rsim" / "k";
-    if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "rsim" / "k";
-    return {};
+    const fs::path dir = userCacheDir();
+    return dir.empty() ? dir : dir / "k";
 }
 
 std::string KCache::key(const PreparedScene& s, const KSettings& k, const KChunking& chunking,

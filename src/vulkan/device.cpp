@@ -7,6 +7,7 @@
 
 #include "util/error.h"
 #include "vulkan/buffer.h"
+#include "vulkan/pipeline_cache.h"
 
 namespace rsim::vk {
 
@@ -104,6 +105,7 @@ Device::Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath
     name(device_, VK_OBJECT_TYPE_DEVICE, label_);
     name(computeQueue_, VK_OBJECT_TYPE_QUEUE, label_ + " compute queue");
     name(pool_, VK_OBJECT_TYPE_COMMAND_POOL, label_ + " command pool");
+    pipelineCache_ = std::make_unique<PipelineCache>(*this);
     spdlog::debug("{}: {} ({}), {} path, compute family {}, transfer family {}", label_, info.name,
                   info.driver, rayPathName(path), computeFamily_, transferFamily_);
 }
@@ -125,6 +127,7 @@ Device::~Device() {
     table_.vkDeviceWaitIdle(device_);
     upload_.reset();
     readback_.reset();
+    pipelineCache_.reset();
     reclaim();
     if (transferPool_) table_.vkDestroyCommandPool(device_, transferPool_, nullptr);
     if (fence_) table_.vkDestroyFence(device_, fence_, nullptr);

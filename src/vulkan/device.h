@@ -30,6 +30,9 @@ public:
     const std::string& label() const { return label_; }
     RayPath rayPath() const { return path_; }
     const VkPhysicalDeviceLimits& limits() const { return props_.properties.limits; }
+    const VkPhysicalDeviceProperties& properties() const { return props_.properties; }
+    // The pipeline cache every pipeline of this device is created through (pipeline_cache.h).
+    class PipelineCache& pipelineCache() { return *pipelineCache_; }
     const VkPhysicalDeviceRayTracingPipelinePropertiesKHR& rtProperties() const { return rtProps_; }
     const VkPhysicalDeviceAccelerationStructurePropertiesKHR& asProperties() const { return asProps_; }
     std::uint64_t maxAllocationBytes() const { return maxAllocation_; }
@@ -102,6 +105,7 @@ private:
     };
     std::vector<Pending> pending_;
     std::unique_ptr<class Buffer> upload_, readback_;
+    std::unique_ptr<class PipelineCache> pipelineCache_;
 };
 
 } // namespace rsim::vk

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "vulkan/pipeline.h"
 
+#include "vulkan/pipeline_cache.h"
+
 #include <cstring>
 
 #include "util/error.h"
@@ -73,7 +75,9 @@ Pipeline::Pipeline(Device& device, ShaderCode compute, std::uint32_t pushBytes,
     ci.stage.pName = "main";
     ci.stage.pSpecializationInfo = spec.empty() ? nullptr : &si;
     ci.layout = layout_;
-    VkResult r = device.vk().vkCreateComputePipelines(device.handle(), VK_NULL_HANDLE, 1, &ci, nullptr, &pipeline_);
+    VkResult r = device.vk().vkCreateComputePipelines(device.handle(), device.pipelineCache().handle(), 1, &ci,
+                                                      nullptr, &pipeline_);
+    device.pipelineCache().added();
     device.vk().vkDestroyShaderModule(device.handle(), m, nullptr);
     VK_CHECK(r);
     device.name(pipeline_, VK_OBJECT_TYPE_PIPELINE, name);
@@ -119,7 +123,9 @@ Pipeline::Pipeline(Device& device, ShaderCode raygen, ShaderCode miss, ShaderCod
     ci.pGroups = groups.data();
     ci.maxPipelineRayRecursionDepth = 1;
     ci.layout = layout_;
-    VkResult r = vk.vkCreateRayTracingPipelinesKHR(device.handle(), VK_NULL_HANDLE, VK_NULL_HANDLE, 1, &ci, nullptr, &pipeline_);
+    VkResult r = vk.vkCreateRayTracingPipelinesKHR(device.handle(), VK_NULL_HANDLE, device.pipelineCache().handle(), 1,
+                                                   &ci, nullptr, &pipeline_);
+    device.pipelineCache().added();
     for (auto& s : st) vk.vkDestroyShaderModule(device.handle(), s.module, nullptr);
     VK_CHECK(r);
     device.name(pipeline_, VK_OBJECT_TYPE_PIPELINE, name);

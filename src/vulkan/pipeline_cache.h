@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: MIT
+// A VkPipelineCache kept on disk between runs (userCacheDir()/pipelines), one file per device
+// and driver: the driver compiles a pipeline's SPIR-V once, not in every process. The file is
+// checked against the device (header, vendor, device, cache UUID) before the driver sees it;
+// anything else is ignored with a debug line. It is written back, atomically, when pipelines
+// were added.
+#pragma once
+#include <cstddef>
+#include <filesystem>
+
+#include <volk.h>
+
+namespace rsim::vk {
+
+class Device;
+
+class PipelineCache {
+  public:
+    explicit PipelineCache(Device& device);
+    ~PipelineCache(); // saves (when there is something new) and destroys the cache
+    PipelineCache(const PipelineCache&) = delete;
+    PipelineCache& operator=(const PipelineCache&) = delete;
+
+    VkPipelineCache handle() const { return cache_; }
+    // A pipeline was created through the cache: save it at the end.
+    void added() { dirty_ = true; }
+
+  private:
+    Device& device_;
+    std::filesystem::path file_;
+    VkPipelineCache cache_ = VK_NULL_HANDLE;
+    bool dirty_ = false;
+};
+
+} // namespace rsim::vk

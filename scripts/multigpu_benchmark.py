@@ -132,7 +132,7 @@ def main():
                 st = run(args, rsim, scene, ["--devices", "0", "--kij", fmt, "--stream", "always"])
                 row = {"scene": name, "k_format": fmt, "k_bytes": st["k_bytes"],
                        "loop_resident_s": detail(res, "radiosity_loop"), "loop_streamed_s": detail(st, "radiosity_loop"),
-                       "streamed_gib": detail(st, "streamed_gib"), "streamed_gbs": detail(st, "streamed_gbs")}
+                       "streamed_gib": detail(st, "streamed_gib"), "streamed_gbs": detail(st, "streamed_gib") * 1.073741824 / max(detail(st, "radiosity_loop"), 1e-9)}
                 row["throughput_ratio"] = row["loop_resident_s"] / row["loop_streamed_s"]
                 rows.append(row)
                 print(f"  {name} {fmt}: resident {row['loop_resident_s']:.3f} s, streamed {row['loop_streamed_s']:.3f} s "

@@ -14,6 +14,7 @@
 #include "pipeline/simulate.h"
 #include "scene/poses.h"
 #include "scene/scene_config.h"
+#include "scene/scene_desc.h"
 #include "support/run_command.h"
 #include "support/test_scenes.h"
 #include "util/error.h"
@@ -180,12 +181,43 @@ TEST_CASE("the poses file is read with errors that name the line and the column"
     auto slash = ok;
     slash[1].name = "../x";
     CHECK_THAT(checkError(slash), ContainsSubstring("letters, digits"));
+    auto reserved = ok;
+    reserved[0].name = "batch.csv";
+    CHECK_THAT(checkError(reserved), ContainsSubstring("cannot name a pose's results directory"));
     auto blind = ok;
     blind[0].lookAt = blind[0].position;
     CHECK_THAT(checkError(blind), ContainsSubstring("test pose 1: the look-at point must differ"));
     auto parallel = ok;
     parallel[1].up = parallel[1].lookAt - parallel[1].position;
     CHECK_THAT(checkError(parallel), ContainsSubstring("parallel"));
+}
+
+TEST_CASE("[[pose]] tables in the scene file are read like the poses file", "[batch]") {
+    TempDir dir;
+    const std::string mesh = std::string(RSIM_SOURCE_DIR) + "/scenes/tiny-room/room.obj";
+    const std::string head = "[[mesh]]\npath = \"" + mesh + "\"\n";
+    writeFile(dir / "ok.toml", head + "[[pose]]\nname = \"door\"\nposition = [0.5, 1.0, 1.5]\nlook_at = [3.0, 1.5, 1.0]\n"
+                                      "[[pose]]\nname = \"up\"\nposition = [1, 1, 1]\nlook_at = [2, 1, 1]\nup = [0, 1, 0]\n");
+    const SceneDesc scene = loadSceneFile(dir / "ok.toml");
+    REQUIRE(scene.poses.size() == 2);
+    CHECK(scene.poses[0].name == "door");
+    CHECK(scene.poses[0].lookAt == glm::dvec3(3.0, 1.5, 1.0));
+    CHECK(!scene.poses[0].up);
+    CHECK(*scene.poses[1].up == glm::dvec3(0, 1, 0));
+    CHECK_THAT(scene.poses[1].where, ContainsSubstring("ok.toml:7 ([[pose]] #2, \"up\")"));
+    auto errorOf = [&](const std::string& text) -> std::string {
+        writeFile(dir / "bad.toml", head + text);
+        try {
+            (void)loadSceneFile(dir / "bad.toml");
+        } catch (const InputError& e) {
+            return e.what();
+        }
+        return "";
+    };
+    CHECK_THAT(errorOf("[[pose]]\nname = \"a\"\nlook_at = [1, 2, 3]\n"), ContainsSubstring("needs a position"));
+    CHECK_THAT(errorOf("[[pose]]\nname = \"a\"\nposition = [0, 0, 1]\nlook_at = [1, 2, 3]\nlook = 1\n"),
+               ContainsSubstring("look"));
+    CHECK_THAT(errorOf("[pose]\nname = \"a\"\n"), ContainsSubstring("must be written [[pose]]"));
 }
 
 TEST_CASE("a pose of a batch gets bit for bit what it gets alone on the CPU backend", "[batch]") {

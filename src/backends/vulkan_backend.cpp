@@ -208,7 +208,6 @@ public:
         if (devices.size() > 1) out.details.emplace_back("radiosity_exchange", gpu.exchangeSeconds);
         if (gpu.streamedBytes) {
             out.details.emplace_back("streamed_gib", double(gpu.streamedBytes) / 1073741824.0);
-            out.details.emplace_back("streamed_gbs", double(gpu.streamedBytes) / gpu.loopSeconds / 1e9);
         }
         out.summary = fmt::format("{:.3f} s time loop{}{}", gpu.loopSeconds,
                                   devices.size() > 1 ? fmt::format(", {:.3f} s combining far sums", gpu.exchangeSeconds) : "",

@@ -195,7 +195,13 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
         const double secs = sw.seconds();
         times.add("radiosity", secs - t.downloadSeconds);
         if (t.downloadSeconds > 0.0) times.add("download", t.downloadSeconds);
-        meta.timingDetails.insert(meta.timingDetails.end(), t.details.begin(), t.details.end());
+        // Times and amounts add up over the groups of a batch.
+        for (const auto& [name, value] : t.details) {
+            auto it = std::find_if(meta.timingDetails.begin(), meta.timingDetails.end(),
+                                   [&name = name](const auto& d) { return d.first == name; });
+            if (it == meta.timingDetails.end()) meta.timingDetails.emplace_back(name, value);
+            else it->second += value;
+        }
         spdlog::info("radiosity: {} timesteps{} in {:.3f} s{}", first.timesteps,
                      poses.size() > 1 ? fmt::format(" of {} poses", g1 - g0) : std::string(), secs,
                      t.summary.empty() ? "" : " (" + t.summary + ")");

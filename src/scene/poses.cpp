@@ -136,8 +136,9 @@ void checkPoses(const std::vector<PoseDesc>& poses, const SceneDesc& scene) {
             if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_' || ch == '-'))
                 throw InputError(p.where + ": the name \"" + p.name +
                                  "\" names the pose's results directory; use letters, digits, '.', '_' and '-' only");
-        if (p.name == "." || p.name == "..")
-            throw InputError(p.where + ": \"" + p.name + "\" cannot name a results directory");
+        if (p.name == "." || p.name == ".." || p.name == "batch.csv" || p.name == "batch.h5" || p.name == "summary.json")
+            throw InputError(p.where + ": \"" + p.name + "\" cannot name a pose's results directory (it is a file of "
+                             "the batch's, or not a directory name)");
         if (!seen.insert(p.name).second)
             throw InputError(p.where + ": the name \"" + p.name + "\" is used by an earlier pose; names must be unique");
         const std::string why = aimProblem(p.lookAt - p.position, p.up.value_or(scene.sensor.up));

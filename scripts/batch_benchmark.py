@@ -14,7 +14,6 @@ timeseries.h5: medium-sized scenes only).
         --separate 8 --cache --count-flops --out bench/batch
 """
 import argparse
-import csv
 import json
 import math
 import os
@@ -111,18 +110,18 @@ def main():
         wall, _ = run([a.rsim, "run", scene, "--output", out, "--poses", poses_file(p), *base])
         s = json.load(open(os.path.join(out, "summary.json")))
         t, d = s["timings_s"], s.get("timings_detail_s", {})
-        loop = d.get("radiosity_loop", float("nan"))
+        loop = d.get("radiosity_loop", float("nan")) # summed over the pose groups
         row = {"scene": a.scene, "mode": "batch", "poses": p, "wall_s": round(wall, 3),
                "per_pose_s": round(wall / p, 4), "group_size": s["batch"]["group_size"], "groups": s["batch"]["groups"],
                "k_bytes": s["k_bytes"]}
         for k in ("load", "accel", "direct", "visibility", "compress", "radiosity", "download", "distance", "output"):
             row[k + "_s"] = round(t.get(k, 0.0), 4)
         row["radiosity_loop_s"] = round(loop, 4)
-        # K is read once per 8-step block with a far gather (all but the first), once per 4 poses
-        # (the poses one far-gather invocation serves; 1 or 2 for batches of 1 or 2).
+        # The far gather requests K once per 8-step block with a far gather (all but the first)
+        # for every pose: one workgroup per pose block reads it (from L2 or DRAM).
         T = json.load(open(os.path.join(out, s["poses"][0]["name"], "summary.json")))["settings"]["simulation"]["timesteps"]
         blocks = max(0, math.ceil(T / 8) - 1)
-        row["k_read_gb"] = round(s["k_bytes"] * blocks * (1 if p <= 2 else math.ceil(s["batch"]["group_size"] / 4)) * s["batch"]["groups"] / 1e9, 2)
+        row["k_read_gb"] = round(s["k_bytes"] * blocks * p / 1e9, 2)
         row["k_read_gbs"] = round(row["k_read_gb"] / loop, 1) if loop == loop and loop > 0 else ""
         if flops_per_pose:
             row["gflops"] = round(flops_per_pose * p / loop / 1e9, 1)

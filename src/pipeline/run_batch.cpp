@@ -24,10 +24,7 @@ namespace rsim {
 RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::vector<PoseDesc>& poseDescs) {
     Stopwatch total;
     PhaseTimes times;
-    RunInfo info;
-    info.version = RSIM_VERSION;
-    info.commandLine = req.commandLine;
-    info.startedAt = isoNowUtc();
+    RunInfo info = runInfoFor(req);
 
     // Every pose is checked before any work.
     checkPoses(poseDescs, scene);
@@ -39,14 +36,8 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
     }
     checkOutputDirectory(scene.output.dir);
 
+    const PreparedScene prepared = loadScene(scene, req, poses.size(), times);
     Stopwatch sw;
-    spdlog::info("scene {}: {} mesh(es), {} material(s), T = {}, dt = {} ns, S = {}, {} pose(s)",
-                 req.sceneFile.string(), scene.meshes.size(), scene.materials.size(), scene.sim.timesteps,
-                 scene.sim.dt_ns, scene.sim.samples, poses.size());
-    LoadedGeometry geometry = loadMeshes(scene);
-    PreparedScene prepared = prepareScene(geometry, scene.sim.max_edge_m);
-    geometry = LoadedGeometry{};
-    times.add("load", sw.seconds());
 
     auto backend = makeBackend(req.backend);
     const RunOptions options = optionsFor(scene, req);

@@ -20,11 +20,36 @@
 
 namespace rsim {
 
+namespace {
+
 std::string isoNowUtc() {
     std::time_t now = std::time(nullptr);
     char buf[32];
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
     return buf;
+}
+
+} // namespace
+
+RunInfo runInfoFor(const RunRequest& req) {
+    RunInfo info;
+    info.version = RSIM_VERSION;
+    info.commandLine = req.commandLine;
+    info.startedAt = isoNowUtc();
+    return info;
+}
+
+PreparedScene loadScene(const SceneDesc& scene, const RunRequest& req, std::size_t poses, PhaseTimes& times) {
+    Stopwatch sw;
+    spdlog::info("scene {}: {} mesh(es), {} material(s), T = {}, dt = {} ns, S = {}{}", req.sceneFile.string(),
+                 scene.meshes.size(), scene.materials.size(), scene.sim.timesteps, scene.sim.dt_ns, scene.sim.samples,
+                 poses ? fmt::format(", {} pose(s)", poses) : std::string());
+    PreparedScene prepared = prepareScene(loadMeshes(scene), scene.sim.max_edge_m);
+    times.add("load", sw.seconds());
+    const std::size_t n = prepared.size();
+    const double kGiB = double(n) * double(n) * 4.0 / 1073741824.0;
+    if (kGiB > 1.0) spdlog::info("K will take {:.1f} GiB (N = {})", kGiB, n);
+    return prepared;
 }
 
 SimConfig configFor(const SceneDesc& scene, const RunRequest& req) {
@@ -61,24 +86,11 @@ RunOutcome runSimulation(const RunRequest& req) {
 
     Stopwatch total;
     PhaseTimes times;
-    RunInfo info;
-    info.version = RSIM_VERSION;
-    info.commandLine = req.commandLine;
-    info.startedAt = isoNowUtc();
-    Stopwatch sw;
+    RunInfo info = runInfoFor(req);
     // Fail in milliseconds on an unusable output directory, not after the simulation.
     checkOutputDirectory(scene.output.dir);
-    spdlog::info("scene {}: {} mesh(es), {} material(s), T = {}, dt = {} ns, S = {}",
-                 req.sceneFile.string(), scene.meshes.size(), scene.materials.size(),
-                 scene.sim.timesteps, scene.sim.dt_ns, scene.sim.samples);
-    LoadedGeometry geometry = loadMeshes(scene);
-    PreparedScene prepared = prepareScene(geometry, scene.sim.max_edge_m);
-    geometry = LoadedGeometry{};
-    times.add("load", sw.seconds());
-
+    const PreparedScene prepared = loadScene(scene, req, 0, times);
     const std::size_t n = prepared.size();
-    const double kGiB = double(n) * double(n) * 4.0 / 1073741824.0;
-    if (kGiB > 1.0) spdlog::info("K will take {:.1f} GiB (N = {})", kGiB, n);
 
     SimConfig config = configFor(scene, req);
     auto backend = makeBackend(req.backend);

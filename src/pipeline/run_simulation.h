@@ -7,7 +7,11 @@
 #include <vector>
 
 #include "backends/backend_choice.h"
+#include "core/prepared_scene.h"
+#include "output/results_writer.h"
+#include "pipeline/simulate.h"
 #include "scene/scene_desc.h"
+#include "util/timer.h"
 
 namespace rsim {
 
@@ -43,10 +47,12 @@ RunOutcome runBatch(const RunRequest& request, const SceneDesc& scene, const std
 // The simulation settings of `scene` with the request's K options.
 SimConfig configFor(const SceneDesc& scene, const RunRequest& request);
 // The run options of `scene` with the request's batch and K-cache options.
-struct RunOptions;
 RunOptions optionsFor(const SceneDesc& scene, const RunRequest& request);
 
-// ISO 8601 UTC time of now.
-std::string isoNowUtc();
+// The run's description for summary.json (version, command line, start time: now).
+RunInfo runInfoFor(const RunRequest& request);
+// The scene's meshes loaded and prepared, timed as the `load` phase; `poses` for the log line
+// (0: a single run).
+PreparedScene loadScene(const SceneDesc& scene, const RunRequest& request, std::size_t poses, PhaseTimes& times);
 
 } // namespace rsim

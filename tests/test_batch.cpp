@@ -319,7 +319,8 @@ TEST_CASE("rsim run --poses writes a results directory per pose, batch.csv and b
     CHECK(!std::filesystem::exists(dir / "bad"));
 }
 
-TEST_CASE("both history layouts of a Vulkan batch give the same results", "[batch][vulkan][cli]") {
+TEST_CASE("both history layouts of a Vulkan batch, on one device or two, give the same results",
+          "[batch][vulkan][cli]") {
     if (vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
     TempDir dir;
     writeFile(dir / "poses.csv", "name,x,y,z,look_x,look_y,look_z\n"
@@ -327,17 +328,22 @@ TEST_CASE("both history layouts of a Vulkan batch give the same results", "[batc
                                  "side,1.0,1.0,1.2,3.0,2.5,1.0\n"
                                  "back,3.5,2.5,1.6,0.0,0.5,1.0\n");
     const std::string scene = std::string(RSIM_SOURCE_DIR) + "/scenes/tiny-room/scene.toml";
-    for (const char* poses : {"1", "4"}) {
+    // Each layout on one device and on two (K's rows split, far sums combined through the host).
+    const std::vector<std::pair<std::string, std::string>> runs = {
+        {"1", "--radiosity-poses 1"}, {"4", "--radiosity-poses 4"},
+        {"1-two", "--radiosity-poses 1 --devices 0,0"}, {"4-two", "--radiosity-poses 4 --devices 0,0"}};
+    for (const auto& [name, options] : runs) {
         const auto run = runRsim("run " + scene + " --backend vulkan --timesteps 300 --samples 4 --no-progress -q " +
-                                 "--no-timeseries --radiosity-poses " + poses + " --poses " + (dir / "poses.csv").string() +
-                                 " -o " + (dir / poses).string());
-        INFO(run.output);
+                                 "--no-timeseries --chunk-mb 0.05 " + options + " --poses " +
+                                 (dir / "poses.csv").string() + " -o " + (dir / name).string());
+        INFO(name << ": " << run.output);
         REQUIRE(run.exitCode == 0);
     }
-    for (const char* pose : {"front", "side", "back"}) {
-        const auto cmp = runRsim("compare " + (dir / "1" / pose).string() + " " + (dir / "4" / pose).string() +
-                                 " --max-fraction 0 --tol-m 1e-5");
-        INFO(cmp.output);
-        CHECK(cmp.exitCode == 0);
-    }
+    for (const char* other : {"4", "1-two", "4-two"})
+        for (const char* pose : {"front", "side", "back"}) {
+            const auto cmp = runRsim("compare " + (dir / "1" / pose).string() + " " + (dir / other / pose).string() +
+                                     " --max-fraction 0 --tol-m 1e-5");
+            INFO(other << " " << pose << ": " << cmp.output);
+            CHECK(cmp.exitCode == 0);
+        }
 }

@@ -41,9 +41,7 @@ void main() {
     uint pose0 = gl_WorkGroupID.z * POSES; // pc.poses is a multiple of POSES
     bool isActive = i < pc.k.rowEnd;
     TransportTriRefs tris = TransportTriRefs(pc.tris);
-    // One pose per invocation: its own [n][T] history (stepStride 1), addressed from its start
-    // so that the steps of a run are constant offsets from one pointer.
-    Vec2Refs hist2 = Vec2Refs(pc.history + uint64_t(pose0) * uint64_t(pc.poseStride) * 8ul);
+    Vec2Refs hist2 = Vec2Refs(pc.history);
     Vec4Refs hist4 = Vec4Refs(pc.history);
     // Per step: poses 0, 1 in accA (B, Z, B, Z), poses 2, 3 in accB; a single pose in accA.xy.
     // Indexed by the step only, so that both stay in registers once the step loop is unrolled.
@@ -78,11 +76,11 @@ void main() {
                 uint base = (j0 + u * SPLIT) * pc.timesteps + pc.t0 - tau;
                 for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q) {
                     if (q < first || q >= pc.steps) continue;
+                    // vec2 index of this invocation's first pose (poseStride = 1 when POSES > 1)
+                    uint at = (base + q) * pc.stepStride + pose0 * pc.poseStride;
                     if (POSES == 1u) {
-                        accA[q].xy += f * hist2.v[base + q];
+                        accA[q].xy += f * hist2.v[at];
                     } else {
-                        // vec2 index of this invocation's first pose (pose-fastest: poseStride 1)
-                        uint at = (base + q) * pc.stepStride + pose0;
                         accA[q] += ff * hist4.v[at / 2u];
                         if (POSES == 4u) accB[q] += ff * hist4.v[at / 2u + 1u];
                     }
@@ -98,7 +96,7 @@ void main() {
             if (slice == 0u && isActive && q < pc.steps) {
                 vec2 sum = partial[0][lane];
                 for (uint s = 1u; s < SPLIT; ++s) sum += partial[s][lane];
-                Vec2Refs(pc.farSums).v[rsimFarSumIndex(q, i, pc.n, pose0 + p, pc.poses, pc.poseStride)] = sum;
+                Vec2Refs(pc.farSums).v[(q * pc.n + i) * pc.poses + pose0 + p] = sum;
             }
             barrier();
         }

@@ -18,19 +18,18 @@ void main() {
     if (g >= pc.n * pc.poses) return;
     bool poseFastest = pc.poseStride == 1u;
     uint i = poseFastest ? g / pc.poses : g % pc.n, pose = poseFastest ? g % pc.poses : g / pc.n;
-    // This pose's entries from one pointer: (i, t) at (i * T + t) * stepStride (rsimHistoryIndex).
-    Vec2Refs hist = Vec2Refs(pc.history + uint64_t(pose) * uint64_t(pc.poseStride) * 8ul);
-    vec2 sum = Vec2Refs(pc.farSums).v[rsimFarSumIndex(pc.q, i, pc.n, pose, pc.poses, pc.poseStride)];
+    Vec2Refs hist = Vec2Refs(pc.history);
+    vec2 sum = Vec2Refs(pc.farSums).v[(pc.q * pc.n + i) * pc.poses + pose];
     UintRefs offsets = UintRefs(pc.nearOffsets);
     NearPairRefs near = NearPairRefs(pc.nearPairs);
     for (uint k = offsets.v[i]; k < offsets.v[i + 1u]; ++k) {
         NearPair p = near.p[k];
         if (p.delay > pc.t) continue;
-        vec2 h = hist.v[(p.source * pc.timesteps + pc.t - p.delay) * pc.stepStride];
+        vec2 h = hist.v[rsimHistoryIndex(p.source, pc.t - p.delay, pc.timesteps, pose, pc.stepStride, pc.poseStride)];
         sum += vec2(p.coefB * h.x, p.coefZ * h.y);
     }
     GpuTransportTri me = TransportTriRefs(pc.tris).t[pose * pc.n + i];
     float E = rsimSourceAt(me.source.y, me.source.z, pc.t, pc.pulse, pc.pulseLength);
     float R = rsimSourceAt(me.source.w, me.sensorDirDelay.w, pc.t, pc.pulse, pc.pulseLength);
-    hist.v[(i * pc.timesteps + pc.t) * pc.stepStride] = rsimRadiosityUpdate(E, R, sum.x, sum.y, me.source.x, me.centroidArea.w);
+    hist.v[rsimHistoryIndex(i, pc.t, pc.timesteps, pose, pc.stepStride, pc.poseStride)] = rsimRadiosityUpdate(E, R, sum.x, sum.y, me.source.x, me.centroidArea.w);
 }

@@ -163,18 +163,15 @@ public:
     }
 
     void waitForFarSums() const { computeDone_.waitAll(); }
-    // Copies this device's rows of the far sums into `merged` (rsimFarSumIndex).
+    // Copies this device's rows of the far sums into `merged` (vec2[steps][n][poses]).
     void contributeFarSums(std::vector<glm::vec2>& merged, std::uint32_t steps) const {
         const auto* src = static_cast<const glm::vec2*>(readback_.mapped());
         const KChunking& ch = k_->chunking;
-        const bool interleaved = fp_.poseStride == 1;
         for (std::uint32_t c : k_->chunkIds)
-            for (std::uint32_t p = 0; p < (interleaved ? 1 : P_); ++p)
-                for (std::uint32_t q = 0; q < steps; ++q) {
-                    const std::size_t o = shared::rsimFarSumIndex(q, ch.rowBegin(c), n_, p, P_, fp_.poseStride);
-                    const std::size_t count = std::size_t(ch.rows(c)) * (interleaved ? P_ : 1);
-                    std::memcpy(&merged[o], &src[o], count * sizeof(glm::vec2));
-                }
+            for (std::uint32_t q = 0; q < steps; ++q) {
+                const std::size_t o = (std::size_t(q) * n_ + ch.rowBegin(c)) * P_;
+                std::memcpy(&merged[o], &src[o], std::size_t(ch.rows(c)) * P_ * sizeof(glm::vec2));
+            }
     }
     void receiveFarSums(const std::vector<glm::vec2>& merged) { std::memcpy(upload_.mapped(), merged.data(), farBytes_); }
 

@@ -48,12 +48,6 @@ RSIM_FN uint rsimHistoryIndex(uint i, uint t, uint T, uint pose, uint stepStride
     return (i * T + t) * stepStride + pose * poseStride;
 }
 
-// The far sums of a time block follow the history's layout: [q][n][poses] when the poses
-// interleave (poseStride 1), else [poses][q][n].
-RSIM_FN uint rsimFarSumIndex(uint q, uint i, uint n, uint pose, uint poses, uint poseStride) {
-    return poseStride == 1u ? (q * n + i) * poses + pose : (pose * RSIM_TIME_BLOCK + q) * n + i;
-}
-
 // One triangle for the ray passes (internal order).
 struct GpuTriangle {
     vec4 v0Area;    // v0, area
@@ -189,7 +183,7 @@ struct RadiosityFarPush {
     uint64_t tris;       // GpuTransportTri[n] (pose 0's: only the geometry is read)
     KChunkRef k;
     uint64_t history;    // vec2: (B, Z) per triangle, timestep and pose (rsimHistoryIndex)
-    uint64_t farSums;    // vec2, rsimFarSumIndex
+    uint64_t farSums;    // vec2[RSIM_TIME_BLOCK][n][poses]
     uint n;
     uint timesteps;
     uint t0;
@@ -204,7 +198,7 @@ struct RadiosityFarPush {
 struct RadiosityNearPush {
     uint64_t tris;        // GpuTransportTri[poses][n]
     uint64_t history;     // vec2, rsimHistoryIndex
-    uint64_t farSums;     // vec2, rsimFarSumIndex
+    uint64_t farSums;     // vec2[RSIM_TIME_BLOCK][n][poses]
     uint64_t nearOffsets; // uint[n + 1]: receiver i's near pairs are [offsets[i], offsets[i+1])
     uint64_t nearPairs;   // NearPair[]
     uint64_t pulse;       // float[P]

@@ -22,8 +22,17 @@ void main() {
     // (path steps, or RSIM_NO_ECHO (also: no light, not seen) or RSIM_ECHO_CUT_OFF; sensor distance)
     vec4 result = vec4(RSIM_NO_ECHO, 0.0, 0.0, 0.0);
     float total = 0.0;
-    for (uint t = 0u; t < pc.timesteps; ++t) total += rsimSignal(t);
-    result.z = total;
+    // sum_t B_i(t) for triangles.csv, compensated (Kahan) so that T terms lose a few ulps only.
+    precise float energy = 0.0, lost = 0.0;
+    for (uint t = 0u; t < pc.timesteps; ++t) {
+        float b = rsimSignal(t);
+        total += b;
+        precise float y = b - lost;
+        precise float sum = energy + y;
+        lost = (sum - energy) - y;
+        energy = sum;
+    }
+    result.z = energy;
     if (total > 0.0 && me.source.w > 0.0) {
         float steps = rsimPathSteps(pc.mode, pc.timesteps, pc.pulseLength, pc.omegaLo, pc.omegaHi,
                                     int(pc.frequencies), me.sensorDirDelay.w);

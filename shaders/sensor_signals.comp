@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The total sensor signal both ways (MODEL.md §5) of one pose, from the history on the device:
 //   s_fwd(t) = sum_i A_i sum_u R_i(u) B_i(t - u),   s_adj(t) = sum_i A_i sum_u E_i(u) Z_i(t - u),
-// over the few bins u where the sources are non-zero. One invocation per t; compensated
-// (Kahan) fp32 sums over the triangles, so that N terms lose no more than a few ulps.
+// over the few bins u where the sources are non-zero. One invocation per t and slice of the
+// triangles (workgroup y: triangles i = slice, slice + slices, ...); compensated (Kahan) fp32
+// sums over them, so that many terms lose no more than a few ulps; the host adds the slices.
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #include "common/rsim.glsl"
@@ -28,7 +29,8 @@ void main() {
     if (t >= pc.end) return;
     TransportTriRefs tris = TransportTriRefs(pc.tris);
     precise float fwd = 0.0, fwdLost = 0.0, adj = 0.0, adjLost = 0.0;
-    for (uint i = 0u; i < pc.n; ++i) {
+    uint slice = gl_WorkGroupID.y;
+    for (uint i = slice; i < pc.n; i += pc.slices) {
         GpuTransportTri me = tris.t[i];
         float area = me.centroidArea.w;
         // R_i: w_i at tS_i; E_i: rho_i Irr_i at tL_i.
@@ -41,5 +43,5 @@ void main() {
         adjLost = (sum - adj) - y;
         adj = sum;
     }
-    Vec2Refs(pc.results).v[t] = vec2(fwd, adj);
+    Vec2Refs(pc.results).v[slice * pc.timesteps + t] = vec2(fwd, adj);
 }

@@ -71,8 +71,10 @@ class Backend {
     // phase on another backend); otherwise a backend that keeps them on its device may leave
     // the host arrays empty.
     virtual TransportOutcome transport(KHandle* K, const std::vector<TransportPose>& poses, bool hostHistories) = 0;
-    // How many poses' transport fit at once beside K (device memory; at least 1).
-    virtual std::uint32_t poseGroupLimit(const SimConfig& config) const = 0;
+    // How many poses' transport fit at once beside K (device memory; at least 1). `K` (may be
+    // null) is the one transport() will get: a backend places a foreign K first, so that the
+    // memory it takes is counted.
+    virtual std::uint32_t poseGroupLimit(KHandle* K, const SimConfig& config) = 0;
     virtual TriangleDistances distances(const Histories& histories, const DirectTerms& direct,
                                         const SimConfig& config) = 0;
     virtual SensorImage image(const Histories& histories, const DirectTerms& direct,

@@ -77,7 +77,7 @@ class CpuBackend final : public Backend {
     }
 
     // Host memory is the pipeline's to bound (simulate.cpp).
-    std::uint32_t poseGroupLimit(const SimConfig&) const override { return 1u << 20; }
+    std::uint32_t poseGroupLimit(KHandle*, const SimConfig&) override { return 1u << 20; }
 
     TriangleDistances distances(const Histories& h, const DirectTerms& d,
                                 const SimConfig& c) override {

@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include <spdlog/spdlog.h>
 
@@ -36,6 +37,7 @@ struct Slot {
     std::unique_ptr<GpuGeometry> geometry;
     std::unique_ptr<vk::SceneAccel> accel;
     vk::PosePasses passes; // bind `accel`: reset with it
+    std::uint64_t budgetAtStart = 0; // deviceLocalBudget() before rsim allocated anything
 };
 
 // K on the devices: the part each device holds (all of it on device 0 when computed in place).
@@ -86,6 +88,7 @@ public:
             Slot s;
             s.device = std::make_unique<vk::Device>(*instance_, *infos[d], path,
                                                     "device " + std::to_string(d) + " (" + infos[d]->name + ")");
+            s.budgetAtStart = s.device->deviceLocalBudget();
             slots_.push_back(std::move(s));
         }
     }
@@ -164,21 +167,8 @@ public:
                 r.source = glm::vec4(r.source.x, 0.0f, 0.0f, 0.0f);
                 records.push_back(r);
             }
-        // K from elsewhere (another backend, the K cache) is placed on these devices as if
-        // assembled here, once for all the groups of a batch.
-        VulkanK* mine = dynamic_cast<VulkanK*>(K);
-        if (K && !(mine && mine->belongsTo(slots_))) {
-            if (placedFrom_ != K) {
-                Stopwatch sw;
-                placed_.reset();
-                std::vector<DeviceBudget> budgets;
-                const KPlan plan = planFor(K->host().chunking(), c.timesteps, budgets);
-                placed_ = std::make_unique<VulkanK>(slots_, place(K->host(), plan));
-                placedFrom_ = K;
-                out.details.emplace_back("k_placement", sw.seconds());
-            }
-            mine = placed_.get();
-        }
+        VulkanK* mine = onDevices(K, c);
+        if (placementSeconds_ > 0.0) out.details.emplace_back("k_placement", std::exchange(placementSeconds_, 0.0));
         // The records go to each device once, for the near lists, the transport and (device 0)
         // the distances.
         std::vector<GpuPose> pulses;
@@ -257,14 +247,20 @@ public:
         return out;
     }
 
-    // Poses whose histories fit device 0 (and every device with K) beside what is there now.
-    std::uint32_t poseGroupLimit(const SimConfig& c) const override {
+    // Poses whose histories fit device 0 (and every device with K) beside what is there now,
+    // K included (placed first when it comes from elsewhere).
+    std::uint32_t poseGroupLimit(KHandle* K, const SimConfig& c) override {
+        onDevices(K, c);
         const std::uint32_t n = std::uint32_t(scene().size());
         const std::uint64_t perPose = transportBytesPerPose(n, c.timesteps);
         std::uint64_t fit = std::numeric_limits<std::uint64_t>::max();
         for (const Slot& slot : slots_) {
             std::uint64_t avail = slot.device->deviceLocalBudget();
-            if (maxDeviceBytes_) avail = std::min(avail, maxDeviceBytes_);
+            // --max-device-mb caps all of rsim's use of the device, what it holds already too.
+            if (maxDeviceBytes_) {
+                const std::uint64_t used = slot.budgetAtStart > avail ? slot.budgetAtStart - avail : 0;
+                avail = std::min(avail, maxDeviceBytes_ > used ? maxDeviceBytes_ - used : 0);
+            }
             // A margin for the near lists, the distance passes and the driver.
             const std::uint64_t margin = (256ull << 20) + avail / 10;
             fit = std::min(fit, avail > margin ? (avail - margin) / perPose : 0);
@@ -275,8 +271,10 @@ public:
         fit = std::min(fit, slots_[0].device->maxAllocationBytes() / (history * sizeof(glm::vec2)));
         // Padded to what one far-gather invocation serves (vulkan_transport.h).
         fit = std::min<std::uint64_t>(fit, 1u << 20);
+        // Padded to what one far-gather invocation serves, within the dispatch's z limit.
         const std::uint32_t k = posesPerInvocation(std::uint32_t(fit), tuning_);
-        if (fit >= k) fit -= fit % k;
+        fit = std::min<std::uint64_t>(fit, std::uint64_t(slots_[0].device->limits().maxComputeWorkGroupCount[2]) * k);
+        fit = std::max<std::uint64_t>(fit - fit % k, k);
         return std::uint32_t(std::clamp<std::uint64_t>(fit, 1, 1u << 20));
     }
 
@@ -310,6 +308,24 @@ private:
     const PreparedScene& scene() const {
         if (!scene_) throw Error("internal: the Vulkan backend ran a phase before prepare()");
         return *scene_;
+    }
+
+    // K on these devices: this backend's own, or one from elsewhere (another backend, the K
+    // cache) placed here as if assembled here, once for all the groups of a batch. Null
+    // without K.
+    VulkanK* onDevices(KHandle* K, const SimConfig& c) {
+        VulkanK* mine = dynamic_cast<VulkanK*>(K);
+        if (!K || (mine && mine->belongsTo(slots_))) return mine;
+        if (placedFrom_ != K) {
+            Stopwatch sw;
+            placed_.reset();
+            std::vector<DeviceBudget> budgets;
+            const KPlan plan = planFor(K->host().chunking(), c.timesteps, budgets);
+            placed_ = std::make_unique<VulkanK>(slots_, place(K->host(), plan));
+            placedFrom_ = K;
+            placementSeconds_ += sw.seconds();
+        }
+        return placed_.get();
     }
 
     void prepareDevice(std::size_t d) {
@@ -429,9 +445,11 @@ private:
 
     std::shared_ptr<vk::Instance> instance_;
     std::vector<Slot> slots_;
-    // A foreign K placed on the devices, and the handle it came from.
+    // A foreign K placed on the devices, the handle it came from, and the time that took (for
+    // the next transport's details).
     std::unique_ptr<VulkanK> placed_;
     const KHandle* placedFrom_ = nullptr;
+    double placementSeconds_ = 0.0;
     const PreparedScene* scene_ = nullptr;
     StreamMode stream_;
     std::uint64_t maxDeviceBytes_;

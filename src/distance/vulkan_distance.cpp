@@ -64,8 +64,10 @@ void sensorSignalsVulkan(vk::Device& device, const GpuPose& pose, vk::PosePasses
     if (!passes.signals)
         passes.signals = std::make_unique<vk::Pass<shared::SignalPush>>(device, vk::shaders::sensorSignals(),
                                                                         vk::SpecConstants{}, "sensor signals");
-    vk::Buffer out(device, std::uint64_t(c.timesteps) * sizeof(glm::vec2), vk::kStorageUsage, vk::MemoryKind::Device,
-                   "sensor signals");
+    // Enough slices of the triangles to give the GPU work when T is short.
+    const std::uint32_t slices = std::clamp(n / 256u, 1u, 64u);
+    vk::Buffer out(device, std::uint64_t(slices) * c.timesteps * sizeof(glm::vec2), vk::kStorageUsage,
+                   vk::MemoryKind::Device, "sensor signals");
     shared::SignalPush push{};
     push.tris = history.records;
     push.history = history.history;
@@ -77,17 +79,25 @@ void sensorSignalsVulkan(vk::Device& device, const GpuPose& pose, vk::PosePasses
     push.stepStride = history.stepStride;
     push.poseStride = history.poseStride;
     push.pose = history.pose;
+    push.slices = slices;
     device.submitAndWait([&](VkCommandBuffer cmd) {
         passes.signals->bind(cmd);
-        passes.signals->dispatchLinear(cmd, push, c.timesteps, shared::RSIM_WG_LINEAR);
+        vk::forEachLaunch(c.timesteps, vk::maxLinearLaunch(device, shared::RSIM_WG_LINEAR),
+                          [&](std::uint32_t begin, std::uint32_t end) {
+                              push.begin = begin;
+                              push.end = end;
+                              passes.signals->dispatch(cmd, push, (end - begin + shared::RSIM_WG_LINEAR - 1) /
+                                                                      shared::RSIM_WG_LINEAR, slices);
+                          });
     });
-    const auto values = vk::download<glm::vec2>(device, out, c.timesteps);
-    fwd.resize(c.timesteps);
-    adj.resize(c.timesteps);
-    for (std::uint32_t t = 0; t < c.timesteps; ++t) {
-        fwd[t] = double(values[t].x);
-        adj[t] = double(values[t].y);
-    }
+    const auto values = vk::download<glm::vec2>(device, out, std::size_t(slices) * c.timesteps);
+    fwd.assign(c.timesteps, 0.0);
+    adj.assign(c.timesteps, 0.0);
+    for (std::uint32_t s = 0; s < slices; ++s)
+        for (std::uint32_t t = 0; t < c.timesteps; ++t) {
+            fwd[t] += double(values[std::size_t(s) * c.timesteps + t].x);
+            adj[t] += double(values[std::size_t(s) * c.timesteps + t].y);
+        }
 }
 
 SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& scene, const GpuPose& pose,

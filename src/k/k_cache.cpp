@@ -2,6 +2,7 @@
 #include "k/k_cache.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -222,7 +223,13 @@ void KCache::evict(std::uint64_t keepBytes) const {
     std::vector<Entry> files;
     std::uint64_t total = 0;
     std::error_code ec;
+    const auto hourAgo = fs::file_time_type::clock::now() - std::chrono::hours(1);
     for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
+        // Left by a process that died while storing (a live one renames its file within minutes).
+        if (it->path().string().find(".kcache.partial-") != std::string::npos && it->last_write_time(ec) < hourAgo) {
+            fs::remove(it->path(), ec);
+            continue;
+        }
         if (it->path().extension() != ".kcache" || !it->is_regular_file(ec)) continue;
         files.push_back({it->path(), it->last_write_time(ec), it->file_size(ec)});
         total += files.back().bytes;

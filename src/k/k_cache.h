@@ -2,8 +2,8 @@
 // The K cache (README.md, "K cache"): K after visibility, stored on disk under a key that hashes
 // everything K depends on (the triangles after subdivision in Morton order, the ray offset, S,
 // the seed, the estimator and its version, the near-pair factor, the format, the chunking, and
-// the backend and ray path that computed it, so that a cached K reproduces that backend's run
-// bit for bit). A later run with the same key reads K chunk by chunk instead of tracing rays.
+// the backend, ray path and devices that computed it, so that a cached K reproduces that
+// configuration's run bit for bit). A later run with the same key reads K chunk by chunk instead of tracing rays.
 // Every header field and chunk is checksummed: a damaged, truncated or mismatching file is
 // reported and ignored, never used.
 #pragma once
@@ -37,7 +37,7 @@ class KCache {
     KCache(std::filesystem::path dir, std::uint64_t maxBytes);
 
     // The key of K for this scene and settings, computed by `computedBy` ("cpu/embree",
-    // "vulkan/pipeline", ...): 32 hex digits.
+    // "vulkan/pipeline/<devices>", ...): 32 hex digits.
     static std::string key(const PreparedScene& scene, const KSettings& settings, const KChunking& chunking,
                            const std::string& computedBy);
 
@@ -49,6 +49,7 @@ class KCache {
 
     std::filesystem::path fileOf(const std::string& key) const { return dir_ / (key + ".kcache"); }
     const std::filesystem::path& dir() const { return dir_; }
+    std::uint64_t maxBytes() const { return maxBytes_; }
 
     // $XDG_CACHE_HOME/rsim/k, else $HOME/.cache/rsim/k; empty when neither is set.
     static std::filesystem::path defaultDir();

@@ -13,6 +13,12 @@
 
 namespace rsim::output {
 
+// Whether the HDF5 library may be called from several threads at once (Debian's is built so).
+inline bool hdf5ThreadSafe() {
+    hbool_t safe = 0;
+    return H5is_library_threadsafe(&safe) >= 0 && safe;
+}
+
 // Two HDF5 macros are C casts; spelled once here so that -Wold-style-cast stays quiet when the
 // HDF5 headers are not on a system include path.
 #pragma GCC diagnostic push

@@ -10,6 +10,7 @@
 #include "backends/backend_choice.h"
 #include "geometry/prepare.h"
 #include "output/batch_outputs.h"
+#include "output/h5_writer.h"
 #include "pipeline/run_simulation.h"
 #include "pipeline/simulate.h"
 #include "scene/mesh_loader.h"
@@ -49,8 +50,12 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
     std::uint64_t measuredPoses = 0;
     writeBatchDirectory(scene.output.dir, [&](const std::filesystem::path& tmp) {
         // Each pose's files are written on background threads while the next poses run; the
-        // collector takes its small arrays here, in pose order.
-        BackgroundTasks writers(std::max(1u, threadCount() / 2));
+        // collector takes its small arrays here, in pose order. Each writer holds a pose's
+        // result: with time series (large, and written one at a time under HDF5's lock) two.
+        const bool h5 = scene.output.timeseries || scene.output.kij;
+        const unsigned writerCount =
+            h5 && !output::hdf5ThreadSafe() ? 1u : h5 ? 2u : std::max(1u, std::min(8u, threadCount() / 2));
+        BackgroundTasks writers(writerCount);
         report = simulateBatch(
             PhaseBackends::all(*backend), prepared, poses, options, times, meta,
             [&](std::size_t p, SimulationResult& r, const PhaseTimes& own) {
@@ -72,6 +77,8 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
                 job->scene.output.dir = scene.output.dir / desc.name;
                 job->info.pose = desc.name;
                 job->info.echoesCutOff = job->result.echoesCutOff;
+                // The batch's summary.json has the sub-phase details, summed over its groups.
+                job->meta.timingDetails.clear();
                 Stopwatch collect;
                 collector.add(desc.name, ResultsView{job->scene, prepared, poses[p].config, job->result, job->meta,
                                                      job->info});

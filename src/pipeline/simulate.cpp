@@ -66,13 +66,37 @@ void checkDirectTerms(const DirectTerms& d, const SimConfig& c) {
 
 namespace {
 
-// Poses whose host arrays (B, Z, E, R and a download buffer: 24 bytes per triangle and step)
-// may be held at once: a quarter of the machine's memory.
-std::uint32_t hostPoseLimit(std::size_t n, std::uint32_t T) {
+// A quarter of the machine's memory: what a group's host arrays, or a copy of K for the K
+// cache, may take.
+double hostShareBytes() {
     const double pages = double(::sysconf(_SC_PHYS_PAGES)), page = double(::sysconf(_SC_PAGESIZE));
+    return 0.25 * (pages > 0 && page > 0 ? pages * page : 8.0 * 1073741824.0);
+}
+
+// Poses whose host arrays (B, Z, E, R and a download buffer: 24 bytes per triangle and step)
+// may be held at once.
+std::uint32_t hostPoseLimit(std::size_t n, std::uint32_t T) {
     const double perPose = 24.0 * double(n) * double(T);
-    const double memory = pages > 0 && page > 0 ? pages * page : 8.0 * 1073741824.0;
-    return std::uint32_t(std::clamp(0.25 * memory / std::max(perPose, 1.0), 1.0, double(1u << 20)));
+    return std::uint32_t(std::clamp(hostShareBytes() / std::max(perPose, 1.0), 1.0, double(1u << 20)));
+}
+
+// Stores K in the cache when that is worth it: not when K exceeds the cache or a quarter of the
+// host's memory (a K on the GPU is copied to the host to be stored).
+void storeK(const KCache& cache, const std::string& key, KHandle& K, const KChunking& chunking,
+            const VisibilityStats& stats, const KStorageReport& storage) {
+    const std::uint64_t bytes = chunking.bytes();
+    if (bytes > cache.maxBytes() || double(bytes) > hostShareBytes()) {
+        spdlog::info("K cache: K ({:.1f} GiB) is not stored: it is larger than the cache ({:.1f} GiB, "
+                     "--k-cache-max-gb) or a quarter of this machine's memory",
+                     double(bytes) / 1073741824.0, double(cache.maxBytes()) / 1073741824.0);
+        return;
+    }
+    try {
+        cache.store(key, K.host(), stats, storage);
+    } catch (const std::bad_alloc&) {
+        spdlog::warn("K cache: K not stored: no host memory for a copy of it");
+    }
+    K.dropHostCopy();
 }
 
 // The geometry phase's K: visibility, compression, and their report.
@@ -144,7 +168,12 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
         if (!opt.kCacheDir.empty() && !first.k.formatErrors) {
             sw = Stopwatch();
             cache.emplace(opt.kCacheDir, opt.kCacheMaxBytes);
-            key = KCache::key(s, first.k, chunking, meta.backend + "/" + meta.visibilityPath);
+            // What computed K: the backend, its ray path and (GPU) the devices with their
+            // drivers; the CPU's K does not depend on its threads.
+            std::string computedBy = meta.backend + "/" + meta.visibilityPath;
+            if (meta.backend != "cpu")
+                for (const std::string& d : meta.devices) computedBy += "/" + d;
+            key = KCache::key(s, first.k, chunking, computedBy);
             if (std::optional<CachedK> hit = cache->load(key, chunking)) {
                 visibility = hit->stats;
                 meta.k = hit->storage;
@@ -159,8 +188,7 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
             K = computeK(*b.geometry, first.k, times, meta, visibility);
             if (cache) {
                 sw = Stopwatch();
-                cache->store(key, K->host(), visibility, meta.k);
-                K->dropHostCopy();
+                storeK(*cache, key, *K, chunking.as(first.k.format), visibility, meta.k);
                 times.add("k_cache", sw.seconds());
             }
         }
@@ -174,7 +202,8 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
         opt.timeseries || !b.pose->keepsHistoriesOnDevice() || b.distances != b.pose;
     BatchReport report;
     report.poses = std::uint32_t(poses.size());
-    std::uint32_t group = std::min<std::uint64_t>(poses.size(), b.pose->poseGroupLimit(first));
+    std::uint32_t group =
+        std::min<std::uint64_t>(poses.size(), b.pose->poseGroupLimit(first.indirect ? K.get() : nullptr, first));
     group = std::min(group, hostPoseLimit(s.size(), first.timesteps));
     if (opt.maxPoseGroup) group = std::min(group, opt.maxPoseGroup);
     report.groupSize = std::max(group, 1u);
@@ -205,13 +234,16 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
         spdlog::info("radiosity: {} timesteps{} in {:.3f} s{}", first.timesteps,
                      poses.size() > 1 ? fmt::format(" of {} poses", g1 - g0) : std::string(), secs,
                      t.summary.empty() ? "" : " (" + t.summary + ")");
-        const double share = secs / double(g1 - g0);
+        // Each pose's share of its group's transport and download.
+        const double share = (secs - t.downloadSeconds) / double(g1 - g0);
+        const double downloadShare = t.downloadSeconds / double(g1 - g0);
 
         for (std::size_t p = g0; p < g1; ++p) {
             const SimConfig& c = poses[p].config;
             PhaseTimes own;
             own.add("direct", directSeconds[p]);
             own.add("radiosity", share);
+            if (downloadShare > 0.0) own.add("download", downloadShare);
             SimulationResult r;
             r.n = std::uint32_t(s.size());
             r.timesteps = c.timesteps;

@@ -62,11 +62,13 @@ PipelineCache::PipelineCache(Device& device) : device_(device) {
             }
         }
     }
+    loadedBytes_ = data.size();
     VkPipelineCacheCreateInfo ci{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
     ci.initialDataSize = data.size();
     ci.pInitialData = data.empty() ? nullptr : data.data();
     if (device.vk().vkCreatePipelineCache(device.handle(), &ci, nullptr, &cache_) != VK_SUCCESS && !data.empty()) {
         spdlog::debug("{}: the driver refused pipeline cache {}; starting empty", device.label(), file_.string());
+        loadedBytes_ = 0;
         ci.initialDataSize = 0;
         ci.pInitialData = nullptr;
         VK_CHECK(device.vk().vkCreatePipelineCache(device.handle(), &ci, nullptr, &cache_));
@@ -84,6 +86,9 @@ PipelineCache::~PipelineCache() {
                 data.clear();
             data.resize(std::min(size, data.size()));
         }
+        // The same size as what it was seeded with: nothing new was compiled (a driver that
+        // caches nothing returns its header only), so the file stays as it is.
+        if (data.size() == loadedBytes_) data.clear();
         std::error_code ec;
         const fs::path tmp = fs::path(file_.string() + ".partial-" + std::to_string(::getpid()));
         if (!data.empty() && (fs::create_directories(file_.parent_path(), ec), !ec)) {

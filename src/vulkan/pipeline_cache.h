@@ -22,13 +22,14 @@ class PipelineCache {
     PipelineCache& operator=(const PipelineCache&) = delete;
 
     VkPipelineCache handle() const { return cache_; }
-    // A pipeline was created through the cache: save it at the end.
+    // A pipeline was created through the cache: save it at the end if its data changed.
     void added() { dirty_ = true; }
 
   private:
     Device& device_;
     std::filesystem::path file_;
     VkPipelineCache cache_ = VK_NULL_HANDLE;
+    std::size_t loadedBytes_ = 0; // what seeded it (0: nothing)
     bool dirty_ = false;
 };
 

@@ -249,12 +249,13 @@ struct DistancePush {
 };
 
 // Total sensor signal of one pose (MODEL.md §5): s_fwd(t) = sum_i A_i (B_i * R_i)(t) and
-// s_adj(t) = sum_i A_i (E_i * Z_i)(t), one invocation per t (shaders/sensor_signals.comp).
+// s_adj(t) = sum_i A_i (E_i * Z_i)(t), partial sums over the triangles of one slice (workgroup
+// y) per invocation and t (shaders/sensor_signals.comp); the host adds the slices.
 struct SignalPush {
     uint64_t tris;       // GpuTransportTri[n] of this pose
     uint64_t history;    // vec2, rsimHistoryIndex
     uint64_t pulse;      // float[P]
-    uint64_t results;    // vec2[T]: s_fwd, s_adj
+    uint64_t results;    // vec2[slices][T]: s_fwd, s_adj of triangles i = slice mod slices
     uint n;
     uint timesteps;
     uint pulseLength;
@@ -263,6 +264,10 @@ struct SignalPush {
     uint begin;          // timesteps [begin, end) of this launch
     uint end;
     uint poseStride;
+    uint slices;
+    uint pad0;
+    uint pad1;
+    uint pad2;
 };
 
 // Primary-ray pass: pixels [begin, end) of the sensor image.
@@ -351,7 +356,7 @@ static_assert(sizeof(rsim::shared::RadiosityNearPush) == 80);
 static_assert(sizeof(rsim::shared::NearListPush) == 64);
 static_assert(sizeof(rsim::shared::DistancePush) == 128);
 static_assert(sizeof(rsim::shared::PrimaryPush) == 48);
-static_assert(sizeof(rsim::shared::SignalPush) == 64);
+static_assert(sizeof(rsim::shared::SignalPush) == 80);
 static_assert(sizeof(rsim::shared::PixelPush) == 128);
 // Vulkan guarantees 128 bytes of push constants on every device.
 static_assert(sizeof(rsim::shared::PixelPush) <= 128 && sizeof(rsim::shared::DistancePush) <= 128);

@@ -44,6 +44,8 @@ int runCli(int argc, char** argv) {
                "  rsim run scenes/tiny-room/scene.toml --output results/tiny-room\n"
                "  rsim compare results/tiny-room tests/reference/tiny-room\n"
                "  rsim devices\n"
+               "  rsim poses scenes/tiny-room/scene.toml --orbit 8 -o poses.csv\n"
+               "  rsim run scenes/tiny-room/scene.toml --poses poses.csv --output results/batch\n"
                "Run 'rsim SUBCOMMAND --help' for each subcommand's options.\n"
                "Exit codes: 0 success, 1 run failed, 2 invalid input (scene, mesh, option), "
                "3 'compare' found differences.");

@@ -3,11 +3,11 @@
 // receivers i of one K chunk and every source j with tau_ij >= RSIM_TIME_BLOCK,
 //   farB_i(t0 + q) = sum_j F_ij B_j(t0 + q - tau_ij),
 //   farZ_i(t0 + q) = sum_j rho_j A_j F_ji Z_j(t0 + q - tau_ij),   q < steps,
-// whose sources all lie before the block, for POSES consecutive poses of the batch per
-// invocation (workgroup z picks which). A workgroup is 32 receivers (x, one warp) by SPLIT slices
-// of the sources (y): a warp reads K[j][i..i+31] as one 128-byte line and computes tau and the
-// coefficients once per block for all its poses, then reads each source's history as a short
-// contiguous run of POSES values per step (pose-fastest layout, gpu_layout.h).
+// whose sources all lie before the block, for POSES poses of the batch per invocation
+// (workgroup z picks which). A workgroup is 32 receivers (x, one warp) by SPLIT slices of the
+// sources (y): a warp reads K[j][i..i+31] as one 128-byte line and computes tau and the
+// coefficients once per block for all its poses, then reads each pose's history of the source
+// as a short contiguous run (each pose's history is its own [n][T], gpu_layout.h).
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #include "common/rsim.glsl"
@@ -41,8 +41,7 @@ void main() {
     uint pose0 = gl_WorkGroupID.z * POSES; // pc.poses is a multiple of POSES
     bool isActive = i < pc.k.rowEnd;
     TransportTriRefs tris = TransportTriRefs(pc.tris);
-    Vec2Refs hist2 = Vec2Refs(pc.history);
-    Vec4Refs hist4 = Vec4Refs(pc.history);
+    Vec2Refs hist = Vec2Refs(pc.history);
     // Per step: poses 0, 1 in accA (B, Z, B, Z), poses 2, 3 in accB; a single pose in accA.xy.
     // Indexed by the step only, so that both stay in registers once the step loop is unrolled.
     vec4 accA[RSIM_TIME_BLOCK], accB[RSIM_TIME_BLOCK];
@@ -70,19 +69,19 @@ void main() {
                 uint tau = rsimDelaySteps(me.xyz, cj[u].xyz, pc.invCdtSq);
                 if (rsimIsNearDelay(tau) || tau > last) continue;
                 vec2 f = rsimGatherCoefficients(k[u], me.w, cj[u].w, rhoA[u]);
-                vec4 ff = f.xyxy;
                 // Step q reads time t0 + q - tau (>= 0 from q = tau - t0 on).
                 uint first = tau > pc.t0 ? tau - pc.t0 : 0u;
                 uint base = (j0 + u * SPLIT) * pc.timesteps + pc.t0 - tau;
                 for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q) {
                     if (q < first || q >= pc.steps) continue;
-                    // vec2 index of this invocation's first pose (poseStride = 1 when POSES > 1)
-                    uint at = (base + q) * pc.stepStride + pose0 * pc.poseStride;
-                    if (POSES == 1u) {
-                        accA[q].xy += f * hist2.v[at];
-                    } else {
-                        accA[q] += ff * hist4.v[at / 2u];
-                        if (POSES == 4u) accB[q] += ff * hist4.v[at / 2u + 1u];
+                    // Each pose's history is its own [n][T] (rsimHistoryIndex with stepStride 1),
+                    // so every pose's run is read as a single pose's would be.
+                    uint at = base + q + pose0 * pc.poseStride;
+                    accA[q].xy += f * hist.v[at];
+                    if (POSES >= 2u) accA[q].zw += f * hist.v[at + pc.poseStride];
+                    if (POSES == 4u) {
+                        accB[q].xy += f * hist.v[at + 2u * pc.poseStride];
+                        accB[q].zw += f * hist.v[at + 3u * pc.poseStride];
                     }
                 }
             }

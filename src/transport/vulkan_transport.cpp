@@ -47,8 +47,7 @@ std::uint32_t paddedPoses(std::uint32_t poses, const TransportTuning& tuning) {
     return (poses + k - 1) / k * k;
 }
 
-HistoryLayout historyLayout(std::uint32_t n, std::uint32_t T, std::uint32_t poses, const TransportTuning& tuning) {
-    if (posesPerInvocation(poses, tuning) > 1) return {poses, 1};
+HistoryLayout historyLayout(std::uint32_t n, std::uint32_t T, std::uint32_t, const TransportTuning&) {
     return {1, n * T};
 }
 

@@ -320,7 +320,7 @@ TEST_CASE("rsim run --poses writes a results directory per pose, batch.csv and b
     CHECK(!std::filesystem::exists(dir / "bad"));
 }
 
-TEST_CASE("both history layouts of a Vulkan batch, on one device or two, give the same results",
+TEST_CASE("one or four poses per far-gather invocation, on one device or two, give the same results",
           "[batch][vulkan][cli]") {
     if (vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
     TempDir dir;
@@ -329,7 +329,7 @@ TEST_CASE("both history layouts of a Vulkan batch, on one device or two, give th
                                  "side,1.0,1.0,1.2,3.0,2.5,1.0\n"
                                  "back,3.5,2.5,1.6,0.0,0.5,1.0\n");
     const std::string scene = std::string(RSIM_SOURCE_DIR) + "/scenes/tiny-room/scene.toml";
-    // Each layout on one device and on two (K's rows split, far sums combined through the host).
+    // Each invocation width on one device and on two (K's rows split, far sums combined through the host).
     const std::vector<std::pair<std::string, std::string>> runs = {
         {"1", "--radiosity-poses 1"}, {"4", "--radiosity-poses 4"},
         {"1-two", "--radiosity-poses 1 --devices 0,0"}, {"4-two", "--radiosity-poses 4 --devices 0,0"}};

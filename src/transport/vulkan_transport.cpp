@@ -34,9 +34,9 @@ namespace {
 constexpr std::uint32_t B = shared::RSIM_TIME_BLOCK;
 } // namespace
 
-// One by default: measured on an H100 (docs/benchmarks.md, "Batches"), 32 poses of the medium
-// room took 2.17 s with one pose per invocation (each pose's history its own [i][t], a
-// workgroup per pose block), 5.92 s with four (pose-fastest, vec4 reads, fewer warps).
+// One by default: measured on an H100 (docs/benchmarks.md, "Batches"), the time loop of 32
+// poses of the medium room took 2.08 s with one pose per invocation (a workgroup per pose),
+// 9.71 s with two and 11.56 s with four (fewer warps in flight for a latency-bound kernel).
 std::uint32_t posesPerInvocation(std::uint32_t poses, const TransportTuning& tuning) {
     const std::uint32_t most = tuning.poses ? std::min(tuning.poses, shared::RSIM_MAX_RADIOSITY_POSES) : 1u;
     return poses <= 2 ? std::min(std::max(poses, 1u), most) : most;

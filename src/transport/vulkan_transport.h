@@ -48,7 +48,7 @@ struct GpuTransport {
 std::vector<shared::GpuTransportTri> makeTransportRecords(const PreparedScene& scene, const SimConfig& config,
                                                           const DirectTerms& direct);
 
-// B and Z of n triangles for `poses` poses at once (gpu_layout.h: pose fastest; `poses` is a
+// B and Z of n triangles for `poses` poses at once (gpu_layout.h, rsimHistoryIndex; `poses` is a
 // paddedPoses() count, and the records hold that many poses). `near` may be
 // empty. Without indirect light (MODEL §5: B = E, Z = R) neither the far sums nor the near
 // pairs are gathered, whatever K and `near` hold, and devices[0] alone runs.

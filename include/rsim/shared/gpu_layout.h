@@ -34,12 +34,11 @@ RSIM_CONST uint RSIM_SPEC_RADIOSITY_POSES = 3u;
 RSIM_CONST uint RSIM_MAX_RADIOSITY_POSES = 4u;
 
 // Poses of a transport batch (MODEL.md §9) share K and one B/Z history buffer: entry (i, t) of
-// pose p is at rsimHistoryIndex, (i * T + t) * stepStride + p * poseStride. When one far-gather
-// invocation serves several poses they interleave, pose fastest (stepStride = poses,
-// poseStride = 1), so that it reads adjacent values; with one pose per invocation each pose's
-// history is the plain [i][t] (stepStride = 1, poseStride = n T). `poses` counts the batch's
-// poses padded to a multiple of what one invocation serves (the padding poses have no sources
-// and stay zero).
+// pose p is at rsimHistoryIndex, (i * T + t) * stepStride + p * poseStride. The transport
+// writes each pose's plain [i][t] one after the other (stepStride = 1, poseStride = n T); the
+// strides let the passes that read a history name any layout (a pose-fastest interleave was
+// measured slower, docs/benchmarks.md). `poses` counts the batch's poses padded to a multiple of
+// what one far-gather invocation serves (the padding poses have no sources and stay zero).
 
 // Descriptor set 0 of every ray-tracing shader.
 RSIM_CONST uint RSIM_BINDING_TLAS = 0u;

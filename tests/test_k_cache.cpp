@@ -147,6 +147,13 @@ TEST_CASE("a run with K from the cache writes what the run that stored K wrote",
     CHECK_THAT(third.output, ContainsSubstring("K cache: stored K"));
     CHECK(readFile(dir / "a" / "triangles.csv") == readFile(dir / "c" / "triangles.csv"));
 
+    // A batch reads it too, and each pose says so.
+    writeFile(dir / "poses.csv", "name,x,y,z,look_x,look_y,look_z\nfront,0.25,1.52,1.5,4.0,1.5,1.0\n");
+    const auto batch = runRsim(common + (dir / "batch").string() + " --poses " + (dir / "poses.csv").string());
+    REQUIRE(batch.exitCode == 0);
+    CHECK_THAT(readFile(dir / "batch" / "summary.json"), ContainsSubstring("\"k_from_cache\": true"));
+    CHECK_THAT(readFile(dir / "batch" / "front" / "summary.json"), ContainsSubstring("\"k_from_cache\": true"));
+
     // --no-k-cache neither reads nor stores.
     const auto off = runRsim("run " + scene + " --backend cpu --timesteps 300 --samples 4 --no-progress --no-k-cache -o " +
                              (dir / "d").string());

@@ -38,7 +38,6 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
     checkOutputDirectory(scene.output.dir);
 
     const PreparedScene prepared = loadScene(scene, req, poses.size(), times);
-    Stopwatch sw;
 
     auto backend = makeBackend(req.backend);
     const RunOptions options = optionsFor(scene, req);
@@ -77,6 +76,7 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
                 job->scene.output.dir = scene.output.dir / desc.name;
                 job->info.pose = desc.name;
                 job->info.echoesCutOff = job->result.echoesCutOff;
+                job->info.kFromCache = meta.kFromCache; // K is settled before the first pose ends
                 // The batch's summary.json has the sub-phase details, summed over its groups.
                 job->meta.timingDetails.clear();
                 Stopwatch collect;
@@ -95,7 +95,7 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
                 });
             });
         // The time the last poses' files took beyond the simulation.
-        sw = Stopwatch();
+        Stopwatch sw;
         writers.wait();
         times.add("output", sw.seconds());
         sw = Stopwatch();

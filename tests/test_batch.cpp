@@ -332,7 +332,8 @@ TEST_CASE("one or four poses per far-gather invocation, on one device or two, gi
     // Each invocation width on one device and on two (K's rows split, far sums combined through the host).
     const std::vector<std::pair<std::string, std::string>> runs = {
         {"1", "--radiosity-poses 1"}, {"4", "--radiosity-poses 4"},
-        {"1-two", "--radiosity-poses 1 --devices 0,0"}, {"4-two", "--radiosity-poses 4 --devices 0,0"}};
+        {"1-two", "--radiosity-poses 1 --devices 0,0"}, {"4-two", "--radiosity-poses 4 --devices 0,0"},
+        {"groups", "--pose-group 2"}};
     for (const auto& [name, options] : runs) {
         const auto run = runRsim("run " + scene + " --backend vulkan --timesteps 300 --samples 4 --no-progress -q " +
                                  "--no-timeseries --chunk-mb 0.05 " + options + " --poses " +
@@ -344,7 +345,7 @@ TEST_CASE("one or four poses per far-gather invocation, on one device or two, gi
         const auto j = nlohmann::json::parse(readFile(dir / run / pose / "summary.json"));
         return j["sensor_signal_fwd"].get<std::vector<double>>();
     };
-    for (const char* other : {"4", "1-two", "4-two"})
+    for (const char* other : {"4", "1-two", "4-two", "groups"})
         for (const char* pose : {"front", "side", "back"}) {
             const auto cmp = runRsim("compare " + (dir / "1" / pose).string() + " " + (dir / other / pose).string() +
                                      " --max-fraction 0 --tol-m 1e-5");

@@ -54,35 +54,6 @@ void main() {
         vec4 me = tris.t[i].centroidArea;
         uint rows = pc.k.rowEnd - pc.k.rowBegin, col = i - pc.k.rowBegin;
         uint last = pc.t0 + pc.steps - 1u;
-        if (POSES == 1u) {
-            // One pose: the UNROLL sources' history runs are requested before their K elements
-            // are needed (tau needs the centroids only), so that all the loads of a loop trip
-            // are in flight at once; pairs with K = 0 are masked, not skipped.
-            Vec2Refs mine = Vec2Refs(pc.history + uint64_t(pose0) * uint64_t(pc.poseStride) * 8ul);
-            for (uint j0 = slice; j0 < pc.n; j0 += SPLIT * UNROLL) {
-                float k[UNROLL];
-                vec4 cj[UNROLL];
-                float rhoA[UNROLL];
-                vec2 h[UNROLL][RSIM_TIME_BLOCK];
-                for (uint u = 0u; u < UNROLL; ++u) {
-                    uint j = min(j0 + u * SPLIT, pc.n - 1u);
-                    k[u] = j0 + u * SPLIT < pc.n ? loadK(j * rows + col) : 0.0;
-                    cj[u] = tris.t[j].centroidArea;
-                    rhoA[u] = tris.t[j].extra.x;
-                    uint tau = rsimDelaySteps(me.xyz, cj[u].xyz, pc.invCdtSq);
-                    bool far = j0 + u * SPLIT < pc.n && !rsimIsNearDelay(tau) && tau <= last;
-                    // Step q reads time t0 + q - tau (>= 0 from q = tau - t0 on).
-                    uint first = far ? (tau > pc.t0 ? tau - pc.t0 : 0u) : RSIM_TIME_BLOCK;
-                    uint base = j * pc.timesteps + pc.t0 - tau;
-                    for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q)
-                        h[u][q] = q >= first && q < pc.steps ? mine.v[base + q] : vec2(0.0);
-                }
-                for (uint u = 0u; u < UNROLL; ++u) {
-                    vec2 f = k[u] != 0.0 ? rsimGatherCoefficients(k[u], me.w, cj[u].w, rhoA[u]) : vec2(0.0);
-                    for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q) accA[q].xy += f * h[u][q];
-                }
-            }
-        } else
         for (uint j0 = slice; j0 < pc.n; j0 += SPLIT * UNROLL) {
             float k[UNROLL];
             vec4 cj[UNROLL];

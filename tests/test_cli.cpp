@@ -10,6 +10,7 @@
 
 #include "support/run_command.h"
 #include "support/test_scenes.h"
+#include "vulkan/instance.h"
 
 using namespace rsim::test;
 using Catch::Matchers::ContainsSubstring;
@@ -252,4 +253,21 @@ TEST_CASE("only a directory rsim wrote is replaced", "[cli][errors]") {
     fs::remove(out / "analysis.py");
     CHECK(runRsim("run " + q(kTinyRoom) + " --output " + q(out) +
                   " --backend cpu --timesteps 100 -q").exitCode == 0);
+}
+
+TEST_CASE("the auto backend is a GPU, else the CPU backend, never a software Vulkan device", "[cli][backends]") {
+    if (vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
+    bool gpu = false;
+    {
+        rsim::vk::Instance instance(false);
+        for (const auto& d : instance.devices()) gpu = gpu || (d.usable && !d.isCpu());
+    }
+    TempDir dir;
+    const auto run = runRsim("run " + std::string(RSIM_SOURCE_DIR) + "/scenes/tiny-room/scene.toml --timesteps 200 " +
+                             "--samples 2 --no-progress -o " + (dir / "out").string());
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    const auto summary = nlohmann::json::parse(readFile(dir / "out" / "summary.json"));
+    CHECK(summary["backend"] == (gpu ? "vulkan" : "cpu"));
+    if (!gpu) CHECK_THAT(run.output, ContainsSubstring("runs on the CPU and is slower than the CPU backend"));
 }

@@ -78,10 +78,15 @@ std::vector<std::uint32_t> parseDevices(const std::string& spec, const std::vect
 
 } // namespace
 
-std::unique_ptr<Backend> makeVulkanBackend(const BackendChoice& choice) {
+namespace {
+
+std::shared_ptr<vk::Instance> makeInstance(const BackendChoice& choice) {
     std::string why;
     if (!vk::Instance::loaderAvailable(&why)) throw Error("Vulkan backend: " + why);
-    auto instance = std::make_shared<vk::Instance>(choice.validation);
+    return std::make_shared<vk::Instance>(choice.validation);
+}
+
+std::unique_ptr<Backend> makeVulkanBackendWith(std::shared_ptr<vk::Instance> instance, const BackendChoice& choice) {
     const auto picked = parseDevices(choice.devices, instance->devices());
     if (picked.empty()) {
         std::string list;
@@ -109,12 +114,30 @@ std::unique_ptr<Backend> makeVulkanBackend(const BackendChoice& choice) {
                                TransportTuning{choice.radiositySplit, choice.radiosityUnroll, choice.radiosityPoses});
 }
 
+} // namespace
+
+std::unique_ptr<Backend> makeVulkanBackend(const BackendChoice& choice) {
+    return makeVulkanBackendWith(makeInstance(choice), choice);
+}
+
 std::unique_ptr<Backend> makeBackend(const BackendChoice& choice) {
     if (choice.backend == "cpu") return makeCpuBackend();
     if (choice.backend == "vulkan") return makeVulkanBackend(choice);
     if (choice.backend != "auto") throw InputError("--backend " + choice.backend + ": expected auto, cpu or vulkan");
     try {
-        return makeVulkanBackend(choice);
+        auto instance = makeInstance(choice);
+        // A software Vulkan device (lavapipe) is several times slower than the CPU backend:
+        // auto takes it only when asked for by --devices.
+        if (choice.devices == "auto") {
+            const auto picked = parseDevices("auto", instance->devices());
+            if (!picked.empty() && instance->devices()[picked[0]].isCpu()) {
+                spdlog::info("backend: using the CPU: the only Vulkan device, {}, runs on the CPU and is slower "
+                             "than the CPU backend (--backend vulkan uses it anyway)",
+                             instance->devices()[picked[0]].name);
+                return makeCpuBackend();
+            }
+        }
+        return makeVulkanBackendWith(std::move(instance), choice);
     } catch (const InputError&) {
         throw;
     } catch (const Error& e) {

@@ -37,8 +37,9 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
     cmd->add_option("-o,--output", *output,
                     "Results directory (default: [output] dir of the scene file, relative to it)");
     cmd->add_option("-b,--backend", req->backend.backend,
-                    "auto: the best Vulkan GPU, else a software Vulkan device (lavapipe), else the "
-                    "CPU; cpu: the CPU reference (Embree); vulkan: a Vulkan device or fail")
+                    "auto: the best Vulkan GPU, else the CPU (a software Vulkan device such as lavapipe is "
+                    "slower than the CPU backend: only with --backend vulkan or --devices); cpu: the CPU "
+                    "reference (Embree); vulkan: a Vulkan device or fail")
         ->check(CLI::IsMember({"auto", "cpu", "vulkan"}))
         ->capture_default_str();
     cmd->add_option("--devices", req->backend.devices,

@@ -271,3 +271,24 @@ TEST_CASE("the auto backend is a GPU, else the CPU backend, never a software Vul
     CHECK(summary["backend"] == (gpu ? "vulkan" : "cpu"));
     if (!gpu) CHECK_THAT(run.output, ContainsSubstring("runs on the CPU and is slower than the CPU backend"));
 }
+
+TEST_CASE("AMCW warns when the scene is deeper than its frequencies tell apart, and only then", "[cli]") {
+    TempDir dir;
+    const std::string run = "run " + std::string(RSIM_SOURCE_DIR) + "/scenes/tiny-room/scene.toml --backend cpu " +
+                            "--timesteps 400 --samples 2 --no-progress ";
+    // The tiny room's light paths reach 8.4 m: 100 MHz repeats every 3 m of path, 20 MHz every
+    // 15 m, and 100 with 120 MHz every 15 m (their greatest common divisor is 20 MHz).
+    const auto wraps = runRsim(run + "--set sensor.mode=\"amcw\" --set 'sensor.modulation_mhz=[100]' -o " +
+                               (dir / "a").string());
+    REQUIRE(wraps.exitCode == 0);
+    CHECK_THAT(wraps.output, ContainsSubstring("AMCW at 100 MHz tells light paths apart up to 3 m"));
+    for (const char* mhz : {"[20]", "[100, 120]"}) {
+        const auto fine = runRsim(run + "--set sensor.mode=\"amcw\" --set 'sensor.modulation_mhz=" + mhz + "' -o " +
+                                  (dir / "b").string());
+        INFO(mhz);
+        REQUIRE(fine.exitCode == 0);
+        CHECK_THAT(fine.output, !ContainsSubstring("tells light paths apart"));
+    }
+    const auto pulsed = runRsim(run + "-o " + (dir / "c").string());
+    CHECK_THAT(pulsed.output, !ContainsSubstring("tells light paths apart"));
+}

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <optional>
 #include <vector>
 
@@ -62,6 +63,30 @@ void checkDirectTerms(const DirectTerms& d, const SimConfig& c) {
             "raise simulation.dt_ns.",
             first * c.dtNs, double(c.timesteps) * c.dtNs, c.timesteps, c.dtNs, needed));
     }
+}
+
+std::string ambiguityWarning(const DirectTerms& d, const SimConfig& c) {
+    if (c.mode != SensorMode::Amcw || c.modulationMhz.empty()) return {};
+    double longest = 0.0; // steps
+    for (std::size_t i = 0; i < d.tLight.size(); ++i)
+        if (d.irradiance[i] > 0.0f && d.importance[i] > 0.0f)
+            longest = std::max(longest, double(d.tLight[i]) + double(d.tSensor[i]));
+    const double pathM = longest * c.cdtM;
+    // The frequencies' greatest common divisor, in kHz.
+    std::uint64_t g = 0;
+    for (double f : c.modulationMhz) g = std::gcd(g, std::uint64_t(std::llround(f * 1000.0)));
+    if (g == 0) return {};
+    const double c0 = double(shared::RSIM_C_M_PER_NS) * 1e9; // m/s
+    const double rangeM = c0 / (double(g) * 1e3);
+    if (pathM <= rangeM) return {};
+    std::string freqs;
+    for (double f : c.modulationMhz) freqs += (freqs.empty() ? "" : ", ") + fmt::format("{:g}", f);
+    return fmt::format(
+        "AMCW at {} MHz tells light paths apart up to {:.3g} m (distances up to about {:.3g} m), but paths in "
+        "this scene reach {:.3g} m: the phase of farther triangles wraps and their distances come out short. "
+        "Use a lower frequency, or add one whose greatest common divisor with the others is smaller "
+        "(sensor.modulation_mhz; docs/model-choices.md, AMCW)",
+        freqs, rangeM, rangeM / 2.0, pathM);
 }
 
 namespace {
@@ -144,6 +169,7 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
     // the run can measure anything at all.
     std::vector<DirectTerms> direct(poses.size());
     std::vector<double> directSeconds(poses.size());
+    bool ambiguityWarned = false;
     for (std::size_t p = 0; p < poses.size(); ++p) {
         sw = Stopwatch();
         direct[p] = b.pose->direct(poses[p].config);
@@ -154,6 +180,10 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
         } catch (const InputError& e) {
             if (poses.size() == 1) throw;
             throw InputError(poses[p].label + ": " + e.what());
+        }
+        if (const std::string w = ambiguityWarning(direct[p], poses[p].config); !w.empty() && !ambiguityWarned) {
+            spdlog::warn("{}{}", poses.size() > 1 ? poses[p].label + " (and maybe other poses): " : "", w);
+            ambiguityWarned = true;
         }
     }
 

@@ -68,4 +68,10 @@ SimulationResult simulate(const PhaseBackends& backends, const PreparedScene& sc
 // table of NaNs. simulate() calls it right after the direct phase.
 void checkDirectTerms(const DirectTerms& direct, const SimConfig& config);
 
+// In AMCW mode, the warning (or "") that the longest light path to a triangle the sensor sees,
+// light -> triangle -> sensor, is longer than the path the modulation frequencies tell apart:
+// c / f for one frequency, c / gcd(f) for several (docs/model-choices.md); such triangles' phase
+// wraps and their distances come out short.
+std::string ambiguityWarning(const DirectTerms& direct, const SimConfig& config);
+
 } // namespace rsim

@@ -292,3 +292,43 @@ TEST_CASE("AMCW warns when the scene is deeper than its frequencies tell apart, 
     const auto pulsed = runRsim(run + "-o " + (dir / "c").string());
     CHECK_THAT(pulsed.output, !ContainsSubstring("tells light paths apart"));
 }
+
+namespace {
+
+// An axis-aligned box [lo, hi] as OBJ faces wound outwards, vertices numbered from `first`.
+std::string outwardBox(glm::dvec3 lo, glm::dvec3 hi, int first) {
+    std::string obj;
+    for (int k = 0; k < 8; ++k) {
+        const glm::dvec3 p((k & 1) ? hi.x : lo.x, (k & 2) ? hi.y : lo.y, (k & 4) ? hi.z : lo.z);
+        obj += "v " + std::to_string(p.x) + " " + std::to_string(p.y) + " " + std::to_string(p.z) + "\n";
+    }
+    // Corners by bit (x = 1, y = 2, z = 4); each quad counter-clockwise seen from outside.
+    const int quads[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
+    for (const auto& q : quads) {
+        auto v = [&](int c) { return std::to_string(first + q[c]); };
+        obj += "f " + v(0) + " " + v(1) + " " + v(2) + "\nf " + v(0) + " " + v(2) + " " + v(3) + "\n";
+    }
+    return obj;
+}
+
+} // namespace
+
+TEST_CASE("a room whose walls face outwards is reported, the bundled rooms are not", "[cli]") {
+    TempDir dir;
+    // The walls face away from the camera inside; the cabinet faces out, as furniture should.
+    writeFile(dir / "room.obj", outwardBox({0, 0, 0}, {4, 3, 2.5}, 1) + outwardBox({2.5, 1.0, 0.0}, {3.2, 2.0, 0.8}, 9));
+    writeFile(dir / "scene.toml", "[simulation]\ntimesteps = 400\nsamples = 2\n"
+                                  "[light]\nposition = [0.5, 1.5, 1.2]\ndirection = [1.0, 0.0, -0.3]\n"
+                                  "[sensor]\nlook_at = [4.0, 1.5, 0.5]\nresolution = [32, 24]\n"
+                                  "[[mesh]]\npath = \"room.obj\"\n");
+    const auto outward = runRsim("run " + (dir / "scene.toml").string() + " --backend cpu --no-progress -o " +
+                                 (dir / "a").string());
+    INFO(outward.output);
+    CHECK_THAT(outward.output, ContainsSubstring("see the back of one-sided triangles (most of them of mesh \"room.obj\")"));
+    CHECK_THAT(outward.output, ContainsSubstring("two_sided = true"));
+
+    const auto bundled = runRsim("run " + std::string(RSIM_SOURCE_DIR) + "/scenes/tiny-room/scene.toml --backend cpu " +
+                                 "--timesteps 400 --samples 2 --no-progress -o " + (dir / "b").string());
+    CHECK(bundled.exitCode == 0);
+    CHECK_THAT(bundled.output, !ContainsSubstring("back of one-sided"));
+}

@@ -89,6 +89,30 @@ std::string ambiguityWarning(const DirectTerms& d, const SimConfig& c) {
         freqs, rangeM, rangeM / 2.0, pathM);
 }
 
+std::string backFaceWarning(const PreparedScene& s, const SimConfig& c, const SensorImage& image) {
+    std::uint64_t hits = 0, back = 0;
+    std::vector<std::uint64_t> backByMesh(s.meshNames.size(), 0);
+    const glm::dvec3 eye(c.sensor.position);
+    for (std::int32_t t : image.triangle) {
+        if (t < 0) continue;
+        ++hits;
+        const std::size_t i = std::size_t(t);
+        // n . (x - eye) has one sign over the triangle's plane: positive means its back faces us.
+        if (s.twin[i] != PreparedScene::kNoTwin || glm::dot(glm::dvec3(s.normal[i]), glm::dvec3(s.v0[i]) - eye) <= 0.0)
+            continue;
+        ++back;
+        const std::uint32_t mesh = s.sourceMeshOfId[s.id[i]];
+        if (mesh < backByMesh.size()) ++backByMesh[mesh];
+    }
+    if (hits == 0 || double(back) <= 0.2 * double(hits)) return {};
+    const std::size_t worst =
+        std::size_t(std::max_element(backByMesh.begin(), backByMesh.end()) - backByMesh.begin());
+    return fmt::format("{:.0f}% of the pixels that hit the scene see the back of one-sided triangles (most of them "
+                       "of mesh \"{}\"), which reflect nothing towards the sensor: is the room modelled facing "
+                       "outwards? Set two_sided = true on its [[material]], or turn its triangles inwards",
+                       100.0 * double(back) / double(hits), worst < s.meshNames.size() ? s.meshNames[worst] : "?");
+}
+
 namespace {
 
 // A quarter of the machine's memory: what a group's host arrays, or a copy of K for the K
@@ -169,7 +193,7 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
     // the run can measure anything at all.
     std::vector<DirectTerms> direct(poses.size());
     std::vector<double> directSeconds(poses.size());
-    bool ambiguityWarned = false;
+    bool ambiguityWarned = false, backFaceWarned = false;
     for (std::size_t p = 0; p < poses.size(); ++p) {
         sw = Stopwatch();
         direct[p] = b.pose->direct(poses[p].config);
@@ -290,7 +314,13 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
             r.totalEnergy = std::move(d.totalEnergy);
             r.directEnergy = directEnergies(s, c, r.direct);
             r.echoesCutOff = d.echoesCutOff;
-            if (opt.images) r.image = b.distances->image(h, r.direct, c);
+            if (opt.images) {
+                r.image = b.distances->image(h, r.direct, c);
+                if (const std::string w = backFaceWarning(s, c, r.image); !w.empty() && !backFaceWarned) {
+                    spdlog::warn("{}{}", poses.size() > 1 ? poses[p].label + " (and maybe other poses): " : "", w);
+                    backFaceWarned = true;
+                }
+            }
             const double distanceSeconds = sw.seconds();
             times.add("distance", distanceSeconds);
             own.add("distance", distanceSeconds);

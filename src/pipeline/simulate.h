@@ -74,4 +74,9 @@ void checkDirectTerms(const DirectTerms& direct, const SimConfig& config);
 // wraps and their distances come out short.
 std::string ambiguityWarning(const DirectTerms& direct, const SimConfig& config);
 
+// The warning (or "") that more than 20% of the sensor image's pixels see the back of a
+// one-sided triangle, naming the mesh most of them belong to: the usual sign of a room modelled
+// as an ordinary, outward-facing box, whose walls then stay dark.
+std::string backFaceWarning(const PreparedScene& scene, const SimConfig& config, const SensorImage& image);
+
 } // namespace rsim

@@ -123,6 +123,18 @@ TEST_CASE("a valid scene file loads with its values", "[scene]") {
                       ContainsSubstring("samples") && ContainsSubstring("[1, "));
     CHECK_THROWS_WITH(loadSceneFile(dir / "scene.toml", {{"simulaton.samples", "3"}}),
                       ContainsSubstring("did you mean \"simulation\""));
+    // A material by its name (albedo sweeps without templated scene files).
+    SceneDesc m = loadSceneFile(dir / "scene.toml", {{"material.wall.reflectance", "0.25"}});
+    REQUIRE(m.materials.size() == 1);
+    CHECK(m.materials[0].reflectance == 0.25);
+    CHECK_THROWS_WITH(loadSceneFile(dir / "scene.toml", {{"material.wal.reflectance", "0.3"}}),
+                      ContainsSubstring("no [[material]] is named \"wal\" (did you mean \"wall\"?)"));
+    CHECK_THROWS_WITH(loadSceneFile(dir / "scene.toml", {{"material.wall.reflectance", "1.5"}}),
+                      ContainsSubstring("--set material.wall.reflectance=1.5") && ContainsSubstring("[0, 1]"));
+    CHECK_THROWS_WITH(loadSceneFile(dir / "scene.toml", {{"material.wall.albedo", "0.5"}}),
+                      ContainsSubstring("albedo"));
+    CHECK_THROWS_WITH(loadSceneFile(dir / "scene.toml", {{"material.wall.name", "x"}}),
+                      ContainsSubstring("cannot be overridden"));
 }
 
 TEST_CASE("scene file errors are precise", "[scene][errors]") {

@@ -128,8 +128,9 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
         ->check(CLI::Range(0.0, 1e6))
         ->capture_default_str();
     cmd->add_option("--set", *sets,
-                    "Override any scene value: TABLE.KEY=VALUE (TOML value), repeatable, e.g. "
-                    "--set sensor.mode=amcw --set 'light.position=[0,0,1.2]'");
+                    "Override any scene value: TABLE.KEY=VALUE (TOML value), or a material's as "
+                    "material.NAME.KEY=VALUE; repeatable, e.g. --set sensor.mode=amcw "
+                    "--set 'light.position=[0,0,1.2]' --set material.wall.reflectance=0.3");
     cmd->footer("Command-line values override the scene file's. Every file of the results "
                 "directory is described in README.md (Output).\n"
                 "Examples:\n"

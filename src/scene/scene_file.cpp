@@ -192,7 +192,7 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
         for (const auto& other : scene.materials)
             if (other.name == m.name) r.fail(&e, "name", "material \"" + m.name + "\" is defined twice");
         scene.materials.push_back(m);
-    });
+    }, &origins);
     std::vector<std::string> materialNames;
     for (auto& m : scene.materials) materialNames.push_back(m.name);
     forEachArrayTable(root, "mesh", fileName, [&](TableReader& r, const toml::node& e) {

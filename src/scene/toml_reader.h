@@ -231,12 +231,15 @@ class TableReader {
 // reader naming it "[[name]] #k" in errors (k from 1). The caller has checked the shape.
 template <class Read>
 void forEachArrayTable(const toml::table& root, const std::string& name,
-                       const std::string& fileName, Read&& read) {
+                       const std::string& fileName, Read&& read, const OverrideOrigins* origins = nullptr) {
     const toml::node* n = root.get(name);
     if (!n) return;
     int index = 0;
     for (const auto& e : *n->as_array()) {
-        TableReader r(*e.as_table(), "[[" + name + "]] #" + std::to_string(++index), fileName);
+        // Overrides of this entry are keyed NAME.<its name>.KEY (material.wall.reflectance).
+        const auto entry = (*e.as_table())["name"].value<std::string>();
+        TableReader r(*e.as_table(), "[[" + name + "]] #" + std::to_string(++index), fileName, origins,
+                      name + "." + entry.value_or(""));
         read(r, e);
     }
 }

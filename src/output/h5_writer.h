@@ -8,8 +8,10 @@
 #include <vector>
 
 #include <hdf5.h>
+#include <zlib.h>
 
 #include "util/error.h"
+#include "util/parallel.h"
 
 namespace rsim::output {
 
@@ -88,11 +90,20 @@ class H5Writer {
             H5Gclose);
     }
 
-    H5Id dataset(hid_t parent, const char* name, hid_t fileType,
-                 const std::vector<hsize_t>& dims) const {
+    // `chunkRows` > 0: a 2-D dataset stored in chunks of that many rows, byte-shuffled and
+    // deflated (level 1: fast, and the sparse sources E and R shrink to almost nothing), when the
+    // library has the deflate filter; readers (h5py, MATLAB) decompress transparently.
+    H5Id dataset(hid_t parent, const char* name, hid_t fileType, const std::vector<hsize_t>& dims,
+                 hsize_t chunkRows = 0) const {
         H5Id sp = space(dims);
-        return H5Id(check(H5Dcreate2(parent, name, fileType, sp.get(), H5P_DEFAULT, H5P_DEFAULT,
-                                     H5P_DEFAULT),
+        H5Id dcpl(check(H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate"), H5Pclose);
+        if (chunkRows > 0 && dims.size() == 2 && dims[0] > 0 && dims[1] > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0) {
+            const hsize_t chunk[2] = {std::min(chunkRows, dims[0]), dims[1]};
+            check(H5Pset_chunk(dcpl.get(), 2, chunk), "H5Pset_chunk");
+            check(H5Pset_shuffle(dcpl.get()), "H5Pset_shuffle");
+            check(H5Pset_deflate(dcpl.get(), 1), "H5Pset_deflate");
+        }
+        return H5Id(check(H5Dcreate2(parent, name, fileType, sp.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
                           "H5Dcreate2"),
                     H5Dclose);
     }
@@ -114,10 +125,14 @@ class H5Writer {
 
     // rows x cols float32, filled a block of rows at a time by fill(row, out[cols]), so that
     // N x T and N x N arrays are permuted into stable-id order without a second full copy.
+    // `compressed`: in chunks of about 1 MiB of whole rows, shuffled and deflated.
     template <class Fill>
-    void writeRowsF32(hid_t parent, const char* name, hsize_t rows, hsize_t cols, Fill fill) const {
-        H5Id ds = dataset(parent, name, H5T_IEEE_F32LE, {rows, cols});
-        if (rows > 0 && cols > 0) {
+    void writeRowsF32(hid_t parent, const char* name, hsize_t rows, hsize_t cols, Fill fill, bool compressed = false) const {
+        const hsize_t chunkRows = compressed ? std::max<hsize_t>(1, (hsize_t(1) << 18) / std::max<hsize_t>(cols, 1)) : 0;
+        H5Id ds = dataset(parent, name, H5T_IEEE_F32LE, {rows, cols}, chunkRows);
+        if (compressed && rows > 0 && cols > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0) {
+            writeCompressedChunks(ds.get(), rows, cols, std::min(chunkRows, rows), fill);
+        } else if (rows > 0 && cols > 0) {
             H5Id fileSpace(check(H5Dget_space(ds.get()), "H5Dget_space"), H5Sclose);
             constexpr hsize_t kBlockFloats = hsize_t(16) << 20 >> 2; // 16 MiB per block
             const hsize_t blockRows = std::clamp<hsize_t>(kBlockFloats / cols, 1, rows);
@@ -139,6 +154,45 @@ class H5Writer {
         check(ds.close(), "H5Dclose");
     }
 
+    // The chunks of a shuffle + deflate dataset of rows x cols float32, filtered on all cores
+    // (the HDF5 library runs its filters on one) and written with H5Dwrite_chunk as if the
+    // library had filtered them: readers see an ordinary compressed dataset.
+    template <class Fill>
+    void writeCompressedChunks(hid_t ds, hsize_t rows, hsize_t cols, hsize_t chunkRows, Fill fill) const {
+        const std::size_t chunkFloats = std::size_t(chunkRows * cols);
+        const std::size_t chunks = std::size_t((rows + chunkRows - 1) / chunkRows);
+        constexpr std::size_t kBatch = 64; // chunks filtered at once (about 64 MiB)
+        std::vector<std::vector<unsigned char>> packed(std::min(chunks, kBatch));
+        for (std::size_t c0 = 0; c0 < chunks; c0 += kBatch) {
+            const std::size_t c1 = std::min(chunks, c0 + kBatch);
+            parallelFor(c1 - c0, 1, [&](std::size_t begin, std::size_t end, unsigned) {
+                std::vector<float> values(chunkFloats);
+                std::vector<unsigned char> shuffled(chunkFloats * 4);
+                for (std::size_t k = begin; k < end; ++k) {
+                    const std::size_t c = c0 + k;
+                    // Edge chunks are stored whole: the rows past the end are zeros.
+                    std::fill(values.begin(), values.end(), 0.0f);
+                    for (hsize_t r = 0; r < chunkRows && c * chunkRows + r < rows; ++r)
+                        fill(std::size_t(c * chunkRows + r), &values[std::size_t(r * cols)]);
+                    // HDF5's shuffle: byte b of every element, for b = 0..3 (little-endian floats).
+                    const auto* bytes = reinterpret_cast<const unsigned char*>(values.data());
+                    for (std::size_t e = 0; e < chunkFloats; ++e)
+                        for (std::size_t b = 0; b < 4; ++b) shuffled[b * chunkFloats + e] = bytes[e * 4 + b];
+                    uLongf size = compressBound(uLong(shuffled.size()));
+                    packed[k].resize(size);
+                    if (compress2(packed[k].data(), &size, shuffled.data(), uLong(shuffled.size()), 1) != Z_OK)
+                        throw Error(file_ + ": zlib could not compress a chunk");
+                    packed[k].resize(size);
+                }
+            });
+            for (std::size_t c = c0; c < c1; ++c) {
+                const hsize_t offset[2] = {hsize_t(c) * chunkRows, 0};
+                check(H5Dwrite_chunk(ds, H5P_DEFAULT, 0, offset, packed[c - c0].size(), packed[c - c0].data()),
+                      "H5Dwrite_chunk");
+            }
+        }
+    }
+
     void attribute(hid_t obj, const char* name, hid_t fileType, hid_t memType,
                    const void* value) const {
         H5Id sp(check(H5Screate(H5S_SCALAR), "H5Screate"), H5Sclose);
@@ -147,6 +201,13 @@ class H5Writer {
                   H5Aclose);
         check(H5Awrite(attr.get(), memType, value), "H5Awrite");
         check(attr.close(), "H5Aclose");
+    }
+
+    // A string attribute of the dataset `name` of `parent`.
+    void datasetAttribute(hid_t parent, const char* name, const char* key, const std::string& value) const {
+        H5Id ds(check(H5Dopen2(parent, name, H5P_DEFAULT), "H5Dopen2"), H5Dclose);
+        attribute(ds.get(), key, value);
+        check(ds.close(), "H5Dclose");
     }
 
     // Variable-length UTF-8, which h5py returns as str rather than bytes.

@@ -76,17 +76,26 @@ void writeTimeseriesH5(const std::filesystem::path& file, const ResultsView& vie
         };
     };
     if (withSeries) {
-        h5.writeRowsF32(root, "B", hn, ht, seriesRows(r.B));
-        h5.writeRowsF32(root, "Z", hn, ht, seriesRows(r.Z));
-        h5.writeRowsF32(root, "E", hn, ht, seriesRows(r.E));
-        h5.writeRowsF32(root, "R", hn, ht, seriesRows(r.R));
+        // Compressed (shuffle + deflate, on all cores): the sources, a few non-zero bins per
+        // row, take almost nothing.
+        h5.writeRowsF32(root, "B", hn, ht, seriesRows(r.B), true);
+        h5.writeRowsF32(root, "Z", hn, ht, seriesRows(r.Z), true);
+        h5.writeRowsF32(root, "E", hn, ht, seriesRows(r.E), true);
+        h5.writeRowsF32(root, "R", hn, ht, seriesRows(r.R), true);
+        // Per time bin of dt_ns; summed over the bins, B and E are the steady-state radiosity
+        // and source of a continuous light of the same power (docs/model-choices.md).
+        h5.datasetAttribute(root, "B", "units", "W m-2 per time bin");
+        h5.datasetAttribute(root, "E", "units", "W m-2 per time bin");
+        h5.datasetAttribute(root, "Z", "units", "1 per time bin (sensor importance)");
+        h5.datasetAttribute(root, "R", "units", "1 per time bin (sensor importance)");
     }
     if (withK)
         h5.writeRowsF32(root, "K", hn, hn, [&](std::size_t a, float* out) {
             const float* row = r.K.data() + std::size_t(ps.internalOf[a]) * n;
             for (std::size_t b = 0; b < n; ++b)
                 out[b] = row[ps.internalOf[b]];
-        });
+        }, true);
+    if (withK) h5.datasetAttribute(root, "K", "units", "m-2 (F_ij = K_ij A_j)");
 
     {
         H5Id g = h5.group(root, "geometry");
@@ -138,6 +147,8 @@ void writeTimeseriesH5(const std::filesystem::path& file, const ResultsView& vie
     const std::vector<double> distance = byId64(r.distance), path = byId64(r.pathLength);
     h5.writeAll(root, "distance_m", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {hn}, distance.data(), n);
     h5.writeAll(root, "path_length_m", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {hn}, path.data(), n);
+    h5.datasetAttribute(root, "distance_m", "units", "m");
+    h5.datasetAttribute(root, "path_length_m", "units", "m");
 
     h5.check(f.close(), "H5Fclose");
 }

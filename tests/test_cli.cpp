@@ -356,3 +356,62 @@ TEST_CASE("a room whose walls face outwards is reported, the bundled rooms are n
     CHECK(bundled.exitCode == 0);
     CHECK_THAT(bundled.output, !ContainsSubstring("back of one-sided"));
 }
+
+TEST_CASE("compare reports in JSON and JUnit, counts NaN on one side, and notices other settings and missing files",
+          "[cli]") {
+    TempDir dir;
+    const std::string run = "run " + q(kTinyRoom) + " --backend cpu --timesteps 300 --samples 2 -q --no-timeseries ";
+    REQUIRE(runRsim(run + "-o " + q(dir / "a")).exitCode == 0);
+    fs::copy(dir / "a", dir / "b");
+    // B: one distance gone (NaN where A has one).
+    std::string csv = readFile(dir / "b" / "triangles.csv");
+    std::istringstream lines(csv);
+    std::string line, rewritten;
+    std::getline(lines, line);
+    rewritten = line + "\n";
+    bool done = false;
+    while (std::getline(lines, line)) {
+        std::vector<std::string> cells;
+        std::stringstream ss(line);
+        for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
+        if (!done && cells[8] != "nan") {
+            cells[8] = "nan";
+            done = true;
+        }
+        for (std::size_t k = 0; k < cells.size(); ++k) rewritten += (k ? "," : "") + cells[k];
+        rewritten += "\n";
+    }
+    REQUIRE(done);
+    writeFile(dir / "b" / "triangles.csv", rewritten);
+    const auto cmp = runRsim("compare " + q(dir / "a") + " " + q(dir / "b") + " --max-fraction 0 --json " +
+                             q(dir / "cmp.json") + " --junit " + q(dir / "cmp.xml"));
+    INFO(cmp.output);
+    CHECK(cmp.exitCode == 3);
+    const auto j = nlohmann::json::parse(readFile(dir / "cmp.json"));
+    CHECK(j["result"] == "fail");
+    bool seen = false;
+    for (const auto& c : j["checks"])
+        if (c["check"] == "triangle distance_m") {
+            seen = true;
+            CHECK(c["beyond_tolerance"] == 1);
+            CHECK(c["nan_on_one_side"] == 1);
+            CHECK(c["result"] == "FAIL");
+        }
+    CHECK(seen);
+    CHECK_THAT(readFile(dir / "cmp.xml"), ContainsSubstring("<failure message=\"1 of 566 triangle distances"));
+
+    // A depth image in one directory only, or another setting: failures, not skips.
+    fs::remove(dir / "b" / "depth.pfm");
+    CHECK_THAT(runRsim("compare " + q(dir / "a") + " " + q(dir / "b") + " --max-fraction 0.01").output,
+               ContainsSubstring("depth.pfm is only in A"));
+    REQUIRE(runRsim("run " + q(kTinyRoom) + " --backend cpu --timesteps 300 --samples 3 -q --no-timeseries -o " +
+                    q(dir / "c")).exitCode == 0);
+    const auto other = runRsim("compare " + q(dir / "a") + " " + q(dir / "c") + " --tol-m 1 --max-fraction 1");
+    CHECK(other.exitCode == 3);
+    CHECK_THAT(other.output, ContainsSubstring("simulation.samples: 2 vs 3"));
+    CHECK(runRsim("compare " + q(dir / "a") + " " + q(dir / "c") + " --tol-m 1 --max-fraction 1 --signal-rtol 1 "
+                  "--ignore-settings").exitCode == 0);
+    // NaN tolerances would pass everything.
+    CHECK(runRsim("compare " + q(dir / "a") + " " + q(dir / "a") + " --tol-m nan").exitCode == 2);
+    CHECK(runRsim("compare " + q(dir / "a") + " " + q(dir / "a") + " --max-fraction nan").exitCode == 2);
+}

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <cmath>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -14,30 +15,43 @@ void addCompareCommand(CLI::App& app, CommandAction& action) {
     struct Args {
         std::filesystem::path a, b;
         CompareOptions options;
-        bool noImages = false, noSignal = false;
+        bool noImages = false, noSignal = false, ignoreSettings = false;
     };
     auto args = std::make_shared<Args>();
     cmd->add_option("A", args->a, "First results directory")->required();
     cmd->add_option("B", args->b, "Second results directory")->required();
+    // NaN passes CLI11's range checks (every comparison with it is false): refuse it here.
+    const CLI::Validator finite(
+        [](std::string& text) {
+            double v = 0.0;
+            if (!CLI::detail::lexical_cast(text, v) || !std::isfinite(v)) return "expected a finite number, got " + text;
+            return std::string();
+        },
+        "FINITE");
     cmd->add_option("--tol-m", args->options.toleranceM,
                     "Largest allowed |distance_A - distance_B| per triangle and pixel, metres")
-        ->check(CLI::NonNegativeNumber)
+        ->check(finite & CLI::NonNegativeNumber)
         ->capture_default_str();
     cmd->add_option("--max-fraction", args->options.maxFraction,
                     "Fraction of triangles (and pixels) allowed beyond the tolerance (0.1% by default: "
                     "ray tracers disagree on rays that graze an edge; 0 for bit-exact regression)")
-        ->check(CLI::Range(0.0, 1.0))
+        ->check(finite & CLI::Range(0.0, 1.0))
         ->capture_default_str();
     cmd->add_option("--signal-rtol", args->options.signalRtol,
                     "Largest allowed difference of the total sensor signal, relative to its peak")
-        ->check(CLI::NonNegativeNumber)
+        ->check(finite & CLI::NonNegativeNumber)
         ->capture_default_str();
+    cmd->add_flag("--ignore-settings", args->ignoreSettings,
+                  "Compare even when the runs' settings differ (summary.json; the [output] table is never compared)");
+    cmd->add_option("--json", args->options.jsonFile, "Also write the checks as JSON to this file");
+    cmd->add_option("--junit", args->options.junitFile, "Also write the checks as JUnit XML to this file (CI systems)");
     cmd->add_flag("--no-images", args->noImages, "Do not compare depth.pfm");
     cmd->add_flag("--no-signal", args->noSignal, "Do not compare the sensor signal");
     cmd->add_option("--worst", args->options.showWorst, "Rows in the worst-offender table")
         ->capture_default_str();
     cmd->footer("A triangle with a distance in one directory and none (NaN) in the other counts "
-                "as beyond the tolerance.\nExit code: 0 when A and B agree, 3 when they differ, "
+                "as beyond the tolerance (and as NaN on one side). The runs' settings and triangles must "
+                "agree, and summary.json and depth.pfm must be in both or in neither.\nExit code: 0 when A and B agree, 3 when they differ, "
                 "2 when a directory cannot be read.\n"
                 "Examples:\n"
                 "  rsim compare results/tiny-room tests/reference/tiny-room\n"
@@ -47,6 +61,7 @@ void addCompareCommand(CLI::App& app, CommandAction& action) {
         action = [args]() {
             args->options.images = !args->noImages;
             args->options.checkSignal = !args->noSignal;
+            args->options.checkSettings = !args->ignoreSettings;
             return compareResults(args->a, args->b, args->options, std::cout);
         };
     });

@@ -24,6 +24,7 @@ namespace fs = std::filesystem;
 struct Triangles {
     std::vector<double> distance;        // by id
     std::vector<std::string> sourceMesh; // by id
+    std::vector<double> geometry;        // by id: cx, cy, cz, area
 };
 
 // One CSV record; quoted fields may contain commas and doubled quotes (triangles.csv quotes
@@ -71,10 +72,12 @@ Triangles readTrianglesCsv(const fs::path& dir) {
     };
     const std::size_t idCol = column("id"), meshCol = column("source_mesh"),
                       distCol = column("distance_m");
-    const std::size_t needed = std::max({idCol, meshCol, distCol}) + 1;
+    const std::size_t geoCols[4] = {column("cx"), column("cy"), column("cz"), column("area")};
+    const std::size_t needed =
+        std::max({idCol, meshCol, distCol, geoCols[0], geoCols[1], geoCols[2], geoCols[3]}) + 1;
 
     std::vector<std::size_t> ids;
-    std::vector<double> distances;
+    std::vector<double> distances, geometry;
     std::vector<std::string> meshes;
     for (std::size_t lineNo = 2; std::getline(in, line); ++lineNo) {
         if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -90,6 +93,12 @@ Triangles readTrianglesCsv(const fs::path& dir) {
         const double d = std::strtod(f[distCol].c_str(), &end);
         if (f[distCol].empty() || *end != '\0')
             throw InputError(where(lineNo) + ": bad distance_m '" + f[distCol] + "'");
+        for (std::size_t g : geoCols) {
+            const double v = std::strtod(f[g].c_str(), &end);
+            if (f[g].empty() || *end != '\0')
+                throw InputError(where(lineNo) + ": bad " + header[g] + " '" + f[g] + "'");
+            geometry.push_back(v);
+        }
         ids.push_back(std::size_t(id));
         distances.push_back(d);
         meshes.push_back(std::move(f[meshCol]));
@@ -102,6 +111,7 @@ Triangles readTrianglesCsv(const fs::path& dir) {
     Triangles t;
     t.distance.assign(n, std::nan(""));
     t.sourceMesh.resize(n);
+    t.geometry.resize(4 * n);
     std::vector<bool> seen(n, false);
     for (std::size_t k = 0; k < n; ++k) {
         if (ids[k] >= n || seen[ids[k]])
@@ -109,38 +119,51 @@ Triangles readTrianglesCsv(const fs::path& dir) {
                              " each once (id " + std::to_string(ids[k]) + ")");
         seen[ids[k]] = true;
         t.distance[ids[k]] = distances[k];
+        std::copy(&geometry[4 * k], &geometry[4 * k] + 4, &t.geometry[4 * ids[k]]);
         t.sourceMesh[ids[k]] = std::move(meshes[k]);
     }
     return t;
 }
 
-// Empty when the file is absent; InputError when it is present but not JSON.
-std::vector<double> readSignal(const fs::path& dir, bool& present) {
+// summary.json, or null when the file is absent; InputError when it is present but not JSON.
+nlohmann::json readSummary(const fs::path& dir) {
     const fs::path file = dir / "summary.json";
-    present = false;
     std::ifstream in(file);
-    if (!in) return {};
-    nlohmann::json j;
+    if (!in) return nullptr;
     try {
-        j = nlohmann::json::parse(in);
+        return nlohmann::json::parse(in);
     } catch (const nlohmann::json::exception& e) {
         throw InputError(file.string() + ": not valid JSON (" + e.what() + ")");
     }
-    if (!j.contains("sensor_signal_fwd") || !j["sensor_signal_fwd"].is_array()) return {};
-    present = true;
+}
+
+// Its sensor_signal_fwd; `present` false when there is none.
+std::vector<double> signalOf(const nlohmann::json& j, bool& present) {
+    present = j.is_object() && j.contains("sensor_signal_fwd") && j["sensor_signal_fwd"].is_array();
     std::vector<double> s;
-    for (const auto& v : j["sensor_signal_fwd"])
-        s.push_back(v.is_number() ? v.get<double>() : std::nan("")); // null: NaN was written
+    if (present)
+        for (const auto& v : j["sensor_signal_fwd"])
+            s.push_back(v.is_number() ? v.get<double>() : std::nan("")); // null: NaN was written
     return s;
+}
+
+// "path: value" of every leaf of `j`, for a readable diff of two settings objects.
+void flatten(const nlohmann::json& j, const std::string& path, std::vector<std::pair<std::string, std::string>>& out) {
+    if (j.is_object()) {
+        for (auto it = j.begin(); it != j.end(); ++it) flatten(it.value(), path.empty() ? it.key() : path + "." + it.key(), out);
+    } else {
+        out.emplace_back(path, j.dump());
+    }
 }
 
 struct Diff {
     std::size_t compared = 0, beyond = 0;
-    double maxAbs = 0.0; // over pairs that are both finite
+    std::size_t nanMismatch = 0; // of `beyond`: a value on one side, NaN on the other
+    double maxAbs = 0.0;         // over pairs that are both finite
 };
 
-// A value present (finite) on one side only counts as beyond the tolerance; NaN on both sides
-// agrees (neither has a distance there).
+// A value present (finite) on one side only counts as beyond the tolerance (and as a NaN
+// mismatch); NaN on both sides agrees (neither has a distance there).
 Diff diffValues(const std::vector<double>& a, const std::vector<double>& b, double tol) {
     Diff d;
     d.compared = a.size();
@@ -149,6 +172,7 @@ Diff diffValues(const std::vector<double>& a, const std::vector<double>& b, doub
         if (!fa && !fb) continue;
         if (fa != fb) {
             ++d.beyond;
+            ++d.nanMismatch;
             continue;
         }
         const double diff = std::abs(a[k] - b[k]);
@@ -203,6 +227,37 @@ class Table {
 
 } // namespace
 
+namespace {
+
+// One row of the report.
+struct Check {
+    std::string name, compared;
+    std::size_t beyond = 0, nanMismatch = 0;
+    std::string maxDiff, tolerance, result; // result: PASS, FAIL or SKIP
+    std::string failure;                    // why it failed, for the summary line
+};
+
+std::string xmlEscaped(const std::string& s) {
+    std::string out;
+    for (char c : s) {
+        if (c == '&') out += "&amp;";
+        else if (c == '<') out += "&lt;";
+        else if (c == '>') out += "&gt;";
+        else if (c == '"') out += "&quot;";
+        else out += c;
+    }
+    return out;
+}
+
+void writeFileOrThrow(const fs::path& file, const std::string& text) {
+    std::ofstream out(file);
+    out << text;
+    out.close();
+    if (!out) throw Error("cannot write " + file.string());
+}
+
+} // namespace
+
 int compareResults(const fs::path& a, const fs::path& b, const CompareOptions& options,
                    std::ostream& out) {
     for (const fs::path& dir : {a, b})
@@ -211,38 +266,73 @@ int compareResults(const fs::path& a, const fs::path& b, const CompareOptions& o
                                             "directory)");
     const Triangles ta = readTrianglesCsv(a);
     const Triangles tb = readTrianglesCsv(b);
+    const nlohmann::json ja = readSummary(a), jb = readSummary(b);
 
-    out << "rsim compare\n  A: " << a.string() << "\n  B: " << b.string() << "\n\n";
-    Table table({"check", "compared", "beyond tol", "max |diff|", "tolerance", "result"});
-    std::vector<std::string> failures;
+    std::vector<Check> checks;
     const std::string tolText = fmt("%g m", options.toleranceM) + ", " +
                                 fmt("%g%%", 100.0 * options.maxFraction) + " may exceed";
     auto allowed = [&](std::size_t compared) {
         return std::size_t(std::floor(options.maxFraction * double(compared) + 1e-9));
     };
-    auto pass = [](bool ok) { return std::string(ok ? "PASS" : "FAIL"); };
+    auto verdict = [](bool ok) { return std::string(ok ? "PASS" : "FAIL"); };
+    auto onlyIn = [](bool inA) { return std::string("only in ") + (inA ? "A" : "B"); };
 
-    // Triangles.
+    // Settings: the same physics on both sides (the [output] table aside), unless told otherwise.
+    if (ja.is_null() || jb.is_null()) {
+        checks.push_back({"summary.json", onlyIn(!ja.is_null()), 0, 0, "-", "in both", "FAIL",
+                          "summary.json is missing in " + std::string(ja.is_null() ? "A" : "B")});
+    } else if (options.checkSettings) {
+        std::vector<std::pair<std::string, std::string>> sa, sb;
+        flatten(ja.value("settings", nlohmann::json::object()), "", sa);
+        flatten(jb.value("settings", nlohmann::json::object()), "", sb);
+        std::vector<std::string> differences;
+        auto valueIn = [](const std::vector<std::pair<std::string, std::string>>& v, const std::string& key) {
+            for (const auto& [k, val] : v)
+                if (k == key) return val;
+            return std::string("(none)");
+        };
+        std::vector<std::string> keys;
+        for (const auto* side : {&sa, &sb})
+            for (const auto& [k, v] : *side)
+                if (k.rfind("output.", 0) != 0 && std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+        for (const auto& k : keys)
+            if (valueIn(sa, k) != valueIn(sb, k)) differences.push_back(k + ": " + valueIn(sa, k) + " vs " + valueIn(sb, k));
+        std::string detail;
+        for (std::size_t k = 0; k < differences.size() && k < 3; ++k) detail += (k ? "; " : "") + differences[k];
+        if (differences.size() > 3) detail += fmt("; and %zu more", differences.size() - 3);
+        checks.push_back({"settings", std::to_string(keys.size()), differences.size(), 0, differences.empty() ? "-" : detail,
+                          "equal ([output] aside)", verdict(differences.empty()),
+                          "the runs' settings differ (" + detail + "; --ignore-settings compares anyway)"});
+    }
+
+    // Triangles: the same geometry, then the distances.
     const std::size_t na = ta.distance.size(), nb = tb.distance.size();
     const bool sameCount = na == nb;
-    table.add({"triangle count", std::to_string(na) + " vs " + std::to_string(nb), "-", "-",
-               "equal", pass(sameCount)});
+    checks.push_back({"triangle count", std::to_string(na) + " vs " + std::to_string(nb), sameCount ? 0u : 1u, 0, "-",
+                      "equal", verdict(sameCount),
+                      "triangle counts differ: " + std::to_string(na) + " vs " + std::to_string(nb)});
     bool trianglesCompared = false;
-    if (!sameCount) {
-        failures.push_back("triangle counts differ: " + std::to_string(na) + " vs " +
-                           std::to_string(nb));
-    } else {
+    if (sameCount) {
+        std::size_t moved = 0;
+        double worst = 0.0;
+        for (std::size_t k = 0; k < ta.geometry.size(); ++k) {
+            const double d = std::abs(ta.geometry[k] - tb.geometry[k]);
+            worst = std::max(worst, d);
+            if (!(d <= 1e-6 * std::max(1.0, std::abs(ta.geometry[k])))) ++moved;
+        }
+        checks.push_back({"triangle geometry", std::to_string(na), moved, 0, fmt("%.3g", worst), "centroid, area equal",
+                          verdict(moved == 0), "the triangles' centroids or areas differ (another scene?)"});
         const Diff d = diffValues(ta.distance, tb.distance, options.toleranceM);
         const bool ok = d.beyond <= allowed(d.compared);
         trianglesCompared = true;
-        table.add({"triangle distance_m", std::to_string(d.compared), std::to_string(d.beyond),
-                   fmt("%.3g m", d.maxAbs), tolText, pass(ok)});
-        if (!ok)
-            failures.push_back(std::to_string(d.beyond) + " of " + std::to_string(d.compared) +
-                               " triangle distances beyond " + fmt("%g m", options.toleranceM));
+        checks.push_back({"triangle distance_m", std::to_string(d.compared), d.beyond, d.nanMismatch, fmt("%.3g m", d.maxAbs),
+                          tolText, verdict(ok),
+                          std::to_string(d.beyond) + " of " + std::to_string(d.compared) + " triangle distances beyond " +
+                              fmt("%g m", options.toleranceM) +
+                              (d.nanMismatch ? fmt(" (%zu a distance on one side only)", d.nanMismatch) : "")});
     }
 
-    // Depth image.
+    // Depth image: in both, or in neither.
     if (options.images) {
         const fs::path pa = a / "depth.pfm", pb = b / "depth.pfm";
         const bool ha = fs::exists(pa), hb = fs::exists(pb);
@@ -250,66 +340,69 @@ int compareResults(const fs::path& a, const fs::path& b, const CompareOptions& o
             std::uint32_t wa = 0, ha2 = 0, wb = 0, hb2 = 0;
             const std::vector<float> da = readPfm(pa, wa, ha2), db = readPfm(pb, wb, hb2);
             if (wa != wb || ha2 != hb2) {
-                table.add({"depth.pfm size",
-                           std::to_string(wa) + "x" + std::to_string(ha2) + " vs " +
-                               std::to_string(wb) + "x" + std::to_string(hb2),
-                           "-", "-", "equal", "FAIL"});
-                failures.push_back("depth.pfm sizes differ");
+                checks.push_back({"depth.pfm size",
+                                  std::to_string(wa) + "x" + std::to_string(ha2) + " vs " + std::to_string(wb) + "x" +
+                                      std::to_string(hb2),
+                                  1, 0, "-", "equal", "FAIL", "depth.pfm sizes differ"});
             } else {
-                const Diff d =
-                    diffValues(std::vector<double>(da.begin(), da.end()),
-                               std::vector<double>(db.begin(), db.end()), options.toleranceM);
+                const Diff d = diffValues(std::vector<double>(da.begin(), da.end()),
+                                          std::vector<double>(db.begin(), db.end()), options.toleranceM);
                 const bool ok = d.beyond <= allowed(d.compared);
-                table.add({"depth.pfm pixels", std::to_string(d.compared), std::to_string(d.beyond),
-                           fmt("%.3g m", d.maxAbs), tolText, pass(ok)});
-                if (!ok)
-                    failures.push_back(std::to_string(d.beyond) + " of " +
-                                       std::to_string(d.compared) + " depth pixels beyond " +
-                                       fmt("%g m", options.toleranceM));
+                checks.push_back({"depth.pfm pixels", std::to_string(d.compared), d.beyond, d.nanMismatch,
+                                  fmt("%.3g m", d.maxAbs), tolText, verdict(ok),
+                                  std::to_string(d.beyond) + " of " + std::to_string(d.compared) +
+                                      " depth pixels beyond " + fmt("%g m", options.toleranceM) +
+                                      (d.nanMismatch ? fmt(" (%zu a depth on one side only)", d.nanMismatch) : "")});
             }
         } else if (ha || hb) {
-            table.add(
-                {"depth.pfm", "only in " + std::string(ha ? "A" : "B"), "-", "-", "-", "SKIP"});
+            checks.push_back({"depth.pfm", onlyIn(ha), 1, 0, "-", "in both", "FAIL",
+                              "depth.pfm is only in " + std::string(ha ? "A" : "B") + " (--no-images to skip it)"});
         }
     }
 
     // Total sensor signal.
-    if (options.checkSignal) {
+    if (options.checkSignal && !ja.is_null() && !jb.is_null()) {
         bool pa = false, pb = false;
-        const std::vector<double> sa = readSignal(a, pa), sb = readSignal(b, pb);
-        if (pa && pb && sa.size() == sb.size()) {
+        const std::vector<double> sa = signalOf(ja, pa), sb = signalOf(jb, pb);
+        if (!pa || !pb || sa.size() != sb.size()) {
+            const std::string why = !pa || !pb ? "missing in " + std::string(!pa ? "A" : "B")
+                                               : std::to_string(sa.size()) + " vs " + std::to_string(sb.size()) + " steps";
+            checks.push_back({"sensor_signal_fwd", why, 1, 0, "-", "same length", "FAIL",
+                              "the sensor signals cannot be compared: " + why});
+        } else {
             double peak = 0.0, maxDiff = 0.0;
-            bool nanMismatch = false;
+            std::size_t nanMismatch = 0;
             for (std::size_t t = 0; t < sa.size(); ++t) {
                 if (std::isfinite(sa[t])) peak = std::max(peak, std::abs(sa[t]));
-                if (std::isfinite(sa[t]) != std::isfinite(sb[t])) nanMismatch = true;
-                if (std::isfinite(sa[t]) && std::isfinite(sb[t]))
-                    maxDiff = std::max(maxDiff, std::abs(sa[t] - sb[t]));
+                if (std::isfinite(sa[t]) != std::isfinite(sb[t])) ++nanMismatch;
+                if (std::isfinite(sa[t]) && std::isfinite(sb[t])) maxDiff = std::max(maxDiff, std::abs(sa[t] - sb[t]));
             }
-            const double rel = nanMismatch     ? std::numeric_limits<double>::infinity()
-                               : peak > 0.0    ? maxDiff / peak
-                               : maxDiff > 0.0 ? std::numeric_limits<double>::infinity()
-                                               : 0.0;
+            // One count: the steps whose difference exceeds the tolerance, or that have a
+            // value on one side only.
             std::size_t beyond = 0;
-            for (std::size_t t = 0; t < sa.size(); ++t)
-                if (!(std::abs(sa[t] - sb[t]) <= options.signalRtol * peak) &&
-                    (std::isfinite(sa[t]) || std::isfinite(sb[t])))
-                    ++beyond;
-            const bool ok = rel <= options.signalRtol;
-            table.add({"sensor_signal_fwd", std::to_string(sa.size()), std::to_string(beyond),
-                       fmt("%.3g of peak", rel), fmt("%g of peak", options.signalRtol), pass(ok)});
-            if (!ok)
-                failures.push_back("sensor_signal_fwd differs by " + fmt("%.3g", rel) +
-                                   " of its peak");
-        } else {
-            const std::string why = !pa || !pb ? std::string("missing in ") + (!pa ? "A" : "B")
-                                               : "lengths " + std::to_string(sa.size()) + " vs " +
-                                                     std::to_string(sb.size());
-            table.add({"sensor_signal_fwd", why, "-", "-", "-", "SKIP"});
+            for (std::size_t t = 0; t < sa.size(); ++t) {
+                const bool fa = std::isfinite(sa[t]), fb = std::isfinite(sb[t]);
+                if (fa != fb || (fa && !(std::abs(sa[t] - sb[t]) <= options.signalRtol * peak))) ++beyond;
+            }
+            const double rel = peak > 0.0 ? maxDiff / peak : maxDiff > 0.0 ? std::numeric_limits<double>::infinity() : 0.0;
+            const bool ok = beyond == 0;
+            checks.push_back({"sensor_signal_fwd", std::to_string(sa.size()), beyond, nanMismatch,
+                              fmt("%.3g of peak", rel), fmt("%g of peak", options.signalRtol), verdict(ok),
+                              fmt("%zu of %zu steps of sensor_signal_fwd differ by more than %g of its peak", beyond,
+                                  sa.size(), options.signalRtol)});
         }
     }
 
-    table.print(out, {false, true, true, true, false, false});
+    // The report.
+    out << "rsim compare\n  A: " << a.string() << "\n  B: " << b.string() << "\n\n";
+    Table table({"check", "compared", "beyond tol", "NaN on one side", "max |diff|", "tolerance", "result"});
+    std::vector<std::string> failures;
+    for (const Check& c : checks) {
+        table.add({c.name, c.compared, std::to_string(c.beyond), std::to_string(c.nanMismatch), c.maxDiff, c.tolerance,
+                   c.result});
+        if (c.result == "FAIL") failures.push_back(c.failure);
+    }
+    table.print(out, {false, true, true, true, true, false, false});
 
     if (!failures.empty() && trianglesCompared && options.showWorst > 0) {
         struct Row {
@@ -344,8 +437,36 @@ int compareResults(const fs::path& a, const fs::path& b, const CompareOptions& o
         }
     }
 
+    const bool pass = failures.empty();
+    if (!options.jsonFile.empty()) {
+        nlohmann::ordered_json j;
+        j["a"] = a.string();
+        j["b"] = b.string();
+        j["result"] = pass ? "pass" : "fail";
+        nlohmann::ordered_json list = nlohmann::ordered_json::array();
+        for (const Check& c : checks)
+            list.push_back({{"check", c.name}, {"compared", c.compared}, {"beyond_tolerance", c.beyond},
+                            {"nan_on_one_side", c.nanMismatch}, {"max_diff", c.maxDiff}, {"tolerance", c.tolerance},
+                            {"result", c.result}, {"failure", c.result == "FAIL" ? c.failure : ""}});
+        j["checks"] = list;
+        writeFileOrThrow(options.jsonFile, j.dump(2) + "\n");
+    }
+    if (!options.junitFile.empty()) {
+        std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+        xml += fmt("<testsuite name=\"rsim compare\" tests=\"%zu\" failures=\"%zu\">\n", checks.size(), failures.size());
+        for (const Check& c : checks) {
+            xml += "  <testcase classname=\"rsim.compare\" name=\"" + xmlEscaped(c.name) + "\"";
+            if (c.result == "FAIL")
+                xml += ">\n    <failure message=\"" + xmlEscaped(c.failure) + "\"/>\n  </testcase>\n";
+            else
+                xml += "/>\n";
+        }
+        xml += "</testsuite>\n";
+        writeFileOrThrow(options.junitFile, xml);
+    }
+
     out << '\n';
-    if (failures.empty()) {
+    if (pass) {
         out << "rsim compare: PASS\n";
         return kExitOk;
     }

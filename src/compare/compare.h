@@ -16,10 +16,15 @@ struct CompareOptions {
     double signalRtol = 1e-3;     // sensor_signal_fwd, relative to its peak
     bool checkSignal = true;
     std::size_t showWorst = 10;   // rows of the worst-offender table
+    bool checkSettings = true;    // summary.json settings (the [output] table aside) must agree
+    std::filesystem::path jsonFile;  // --json: the checks as JSON
+    std::filesystem::path junitFile; // --junit: the checks as JUnit XML, for CI systems
 };
 
-// Prints a readable report to `out`; returns kExitOk when A and B agree within the options,
-// kExitDifferent when they do not. Throws InputError when a directory is missing or unreadable.
+// Prints a readable report to `out` (and JSON / JUnit XML when asked); returns kExitOk when A
+// and B agree within the options, kExitDifferent when they do not: when a check fails, or a
+// file is in one directory only (summary.json; depth.pfm unless images are not compared), or
+// the runs' settings or triangles differ. Throws InputError when a directory is missing or unreadable.
 int compareResults(const std::filesystem::path& a, const std::filesystem::path& b,
                    const CompareOptions& options, std::ostream& out);
 

@@ -3,6 +3,7 @@
 // the output contract; compare, generate, devices and the error exits behave.
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include <catch2/catch_test_macros.hpp>
@@ -16,6 +17,32 @@
 
 using namespace rsim::test;
 using Catch::Matchers::ContainsSubstring;
+
+namespace {
+
+// Replaces the first finite distance_m of a triangles.csv by edit(it); false when there is none.
+bool editFirstDistance(const std::filesystem::path& file, const std::function<std::string(const std::string&)>& edit) {
+    std::istringstream lines(readFile(file));
+    std::string line, rewritten;
+    std::getline(lines, line);
+    rewritten = line + "\n";
+    bool done = false;
+    while (std::getline(lines, line)) {
+        std::vector<std::string> cells;
+        std::stringstream ss(line);
+        for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
+        if (!done && cells[8] != "nan") {
+            cells[8] = edit(cells[8]);
+            done = true;
+        }
+        for (std::size_t k = 0; k < cells.size(); ++k) rewritten += (k ? "," : "") + cells[k];
+        rewritten += "\n";
+    }
+    writeFile(file, rewritten);
+    return done;
+}
+
+} // namespace
 namespace fs = std::filesystem;
 
 namespace {
@@ -104,25 +131,8 @@ TEST_CASE("rsim run on the tiny room writes the whole output contract", "[cli]")
         const fs::path moved = dir / "moved";
         fs::copy(out, moved);
         // Move the first finite distance by 2 cm.
-        std::string csv = readFile(moved / "triangles.csv");
-        std::istringstream lines(csv);
-        std::string header, line, rewritten;
-        std::getline(lines, header);
-        rewritten = header + "\n";
-        bool done = false;
-        while (std::getline(lines, line)) {
-            std::vector<std::string> cells;
-            std::stringstream ss(line);
-            for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
-            if (!done && cells[8] != "nan") {
-                cells[8] = std::to_string(std::stod(cells[8]) + 0.02);
-                done = true;
-            }
-            for (std::size_t k = 0; k < cells.size(); ++k) rewritten += (k ? "," : "") + cells[k];
-            rewritten += "\n";
-        }
-        REQUIRE(done);
-        writeFile(moved / "triangles.csv", rewritten);
+        REQUIRE(editFirstDistance(moved / "triangles.csv",
+                                  [](const std::string& d) { return std::to_string(std::stod(d) + 0.02); }));
         auto diff = runRsim("compare " + q(out) + " " + q(moved));
         INFO(diff.output);
         CHECK(diff.exitCode == 3);
@@ -364,25 +374,7 @@ TEST_CASE("compare reports in JSON and JUnit, counts NaN on one side, and notice
     REQUIRE(runRsim(run + "-o " + q(dir / "a")).exitCode == 0);
     fs::copy(dir / "a", dir / "b");
     // B: one distance gone (NaN where A has one).
-    std::string csv = readFile(dir / "b" / "triangles.csv");
-    std::istringstream lines(csv);
-    std::string line, rewritten;
-    std::getline(lines, line);
-    rewritten = line + "\n";
-    bool done = false;
-    while (std::getline(lines, line)) {
-        std::vector<std::string> cells;
-        std::stringstream ss(line);
-        for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
-        if (!done && cells[8] != "nan") {
-            cells[8] = "nan";
-            done = true;
-        }
-        for (std::size_t k = 0; k < cells.size(); ++k) rewritten += (k ? "," : "") + cells[k];
-        rewritten += "\n";
-    }
-    REQUIRE(done);
-    writeFile(dir / "b" / "triangles.csv", rewritten);
+    REQUIRE(editFirstDistance(dir / "b" / "triangles.csv", [](const std::string&) { return std::string("nan"); }));
     const auto cmp = runRsim("compare " + q(dir / "a") + " " + q(dir / "b") + " --max-fraction 0 --json " +
                              q(dir / "cmp.json") + " --junit " + q(dir / "cmp.xml"));
     INFO(cmp.output);

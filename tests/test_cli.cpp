@@ -78,6 +78,12 @@ TEST_CASE("rsim run on the tiny room writes the whole output contract", "[cli]")
     for (const char* phase : {"load", "accel", "visibility", "compress", "radiosity", "distance", "output"})
         CHECK(summary["timings_s"].contains(phase));
     CHECK(summary["counts"]["triangles_with_distance"].get<std::size_t>() > 100);
+    // The pixels' errors, and error.png's colour scale apart from them.
+    CHECK(summary["schema"] == 3);
+    CHECK(summary["images"].contains("error_colour_range_m"));
+    const auto& pixelError = summary["images"]["pixel_error_m"];
+    CHECK(pixelError["count"].get<std::size_t>() == summary["images"]["pixels_with_depth"].get<std::size_t>());
+    CHECK(pixelError["max_abs"].get<double>() >= pixelError["p99_abs"].get<double>());
     CHECK(lineCount(out / "triangles.csv") == n + 1);
     CHECK_THAT(readFile(out / "triangles.csv").substr(0, 120),
                ContainsSubstring("id,source_mesh,cx,cy,cz,area,reflectance,true_distance_m,distance_m,"

@@ -29,7 +29,9 @@ struct RunInfo {
 // summary.json's layout version (its `schema` key): raised when a key changes meaning or goes,
 // not when one is added. 2: `schema` itself, settings.simulation.k_estimator and
 // near_pair_factor.
-inline constexpr int kSummarySchema = 2;
+// 3: images.error_range_m became images.error_colour_range_m (it always was error.png's colour
+// scale), beside the new images.pixel_error_m.
+inline constexpr int kSummarySchema = 3;
 
 // Everything the writers need, by reference.
 struct ResultsView {

@@ -176,8 +176,14 @@ void writeSummaryJson(const std::filesystem::path& file, const ResultsView& view
                        {"height", s.height},
                        {"pixels_with_depth", s.pixelsWithDepth},
                        {"depth_range_m", {number(s.depthLo), number(s.depthHi)}},
-                       {"error_range_m", {number(-s.errorRange), number(s.errorRange)}},
+                       // What error.png's colours span (its 99th percentile), not the errors' range.
+                       {"error_colour_range_m", {number(-s.errorRange), number(s.errorRange)}},
                        {"amplitude_range", {number(s.amplitudeLo), number(s.amplitudeHi)}}};
+        // The pixels' own errors: estimated depth minus the true distance along the pixel ray.
+        std::vector<double> pixelErrors;
+        for (std::size_t k = 0; k < r.image.depth.size(); ++k)
+            pixelErrors.push_back(double(r.image.depth[k]) - double(r.image.trueDepth[k]));
+        j["images"]["pixel_error_m"] = distanceError(pixelErrors);
     }
 
     // Invalid UTF-8 (a command line or path in another encoding) must not lose the run.

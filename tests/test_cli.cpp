@@ -413,3 +413,22 @@ TEST_CASE("compare reports in JSON and JUnit, counts NaN on one side, and notice
     CHECK(runRsim("compare " + q(dir / "a") + " " + q(dir / "a") + " --tol-m nan").exitCode == 2);
     CHECK(runRsim("compare " + q(dir / "a") + " " + q(dir / "a") + " --max-fraction nan").exitCode == 2);
 }
+
+TEST_CASE("a time window that cuts off the light's tail is reported, the bundled scenes' are not", "[cli]") {
+    TempDir dir;
+    // 30 ns cover 9 m of path: the tiny room's far walls (8.4 m) are just inside, their
+    // multipath tail is not.
+    const auto short_ = runRsim("run " + q(kTinyRoom) + " --backend cpu --timesteps 300 --samples 2 --no-progress -o " +
+                                q(dir / "a"));
+    INFO(short_.output);
+    REQUIRE(short_.exitCode == 0);
+    CHECK_THAT(short_.output, ContainsSubstring("of the light reaching the sensor arrives after the time window"));
+    for (const char* scene : {"tiny-room", "corridor"}) {
+        const auto bundled = runRsim("run " + std::string(RSIM_SOURCE_DIR) + "/scenes/" + scene +
+                                     "/scene.toml --backend cpu --samples 2 --no-timeseries --no-progress -o " +
+                                     q(dir / scene));
+        INFO(scene << ": " << bundled.output);
+        CHECK(bundled.exitCode == 0);
+        CHECK_THAT(bundled.output, !ContainsSubstring("after the time window"));
+    }
+}

@@ -89,6 +89,31 @@ std::string ambiguityWarning(const DirectTerms& d, const SimConfig& c) {
         freqs, rangeM, rangeM / 2.0, pathM);
 }
 
+std::string windowWarning(const std::vector<double>& s, const SimConfig& c) {
+    const std::size_t T = s.size(), tenth = T / 10;
+    if (tenth < 2) return {};
+    double total = 0.0, last = 0.0, before = 0.0;
+    for (std::size_t t = 0; t < T; ++t) {
+        total += s[t];
+        if (t >= T - tenth) last += s[t];
+        else if (t >= T - 2 * tenth) before += s[t];
+    }
+    if (!(total > 0.0) || !(last > 0.0)) return {};
+    const double windowNs = double(T) * c.dtNs;
+    const std::string advice = fmt::format("Raise simulation.timesteps (--timesteps; now {} steps of {} ns, "
+                                           "{:.6g} ns), or simulation.dt_ns",
+                                           T, c.dtNs, windowNs);
+    if (!(before > last))
+        return fmt::format("the signal reaching the sensor does not decay at the end of the time window: much "
+                           "of the light arrives after it, and distances and AMCW phases miss it. {}",
+                           advice);
+    const double q = last / before, tail = last * q / (1.0 - q), fraction = tail / (total + tail);
+    if (fraction <= 0.01) return {};
+    return fmt::format("about {:.1f}% of the light reaching the sensor arrives after the time window (estimated "
+                       "from the decay of the signal's last tenth); distances and AMCW phases miss it. {}",
+                       100.0 * fraction, advice);
+}
+
 std::string backFaceWarning(const PreparedScene& s, const SimConfig& c, const SensorImage& image) {
     std::uint64_t hits = 0, back = 0;
     std::vector<std::uint64_t> backByMesh(s.meshNames.size(), 0);
@@ -193,7 +218,7 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
     // the run can measure anything at all.
     std::vector<DirectTerms> direct(poses.size());
     std::vector<double> directSeconds(poses.size());
-    bool ambiguityWarned = false, backFaceWarned = false;
+    bool ambiguityWarned = false, backFaceWarned = false, windowWarned = false;
     for (std::size_t p = 0; p < poses.size(); ++p) {
         sw = Stopwatch();
         direct[p] = b.pose->direct(poses[p].config);
@@ -308,6 +333,10 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
             h.R = std::move(sources[p - g0].R);
             sw = Stopwatch();
             b.distances->signals(h, r.direct, c, r.signalFwd, r.signalAdj);
+            if (const std::string w = windowWarning(r.signalFwd, c); !w.empty() && !windowWarned) {
+                spdlog::warn("{}{}", poses.size() > 1 ? poses[p].label + " (and maybe other poses): " : "", w);
+                windowWarned = true;
+            }
             TriangleDistances d = b.distances->distances(h, r.direct, c);
             r.pathLength = std::move(d.pathLength);
             r.distance = std::move(d.distance);

@@ -74,6 +74,13 @@ void checkDirectTerms(const DirectTerms& direct, const SimConfig& config);
 // wraps and their distances come out short.
 std::string ambiguityWarning(const DirectTerms& direct, const SimConfig& config);
 
+// The warning (or "") that more than 1% of the light reaching the sensor arrives after the time
+// window, estimated from s_fwd: the last tenth of the window against the tenth before it gives
+// the decay per tenth q, and the tail beyond the window is last * q / (1 - q) (a geometric
+// series; the multipath tail of a room decays about exponentially). A signal that does not
+// decay at the end of the window is reported too.
+std::string windowWarning(const std::vector<double>& signalFwd, const SimConfig& config);
+
 // The warning (or "") that more than 20% of the sensor image's pixels see the back of a
 // one-sided triangle, naming the mesh most of them belong to: the usual sign of a room modelled
 // as an ordinary, outward-facing box, whose walls then stay dark.

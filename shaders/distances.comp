@@ -7,10 +7,8 @@
 layout(local_size_x = RSIM_WG_LINEAR) in;
 layout(push_constant) uniform Push { DistancePush pc; };
 
-uint gI; // the host checks n * T * poses < 2^32
-float rsimSignal(uint t) {
-    return Vec2Refs(pc.history).v[rsimHistoryIndex(gI, t, pc.timesteps, pc.pose, pc.stepStride, pc.poseStride)].x;
-}
+uint gSignalBase; // the host checks n * T < 2^32
+float rsimSignal(uint t) { return Vec2Refs(pc.history).v[gSignalBase + t].x; }
 float rsimPulse(uint k) { return FloatRefs(pc.pulse).v[k]; }
 #include "rsim/shared/estimators.h"
 
@@ -18,7 +16,7 @@ void main() {
     uint i = pc.begin + gl_GlobalInvocationID.x;
     if (i >= pc.end) return;
     GpuTransportTri me = TransportTriRefs(pc.tris).t[i];
-    gI = i;
+    gSignalBase = i * pc.timesteps;
     // (path steps, or RSIM_NO_ECHO (also: no light, not seen) or RSIM_ECHO_CUT_OFF; sensor distance)
     vec4 result = vec4(RSIM_NO_ECHO, 0.0, 0.0, 0.0);
     float total = 0.0;

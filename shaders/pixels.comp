@@ -11,7 +11,7 @@ layout(push_constant) uniform Push { PixelPush pc; };
 
 // The signal of the current pixel, set up in main().
 GpuTransportTri gTri;
-uint gTriIndex; // the host checks n * T * poses < 2^32
+uint gBase; // the host checks n * T < 2^32
 float gDirectAmount, gDirectDelay;
 vec3 gShift; // rsimLinearSplit of the hit distance
 
@@ -19,7 +19,7 @@ float rsimPulse(uint k) { return FloatRefs(pc.pulse).v[k]; }
 // X(u) = B_i(u) - E_i(u), 0 before the start.
 float indirectAt(int u) {
     if (u < 0) return 0.0;
-    float b = Vec2Refs(pc.history).v[rsimHistoryIndex(gTriIndex, uint(u), pc.timesteps, pc.pose, pc.stepStride, pc.poseStride)].x;
+    float b = Vec2Refs(pc.history).v[gBase + uint(u)].x;
     return b - rsimSourceAt(gTri.source.y, gTri.source.z, uint(u), pc.pulse, pc.pulseLength);
 }
 float rsimSignal(uint t) {
@@ -37,7 +37,7 @@ void main() {
     if (hit.x >= 0.0 && hit.w >= 0.0) {
         uint tri = uint(hit.x);
         gTri = TransportTriRefs(pc.tris).t[tri];
-        gTriIndex = tri;
+        gBase = tri * pc.timesteps;
         gDirectAmount = hit.z;
         gDirectDelay = hit.w;
         gShift = rsimLinearSplit(hit.y * pc.invCdt);

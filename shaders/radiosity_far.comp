@@ -74,9 +74,9 @@ void main() {
                 uint base = (j0 + u * SPLIT) * pc.timesteps + pc.t0 - tau;
                 for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q) {
                     if (q < first || q >= pc.steps) continue;
-                    // Each pose's history is its own [n][T] (rsimHistoryIndex with stepStride 1),
-                    // so every pose's run is read as a single pose's would be.
-                    uint at = base + q + pose0 * pc.poseStride;
+                    // Each pose's history is its own [n][T] (rsimHistoryIndex), so every pose's
+                    // run is read as a single pose's would be.
+                    uint at = pose0 * pc.poseStride + base + q; // rsimHistoryIndex
                     accA[q].xy += f * hist.v[at];
                     if (POSES >= 2u) accA[q].zw += f * hist.v[at + pc.poseStride];
                     if (POSES == 4u) {

@@ -16,8 +16,7 @@ void main() {
     // Rows of workgroups (y) when n * poses exceeds what one row of the dispatch holds.
     uint g = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * RSIM_WG_LINEAR + gl_LocalInvocationID.x;
     if (g >= pc.n * pc.poses) return;
-    bool poseFastest = pc.poseStride == 1u;
-    uint i = poseFastest ? g / pc.poses : g % pc.n, pose = poseFastest ? g % pc.poses : g / pc.n;
+    uint i = g % pc.n, pose = g / pc.n;
     Vec2Refs hist = Vec2Refs(pc.history);
     vec2 sum = Vec2Refs(pc.farSums).v[(pc.q * pc.n + i) * pc.poses + pose];
     UintRefs offsets = UintRefs(pc.nearOffsets);
@@ -25,11 +24,11 @@ void main() {
     for (uint k = offsets.v[i]; k < offsets.v[i + 1u]; ++k) {
         NearPair p = near.p[k];
         if (p.delay > pc.t) continue;
-        vec2 h = hist.v[rsimHistoryIndex(p.source, pc.t - p.delay, pc.timesteps, pose, pc.stepStride, pc.poseStride)];
+        vec2 h = hist.v[rsimHistoryIndex(p.source, pc.t - p.delay, pc.timesteps, pose, pc.poseStride)];
         sum += vec2(p.coefB * h.x, p.coefZ * h.y);
     }
     GpuTransportTri me = TransportTriRefs(pc.tris).t[pose * pc.n + i];
     float E = rsimSourceAt(me.source.y, me.source.z, pc.t, pc.pulse, pc.pulseLength);
     float R = rsimSourceAt(me.source.w, me.sensorDirDelay.w, pc.t, pc.pulse, pc.pulseLength);
-    hist.v[rsimHistoryIndex(i, pc.t, pc.timesteps, pose, pc.stepStride, pc.poseStride)] = rsimRadiosityUpdate(E, R, sum.x, sum.y, me.source.x, me.centroidArea.w);
+    hist.v[rsimHistoryIndex(i, pc.t, pc.timesteps, pose, pc.poseStride)] = rsimRadiosityUpdate(E, R, sum.x, sum.y, me.source.x, me.centroidArea.w);
 }

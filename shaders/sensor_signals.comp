@@ -18,7 +18,7 @@ float convolved(uint i, float amount, float delay, uint t, int c) {
     uint u0 = uint(floor(delay));
     float sum = 0.0;
     for (uint u = u0; u <= u0 + pc.pulseLength && u <= t; ++u) {
-        vec2 h = hist.v[rsimHistoryIndex(i, t - u, pc.timesteps, pc.pose, pc.stepStride, pc.poseStride)];
+        vec2 h = hist.v[i * pc.timesteps + (t - u)];
         sum += rsimSourceAt(amount, delay, u, pc.pulse, pc.pulseLength) * (c == 0 ? h.x : h.y);
     }
     return sum;

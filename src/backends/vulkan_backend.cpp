@@ -63,9 +63,9 @@ private:
 
 // A batch's B/Z history and transport records on device 0, shared by its poses.
 struct VulkanBatchHistory {
-    vk::Buffer history, records; // vec2[n][T][poses], GpuTransportTri[poses][n]
+    vk::Buffer history, records; // vec2[poses][n][T], GpuTransportTri[poses][n]
     std::uint32_t n = 0;
-    HistoryLayout layout;
+    std::uint64_t poseBytes = 0; // of one pose's vec2[n][T]
 };
 
 // One pose's view of it, for the distance phases.
@@ -75,7 +75,7 @@ struct VulkanHistory final : DeviceCopy {
     std::uint32_t pose = 0;
     DeviceHistoryView view() const {
         return {batch->records.address() + VkDeviceAddress(pose) * batch->n * sizeof(shared::GpuTransportTri),
-                batch->history.address(), batch->layout.stepStride, batch->layout.poseStride, pose};
+                batch->history.address() + VkDeviceAddress(pose) * batch->poseBytes};
     }
 };
 
@@ -213,7 +213,7 @@ public:
         shared->history = std::move(gpu.histories[0]);
         shared->records = std::move(onDevices[0]);
         shared->n = n;
-        shared->layout = gpu.layout;
+        shared->poseBytes = count * sizeof(glm::vec2);
         out.histories.resize(batch.size());
         const std::uint32_t real = std::uint32_t(batch.size());
         if (hostHistories) {
@@ -222,12 +222,11 @@ public:
                 h.B.resize(count);
                 h.Z.resize(count);
             }
-            // One pass over the buffer, every pose at once.
-            const HistoryLayout l = gpu.layout;
+            // Each pose's [n][T] follows the previous one's (gpu_layout.h).
             parallelFor(count, 1 << 14, [&](std::size_t begin, std::size_t end, unsigned) {
-                for (std::size_t k = begin; k < end; ++k)
-                    for (std::uint32_t p = 0; p < real; ++p) {
-                        const glm::vec2 v = bz[k * l.stepStride + std::size_t(p) * l.poseStride];
+                for (std::uint32_t p = 0; p < real; ++p)
+                    for (std::size_t k = begin; k < end; ++k) {
+                        const glm::vec2 v = bz[std::size_t(p) * count + k];
                         out.histories[p].B[k] = v.x;
                         out.histories[p].Z[k] = v.y;
                     }
@@ -352,7 +351,6 @@ private:
         batch->history = vk::makeStorage(d0, bz, "B/Z history (uploaded)");
         batch->records = vk::makeStorage(d0, makeTransportRecords(scene(), c, direct), "transport triangles (distances)");
         batch->n = h.n;
-        batch->layout = {1, 0};
         auto copy = std::make_shared<VulkanHistory>();
         copy->owner = this;
         copy->batch = std::move(batch);

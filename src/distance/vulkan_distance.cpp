@@ -24,9 +24,6 @@ TriangleDistances computeTriangleDistancesVulkan(vk::Device& device, const GpuPo
     shared::DistancePush push{};
     push.tris = history.records;
     push.history = history.history;
-    push.stepStride = history.stepStride;
-    push.poseStride = history.poseStride;
-    push.pose = history.pose;
     push.pulse = pose.pulse.address();
     push.results = out.address();
     const AmcwOmegas w = amcwOmegas(c);
@@ -76,9 +73,6 @@ void sensorSignalsVulkan(vk::Device& device, const GpuPose& pose, vk::PosePasses
     push.n = n;
     push.timesteps = c.timesteps;
     push.pulseLength = std::uint32_t(c.pulse.size());
-    push.stepStride = history.stepStride;
-    push.poseStride = history.poseStride;
-    push.pose = history.pose;
     push.slices = slices;
     device.submitAndWait([&](VkCommandBuffer cmd) {
         passes.signals->bind(cmd);
@@ -129,9 +123,6 @@ SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& scene
     shared::PixelPush px{};
     px.tris = history.records;
     px.history = history.history;
-    px.stepStride = history.stepStride;
-    px.poseStride = history.poseStride;
-    px.pose = history.pose;
     px.pulse = pose.pulse.address();
     px.hits = hits.address();
     px.results = out.address();

@@ -10,12 +10,11 @@
 
 namespace rsim {
 
-// One pose's B/Z history on the device: pose `pose` of a batch (gpu_layout.h, rsimHistoryIndex),
-// with that pose's transport records (GpuTransportTri[n]).
+// One pose's B/Z history on the device (vec2[n][T], inside its batch's buffer) and its
+// transport records (GpuTransportTri[n]).
 struct DeviceHistoryView {
     VkDeviceAddress records = 0;
     VkDeviceAddress history = 0;
-    std::uint32_t stepStride = 1, poseStride = 0, pose = 0; // rsimHistoryIndex
 };
 
 // L_i and d_i of the n triangles from the B/Z history on the device.

@@ -47,9 +47,6 @@ std::uint32_t paddedPoses(std::uint32_t poses, const TransportTuning& tuning) {
     return (poses + k - 1) / k * k;
 }
 
-HistoryLayout historyLayout(std::uint32_t n, std::uint32_t T, std::uint32_t, const TransportTuning&) {
-    return {1, n * T};
-}
 
 std::uint64_t transportBytesPerPose(std::uint32_t n, std::uint32_t timesteps) {
     return std::uint64_t(n) * (std::uint64_t(timesteps) * 8 + 3 * B * 8 + sizeof(shared::GpuTransportTri));
@@ -116,10 +113,8 @@ public:
         fp_.n = n_;
         fp_.timesteps = T_;
         fp_.invCdtSq = c.invCdtSq;
-        const HistoryLayout layout = historyLayout(n_, T_, P_, tuning);
         fp_.poses = P_;
-        fp_.stepStride = layout.stepStride;
-        fp_.poseStride = layout.poseStride;
+        fp_.poseStride = n_ * T_;
         np_.tris = in.records->address();
         np_.history = history_.address();
         np_.farSums = farSums_.address();
@@ -130,8 +125,7 @@ public:
         np_.timesteps = T_;
         np_.pulseLength = std::uint32_t(c.pulse.size());
         np_.poses = P_;
-        np_.stepStride = layout.stepStride;
-        np_.poseStride = layout.poseStride;
+        np_.poseStride = n_ * T_;
     }
 
     // The host stays at most one block ahead of the device: submissions that wait on semaphores
@@ -274,7 +268,6 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
     for (std::size_t d = 0; d < D; ++d)
         st.push_back(std::make_unique<DeviceTransport>(devices[d], n, poses, near, config, exchange, tuning));
     GpuTransport out;
-    out.layout = historyLayout(n, T, poses, tuning);
     out.setupSeconds = setup.seconds();
 
     Stopwatch loop;

@@ -30,14 +30,9 @@ struct TransportTuning {
     std::uint32_t poses = 0;  // poses per invocation of a batch (1, 2, 4); 0: the default (1)
 };
 
-// Where a batch's B/Z entries lie (rsimHistoryIndex in gpu_layout.h).
-struct HistoryLayout {
-    std::uint32_t stepStride = 1, poseStride = 0;
-};
 
 struct GpuTransport {
-    std::vector<vk::Buffer> histories; // per device, identical: (B, Z) as `layout` says
-    HistoryLayout layout;
+    std::vector<vk::Buffer> histories; // per device, identical: vec2[poses][n][T] of (B, Z)
     double setupSeconds = 0.0;         // pipelines, buffers, near lists upload
     double loopSeconds = 0.0;          // the time loop
     double exchangeSeconds = 0.0;      // host part of combining far sums across devices
@@ -57,11 +52,9 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
                                 const TransportTuning& tuning);
 
 // Poses one far-gather invocation serves for a batch of `poses` (1, 2 or 4), and the batch
-// padded to a multiple of it: the history's pose stride (gpu_layout.h).
+// padded to a multiple of it: the poses of the history buffer (gpu_layout.h).
 std::uint32_t posesPerInvocation(std::uint32_t poses, const TransportTuning& tuning);
 std::uint32_t paddedPoses(std::uint32_t poses, const TransportTuning& tuning);
-// The history layout of `poses` (padded) poses of n triangles and T steps.
-HistoryLayout historyLayout(std::uint32_t n, std::uint32_t T, std::uint32_t poses, const TransportTuning& tuning);
 
 // Device bytes the transport of one more pose needs (history, far sums, records, exchange).
 std::uint64_t transportBytesPerPose(std::uint32_t n, std::uint32_t timesteps);

@@ -33,18 +33,18 @@ RSIM_CONST uint RSIM_SPEC_RADIOSITY_POSES = 3u;
 // Poses one invocation of the far gather serves (radiosity_far.comp), at most.
 RSIM_CONST uint RSIM_MAX_RADIOSITY_POSES = 4u;
 
-// Poses of a transport batch (MODEL.md §9) share K and one B/Z history buffer: entry (i, t) of
-// pose p is at rsimHistoryIndex, (i * T + t) * stepStride + p * poseStride. The transport
-// writes each pose's plain [i][t] one after the other (stepStride = 1, poseStride = n T); the
-// strides let the passes that read a history name any layout (a pose-fastest interleave was
-// measured slower, docs/benchmarks.md). `poses` counts the batch's poses padded to a multiple of
-// what one far-gather invocation serves (the padding poses have no sources and stay zero).
+// Poses of a transport batch (MODEL.md §9) share K and one B/Z history buffer: each pose's
+// plain [n][T] one after the other, entry (i, t) of pose p at rsimHistoryIndex (poseStride =
+// n T; a pose-fastest interleave was measured slower, docs/benchmarks.md). The passes that read
+// one pose's history get the address of its own [n][T]. `poses` counts the batch's poses padded
+// to a multiple of what one far-gather invocation serves (the padding poses have no sources and
+// stay zero).
 
 // Descriptor set 0 of every ray-tracing shader.
 RSIM_CONST uint RSIM_BINDING_TLAS = 0u;
 
-RSIM_FN uint rsimHistoryIndex(uint i, uint t, uint T, uint pose, uint stepStride, uint poseStride) {
-    return (i * T + t) * stepStride + pose * poseStride;
+RSIM_FN uint rsimHistoryIndex(uint i, uint t, uint T, uint pose, uint poseStride) {
+    return pose * poseStride + i * T + t;
 }
 
 // One triangle for the ray passes (internal order).
@@ -189,8 +189,8 @@ struct RadiosityFarPush {
     uint steps;
     float invCdtSq;
     uint poses;
-    uint stepStride;
-    uint poseStride;
+    uint poseStride;     // n T
+    uint pad0;
 };
 
 // Near gather and the new values of one timestep t = t0 + q, receivers [0, n).
@@ -207,8 +207,8 @@ struct RadiosityNearPush {
     uint q;
     uint pulseLength;
     uint poses;
-    uint stepStride;
-    uint poseStride;
+    uint poseStride;      // n T
+    uint pad0;
 };
 
 // Near-pair lists from K: pass 0 counts the near pairs of each receiver, pass 1 writes them
@@ -227,7 +227,7 @@ struct NearListPush {
 // Distance pass over triangles [begin, end): path length (steps) and sensor distance.
 struct DistancePush {
     uint64_t tris;       // GpuTransportTri[n] of this pose
-    uint64_t history;    // vec2, rsimHistoryIndex
+    uint64_t history;    // vec2[n][T] of this pose
     uint64_t pulse;      // float[P]
     uint64_t results;      // vec4[n]: path steps (or -1 none, -2 cut off), d_i (m), 0, 0
     vec4 omegaLo;        // AMCW w_k = 2 pi f_k dt, k < 4
@@ -240,11 +240,7 @@ struct DistancePush {
     uint frequencies;
     uint begin;
     uint end;
-    uint stepStride;     // of the history (rsimHistoryIndex)
-    uint poseStride;
-    uint pose;           // this pose's index in it
     uint pad0;
-    uint pad1;
 };
 
 // Total sensor signal of one pose (MODEL.md §5): s_fwd(t) = sum_i A_i (B_i * R_i)(t) and
@@ -252,21 +248,17 @@ struct DistancePush {
 // y) per invocation and t (shaders/sensor_signals.comp); the host adds the slices.
 struct SignalPush {
     uint64_t tris;       // GpuTransportTri[n] of this pose
-    uint64_t history;    // vec2, rsimHistoryIndex
+    uint64_t history;    // vec2[n][T] of this pose
     uint64_t pulse;      // float[P]
     uint64_t results;    // vec2[slices][T]: s_fwd, s_adj of triangles i = slice mod slices
     uint n;
     uint timesteps;
     uint pulseLength;
-    uint stepStride;
-    uint pose;
     uint begin;          // timesteps [begin, end) of this launch
     uint end;
-    uint poseStride;
     uint slices;
     uint pad0;
     uint pad1;
-    uint pad2;
 };
 
 // Primary-ray pass: pixels [begin, end) of the sensor image.
@@ -284,7 +276,7 @@ struct PrimaryPush {
 // Pixel-signal pass: pixels [begin, end).
 struct PixelPush {
     uint64_t tris;        // GpuTransportTri[n] of this pose
-    uint64_t history;     // vec2, rsimHistoryIndex
+    uint64_t history;     // vec2[n][T] of this pose
     uint64_t pulse;       // float[P]
     uint64_t hits;        // vec4[pixels] from the primary pass
     uint64_t results;       // vec4[pixels]: depth (m, NaN none), amplitude, 0, 0
@@ -299,10 +291,6 @@ struct PixelPush {
     uint frequencies;
     uint begin;
     uint end;
-    uint stepStride;      // of the history (rsimHistoryIndex)
-    uint poseStride;
-    uint pose;            // this pose's index in it
-    uint pad0;
 };
 
 // The formula probe (shaders/formula_probe.comp, tests only): shared functions evaluated by the
@@ -353,10 +341,10 @@ static_assert(sizeof(rsim::shared::NearPair) == 16);
 static_assert(sizeof(rsim::shared::RadiosityFarPush) == 80);
 static_assert(sizeof(rsim::shared::RadiosityNearPush) == 80);
 static_assert(sizeof(rsim::shared::NearListPush) == 64);
-static_assert(sizeof(rsim::shared::DistancePush) == 128);
+static_assert(sizeof(rsim::shared::DistancePush) == 112);
 static_assert(sizeof(rsim::shared::PrimaryPush) == 48);
-static_assert(sizeof(rsim::shared::SignalPush) == 80);
-static_assert(sizeof(rsim::shared::PixelPush) == 128);
+static_assert(sizeof(rsim::shared::SignalPush) == 64);
+static_assert(sizeof(rsim::shared::PixelPush) == 112);
 // Vulkan guarantees 128 bytes of push constants on every device.
 static_assert(sizeof(rsim::shared::PixelPush) <= 128 && sizeof(rsim::shared::DistancePush) <= 128);
 #endif

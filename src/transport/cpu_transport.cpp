@@ -50,15 +50,20 @@ void runTransportCpu(const PreparedScene& s, const HostK* K, const std::vector<C
 
     // Far sums, [(p * n + i) * kBlock + q].
     std::vector<double> sumB(P * n * kBlock), sumZ(P * n * kBlock);
+    std::vector<std::vector<double>> scratchB(threadCount(), std::vector<double>(P * kTileRows * kBlock)),
+        scratchZ(threadCount(), std::vector<double>(P * kTileRows * kBlock));
     Progress progress("radiosity", T, "timesteps");
     for (std::size_t t0 = 0; t0 < T; t0 += kBlock) {
         const std::size_t steps = std::min(kBlock, T - t0);
         // Far pairs: every step of the block at once (sources strictly before t0), a tile of
         // receivers per task. Each receiver adds its sources in order of j, for every pose.
-        parallelRowTiles(ch, kTileRows, [&](std::uint32_t chunk, std::uint32_t a, std::uint32_t b, unsigned) {
+        parallelRowTiles(ch, kTileRows, [&](std::uint32_t chunk, std::uint32_t a, std::uint32_t b, unsigned w) {
             const std::uint32_t r0 = ch.rowBegin(chunk), rows = ch.rows(chunk);
-            // [(p * kTileRows + r - a) * kBlock + q]
-            std::vector<double> accB(P * kTileRows * kBlock, 0.0), accZ(P * kTileRows * kBlock, 0.0);
+            // This worker's sums of the tile, [(p * kTileRows + r - a) * kBlock + q].
+            std::vector<double>& accB = scratchB[w];
+            std::vector<double>& accZ = scratchZ[w];
+            std::fill(accB.begin(), accB.end(), 0.0);
+            std::fill(accZ.begin(), accZ.end(), 0.0);
             for (std::uint32_t j = 0; j < n; ++j) {
                 const glm::vec3 cj = s.centroid[j];
                 for (std::uint32_t r = a; r < b; ++r) {

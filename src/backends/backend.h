@@ -64,8 +64,8 @@ class Backend {
 
     // Pose phase. `K` may be null (no indirect light) and may come from another backend.
     virtual DirectTerms direct(const SimConfig& config) = 0;
-    // The transport of several poses at once (each K element read serves all of them); the
-    // result of each pose is the same as when it runs alone. `poses` is not empty, and holds at
+    // The transport of several poses at once, in one pass over time; the result of each pose is
+    // the same as when it runs alone. `poses` is not empty, and holds at
     // most poseGroupLimit() poses.
     // `hostHistories`: B and Z are also wanted in host memory (the time series output, or a
     // phase on another backend); otherwise a backend that keeps them on its device may leave

@@ -30,30 +30,27 @@ fs::path normalised(const fs::path& dirIn) {
 
 // Why the non-empty directory `dir` is not one rsim wrote, or "" when it is: its summary.json
 // is rsim's (a JSON object with rsim_version, backend and counts) and it holds nothing but
-// files of the output contract.
+// files of the output contract (or, a batch, its own files and its poses' directories).
 std::string notResultsBecause(const fs::path& dir) {
     std::error_code ec;
     if (!fs::is_regular_file(dir / "summary.json", ec)) return "it has no summary.json";
+    // A batch holds batch.csv, batch.h5, summary.json and one results directory per pose.
     const bool batch = fs::is_regular_file(dir / "batch.csv", ec);
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
         const std::string name = it->path().filename().string();
+        if (batch && it->is_directory(ec)) {
+            if (std::string why = notResultsBecause(it->path()); !why.empty())
+                return "its subdirectory \"" + name + "\" is not a pose's results: " + why;
+            continue;
+        }
         bool known = false;
-        for (const char* f : kContractFiles) known = known || name == f;
-        if (batch) break; // checked below
+        if (batch) known = name == "batch.csv" || name == "batch.h5" || name == "summary.json";
+        else
+            for (const char* f : kContractFiles) known = known || name == f;
         if (!known || !it->is_regular_file(ec))
             return "it holds \"" + name + "\", which is not a file rsim writes";
     }
     if (ec) return "it cannot be listed: " + ec.message();
-    if (fs::exists(dir / "batch.csv", ec)) {
-        // A batch: batch.csv, batch.h5, summary.json and one results directory per pose.
-        for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-            const std::string name = it->path().filename().string();
-            if (name == "batch.csv" || name == "batch.h5" || name == "summary.json") continue;
-            if (!it->is_directory(ec)) return "it holds \"" + name + "\", which is not a file rsim writes";
-            if (std::string why = notResultsBecause(it->path()); !why.empty())
-                return "its subdirectory \"" + name + "\" is not a pose's results: " + why;
-        }
-    }
     std::ifstream in(dir / "summary.json");
     const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
     if (j.is_discarded() || !j.is_object()) return "its summary.json is not JSON";

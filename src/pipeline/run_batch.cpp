@@ -107,10 +107,6 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
                               BatchSummary{info, meta, prepared, visibility, report.groupSize, report.groups, times},
                               collector);
     });
-    if (visibility.maxRowSum > kRowSumAlarm)
-        spdlog::warn("{} triangle(s) have sum_j F_ij above {} (up to {:.2f}): K's sampling noise; try --samples {} "
-                     "(see docs/model-choices.md)",
-                     visibility.rowsOverOne, kRowSumWarning, visibility.maxRowSum, 4 * scene.sim.samples);
     RunOutcome out;
     out.outputDir = scene.output.dir;
     out.backend = meta.backend;

@@ -121,14 +121,6 @@ RunOutcome runSimulation(const RunRequest& req) {
             "within the time window ({} timesteps of {} ns = {:.6g} ns). Check [light] and "
             "[sensor], or raise simulation.timesteps.",
             config.timesteps, config.dtNs, windowNs));
-    if (result.visibility.maxRowSum > kRowSumAlarm)
-        spdlog::warn("{} triangle(s) have sum_j F_ij above {} (up to {:.2f}; {} form factors clamped): K's "
-                     "sampling noise puts more energy into them than leaves them (a bright spot, larger "
-                     "multipath errors there). Noise falls like 1 / sqrt(samples): try --samples {} (now {}) "
-                     "or --set simulation.near_pair_factor={} (now {}); see docs/model-choices.md",
-                     result.visibility.rowsOverOne, kRowSumWarning, result.visibility.maxRowSum,
-                     result.visibility.clampedFormFactors, 4 * config.k.samples, config.k.samples,
-                     4 * config.k.nearPairFactor, config.k.nearPairFactor);
     if (result.echoesCutOff > 0)
         spdlog::warn("{} triangle(s) have their echo peak too close to the end of the simulated "
                      "time ({} steps of {} ns) and get no distance; increase timesteps",

@@ -267,10 +267,17 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
             K = computeK(*b.geometry, first.k, times, meta, visibility);
             if (cache) {
                 sw = Stopwatch();
-                storeK(*cache, key, *K, chunking.as(first.k.format), visibility, meta.k);
+                storeK(*cache, key, *K, chunking, visibility, meta.k);
                 times.add("k_cache", sw.seconds());
             }
         }
+        if (visibility.maxRowSum > kRowSumAlarm)
+            spdlog::warn("{} triangle(s) have sum_j F_ij above {} (up to {:.2f}; {} form factors clamped): K's "
+                         "sampling noise puts more energy into them than leaves them (a bright spot, larger "
+                         "multipath errors there). Noise falls like 1 / sqrt(samples): try --samples {} (now {}) "
+                         "or --set simulation.near_pair_factor={} (now {}); see docs/model-choices.md",
+                         visibility.rowsOverOne, kRowSumWarning, visibility.maxRowSum, visibility.clampedFormFactors,
+                         4 * first.k.samples, first.k.samples, 4 * first.k.nearPairFactor, first.k.nearPairFactor);
     } else {
         times.add("compress", 0.0);
     }

@@ -163,11 +163,14 @@ class H5Writer {
         const std::size_t chunks = std::size_t((rows + chunkRows - 1) / chunkRows);
         constexpr std::size_t kBatch = 64; // chunks filtered at once (about 64 MiB)
         std::vector<std::vector<unsigned char>> packed(std::min(chunks, kBatch));
+        // Each worker's chunk before and after the shuffle.
+        std::vector<std::vector<float>> valuesOf(threadCount(), std::vector<float>(chunkFloats));
+        std::vector<std::vector<unsigned char>> shuffledOf(threadCount(), std::vector<unsigned char>(chunkFloats * 4));
         for (std::size_t c0 = 0; c0 < chunks; c0 += kBatch) {
             const std::size_t c1 = std::min(chunks, c0 + kBatch);
-            parallelFor(c1 - c0, 1, [&](std::size_t begin, std::size_t end, unsigned) {
-                std::vector<float> values(chunkFloats);
-                std::vector<unsigned char> shuffled(chunkFloats * 4);
+            parallelFor(c1 - c0, 1, [&](std::size_t begin, std::size_t end, unsigned w) {
+                std::vector<float>& values = valuesOf[w];
+                std::vector<unsigned char>& shuffled = shuffledOf[w];
                 for (std::size_t k = begin; k < end; ++k) {
                     const std::size_t c = c0 + k;
                     // Edge chunks are stored whole: the rows past the end are zeros.

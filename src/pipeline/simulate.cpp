@@ -218,7 +218,13 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
     // the run can measure anything at all.
     std::vector<DirectTerms> direct(poses.size());
     std::vector<double> directSeconds(poses.size());
+    // A pose's guardrail warning, each kind once per run (naming the first pose it concerns).
     bool ambiguityWarned = false, backFaceWarned = false, windowWarned = false;
+    auto warnOnce = [&](bool& warned, std::size_t p, const std::string& warning) {
+        if (warning.empty() || warned) return;
+        spdlog::warn("{}{}", poses.size() > 1 ? poses[p].label + " (and maybe other poses): " : "", warning);
+        warned = true;
+    };
     for (std::size_t p = 0; p < poses.size(); ++p) {
         sw = Stopwatch();
         direct[p] = b.pose->direct(poses[p].config);
@@ -230,10 +236,7 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
             if (poses.size() == 1) throw;
             throw InputError(poses[p].label + ": " + e.what());
         }
-        if (const std::string w = ambiguityWarning(direct[p], poses[p].config); !w.empty() && !ambiguityWarned) {
-            spdlog::warn("{}{}", poses.size() > 1 ? poses[p].label + " (and maybe other poses): " : "", w);
-            ambiguityWarned = true;
-        }
+        warnOnce(ambiguityWarned, p, ambiguityWarning(direct[p], poses[p].config));
     }
 
     // Geometry phase, part 2: K (it depends on the triangles and the K settings alone), from
@@ -340,10 +343,7 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
             h.R = std::move(sources[p - g0].R);
             sw = Stopwatch();
             b.distances->signals(h, r.direct, c, r.signalFwd, r.signalAdj);
-            if (const std::string w = windowWarning(r.signalFwd, c); !w.empty() && !windowWarned) {
-                spdlog::warn("{}{}", poses.size() > 1 ? poses[p].label + " (and maybe other poses): " : "", w);
-                windowWarned = true;
-            }
+            warnOnce(windowWarned, p, windowWarning(r.signalFwd, c));
             TriangleDistances d = b.distances->distances(h, r.direct, c);
             r.pathLength = std::move(d.pathLength);
             r.distance = std::move(d.distance);
@@ -352,10 +352,7 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
             r.echoesCutOff = d.echoesCutOff;
             if (opt.images) {
                 r.image = b.distances->image(h, r.direct, c);
-                if (const std::string w = backFaceWarning(s, c, r.image); !w.empty() && !backFaceWarned) {
-                    spdlog::warn("{}{}", poses.size() > 1 ? poses[p].label + " (and maybe other poses): " : "", w);
-                    backFaceWarned = true;
-                }
+                warnOnce(backFaceWarned, p, backFaceWarning(s, c, r.image));
             }
             const double distanceSeconds = sw.seconds();
             times.add("distance", distanceSeconds);

@@ -29,6 +29,17 @@ float loadK(uint e) {
     return lut[rsimKCode(KFORMAT, word, e)];
 }
 
+// Step q of the block gathers each pose's history entry `at` (rsimHistoryIndex) with coefficients f.
+#define GATHER_STEP(q, at)                                                   \
+    {                                                                        \
+        accA[q].xy += f * hist.v[at];                                        \
+        if (POSES >= 2u) accA[q].zw += f * hist.v[(at) + pc.poseStride];     \
+        if (POSES == 4u) {                                                   \
+            accB[q].xy += f * hist.v[(at) + 2u * pc.poseStride];             \
+            accB[q].zw += f * hist.v[(at) + 3u * pc.poseStride];             \
+        }                                                                    \
+    }
+
 void main() {
     uint lane = gl_LocalInvocationID.x, slice = gl_LocalInvocationID.y;
     if (KFORMAT > RSIM_K_FP16) {
@@ -71,18 +82,15 @@ void main() {
                 vec2 f = rsimGatherCoefficients(k[u], me.w, cj[u].w, rhoA[u]);
                 // Step q reads time t0 + q - tau (>= 0 from q = tau - t0 on).
                 uint first = tau > pc.t0 ? tau - pc.t0 : 0u;
-                uint base = (j0 + u * SPLIT) * pc.timesteps + pc.t0 - tau;
-                for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q) {
-                    if (q < first || q >= pc.steps) continue;
-                    // Each pose's history is its own [n][T] (rsimHistoryIndex), so every pose's
-                    // run is read as a single pose's would be.
-                    uint at = pose0 * pc.poseStride + base + q; // rsimHistoryIndex
-                    accA[q].xy += f * hist.v[at];
-                    if (POSES >= 2u) accA[q].zw += f * hist.v[at + pc.poseStride];
-                    if (POSES == 4u) {
-                        accB[q].xy += f * hist.v[at + 2u * pc.poseStride];
-                        accB[q].zw += f * hist.v[at + 3u * pc.poseStride];
-                    }
+                // Each pose's history is its own [n][T] (rsimHistoryIndex), so every pose's run
+                // is read as a single pose's would be.
+                uint at = pose0 * pc.poseStride + (j0 + u * SPLIT) * pc.timesteps + pc.t0 - tau;
+                if (first == 0u && pc.steps == RSIM_TIME_BLOCK) {
+                    // The common case (a whole block whose every step has its source): no test per step.
+                    for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q) GATHER_STEP(q, at + q);
+                } else {
+                    for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q)
+                        if (q >= first && q < pc.steps) GATHER_STEP(q, at + q);
                 }
             }
         }

@@ -4,8 +4,10 @@
 
 #include "cli/cli.h"
 #include "util/error.h"
+#include "util/startup_times.h"
 
 int main(int argc, char** argv) {
+    rsim::noteStartup("process start to main", rsim::secondsSinceProcessStart());
     try {
         return rsim::runCli(argc, argv);
     } catch (const rsim::Error& e) {

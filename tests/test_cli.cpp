@@ -224,6 +224,17 @@ TEST_CASE("the Vulkan backend runs from the command line with validation", "[cli
         const auto summary = nlohmann::json::parse(readFile(dir / path / "summary.json"));
         CHECK(summary["backend"] == "vulkan");
         CHECK(summary["visibility_path"] == visibility);
+        // What the phases leave out: the instance, the device and each pipeline, and the
+        // process's age when the summary was written (which includes every phase).
+        const auto& startup = summary["startup_s"];
+        CHECK(startup["vulkan instance"].get<double>() > 0.0);
+        CHECK(startup.contains("pipeline radiosity far gather"));
+        bool device = false;
+        for (const auto& [name, secs] : startup.items())
+            device = device || (name.rfind("vkCreateDevice, device 0", 0) == 0 && secs.get<double>() > 0.0);
+        CHECK(device);
+        // process_s is counted in clock ticks (10 ms).
+        CHECK(summary["process_s"].get<double>() >= summary["timings_s"]["total"].get<double>() - 0.02);
         auto cmp = runRsim("compare " + q(dir / "cpu") + " " + q(dir / path));
         INFO(cmp.output);
         CHECK(cmp.exitCode == 0);

@@ -21,6 +21,10 @@
 #   scripts/device/gpu-run.sh batch SCENE SIZES  poses per run (issue 14): batches of SIZES poses of SCENE,
 #                                             with BATCH_SEPARATE separate runs, a K-cache run and the
 #                                             FLOP count when BATCH_EXTRA says so (batch_benchmark.py)
+#   scripts/device/gpu-run.sh variants SCENE SIZES  the batch benchmark of this bundle's rsim and of each
+#                                             .device/variants/rsim-NAME (same libraries), interleaved
+#   scripts/device/gpu-run.sh startup SCENES  start-up and shut-down outside the phases (issue 21), GPU and CPU,
+#                                             and one run with K from the K cache (startup_benchmark.py)
 #   scripts/device/gpu-run.sh tests           the whole Catch2 suite on this GPU, under the validation
 #                                             layer (bundle made with make-bundle.sh --with-tests)
 set -uo pipefail
@@ -169,6 +173,40 @@ batch)
   esac
   python3 scripts/batch_benchmark.py --rsim $RSIM --scene "$s" --poses "$sizes" --separate "${BATCH_SEPARATE:-0}" \
     --peak-tflops $peak ${BATCH_EXTRA:-} --out "$OUT/batch-$s" --tmp /tmp/rsim-batch 2>&1 | tee "$OUT/batch-$s.txt" ;;
+variants)
+  # Kernel or constant variants of one change: each .device/variants/rsim-NAME binary runs with
+  # this bundle's libraries (a copy of the wrapper pointing at it), alternating with the bundle's
+  # own rsim ("base"), VARIANT_REPEATS times. One CSV of every run.
+  s=${2:-medium-room}; sizes=${3:-8,32}
+  gen "$s"
+  B=/tmp/rsimb/rsim-bundle
+  names=(base)
+  for v in .device/variants/rsim-*; do
+    [[ -f $v ]] || continue
+    name=${v##*/rsim-}; names+=("$name")
+    cp "$v" "$B/bin/rsim-$name" && chmod +x "$B/bin/rsim-$name"
+    sed "s#/bin/rsim\"#/bin/rsim-$name\"#" $RSIM > "$B/rsim-$name" && chmod +x "$B/rsim-$name"
+  done
+  rm -rf /tmp/variants
+  for r in $(seq "${VARIANT_REPEATS:-2}"); do for name in "${names[@]}"; do
+    bin=$RSIM; [[ $name == base ]] || bin=$B/rsim-$name
+    python3 scripts/batch_benchmark.py --rsim "$bin" --scene "$s" --poses "$sizes" --separate 0 \
+      --out "/tmp/variants/$name-$r" --tmp /tmp/rsim-batch > /tmp/variants.log 2>&1 || { cat /tmp/variants.log; exit 1; }
+    grep "^| $s" /tmp/variants.log | sed "s/^/$name $r /"
+  done; done | tee "$OUT/variants-$s.txt"
+  python3 -c 'import csv, glob, os, sys
+rows = []
+for f in sorted(glob.glob("/tmp/variants/*/batch.csv")):
+    for r in csv.DictReader(open(f)):
+        rows.append({"variant": os.path.basename(os.path.dirname(f)), **r})
+w = csv.DictWriter(open(sys.argv[1], "w", newline=""), fieldnames=list(rows[0].keys())); w.writeheader(); w.writerows(rows)' \
+    "$OUT/variants-$s.csv" ;;
+startup)
+  # Run this first on a fresh machine: the first command's row is the cold-driver figure.
+  gen "$scenes"
+  python3 scripts/startup_benchmark.py --rsim $RSIM --scenes "$scenes" --backends vulkan,cpu \
+    --repeat "${STARTUP_REPEATS:-5}" --cache-scene "${STARTUP_CACHE_SCENE:-medium-room}" --out "$OUT/startup" \
+    2>&1 | tee "$OUT/startup.txt" ;;
 tests)
   # The tests run rsim as build/rsim (compiled-in path): point it at the bundle's wrapper. Each
   # test makes its own Vulkan instance; NVIDIA's driver, loaded again and again beside the

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "output/h5_writer.h"
+#include "output/startup_json.h"
 #include "output/output_util.h"
 
 namespace rsim {
@@ -150,6 +151,7 @@ void writeBatchSummaryJson(const std::filesystem::path& file, const BatchSummary
     Json details = Json::object();
     for (const auto& [name, secs] : b.meta.timingDetails) details[name] = number(secs);
     j["timings_detail_s"] = details;
+    output::addStartupTimes(j);
     Json poses = Json::array();
     for (const BatchPoseRow& r : c.rows())
         poses.push_back({{"name", r.name},

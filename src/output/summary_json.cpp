@@ -7,6 +7,7 @@
 
 #include "output/output_util.h"
 #include "output/results_writer.h"
+#include "output/startup_json.h"
 
 namespace rsim {
 namespace {
@@ -161,6 +162,7 @@ void writeSummaryJson(const std::filesystem::path& file, const ResultsView& view
     Json details = Json::object();
     for (const auto& [name, secs] : m.timingDetails) details[name] = number(secs);
     j["timings_detail_s"] = details;
+    output::addStartupTimes(j);
     const double visSecs = times.get("visibility");
     j["rays"] = {
         {"visibility", r.visibility.raysCast},

@@ -127,6 +127,12 @@ RunOutcome runSimulation(const RunRequest& req) {
                      result.echoesCutOff, config.timesteps, config.dtNs);
 
     writeResultsDirectory(scene.output.dir, ResultsView{scene, prepared, config, result, meta, info}, times);
+    {
+        // After summary.json: devices, memory and the driver's own teardown.
+        Stopwatch sw;
+        backend.reset();
+        spdlog::debug("shut-down: backend released in {:.4f} s", sw.seconds());
+    }
     RunOutcome out;
     out.outputDir = scene.output.dir;
     out.backend = meta.backend;

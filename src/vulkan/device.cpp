@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "vulkan/device.h"
 
+#include <optional>
 #include <vector>
 
 #include <spdlog/spdlog.h>
 
 #include "util/error.h"
+#include "util/startup_times.h"
 #include "vulkan/buffer.h"
 #include "vulkan/pipeline_cache.h"
 
@@ -18,6 +20,7 @@ const char* rayPathName(RayPath path) {
 Device::Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath path,
                std::string label)
     : instance_(instance), info_(info), path_(path), label_(std::move(label)) {
+    StartupTimer timer("vulkan " + label_);
     if (!info.usable) throw Error("Vulkan device " + info.name + " cannot run rsim: " + info.unusableReason);
     if (path == RayPath::RayQuery && !info.rayQuery)
         throw Error("Vulkan device " + info.name + " has no VK_KHR_ray_query; use --visibility pipeline");
@@ -77,7 +80,10 @@ Device::Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath
     ci.pQueueCreateInfos = queues.data();
     ci.enabledExtensionCount = std::uint32_t(exts.size());
     ci.ppEnabledExtensionNames = exts.data();
-    VK_CHECK(vkCreateDevice(info.handle, &ci, nullptr, &device_));
+    {
+        StartupTimer create("vkCreateDevice, " + label_);
+        VK_CHECK(vkCreateDevice(info.handle, &ci, nullptr, &device_));
+    }
     volkLoadDeviceTable(&table_, device_);
 
     table_.vkGetDeviceQueue(device_, computeFamily_, 0, &computeQueue_);
@@ -166,6 +172,9 @@ std::uint64_t Device::deviceLocalBudget() const {
 
 void Device::submitAndWait(const std::function<void(VkCommandBuffer)>& record) {
     std::lock_guard lock(mutex_);
+    std::optional<StartupTimer> first;
+    if (!submitted_) first.emplace("first submit, " + label_);
+    submitted_ = true;
     VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     ai.commandPool = pool_;
     ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;

@@ -97,6 +97,7 @@ private:
     VkCommandPool pool_ = VK_NULL_HANDLE, transferPool_ = VK_NULL_HANDLE;
     VkFence fence_ = VK_NULL_HANDLE;
     std::mutex mutex_; // queues and command pools are externally synchronised
+    bool submitted_ = false; // submitAndWait has run once (its first run is timed: util/startup_times.h)
     struct Pending {
         VkCommandBuffer cmd;
         bool transfer;

@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "util/error.h"
+#include "util/startup_times.h"
 
 namespace rsim::vk {
 
@@ -105,6 +106,7 @@ PhysicalDeviceInfo describe(VkPhysicalDevice pd, std::uint32_t index) {
 } // namespace
 
 Instance::Instance(bool validation) : validation_(validation) {
+    StartupTimer timer("vulkan instance");
     std::string why;
     if (!loaderAvailable(&why)) throw Error("Vulkan: " + why);
 

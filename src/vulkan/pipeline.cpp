@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "util/error.h"
+#include "util/startup_times.h"
 
 namespace rsim::vk {
 namespace {
@@ -60,6 +61,7 @@ void Pipeline::createLayout(std::uint32_t pushBytes, bool usesTlas, VkShaderStag
 Pipeline::Pipeline(Device& device, ShaderCode compute, std::uint32_t pushBytes,
                    bool usesTlas, const SpecConstants& spec, const std::string& name)
     : device_(device), name_(name) {
+    StartupTimer timer("pipeline " + name);
     if (pushBytes > device.limits().maxPushConstantsSize)
         throw Error(name + ": push constants exceed the device limit");
     createLayout(pushBytes, usesTlas, VK_SHADER_STAGE_COMPUTE_BIT);
@@ -86,6 +88,7 @@ Pipeline::Pipeline(Device& device, ShaderCode compute, std::uint32_t pushBytes,
 Pipeline::Pipeline(Device& device, ShaderCode raygen, ShaderCode miss, ShaderCode closestHit,
                    std::uint32_t pushBytes, const std::string& name)
     : device_(device), name_(name), rayTracing_(true) {
+    StartupTimer timer("pipeline " + name);
     const auto& vk = device.vk();
     const VkShaderStageFlags stages = VK_SHADER_STAGE_RAYGEN_BIT_KHR | VK_SHADER_STAGE_MISS_BIT_KHR |
                                       VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR;

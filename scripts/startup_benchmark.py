@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Where a run's time goes outside its phases (issue 21): whole-process wall time of `rsim run`
+against summary.json's phases, start-up entries (`startup_s`: process start to main, Vulkan
+instance, devices, each pipeline, first submit) and the time after the summary (shut-down and
+exit). Runs each scene and backend REPEAT times, after one run that is reported as the first
+(cold driver and caches on a fresh machine); optionally a scene with K from the K cache.
+Prints a table and writes startup.csv into --out.
+
+    scripts/startup_benchmark.py --rsim build/rsim --scenes tiny-room,medium-room --backends vulkan,cpu
+"""
+import argparse
+import csv
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+
+def scene_path(name):
+    for p in (f"scenes/{name}/scene.toml", f"scenes/generated/{name}/scene.toml"):
+        if os.path.exists(p):
+            return p
+    sys.exit(f"startup_benchmark: no scene {name} (rsim generate {name} --output scenes/generated/{name})")
+
+
+def timed(cmd):
+    t = time.perf_counter()
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - t
+    if p.returncode != 0:
+        sys.stderr.write(p.stdout + p.stderr)
+        sys.exit(f"startup_benchmark: {' '.join(cmd)} failed ({p.returncode})")
+    return wall, p.stderr + p.stdout
+
+
+def one_run(a, scene, backend, out, extra):
+    wall, log = timed([a.rsim, "run", scene_path(scene), "--backend", backend, "--output", out, "--no-timeseries",
+                       "--no-progress", "--log-level", "debug"] + extra)
+    s = json.load(open(os.path.join(out, "summary.json")))
+    phases = s["timings_s"]["total"]
+    st = s.get("startup_s", {})
+    m = re.search(r"shut-down: backend released in ([0-9.]+) s", log)
+    row = {
+        "scene": scene, "backend": backend, "wall_s": wall, "process_s": s.get("process_s"), "phases_s": phases,
+        "outside_phases_s": (s["process_s"] - phases) if s.get("process_s") is not None else None,
+        "after_summary_s": (wall - s["process_s"]) if s.get("process_s") is not None else None,
+        "shutdown_s": float(m.group(1)) if m else None,
+        "main_s": st.get("process start to main"),
+        "instance_s": st.get("vulkan instance"),
+        "devices_s": sum(v for k, v in st.items() if k.startswith("vulkan device")) if st else None,
+        "pipelines_s": sum(v for k, v in st.items() if k.startswith("pipeline ")) if st else None,
+        "first_submit_s": sum(v for k, v in st.items() if k.startswith("first submit")) if st else None,
+        "k_from_cache": s.get("k_from_cache", s.get("k", {}).get("from_cache")),
+    }
+    row["pipeline_detail"] = ";".join(f"{k[9:]}={v:.4f}" for k, v in st.items() if k.startswith("pipeline "))
+    for k, v in s["timings_s"].items():
+        row[f"phase_{k}"] = v
+    return row
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rsim", default="build/rsim")
+    ap.add_argument("--scenes", default="tiny-room,medium-room")
+    ap.add_argument("--backends", default="vulkan,cpu")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--cache-scene", default="", help="also: this scene twice with --k-cache (store, then read)")
+    ap.add_argument("--out", default="bench/startup")
+    ap.add_argument("--tmp", default="/tmp/rsim-startup")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    shutil.rmtree(a.tmp, ignore_errors=True)
+    os.makedirs(a.tmp)
+    rows = []
+    # `rsim devices`: the instance alone. The very first command of a fresh machine meets a cold
+    # driver (and cold disk caches): its row says "first".
+    for r in range(a.repeat + 1):
+        wall, _ = timed([a.rsim, "devices"])
+        rows.append({"scene": "(rsim devices)", "backend": "vulkan", "run": "first" if r == 0 else r, "wall_s": wall})
+    for scene in a.scenes.split(","):
+        for backend in a.backends.split(","):
+            for r in range(a.repeat + 1):
+                row = one_run(a, scene, backend, os.path.join(a.tmp, "r"), ["--no-k-cache"])
+                row["run"] = "first" if r == 0 else r
+                rows.append(row)
+    if a.cache_scene:
+        cache = os.path.join(a.tmp, "kcache")
+        for r, label in enumerate(["store K", "K from cache", "K from cache"]):
+            row = one_run(a, a.cache_scene, "vulkan", os.path.join(a.tmp, "c"), ["--k-cache", cache])
+            row["run"] = label
+            rows.append(row)
+
+    keys = []
+    for row in rows:
+        keys += [k for k in row if k not in keys]
+    with open(os.path.join(a.out, "startup.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys)
+        w.writeheader()
+        w.writerows(rows)
+
+    cols = ["wall_s", "process_s", "phases_s", "outside_phases_s", "after_summary_s", "main_s", "instance_s",
+            "devices_s", "pipelines_s", "first_submit_s", "shutdown_s"]
+    fmt = lambda v: "" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))
+    print("| scene | backend | run | " + " | ".join(c[:-2] for c in cols) + " |")
+    print("|---" * (3 + len(cols)) + "|")
+    for row in rows:
+        print(f"| {row['scene']} | {row['backend']} | {row['run']} | " +
+              " | ".join(fmt(row.get(c)) for c in cols) + " |")
+    # Medians of the warm runs.
+    print()
+    print("| scene | backend | warm runs | " + " | ".join(f"median {c[:-2]}" for c in cols) + " |")
+    print("|---" * (3 + len(cols)) + "|")
+    groups = {}
+    for row in rows:
+        if isinstance(row.get("run"), int):
+            groups.setdefault((row["scene"], row["backend"]), []).append(row)
+    for (scene, backend), rs in groups.items():
+        med = [statistics.median([r[c] for r in rs if r.get(c) is not None]) if any(r.get(c) is not None for r in rs)
+               else None for c in cols]
+        print(f"| {scene} | {backend} | {len(rs)} | " + " | ".join(fmt(v) for v in med) + " |")
+    print()
+    for row in rows:
+        if row.get("pipeline_detail") and row.get("run") == 1:
+            print(f"pipelines, {row['scene']} {row['backend']} run 1: {row['pipeline_detail']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -21,8 +21,9 @@
 #   scripts/device/gpu-run.sh batch SCENE SIZES  poses per run (issue 14): batches of SIZES poses of SCENE,
 #                                             with BATCH_SEPARATE separate runs, a K-cache run and the
 #                                             FLOP count when BATCH_EXTRA says so (batch_benchmark.py)
-#   scripts/device/gpu-run.sh variants SCENE SIZES  the batch benchmark of this bundle's rsim and of each
-#                                             .device/variants/rsim-NAME (same libraries), interleaved
+#   scripts/device/gpu-run.sh variants SCENE SIZES  the batch benchmark of this bundle's rsim, of each
+#                                             .device/variants/rsim-NAME (same libraries) and of
+#                                             VARIANT_OPTIONS="NAME=OPTIONS;...", interleaved
 #   scripts/device/gpu-run.sh startup SCENES  start-up and shut-down outside the phases (issue 21), GPU and CPU,
 #                                             and one run with K from the K cache (startup_benchmark.py)
 #   scripts/device/gpu-run.sh tests           the whole Catch2 suite on this GPU, under the validation
@@ -176,21 +177,28 @@ batch)
 variants)
   # Kernel or constant variants of one change: each .device/variants/rsim-NAME binary runs with
   # this bundle's libraries (a copy of the wrapper pointing at it), alternating with the bundle's
-  # own rsim ("base"), VARIANT_REPEATS times. One CSV of every run.
+  # own rsim ("base"), VARIANT_REPEATS times; and the bundle's rsim with the options of each
+  # NAME=OPTIONS of VARIANT_OPTIONS (separated by ';'). One CSV of every run.
   s=${2:-medium-room}; sizes=${3:-8,32}
   gen "$s"
   B=/tmp/rsimb/rsim-bundle
   names=(base)
+  declare -A opts=([base]="")
   for v in .device/variants/rsim-*; do
     [[ -f $v ]] || continue
-    name=${v##*/rsim-}; names+=("$name")
+    name=${v##*/rsim-}; names+=("$name"); opts[$name]=""
     cp "$v" "$B/bin/rsim-$name" && chmod +x "$B/bin/rsim-$name"
     sed "s#/bin/rsim\"#/bin/rsim-$name\"#" $RSIM > "$B/rsim-$name" && chmod +x "$B/rsim-$name"
   done
+  IFS=';' read -ra optionVariants <<< "${VARIANT_OPTIONS:-}"
+  for v in "${optionVariants[@]}"; do
+    [[ -n $v ]] || continue
+    names+=("${v%%=*}"); opts[${v%%=*}]=${v#*=}
+  done
   rm -rf /tmp/variants
   for r in $(seq "${VARIANT_REPEATS:-2}"); do for name in "${names[@]}"; do
-    bin=$RSIM; [[ $name == base ]] || bin=$B/rsim-$name
-    python3 scripts/batch_benchmark.py --rsim "$bin" --scene "$s" --poses "$sizes" --separate 0 \
+    bin=$RSIM; [[ -f $B/rsim-$name ]] && bin=$B/rsim-$name
+    python3 scripts/batch_benchmark.py --rsim "$bin" --scene "$s" --poses "$sizes" --separate 0 --options="${opts[$name]}" \
       --out "/tmp/variants/$name-$r" --tmp /tmp/rsim-batch > /tmp/variants.log 2>&1 || { cat /tmp/variants.log; exit 1; }
     grep "^| $s" /tmp/variants.log | sed "s/^/$name $r /"
   done; done | tee "$OUT/variants-$s.txt"

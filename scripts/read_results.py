@@ -47,6 +47,12 @@ def main():
         units = f["B"].attrs["units"]
     rows = list(csv.DictReader(open(os.path.join(a.results, "triangles.csv"))))
     depth = read_pfm(os.path.join(a.results, "depth.pfm"))
+    # images.h5: the same image, row 0 at the top, beside its ground truth.
+    with h5py.File(os.path.join(a.results, "images.h5")) as im:
+        range_m = im["range_m"][:]                   # (H, W) estimated range along each pixel's ray
+        multipath = range_m - im["range_direct_m"][:]  # what the indirect light moves it by
+        own = im["range_direct_m"][:] - im["range_true_m"][:]  # the estimator's own error
+    assert np.array_equal(np.isnan(depth), np.isnan(range_m)) and np.allclose(depth, range_m, equal_nan=True)
 
     seen = importance > 0
     brightest = int(np.argmax(np.where(seen, B.sum(axis=1), -1.0)))
@@ -61,7 +67,9 @@ def main():
     print(f"{len(rows)} triangles, {B.shape[1]} bins of {dt} ns; B in {units}")
     print(f"brightest seen triangle: id {brightest} ({rows[brightest]['source_mesh']}), "
           f"distance {rows[brightest]['distance_m']} m")
-    print(f"depth image {depth.shape[1]} x {depth.shape[0]}, {np.isfinite(depth).sum()} pixels with a depth")
+    print(f"depth image {depth.shape[1]} x {depth.shape[0]}, {np.isfinite(depth).sum()} pixels with a depth; "
+          f"median |multipath error| {np.nanmedian(np.abs(multipath)) * 1e3:.3f} mm, "
+          f"median |error of the direct signal alone| {np.nanmedian(np.abs(own)) * 1e3:.3f} mm")
     print(f"phase at {a.mhz} MHz: {np.isfinite(phase).sum()} triangles, "
           f"ambiguity range {C_M_PER_NS * 1e3 / a.mhz / 2:.2f} m")
 

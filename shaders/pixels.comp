@@ -14,6 +14,7 @@ GpuTransportTri gTri;
 uint gBase; // the host checks n * T < 2^32
 float gDirectAmount, gDirectDelay;
 vec3 gShift; // rsimLinearSplit of the hit distance
+bool gDirectOnly; // the signal without its indirect part
 
 float rsimPulse(uint k) { return FloatRefs(pc.pulse).v[k]; }
 // X(u) = B_i(u) - E_i(u), 0 before the start.
@@ -24,6 +25,7 @@ float indirectAt(int u) {
 }
 float rsimSignal(uint t) {
     float direct = rsimSourceAt(gDirectAmount, gDirectDelay, t, pc.pulse, pc.pulseLength);
+    if (gDirectOnly) return direct;
     int u = int(t) - int(gShift.x);
     return direct + rsimDelayedValue(gShift, indirectAt(u), indirectAt(u - 1));
 }
@@ -33,7 +35,8 @@ void main() {
     uint p = pc.begin + gl_GlobalInvocationID.x;
     if (p >= pc.end) return;
     vec4 hit = Vec4Refs(pc.hits).v[p];
-    vec4 result = vec4(uintBitsToFloat(0x7fc00000u), 0.0, 0.0, 0.0); // NaN depth, no amplitude
+    float nan = uintBitsToFloat(0x7fc00000u);
+    vec4 result = vec4(nan, 0.0, nan, 0.0); // depth, amplitude, direct-only depth
     if (hit.x >= 0.0 && hit.w >= 0.0) {
         uint tri = uint(hit.x);
         gTri = TransportTriRefs(pc.tris).t[tri];
@@ -41,19 +44,21 @@ void main() {
         gDirectAmount = hit.z;
         gDirectDelay = hit.w;
         gShift = rsimLinearSplit(hit.y * pc.invCdt);
+        gDirectOnly = false;
         float amplitude = 0.0;
         for (uint t = 0u; t < pc.timesteps; ++t) amplitude += rsimSignal(t);
         result.y = amplitude;
+        LightSensorRecord ls = LightSensorRef(pc.lightSensor).r;
+        PinholeSensor sensor = rsimSensor(ls);
+        vec3 dir = rsimPixelDirection(sensor, p % ls.image.x, p / ls.image.x, ls.image.x, ls.image.y);
+        vec3 a = sensor.position - ls.lightPosCos.xyz;
         float steps = rsimPathSteps(pc.mode, pc.timesteps, pc.pulseLength, pc.omegaLo, pc.omegaHi,
                                     int(pc.frequencies), 0.0);
-        if (steps >= 0.0) {
-            LightSensorRecord ls = LightSensorRef(pc.lightSensor).r;
-            PinholeSensor sensor = rsimSensor(ls);
-            vec3 dir = rsimPixelDirection(sensor, p % ls.image.x, p / ls.image.x, ls.image.x,
-                                          ls.image.y);
-            vec3 a = sensor.position - ls.lightPosCos.xyz;
-            result.x = rsimSensorDistance(steps * pc.cdt, a, dir);
-        }
+        if (steps >= 0.0) result.x = rsimSensorDistance(steps * pc.cdt, a, dir);
+        // The direct signal alone (a pure delay: MODEL.md §6's exact case).
+        gDirectOnly = true;
+        steps = rsimPathSteps(pc.mode, pc.timesteps, pc.pulseLength, pc.omegaLo, pc.omegaHi, int(pc.frequencies), 0.0);
+        if (steps >= 0.0) result.z = rsimSensorDistance(steps * pc.cdt, a, dir);
     }
     Vec4Refs(pc.results).v[p] = result;
 }

@@ -36,6 +36,8 @@ struct PreparedScene {
     std::vector<std::uint32_t> internalOf;     // internalOf[id] = i
     std::vector<std::uint32_t> sourceMeshOfId; // index into meshNames
     std::vector<std::string> meshNames;        // one per [[mesh]], as written in the scene file
+    std::vector<std::uint32_t> materialOfId;   // index into materialNames
+    std::vector<std::string> materialNames;    // the materials the triangles use, as resolved
     glm::vec3 boundsMin{0.0f}, boundsMax{0.0f};
     float diagonal = 0.0f; // bounding-box diagonal, m
     float rayEps = 0.0f;   // RSIM_RAY_EPS_REL * diagonal

@@ -60,6 +60,7 @@ struct SensorImage {
     std::vector<float> depth;     // estimated sensor distance along the pixel ray, m (NaN: none)
     std::vector<float> trueDepth; // distance to the first hit, m (NaN: no hit)
     std::vector<float> amplitude; // signal amplitude (sum of the pixel's signal, or |phasor|)
+    std::vector<float> directDepth; // the same estimate from the pixel's direct signal alone, m (NaN: none)
     std::vector<std::int32_t> triangle; // internal index of the hit triangle, -1 for none
     std::uint64_t rays = 0;             // primary rays (one per pixel)
 };

@@ -76,6 +76,7 @@ SensorImage renderSensorImageCpu(const PreparedScene& s, const SimConfig& c, con
     const float nan = std::numeric_limits<float>::quiet_NaN();
     img.depth.assign(pixels, nan);
     img.trueDepth.assign(pixels, nan);
+    img.directDepth.assign(pixels, nan);
     img.amplitude.assign(pixels, 0.0f);
     img.triangle.assign(pixels, -1);
     img.rays = 0;
@@ -111,6 +112,10 @@ SensorImage renderSensorImageCpu(const PreparedScene& s, const SimConfig& c, con
                                      c.timesteps, sig.data());
                     }
                 }
+                // The direct signal alone: an exact pure delay, so its estimate is the true range
+                // up to the estimator's own error (MODEL.md §6).
+                if (const double direct = pathSteps(sig.data(), c.timesteps, c, 0.0f); !std::isnan(direct))
+                    img.directDepth[p] = shared::rsimSensorDistance(float(direct * c.cdtM), a, dir);
                 // Indirect part B_i - E_i, delayed by x -> sensor.
                 if (c.indirect) {
                     const glm::vec3 split = shared::rsimLinearSplit(float(c.steps(double(hit.t))));

@@ -149,12 +149,14 @@ SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& scene
     img.depth.resize(pixels);
     img.trueDepth.resize(pixels);
     img.amplitude.resize(pixels);
+    img.directDepth.resize(pixels);
     img.triangle.resize(pixels);
     for (std::uint32_t p = 0; p < pixels; ++p) {
         img.triangle[p] = std::int32_t(h[p].x);
         img.trueDepth[p] = h[p].x >= 0.0f ? h[p].y : nan;
         img.depth[p] = o[p].x;
         img.amplitude[p] = o[p].y;
+        img.directDepth[p] = o[p].z;
     }
     return img;
 }

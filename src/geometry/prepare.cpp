@@ -165,6 +165,8 @@ PreparedScene prepareScene(const LoadedGeometry& g, double maxEdgeM, std::size_t
     s.id.resize(n);
     s.internalOf.resize(n);
     s.sourceMeshOfId.resize(n);
+    s.materialOfId.resize(n);
+    for (const ResolvedMaterial& m : g.materials) s.materialNames.push_back(m.name);
     s.twin.assign(n, PreparedScene::kNoTwin);
     for (std::size_t i = 0; i < n; ++i) {
         const Item& it = items[perm[i]];
@@ -178,6 +180,7 @@ PreparedScene prepareScene(const LoadedGeometry& g, double maxEdgeM, std::size_t
         s.id[i] = perm[i];
         s.internalOf[perm[i]] = std::uint32_t(i);
         s.sourceMeshOfId[perm[i]] = it.mesh;
+        s.materialOfId[perm[i]] = it.material;
     }
     for (std::size_t i = 0; i < n; ++i) {
         const std::int64_t t = items[perm[i]].twin;

@@ -90,10 +90,8 @@ void BatchCollector::writeCsv(const std::filesystem::path& file) const {
 
 void BatchCollector::writeH5(const std::filesystem::path& file) const {
     using output::H5Id;
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
     const output::H5Writer h5(file.string());
-    H5Id f(h5.check(H5Fcreate(file.string().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), "H5Fcreate"),
-           H5Fclose);
+    H5Id f = h5.createFile();
     const hsize_t P = rows_.size();
     std::vector<std::string> names;
     for (const BatchPoseRow& r : rows_) names.push_back(r.name);

@@ -78,6 +78,19 @@ class H5Writer {
                     (detail.empty() ? std::string() : " (" + detail + ")"));
     }
 
+    // Creates (truncates) the writer's file. Errors come back as exceptions with HDF5's own
+    // message; its default handler would also print a stack trace to stderr. The file is new
+    // and private to this process until its directory is renamed into place, so locks protect
+    // nothing, and file systems without them (some NFS, Lustre) would fail.
+    H5Id createFile() const {
+        H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+        H5Id fapl(check(H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate"), H5Pclose);
+#if H5_VERSION_GE(1, 10, 7)
+        check(H5Pset_file_locking(fapl.get(), false, true), "H5Pset_file_locking");
+#endif
+        return H5Id(check(H5Fcreate(file_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), "H5Fcreate"), H5Fclose);
+    }
+
     H5Id space(const std::vector<hsize_t>& dims) const {
         return H5Id(
             check(H5Screate_simple(int(dims.size()), dims.data(), nullptr), "H5Screate_simple"),

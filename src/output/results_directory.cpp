@@ -18,9 +18,9 @@ namespace {
 namespace fs = std::filesystem;
 
 // Every file rsim may write into a results directory (README.md, Output).
-const char* const kContractFiles[] = {"summary.json", "triangles.csv", "timeseries.h5",
-                                      "depth.pfm",    "depth.png",     "error.png",
-                                      "amplitude.png", "mesh_error.ply"};
+const char* const kContractFiles[] = {"summary.json",  "triangles.csv",  "timeseries.h5", "images.h5",
+                                      "depth.pfm",     "depth.png",      "error.png",     "amplitude.png",
+                                      "mesh_error.ply"};
 
 fs::path normalised(const fs::path& dirIn) {
     fs::path dir = fs::absolute(dirIn).lexically_normal();
@@ -102,7 +102,10 @@ void writeAll(const fs::path& tmp, const ResultsView& view, PhaseTimes& times,
     // output.timeseries = false; it then holds K, the geometry and the per-triangle terms but
     // not B, Z, E, R (its `layout` attribute says so).
     if (output::timeseriesWritten(view)) writeTimeseriesH5(tmp / "timeseries.h5", view);
-    if (output::imagesWritten(view)) writeSensorImages(tmp, view);
+    if (output::imagesWritten(view)) {
+        writeSensorImages(tmp, view);
+        writeImagesH5(tmp / "images.h5", view);
+    }
     times.add("output", sw.seconds());
     writeSummaryJson(tmp / "summary.json", view, times);
 }

@@ -38,18 +38,8 @@ void writeTimeseriesH5(const std::filesystem::path& file, const ResultsView& vie
     output::requireSize(r.distance.size(), n, "distance");
     output::requireSize(r.pathLength.size(), n, "pathLength");
 
-    // Errors are reported through exceptions with HDF5's own message; its default handler
-    // would also print a stack trace to stderr.
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
     const H5Writer h5(file.string());
-    H5Id fapl(h5.check(H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate"), H5Pclose);
-#if H5_VERSION_GE(1, 10, 7)
-    // The file is new and private to this process until the directory is renamed into place, so
-    // locks protect nothing, and file systems without them (some NFS, Lustre) would fail here.
-    h5.check(H5Pset_file_locking(fapl.get(), false, true), "H5Pset_file_locking");
-#endif
-    H5Id f(h5.check(H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), "H5Fcreate"),
-           H5Fclose);
+    H5Id f = h5.createFile();
     const hid_t root = f.get();
     const hsize_t hn = n, ht = t;
 

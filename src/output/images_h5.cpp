@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+// images.h5 (MODEL.md §8, "images.h5"): every per-pixel output as float or integer arrays
+// [H][W] with row 0 at the top, ground truth beside the estimates, and the camera that made
+// them, so that a depth pipeline can be scored without a ray caster of its own.
+#include <cmath>
+#include <limits>
+
+#include <glm/geometric.hpp>
+
+#include "output/h5_writer.h"
+#include "output/output_util.h"
+#include "output/results_writer.h"
+
+namespace rsim {
+
+using output::H5Id;
+using output::H5Writer;
+
+void writeImagesH5(const std::filesystem::path& file, const ResultsView& view) {
+    const PreparedScene& ps = view.prepared;
+    const SensorImage& img = view.result.image;
+    const SimConfig& c = view.config;
+    const std::size_t W = img.width, H = img.height, pixels = W * H;
+    for (auto [v, name] : {std::pair{&img.depth, "depth"}, {&img.trueDepth, "trueDepth"},
+                           {&img.directDepth, "directDepth"}, {&img.amplitude, "amplitude"}})
+        output::requireSize(v->size(), pixels, name);
+    output::requireSize(img.triangle.size(), pixels, "triangle");
+    output::requireSize(ps.materialOfId.size(), ps.size(), "materialOfId");
+
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    std::vector<float> range(pixels), rangeTrue(pixels), rangeError(pixels), rangeDirect(pixels), z(pixels),
+        zTrue(pixels), normal(3 * pixels, nan);
+    std::vector<std::int32_t> triangle(pixels, -1), mesh(pixels, -1), material(pixels, -1);
+    for (std::size_t p = 0; p < pixels; ++p) {
+        const glm::vec3 dir = shared::rsimPixelDirection(c.sensor, std::uint32_t(p % W), std::uint32_t(p / W),
+                                                         std::uint32_t(W), std::uint32_t(H));
+        const float cosAxis = glm::dot(dir, c.sensor.forward);
+        range[p] = img.depth[p];
+        rangeTrue[p] = img.trueDepth[p];
+        rangeDirect[p] = img.directDepth[p];
+        rangeError[p] = img.depth[p] - img.trueDepth[p];
+        z[p] = img.depth[p] * cosAxis;
+        zTrue[p] = img.trueDepth[p] * cosAxis;
+        if (img.triangle[p] < 0) continue;
+        const std::size_t i = std::size_t(img.triangle[p]);
+        const std::uint32_t id = ps.id[i];
+        triangle[p] = std::int32_t(id);
+        mesh[p] = std::int32_t(ps.sourceMeshOfId[id]);
+        material[p] = std::int32_t(ps.materialOfId[id]);
+        for (int k = 0; k < 3; ++k) normal[3 * p + std::size_t(k)] = ps.normal[i][k];
+    }
+
+    const H5Writer h5(file.string());
+    H5Id f = h5.createFile();
+    const hid_t root = f.get();
+    const hsize_t hh = H, hw = W;
+    h5.attribute(root, "rsim_version", view.info.version);
+    h5.attribute(root, "conventions",
+                 "Arrays are [row][column] = [y][x] with row 0 at the top of the image (depth.pfm stores the "
+                 "bottom row first). Pixel (x, y) is seen along the ray from the sensor through its centre. "
+                 "camera/K and camera/world_from_camera use OpenCV's camera frame (x right, y down, z "
+                 "forward) with pixel centres at integer coordinates. NaN or -1: no value. MODEL.md §8.");
+    auto f32 = [&](const char* name, const std::vector<float>& v, const char* units, const char* meaning) {
+        h5.writeF32(root, name, {hh, hw}, v);
+        h5.datasetAttribute(root, name, "units", units);
+        h5.datasetAttribute(root, name, "meaning", meaning);
+    };
+    auto i32 = [&](const char* name, const std::vector<std::int32_t>& v, const char* meaning) {
+        h5.writeAll(root, name, H5T_STD_I32LE, H5T_NATIVE_INT32, {hh, hw}, v.data(), v.size());
+        h5.datasetAttribute(root, name, "meaning", meaning);
+    };
+    f32("range_m", range, "m", "estimated distance from the sensor along the pixel's ray (depth.pfm)");
+    f32("range_true_m", rangeTrue, "m", "distance from the sensor to the first surface the pixel's ray hits");
+    f32("range_error_m", rangeError, "m", "range_m - range_true_m");
+    f32("range_direct_m", rangeDirect, "m",
+        "the same estimator on the pixel's direct signal alone (no multipath): range_m - range_direct_m is "
+        "the multipath error, range_direct_m - range_true_m the estimator's own");
+    f32("z_depth_m", z, "m", "range_m projected on the optical axis (camera z)");
+    f32("z_depth_true_m", zTrue, "m", "range_true_m projected on the optical axis (camera z)");
+    f32("amplitude", img.amplitude, "W m-2 (summed over the time bins)", "sum over t of the pixel's signal");
+    i32("triangle_id", triangle, "id of the triangle seen (triangles.csv), -1: none");
+    i32("mesh_id", mesh, "index into mesh_names of the triangle seen, -1: none");
+    i32("material_id", material, "index into material_names of the triangle seen, -1: none");
+    h5.writeF32(root, "normal", {hh, hw, 3}, normal);
+    h5.datasetAttribute(root, "normal", "meaning",
+                        "unit front-side normal of the triangle seen, world frame (pointing away from the sensor: "
+                        "the back of a one-sided surface)");
+    h5.strings(root, "mesh_names", ps.meshNames);
+    h5.strings(root, "material_names", ps.materialNames);
+
+    // The camera: intrinsics and pose of the pinhole of shared::rsimPixelDirection.
+    H5Id cam = h5.group(root, "camera");
+    const shared::PinholeSensor& s = c.sensor;
+    const float fx = float(W) / (2.0f * s.tanHalfFovH), fy = float(H) / (2.0f * s.tanHalfFovV);
+    const std::vector<float> K = {fx, 0.0f, 0.5f * float(W) - 0.5f, 0.0f, fy, 0.5f * float(H) - 0.5f,
+                                  0.0f, 0.0f, 1.0f};
+    h5.writeF32(cam.get(), "K", {3, 3}, K);
+    // Columns: camera x (right), y (down), z (forward), then the sensor's position.
+    const glm::vec3 down = -s.up;
+    const std::vector<float> M = {s.right.x, down.x, s.forward.x, s.position.x, s.right.y, down.y,
+                                  s.forward.y, s.position.y, s.right.z, down.z, s.forward.z, s.position.z,
+                                  0.0f, 0.0f, 0.0f, 1.0f};
+    h5.writeF32(cam.get(), "world_from_camera", {4, 4}, M);
+    h5.writeF32(cam.get(), "position", {3}, {s.position.x, s.position.y, s.position.z});
+    h5.writeF32(cam.get(), "light_position", {3}, {c.light.position.x, c.light.position.y, c.light.position.z});
+    const std::uint32_t width = std::uint32_t(W), height = std::uint32_t(H);
+    h5.attribute(cam.get(), "width", H5T_STD_U32LE, H5T_NATIVE_UINT32, &width);
+    h5.attribute(cam.get(), "height", H5T_STD_U32LE, H5T_NATIVE_UINT32, &height);
+    const double fovH = 2.0 * std::atan(double(s.tanHalfFovH)) * 180.0 / M_PI,
+                 fovV = 2.0 * std::atan(double(s.tanHalfFovV)) * 180.0 / M_PI;
+    h5.attribute(cam.get(), "fov_h_deg", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &fovH);
+    h5.attribute(cam.get(), "fov_v_deg", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &fovV);
+    h5.check(cam.close(), "H5Gclose");
+    h5.check(f.close(), "H5Fclose");
+}
+
+} // namespace rsim

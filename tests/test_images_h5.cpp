@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: MIT
+// images.h5 (MODEL.md §8): each pixel output re-derived from its definition on the tiny room,
+// independently of rsim's own ray casting: the true range by a brute-force ray cast written
+// here, through the camera the file itself describes (camera/K, camera/world_from_camera).
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <catch2/catch_test_macros.hpp>
+#include <hdf5.h>
+
+#include "support/run_command.h"
+#include "support/test_scenes.h"
+#include "vulkan/instance.h"
+
+using namespace rsim::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A whole dataset of `file`, converted to `memType`; its dimensions in `dims`.
+template <class T>
+std::vector<T> readAll(const fs::path& file, const char* name, hid_t memType, std::vector<hsize_t>* dims = nullptr) {
+    hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    REQUIRE(f >= 0);
+    hid_t ds = H5Dopen2(f, name, H5P_DEFAULT);
+    INFO(name);
+    REQUIRE(ds >= 0);
+    hid_t space = H5Dget_space(ds);
+    std::vector<hsize_t> d(std::size_t(H5Sget_simple_extent_ndims(space)));
+    H5Sget_simple_extent_dims(space, d.data(), nullptr);
+    std::size_t count = 1;
+    for (hsize_t x : d) count *= std::size_t(x);
+    std::vector<T> out(count);
+    REQUIRE(H5Dread(ds, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) >= 0);
+    H5Sclose(space);
+    H5Dclose(ds);
+    H5Fclose(f);
+    if (dims) *dims = d;
+    return out;
+}
+
+using Vec = std::array<double, 3>;
+Vec sub(Vec a, Vec b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
+Vec cross(Vec a, Vec b) { return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]}; }
+double dot(Vec a, Vec b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+// Möller–Trumbore: the ray's parameter at the triangle, or infinity.
+double intersect(Vec o, Vec d, Vec a, Vec b, Vec c) {
+    const Vec e1 = sub(b, a), e2 = sub(c, a), p = cross(d, e2);
+    const double det = dot(e1, p);
+    if (std::abs(det) < 1e-14) return INFINITY;
+    const Vec s = sub(o, a);
+    const double u = dot(s, p) / det;
+    if (u < 0.0 || u > 1.0) return INFINITY;
+    const Vec q = cross(s, e1);
+    const double v = dot(d, q) / det;
+    if (v < 0.0 || u + v > 1.0) return INFINITY;
+    const double t = dot(e2, q) / det;
+    return t > 0.0 ? t : INFINITY;
+}
+
+} // namespace
+
+TEST_CASE("images.h5: true range from an independent ray cast, z-depth, ids, direct-only range", "[images][cli]") {
+    TempDir dir;
+    const std::string scene = std::string(RSIM_SOURCE_DIR) + "/scenes/tiny-room/scene.toml";
+    const auto run = runRsim("run " + scene + " --backend cpu --timesteps 400 --samples 4 --no-progress -q -o " +
+                             (dir / "out").string());
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    const fs::path images = dir / "out" / "images.h5", series = dir / "out" / "timeseries.h5";
+    REQUIRE(fs::is_regular_file(images));
+
+    std::vector<hsize_t> dims;
+    const auto rangeTrue = readAll<float>(images, "range_true_m", H5T_NATIVE_FLOAT, &dims);
+    REQUIRE(dims.size() == 2);
+    const std::size_t H = dims[0], W = dims[1];
+    const auto range = readAll<float>(images, "range_m", H5T_NATIVE_FLOAT);
+    const auto rangeError = readAll<float>(images, "range_error_m", H5T_NATIVE_FLOAT);
+    const auto rangeDirect = readAll<float>(images, "range_direct_m", H5T_NATIVE_FLOAT);
+    const auto zTrue = readAll<float>(images, "z_depth_true_m", H5T_NATIVE_FLOAT);
+    const auto triangle = readAll<std::int32_t>(images, "triangle_id", H5T_NATIVE_INT32);
+    const auto K = readAll<double>(images, "camera/K", H5T_NATIVE_DOUBLE);
+    const auto M = readAll<double>(images, "camera/world_from_camera", H5T_NATIVE_DOUBLE);
+    // The triangles in id order, from timeseries.h5.
+    const auto vertices = readAll<double>(series, "geometry/vertices", H5T_NATIVE_DOUBLE);
+    const std::size_t n = vertices.size() / 9;
+    REQUIRE(n == 566);
+
+    const Vec origin = {M[3], M[7], M[11]}, forward = {M[2], M[6], M[10]};
+    std::size_t checked = 0, hits = 0, directChecked = 0;
+    for (std::size_t y = 0; y < H; y += 7)
+        for (std::size_t x = 0; x < W; x += 5) {
+            const std::size_t p = y * W + x;
+            // The pixel's ray from the file's camera: K^-1 (x, y, 1), then to the world.
+            const Vec cam = {(double(x) - K[2]) / K[0], (double(y) - K[5]) / K[4], 1.0};
+            Vec d = {M[0] * cam[0] + M[1] * cam[1] + M[2] * cam[2], M[4] * cam[0] + M[5] * cam[1] + M[6] * cam[2],
+                     M[8] * cam[0] + M[9] * cam[1] + M[10] * cam[2]};
+            const double len = std::sqrt(dot(d, d));
+            for (double& c : d) c /= len;
+            double best = INFINITY, second = INFINITY;
+            std::size_t bestId = 0;
+            for (std::size_t id = 0; id < n; ++id) {
+                const double* v = &vertices[id * 9];
+                const double t = intersect(origin, d, {v[0], v[1], v[2]}, {v[3], v[4], v[5]}, {v[6], v[7], v[8]});
+                if (t < best) {
+                    second = best;
+                    best = t;
+                    bestId = id;
+                } else if (t < second) {
+                    second = t;
+                }
+            }
+            ++checked;
+            INFO("pixel (" << x << ", " << y << ")");
+            if (!std::isfinite(best)) {
+                CHECK(std::isnan(rangeTrue[p]));
+                CHECK(triangle[p] == -1);
+                continue;
+            }
+            ++hits;
+            CHECK(std::abs(double(rangeTrue[p]) - best) <= 1e-4 * best);
+            // The triangle seen, unless the ray meets two at the same distance (an edge, a twin).
+            if (second - best > 1e-5) CHECK(triangle[p] == std::int32_t(bestId));
+            CHECK(std::abs(double(zTrue[p]) - best * dot(d, forward)) <= 1e-4 * best);
+            if (!std::isnan(range[p])) CHECK(rangeError[p] == range[p] - rangeTrue[p]);
+            // The direct signal alone is a pure delay: its estimate is the true range (MODEL.md §6).
+            if (!std::isnan(rangeDirect[p])) {
+                ++directChecked;
+                CHECK(std::abs(double(rangeDirect[p]) - best) <= 1e-3);
+            }
+        }
+    CHECK(checked > 400);
+    CHECK(hits == checked); // a closed room
+    CHECK(directChecked > hits / 2);
+}
+
+TEST_CASE("images.h5 on the Vulkan backend matches the CPU reference's", "[images][vulkan][cli]") {
+    if (vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
+    TempDir dir;
+    const std::string scene = std::string(RSIM_SOURCE_DIR) + "/scenes/tiny-room/scene.toml";
+    for (const char* backend : {"cpu", "vulkan"}) {
+        const auto run = runRsim("run " + scene + " --backend " + std::string(backend) +
+                                 " --timesteps 400 --samples 4 --no-progress -q --no-timeseries -o " +
+                                 (dir / backend).string());
+        INFO(run.output);
+        REQUIRE(run.exitCode == 0);
+    }
+    const fs::path a = dir / "cpu" / "images.h5", b = dir / "vulkan" / "images.h5";
+    const auto idA = readAll<std::int32_t>(a, "triangle_id", H5T_NATIVE_INT32);
+    const auto idB = readAll<std::int32_t>(b, "triangle_id", H5T_NATIVE_INT32);
+    REQUIRE(idA.size() == idB.size());
+    std::size_t sameId = 0;
+    for (std::size_t p = 0; p < idA.size(); ++p) sameId += idA[p] == idB[p];
+    CHECK(sameId >= idA.size() - idA.size() / 1000); // rays along shared edges may pick either
+    for (const char* name : {"range_true_m", "range_direct_m", "z_depth_true_m"}) {
+        const auto x = readAll<float>(a, name, H5T_NATIVE_FLOAT), y = readAll<float>(b, name, H5T_NATIVE_FLOAT);
+        std::size_t mismatch = 0;
+        for (std::size_t p = 0; p < x.size(); ++p)
+            if (std::isnan(x[p]) != std::isnan(y[p]) || std::abs(x[p] - y[p]) > 1e-4f) ++mismatch;
+        INFO(name);
+        CHECK(mismatch <= x.size() / 1000);
+    }
+}

@@ -30,6 +30,40 @@ float rsimSignal(uint t) {
     return direct + rsimDelayedValue(gShift, indirectAt(u), indirectAt(u - 1));
 }
 #include "rsim/shared/estimators.h"
+#include "rsim/shared/pixel_outputs.h"
+
+// The AMCW raw data and the transient of pixel p (PixelOutputs), from the signal set up in main().
+void writeOutputs(uint p, bool valid) {
+    PixelOutputs o = PixelOutputsRef(pc.outputs).r;
+    gDirectOnly = false;
+    if (o.amcw != 0ul) {
+        FloatRefs dst = FloatRefs(o.amcw);
+        uint stride = o.taps + 3u;
+        for (uint f = 0u; f < pc.frequencies; ++f) {
+            uint at = (p * pc.frequencies + f) * stride;
+            float omega = f < 4u ? pc.omegaLo[f] : pc.omegaHi[f - 4u];
+            vec2 ph = valid ? rsimPhasor(pc.timesteps, omega) : vec2(0.0);
+            dst.v[at] = ph.x;
+            dst.v[at + 1u] = ph.y;
+            vec2 weighted = vec2(0.0);
+            for (uint k = 0u; k < o.taps; ++k) {
+                float tap = valid ? rsimTap(pc.timesteps, omega, o.waveform, k, o.taps, ph) : 0.0;
+                dst.v[at + 2u + k] = tap;
+                float theta = rsimTapPhase(k, o.taps);
+                weighted += tap * vec2(cos(theta), sin(theta));
+            }
+            dst.v[at + 2u + o.taps] = ph.x != 0.0 || ph.y != 0.0
+                                          ? rsimTapsPhase(weighted, rsimPulsePhase(pc.pulseLength, omega))
+                                          : uintBitsToFloat(0x7fc00000u);
+        }
+    }
+    uint x = p % LightSensorRef(pc.lightSensor).r.image.x, y = p / LightSensorRef(pc.lightSensor).r.image.x;
+    if (o.transient != 0ul && x >= o.roi.x && x < o.roi.x + o.roi.z && y >= o.roi.y && y < o.roi.y + o.roi.w) {
+        FloatRefs dst = FloatRefs(o.transient);
+        uint at = ((y - o.roi.y) * o.roi.z + (x - o.roi.x)) * o.transientBins;
+        for (uint b = 0u; b < o.transientBins; ++b) dst.v[at + b] = valid ? rsimSignal(o.transientStart + b) : 0.0;
+    }
+}
 
 void main() {
     uint p = pc.begin + gl_GlobalInvocationID.x;
@@ -60,5 +94,6 @@ void main() {
         steps = rsimPathSteps(pc.mode, pc.timesteps, pc.pulseLength, pc.omegaLo, pc.omegaHi, int(pc.frequencies), 0.0);
         if (steps >= 0.0) result.z = rsimSensorDistance(steps * pc.cdt, a, dir);
     }
+    if (pc.outputs != 0ul) writeOutputs(p, hit.x >= 0.0 && hit.w >= 0.0);
     Vec4Refs(pc.results).v[p] = result;
 }

@@ -165,4 +165,145 @@ TEST_CASE("images.h5 on the Vulkan backend matches the CPU reference's", "[image
         INFO(name);
         CHECK(mismatch <= x.size() / 1000);
     }
+    // AMCW raw data and transients (square modulation: the taps are summed, not derived).
+    for (const char* backend : {"cpu", "vulkan"}) {
+        const auto run = runRsim("run " + scene + " --backend " + std::string(backend) +
+                                 " --timesteps 400 --samples 4 --no-progress -q --no-timeseries " +
+                                 "--set sensor.mode='\"amcw\"' --set sensor.waveform='\"square\"' " +
+                                 "--set output.transient=true --set 'output.transient_roi=[40, 30, 20, 10]' -o " +
+                                 (dir / (std::string(backend) + "-amcw")).string());
+        INFO(run.output);
+        REQUIRE(run.exitCode == 0);
+    }
+    const fs::path c = dir / "cpu-amcw" / "images.h5", g = dir / "vulkan-amcw" / "images.h5";
+    for (const char* name : {"transient", "amcw/phasor", "amcw/taps"}) {
+        const auto x = readAll<float>(c, name, H5T_NATIVE_FLOAT), y = readAll<float>(g, name, H5T_NATIVE_FLOAT);
+        REQUIRE(x.size() == y.size());
+        float peak = 0.0f;
+        for (float v : x) peak = std::max(peak, std::abs(v));
+        std::size_t mismatch = 0;
+        for (std::size_t p = 0; p < x.size(); ++p) mismatch += std::abs(x[p] - y[p]) > 1e-4f * peak;
+        INFO(name);
+        CHECK(peak > 0.0f);
+        CHECK(mismatch <= x.size() / 1000);
+    }
+}
+
+namespace {
+
+// The phase a K-tap camera computes (MODEL.md §8), from taps c_k at theta_k = 2 pi k / K.
+double tapsPhase(const std::vector<double>& c) {
+    double re = 0.0, im = 0.0;
+    for (std::size_t k = 0; k < c.size(); ++k) {
+        const double theta = 2.0 * M_PI * double(k) / double(c.size());
+        re += c[k] * std::cos(theta);
+        im += c[k] * std::sin(theta);
+    }
+    const double phi = std::atan2(im, re);
+    return phi - 2.0 * M_PI * std::floor(phi / (2.0 * M_PI));
+}
+
+double angleDiff(double a, double b) { return std::abs(std::remainder(a - b, 2.0 * M_PI)); }
+
+} // namespace
+
+TEST_CASE("images.h5: AMCW phasors, phases and taps re-derived from the pixel transients", "[images][amcw][cli]") {
+    TempDir dir;
+    const std::string scene = std::string(RSIM_SOURCE_DIR) + "/scenes/tiny-room/scene.toml";
+    for (const std::string waveform : {"sinusoidal", "square"}) {
+        const fs::path out = dir / waveform;
+        const auto run = runRsim("run " + scene + " --backend cpu --timesteps 600 --samples 4 --no-progress -q " +
+                                 "--no-timeseries --set sensor.mode='\"amcw\"' --set 'sensor.modulation_mhz=[20.0, 50.0]' " +
+                                 "--set sensor.taps=5 --set sensor.waveform='\"" + waveform + "\"' " +
+                                 "--set output.transient=true -o " + out.string());
+        INFO(run.output);
+        REQUIRE(run.exitCode == 0);
+        const fs::path file = out / "images.h5";
+        std::vector<hsize_t> dims;
+        const auto transient = readAll<float>(file, "transient", H5T_NATIVE_FLOAT, &dims);
+        REQUIRE(dims.size() == 3);
+        const std::size_t pixels = dims[0] * dims[1], T = dims[2];
+        CHECK(T == 600);
+        const auto mhz = readAll<float>(file, "amcw/frequencies_mhz", H5T_NATIVE_FLOAT);
+        REQUIRE(mhz.size() == 2);
+        const auto phasor = readAll<float>(file, "amcw/phasor", H5T_NATIVE_FLOAT);
+        const auto phase = readAll<float>(file, "amcw/phase_rad", H5T_NATIVE_FLOAT);
+        const auto taps = readAll<float>(file, "amcw/taps", H5T_NATIVE_FLOAT, &dims);
+        const auto fromTaps = readAll<float>(file, "amcw/phase_from_taps_rad", H5T_NATIVE_FLOAT);
+        REQUIRE(dims.back() == 5);
+        const std::size_t K = 5;
+        // The whole-signal sums must match the pixel amplitude too.
+        const auto amplitude = readAll<float>(file, "amplitude", H5T_NATIVE_FLOAT);
+        double maxDiffWaveforms = 0.0;
+        for (std::size_t f = 0; f < 2; ++f) {
+            const double omega = 2.0 * M_PI * double(mhz[f]) * 1e-3 * 0.1; // dt = 0.1 ns
+            double peak = 0.0;
+            for (std::size_t p = 0; p < pixels; ++p)
+                peak = std::max(peak, std::hypot(double(phasor[(f * pixels + p) * 2]), double(phasor[(f * pixels + p) * 2 + 1])));
+            REQUIRE(peak > 0.0);
+            std::size_t compared = 0;
+            for (std::size_t p = 0; p < pixels; p += 3) {
+                const float* s = &transient[p * T];
+                double re = 0.0, im = 0.0, sum = 0.0;
+                std::vector<double> c(K, 0.0);
+                for (std::size_t t = 0; t < T; ++t) {
+                    re += double(s[t]) * std::cos(omega * double(t));
+                    im -= double(s[t]) * std::sin(omega * double(t));
+                    sum += double(s[t]);
+                    for (std::size_t k = 0; k < K; ++k) {
+                        const double x = omega * double(t) / (2.0 * M_PI) - double(k) / double(K);
+                        const double frac = x - std::floor(x);
+                        c[k] += double(s[t]) * (waveform == "square" ? 1.0 - 4.0 * std::min(frac, 1.0 - frac)
+                                                                     : std::cos(2.0 * M_PI * x));
+                    }
+                }
+                INFO(waveform << " f " << mhz[f] << " pixel " << p);
+                if (f == 0) CHECK(std::abs(sum - double(amplitude[p])) <= 1e-5 * std::max(1.0, std::abs(sum)));
+                CHECK(std::abs(re - double(phasor[(f * pixels + p) * 2])) <= 1e-5 * peak);
+                CHECK(std::abs(im - double(phasor[(f * pixels + p) * 2 + 1])) <= 1e-5 * peak);
+                for (std::size_t k = 0; k < K; ++k) CHECK(std::abs(c[k] - double(taps[(f * pixels + p) * K + k])) <= 1e-5 * peak);
+                // Phases only where the signal is well above rounding (a delta pulse: no pulse phase).
+                if (std::hypot(re, im) < 1e-3 * peak) continue;
+                ++compared;
+                const double phi = std::atan2(-im, re);
+                CHECK(angleDiff(phi, phase[f * pixels + p]) <= 1e-4);
+                CHECK(angleDiff(tapsPhase(c), fromTaps[f * pixels + p]) <= 1e-4);
+                maxDiffWaveforms = std::max(maxDiffWaveforms, angleDiff(phase[f * pixels + p], fromTaps[f * pixels + p]));
+            }
+            CHECK(compared > pixels / 10);
+        }
+        // Sinusoidal taps carry the phasor's phase exactly; square modulation's taps do not
+        // (its correlation has odd harmonics: the "wiggling" error of real cameras).
+        if (waveform == "sinusoidal") CHECK(maxDiffWaveforms <= 1e-4);
+        else CHECK(maxDiffWaveforms > 1e-2);
+    }
+}
+
+TEST_CASE("images.h5: the transient's window and region are a slice of the whole one", "[images][cli]") {
+    TempDir dir;
+    const std::string scene = std::string(RSIM_SOURCE_DIR) + "/scenes/tiny-room/scene.toml";
+    const std::string common = "run " + scene + " --backend cpu --timesteps 300 --samples 4 --no-progress -q " +
+                               "--no-timeseries --set output.transient=true ";
+    REQUIRE(runRsim(common + "-o " + (dir / "whole").string()).exitCode == 0);
+    const auto part = runRsim(common + "--set output.transient_start=100 --set output.transient_bins=50 " +
+                              "--set 'output.transient_roi=[10, 20, 30, 40]' -o " + (dir / "part").string());
+    INFO(part.output);
+    REQUIRE(part.exitCode == 0);
+    std::vector<hsize_t> wd, pd;
+    const auto whole = readAll<float>(dir / "whole" / "images.h5", "transient", H5T_NATIVE_FLOAT, &wd);
+    const auto slice = readAll<float>(dir / "part" / "images.h5", "transient", H5T_NATIVE_FLOAT, &pd);
+    REQUIRE(pd == std::vector<hsize_t>{40, 30, 50});
+    std::size_t differ = 0;
+    for (std::size_t y = 0; y < 40; ++y)
+        for (std::size_t x = 0; x < 30; ++x)
+            for (std::size_t b = 0; b < 50; ++b)
+                differ += slice[(y * 30 + x) * 50 + b] != whole[((y + 20) * wd[1] + x + 10) * wd[2] + 100 + b];
+    CHECK(differ == 0);
+    // Outside the image, or past the window: refused before any work, naming the key.
+    const auto bad = runRsim(common + "--set 'output.transient_roi=[150, 0, 20, 10]' -o " + (dir / "bad").string());
+    CHECK(bad.exitCode == 2);
+    CHECK(bad.output.find("transient_roi") != std::string::npos);
+    const auto late = runRsim(common + "--set output.transient_start=300 -o " + (dir / "late").string());
+    CHECK(late.exitCode == 2);
+    CHECK(late.output.find("transient_start") != std::string::npos);
 }

@@ -10,6 +10,7 @@
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer TriangleRefs { GpuTriangle t[]; };
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer TransportTriRefs { GpuTransportTri t[]; };
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer LightSensorRef { LightSensorRecord r; };
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer PixelOutputsRef { PixelOutputs r; };
 layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer AddressRefs { uint64_t a[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer FloatRefs { float v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer UintRefs { uint v[]; };

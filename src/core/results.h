@@ -62,6 +62,12 @@ struct SensorImage {
     std::vector<float> amplitude; // signal amplitude (sum of the pixel's signal, or |phasor|)
     std::vector<float> directDepth; // the same estimate from the pixel's direct signal alone, m (NaN: none)
     std::vector<std::int32_t> triangle; // internal index of the hit triangle, -1 for none
+    // AMCW mode, per modulation frequency f (MODEL.md §8, images.h5 `amcw/`): the phasor
+    // sum_t s(t) exp(-i w_f t) as [F][pixels][2] (re, im), the taps [F][pixels][K] and the phase
+    // of the taps [F][pixels] (NaN: no signal).
+    std::vector<float> phasor, taps, tapsPhase;
+    // The transient s(t) of the pixels in SimConfig::transient's region, [h][w][bins].
+    std::vector<float> transient;
     std::uint64_t rays = 0;             // primary rays (one per pixel)
 };
 

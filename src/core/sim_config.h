@@ -46,6 +46,13 @@ struct SimConfig {
     std::vector<float> pulse;            // p[k], sums to 1
     SensorMode mode = SensorMode::Pulsed;
     std::vector<double> modulationMhz;
+    std::uint32_t taps = 4;                                      // AMCW taps per frequency
+    std::uint32_t waveform = 0;                                  // shared::RSIM_WAVEFORM_*
+    // The per-pixel transient: bins [start, start + bins) of pixels x in [x0, x0 + w), y in
+    // [y0, y0 + h); w = 0: none.
+    struct Transient {
+        std::uint32_t start = 0, bins = 0, x0 = 0, y0 = 0, w = 0, h = 0;
+    } transient;
     float invCdtSq = 0.0f; // 1 / (c dt)^2, for tau_ij
     double cdtM = 0.0;     // c dt, metres per timestep
 

@@ -7,6 +7,7 @@
 #include <glm/geometric.hpp>
 
 #include "rsim/shared/estimators.h"
+#include "rsim/shared/pixel_outputs.h"
 #include "transport/sources.h"
 #include "util/parallel.h"
 
@@ -67,6 +68,33 @@ TriangleDistances computeTriangleDistances(const PreparedScene& s, const SimConf
     return r;
 }
 
+namespace {
+
+// Pixel p's AMCW phasors, taps and taps' phase per frequency (MODEL.md §8) from its signal.
+void pixelAmcw(const float* sig, const SimConfig& c, std::size_t p, std::size_t pixels, SensorImage& img) {
+    auto signal = [sig](std::uint32_t t) { return sig[t]; };
+    auto pulse = [&c](std::uint32_t k) { return c.pulse[k]; };
+    const AmcwOmegas w = amcwOmegas(c);
+    const std::uint32_t K = c.taps, P = std::uint32_t(c.pulse.size());
+    for (std::uint32_t f = 0; f < w.count; ++f) {
+        const float omega = f < 4 ? w.lo[int(f)] : w.hi[int(f - 4)];
+        const glm::vec2 ph = shared::rsimPhasor(c.timesteps, omega, signal, pulse);
+        img.phasor[(f * pixels + p) * 2] = ph.x;
+        img.phasor[(f * pixels + p) * 2 + 1] = ph.y;
+        glm::vec2 weighted(0.0f);
+        for (std::uint32_t k = 0; k < K; ++k) {
+            const float tap = shared::rsimTap(c.timesteps, omega, c.waveform, k, K, ph, signal, pulse);
+            img.taps[(f * pixels + p) * K + k] = tap;
+            const float theta = shared::rsimTapPhase(k, K);
+            weighted += tap * glm::vec2(std::cos(theta), std::sin(theta));
+        }
+        if (ph.x != 0.0f || ph.y != 0.0f)
+            img.tapsPhase[f * pixels + p] = shared::rsimTapsPhase(weighted, shared::rsimPulsePhase(P, omega, signal, pulse));
+    }
+}
+
+} // namespace
+
 SensorImage renderSensorImageCpu(const PreparedScene& s, const SimConfig& c, const EmbreeScene& rays,
                                  const Histories& r) {
     SensorImage img;
@@ -79,6 +107,13 @@ SensorImage renderSensorImageCpu(const PreparedScene& s, const SimConfig& c, con
     img.directDepth.assign(pixels, nan);
     img.amplitude.assign(pixels, 0.0f);
     img.triangle.assign(pixels, -1);
+    const bool amcw = c.mode == SensorMode::Amcw;
+    const std::size_t F = amcw ? amcwOmegas(c).count : 0;
+    img.phasor.assign(F * pixels * 2, 0.0f);
+    img.taps.assign(F * pixels * c.taps, 0.0f);
+    img.tapsPhase.assign(F * pixels, nan);
+    const SimConfig::Transient& tr = c.transient;
+    img.transient.assign(std::size_t(tr.w) * tr.h * tr.bins, 0.0f);
     img.rays = 0;
     const glm::vec3 a = c.sensor.position - c.light.position;
     std::vector<std::uint64_t> raysCast(threadCount(), 0);
@@ -128,6 +163,10 @@ SensorImage renderSensorImageCpu(const PreparedScene& s, const SimConfig& c, con
                         sig[t] += shared::rsimDelayedValue(split, x0, x1);
                     }
                 }
+                if (amcw) pixelAmcw(sig.data(), c, p, pixels, img);
+                if (px >= tr.x0 && px < tr.x0 + tr.w && py >= tr.y0 && py < tr.y0 + tr.h)
+                    std::copy_n(sig.begin() + tr.start, tr.bins,
+                                img.transient.begin() + std::ptrdiff_t(((py - tr.y0) * tr.w + (px - tr.x0)) * tr.bins));
                 double amp = 0.0;
                 for (float v : sig) amp += double(v);
                 img.amplitude[p] = float(amp);

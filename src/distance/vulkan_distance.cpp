@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "distance/vulkan_distance.h"
 
+#include <algorithm>
+
 #include "distance/estimators.h"
 #include "rsim/shared/estimators.h"
 
@@ -136,6 +138,31 @@ SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& scene
     px.timesteps = c.timesteps;
     px.pulseLength = std::uint32_t(c.pulse.size());
     px.mode = sensorModeId(c.mode);
+    // The AMCW raw data and the transient (images.h5), when the run has them.
+    const bool amcw = c.mode == SensorMode::Amcw;
+    const SimConfig::Transient& tr = c.transient;
+    const std::uint64_t amcwFloats = amcw ? std::uint64_t(pixels) * w.count * (c.taps + 3) : 0,
+                        transientFloats = std::uint64_t(tr.w) * tr.h * tr.bins;
+    vk::Buffer amcwOut, transientOut, outputs;
+    if (amcwFloats || transientFloats) {
+        shared::PixelOutputs o{};
+        o.taps = c.taps;
+        o.waveform = c.waveform;
+        o.transientStart = tr.start;
+        o.transientBins = tr.bins;
+        o.roi = glm::uvec4(tr.x0, tr.y0, tr.w, tr.h);
+        if (amcwFloats) {
+            amcwOut = vk::Buffer(device, amcwFloats * 4, vk::kStorageUsage, vk::MemoryKind::Device, "pixel AMCW data");
+            o.amcw = amcwOut.address();
+        }
+        if (transientFloats) {
+            transientOut = vk::Buffer(device, transientFloats * 4, vk::kStorageUsage, vk::MemoryKind::Device,
+                                      "pixel transients");
+            o.transient = transientOut.address();
+        }
+        outputs = vk::makeStorage(device, std::vector<shared::PixelOutputs>{o}, "pixel outputs");
+        px.outputs = outputs.address();
+    }
     device.submitAndWait([&](VkCommandBuffer cmd) {
         primary->bind(cmd, nullptr);
         launchRayPassLinear(device, *primary, cmd, pp, pixels);
@@ -158,6 +185,23 @@ SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& scene
         img.amplitude[p] = o[p].y;
         img.directDepth[p] = o[p].z;
     }
+    if (amcwFloats) {
+        // [pixels][F][K + 3] on the device; [F][pixels][...] in the image.
+        const auto a = vk::download<float>(device, amcwOut, amcwFloats);
+        const std::size_t F = w.count, K = c.taps, stride = K + 3;
+        img.phasor.resize(F * pixels * 2);
+        img.taps.resize(F * pixels * K);
+        img.tapsPhase.resize(F * pixels);
+        for (std::size_t p = 0; p < pixels; ++p)
+            for (std::size_t f = 0; f < F; ++f) {
+                const float* v = &a[(p * F + f) * stride];
+                img.phasor[(f * pixels + p) * 2] = v[0];
+                img.phasor[(f * pixels + p) * 2 + 1] = v[1];
+                std::copy_n(v + 2, K, &img.taps[(f * pixels + p) * K]);
+                img.tapsPhase[f * pixels + p] = v[2 + K];
+            }
+    }
+    if (transientFloats) img.transient = vk::download<float>(device, transientOut, transientFloats);
     return img;
 }
 

@@ -103,16 +103,19 @@ class H5Writer {
             H5Gclose);
     }
 
-    // `chunkRows` > 0: a 2-D dataset stored in chunks of that many rows, byte-shuffled and
-    // deflated (level 1: fast, and the sparse sources E and R shrink to almost nothing), when the
-    // library has the deflate filter; readers (h5py, MATLAB) decompress transparently.
+    // `chunkRows` > 0: a dataset of 2 or more dimensions stored in chunks of that many rows
+    // (indices of the first dimension), byte-shuffled and deflated (level 1: fast, and the sparse
+    // sources E and R shrink to almost nothing), when the library has the deflate filter;
+    // readers (h5py, MATLAB) decompress transparently.
     H5Id dataset(hid_t parent, const char* name, hid_t fileType, const std::vector<hsize_t>& dims,
                  hsize_t chunkRows = 0) const {
         H5Id sp = space(dims);
         H5Id dcpl(check(H5Pcreate(H5P_DATASET_CREATE), "H5Pcreate"), H5Pclose);
-        if (chunkRows > 0 && dims.size() == 2 && dims[0] > 0 && dims[1] > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0) {
-            const hsize_t chunk[2] = {std::min(chunkRows, dims[0]), dims[1]};
-            check(H5Pset_chunk(dcpl.get(), 2, chunk), "H5Pset_chunk");
+        const bool empty = std::find(dims.begin(), dims.end(), hsize_t(0)) != dims.end();
+        if (chunkRows > 0 && dims.size() >= 2 && !empty && H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0) {
+            std::vector<hsize_t> chunk = dims;
+            chunk[0] = std::min(chunkRows, dims[0]);
+            check(H5Pset_chunk(dcpl.get(), int(chunk.size()), chunk.data()), "H5Pset_chunk");
             check(H5Pset_shuffle(dcpl.get()), "H5Pset_shuffle");
             check(H5Pset_deflate(dcpl.get(), 1), "H5Pset_deflate");
         }

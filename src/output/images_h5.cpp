@@ -10,11 +10,67 @@
 #include "output/h5_writer.h"
 #include "output/output_util.h"
 #include "output/results_writer.h"
+#include "rsim/shared/pixel_outputs.h"
 
 namespace rsim {
 
 using output::H5Id;
 using output::H5Writer;
+
+namespace {
+
+// images.h5's `amcw` group: per modulation frequency, the phasor, its phase and amplitude, the
+// taps and the phase a K-tap camera computes from them, as [F][H][W](...) arrays.
+void writeAmcw(const H5Writer& h5, hid_t root, const ResultsView& view) {
+    const SensorImage& img = view.result.image;
+    const SimConfig& c = view.config;
+    const std::size_t pixels = std::size_t(img.width) * img.height, F = img.phasor.size() / (2 * pixels),
+                      K = c.taps;
+    output::requireSize(img.taps.size(), F * pixels * K, "taps");
+    output::requireSize(img.tapsPhase.size(), F * pixels, "tapsPhase");
+    const hsize_t hf = F, hh = img.height, hw = img.width, hk = K;
+    std::vector<float> phase(F * pixels), amplitude(F * pixels);
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (std::size_t f = 0; f < F; ++f) {
+        const double omega = 2.0 * M_PI * c.modulationMhz[f] * 1e-3 * c.dtNs;
+        // The emitted pulse's own phase, as the estimator adds it (rsimAmcwPath).
+        double re = 0.0, im = 0.0;
+        for (std::size_t k = 0; k < c.pulse.size(); ++k) {
+            re += double(c.pulse[k]) * std::cos(omega * double(k));
+            im -= double(c.pulse[k]) * std::sin(omega * double(k));
+        }
+        const double pulsePhase = std::atan2(im, re);
+        for (std::size_t p = 0; p < pixels; ++p) {
+            const double x = img.phasor[(f * pixels + p) * 2], y = img.phasor[(f * pixels + p) * 2 + 1];
+            amplitude[f * pixels + p] = float(std::hypot(x, y));
+            const double phi = -std::atan2(y, x) + pulsePhase;
+            phase[f * pixels + p] = x == 0.0 && y == 0.0 ? nan : float(phi - 2.0 * M_PI * std::floor(phi / (2.0 * M_PI)));
+        }
+    }
+    H5Id g = h5.group(root, "amcw");
+    std::vector<float> mhz(c.modulationMhz.begin(), c.modulationMhz.begin() + std::ptrdiff_t(F));
+    h5.writeF32(g.get(), "frequencies_mhz", {hf}, mhz);
+    h5.writeF32(g.get(), "phasor", {hf, hh, hw, 2}, img.phasor);
+    h5.writeF32(g.get(), "phase_rad", {hf, hh, hw}, phase);
+    h5.writeF32(g.get(), "amplitude", {hf, hh, hw}, amplitude);
+    h5.writeF32(g.get(), "taps", {hf, hh, hw, hk}, img.taps);
+    h5.writeF32(g.get(), "phase_from_taps_rad", {hf, hh, hw}, img.tapsPhase);
+    std::vector<float> tapPhases(K);
+    for (std::size_t k = 0; k < K; ++k) tapPhases[k] = shared::rsimTapPhase(std::uint32_t(k), std::uint32_t(K));
+    h5.writeF32(g.get(), "tap_phases_rad", {hk}, tapPhases);
+    h5.attribute(g.get(), "waveform", c.waveform == shared::RSIM_WAVEFORM_SQUARE ? "square" : "sinusoidal");
+    h5.attribute(g.get(), "meaning",
+                 "phasor[f] = sum_t s(t) exp(-i w_f t) as (re, im), w_f = 2 pi f dt, s the pixel's signal (the "
+                 "transient); phase_rad = -arg(phasor) + the emitted pulse's phase, wrapped to [0, 2 pi) (the "
+                 "estimator's phase: range = c phase / (4 pi f) for co-located light and sensor); amplitude = "
+                 "|phasor|; taps[f][..][k] = sum_t s(t) g(w_f t / 2 pi - k / K) with g the waveform's correlation "
+                 "(cos 2 pi x, or the triangle wave of two square waves); phase_from_taps_rad = atan2(sum_k taps_k "
+                 "sin theta_k, sum_k taps_k cos theta_k) + the pulse's phase, wrapped (theta_k = tap_phases_rad). "
+                 "MODEL.md section 8.");
+    h5.check(g.close(), "H5Gclose");
+}
+
+} // namespace
 
 void writeImagesH5(const std::filesystem::path& file, const ResultsView& view) {
     const PreparedScene& ps = view.prepared;
@@ -87,6 +143,29 @@ void writeImagesH5(const std::filesystem::path& file, const ResultsView& view) {
                         "the back of a one-sided surface)");
     h5.strings(root, "mesh_names", ps.meshNames);
     h5.strings(root, "material_names", ps.materialNames);
+    if (!img.phasor.empty()) writeAmcw(h5, root, view);
+    if (!img.transient.empty()) {
+        const SimConfig::Transient& tr = c.transient;
+        output::requireSize(img.transient.size(), std::size_t(tr.w) * tr.h * tr.bins, "transient");
+        H5Id ds = h5.dataset(root, "transient", H5T_IEEE_F32LE, {tr.h, tr.w, tr.bins}, 1);
+        h5.check(H5Dwrite(ds.get(), H5T_NATIVE_FLOAT, output::kAllOfSpace, output::kAllOfSpace, H5P_DEFAULT,
+                          img.transient.data()),
+                 "H5Dwrite");
+        h5.check(ds.close(), "H5Dclose");
+        h5.datasetAttribute(root, "transient", "units", "W m-2 per time bin");
+        h5.datasetAttribute(root, "transient", "meaning",
+                            "[y - y0][x - x0][t - start]: the pixel's signal s(t) (MODEL.md §6), for the pixels of "
+                            "roi = (x0, y0, width, height) and the bins from start_bin");
+        H5Id t(h5.check(H5Dopen2(root, "transient", H5P_DEFAULT), "H5Dopen2"), H5Dclose);
+        const std::uint32_t roi[4] = {tr.x0, tr.y0, tr.w, tr.h};
+        for (int k = 0; k < 4; ++k) {
+            static const char* const names[4] = {"roi_x0", "roi_y0", "roi_width", "roi_height"};
+            h5.attribute(t.get(), names[k], H5T_STD_U32LE, H5T_NATIVE_UINT32, &roi[k]);
+        }
+        h5.attribute(t.get(), "start_bin", H5T_STD_U32LE, H5T_NATIVE_UINT32, &tr.start);
+        h5.attribute(t.get(), "dt_ns", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &c.dtNs);
+        h5.check(t.close(), "H5Dclose");
+    }
 
     // The camera: intrinsics and pose of the pinhole of shared::rsimPixelDirection.
     H5Id cam = h5.group(root, "camera");

@@ -56,11 +56,17 @@ Json settings(const ResultsView& view) {
                    {"fov_deg", {number(s.sensor.fov_h_deg), number(s.sensor.fov_v_deg)}},
                    {"resolution", {s.sensor.width, s.sensor.height}},
                    {"mode", s.sensor.mode == SensorMode::Amcw ? "amcw" : "pulsed"},
-                   {"modulation_mhz", numbers(s.sensor.modulation_mhz)}};
+                   {"modulation_mhz", numbers(s.sensor.modulation_mhz)},
+                   {"taps", s.sensor.taps},
+                   {"waveform", s.sensor.waveform}};
     j["output"] = {{"dir", s.output.dir.string()},
                    {"timeseries", s.output.timeseries},
                    {"kij", s.output.kij},
-                   {"images", s.output.images}};
+                   {"images", s.output.images},
+                   {"transient", s.output.transient},
+                   {"transient_start", s.output.transient_start},
+                   {"transient_bins", s.output.transient_bins},
+                   {"transient_roi", numbers(s.output.transient_roi)}};
     return j;
 }
 

@@ -5,6 +5,7 @@
 
 #include <glm/geometric.hpp>
 
+#include "rsim/shared/pixel_outputs.h"
 #include "util/error.h"
 
 namespace rsim {
@@ -75,6 +76,18 @@ SimConfig makeSimConfig(const SceneDesc& scene) {
     c.height = se.height;
     c.mode = se.mode;
     c.modulationMhz = se.modulation_mhz;
+    c.taps = se.taps;
+    c.waveform = se.waveform == "square" ? shared::RSIM_WAVEFORM_SQUARE : shared::RSIM_WAVEFORM_SINUSOIDAL;
+    const auto& o = scene.output;
+    if (o.transient && o.images) {
+        c.transient.start = o.transient_start;
+        c.transient.bins = o.transient_bins ? o.transient_bins : s.timesteps - o.transient_start;
+        const bool whole = o.transient_roi[2] == 0.0;
+        c.transient.x0 = whole ? 0 : std::uint32_t(o.transient_roi[0]);
+        c.transient.y0 = whole ? 0 : std::uint32_t(o.transient_roi[1]);
+        c.transient.w = whole ? se.width : std::uint32_t(o.transient_roi[2]);
+        c.transient.h = whole ? se.height : std::uint32_t(o.transient_roi[3]);
+    }
     return c;
 }
 

@@ -47,6 +47,8 @@ struct SensorDesc {
     std::uint32_t height = 240;
     SensorMode mode = SensorMode::Pulsed;
     std::vector<double> modulation_mhz{20.0};
+    std::uint32_t taps = 4;             // AMCW correlation taps per frequency (images.h5)
+    std::string waveform = "sinusoidal"; // AMCW modulation: "sinusoidal" or "square"
 };
 
 struct MaterialDesc {
@@ -80,6 +82,12 @@ struct OutputDesc {
     bool timeseries = true;
     bool kij = false;
     bool images = true;
+    // The per-pixel transient in images.h5: bins [transient_start, + transient_bins) (0: to the
+    // end of the window) of the pixels in transient_roi = x, y, width, height (0 width: all).
+    bool transient = false;
+    std::uint32_t transient_start = 0;
+    std::uint32_t transient_bins = 0;
+    std::vector<double> transient_roi{0.0, 0.0, 0.0, 0.0};
 };
 
 struct SceneDesc {

@@ -170,6 +170,8 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
         for (double f : s.modulation_mhz)
             if (!(f > 0.0))
                 r.fail(t.get("modulation_mhz"), "modulation_mhz", "frequencies must be > 0 MHz");
+        s.taps = r.integer("taps", s.taps, 3, 16);
+        s.waveform = r.choice("waveform", s.waveform, {"sinusoidal", "square"});
         glm::dvec3 fwd = s.look_at - scene.sensorPosition();
         if (glm::length(fwd) < 1e-9)
             r.fail(t.get("look_at"), "look_at", "must differ from the sensor position");
@@ -234,6 +236,27 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
         scene.output.timeseries = r.boolean("timeseries", scene.output.timeseries);
         scene.output.kij = r.boolean("kij", scene.output.kij);
         scene.output.images = r.boolean("images", scene.output.images);
+        auto& o = scene.output;
+        o.transient = r.boolean("transient", o.transient);
+        const toml::table& t = section("output");
+        o.transient_start = r.integer("transient_start", o.transient_start, 0, 10'000'000);
+        if (o.transient_start >= scene.sim.timesteps)
+            r.fail(t.get("transient_start"), "transient_start",
+                   "must be below simulation.timesteps (" + std::to_string(scene.sim.timesteps) + ")");
+        o.transient_bins = r.integer("transient_bins", o.transient_bins, 0, 10'000'000);
+        if (std::uint64_t(o.transient_start) + o.transient_bins > scene.sim.timesteps)
+            r.fail(t.get("transient_bins"), "transient_bins",
+                   "transient_start + transient_bins must not pass simulation.timesteps (" +
+                       std::to_string(scene.sim.timesteps) + "); 0 means to the end");
+        o.transient_roi = r.numbers("transient_roi", 4, 4, o.transient_roi);
+        const auto& roi = o.transient_roi;
+        for (double v : roi)
+            if (!(v >= 0.0 && v == std::floor(v)))
+                r.fail(t.get("transient_roi"), "transient_roi", "expected [x, y, width, height] in whole pixels");
+        if (roi[2] > 0.0 && (roi[0] + roi[2] > scene.sensor.width || roi[1] + roi[3] > scene.sensor.height || roi[3] == 0.0))
+            r.fail(t.get("transient_roi"), "transient_roi",
+                   "[x, y, width, height] must lie inside the " + std::to_string(scene.sensor.width) + " x " +
+                       std::to_string(scene.sensor.height) + " image (width 0: the whole image)");
         r.finish();
     }
     forEachArrayTable(root, "pose", fileName, [&](TableReader& r, const toml::node& e) {

@@ -291,6 +291,18 @@ struct PixelPush {
     uint frequencies;
     uint begin;
     uint end;
+    uint64_t outputs;     // PixelOutputs, or 0: depth and amplitude only
+};
+
+// What the pixel pass writes besides depth and amplitude (images.h5, MODEL.md §8).
+struct PixelOutputs {
+    uint64_t amcw;      // float[pixels][frequencies][taps + 3]: Re P, Im P, taps, taps' phase; 0: none
+    uint64_t transient; // float[roi.w][roi.h][bins] as [y][x][bin]; 0: none
+    uint taps;
+    uint waveform;       // RSIM_WAVEFORM_*
+    uint transientStart; // first bin
+    uint transientBins;
+    uvec4 roi;           // x0, y0, w, h of the transient's pixels
 };
 
 // The formula probe (shaders/formula_probe.comp, tests only): shared functions evaluated by the
@@ -344,7 +356,8 @@ static_assert(sizeof(rsim::shared::NearListPush) == 64);
 static_assert(sizeof(rsim::shared::DistancePush) == 112);
 static_assert(sizeof(rsim::shared::PrimaryPush) == 48);
 static_assert(sizeof(rsim::shared::SignalPush) == 64);
-static_assert(sizeof(rsim::shared::PixelPush) == 112);
+static_assert(sizeof(rsim::shared::PixelPush) == 120);
+static_assert(sizeof(rsim::shared::PixelOutputs) == 48);
 // Vulkan guarantees 128 bytes of push constants on every device.
 static_assert(sizeof(rsim::shared::PixelPush) <= 128 && sizeof(rsim::shared::DistancePush) <= 128);
 #endif

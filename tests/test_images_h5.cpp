@@ -176,13 +176,16 @@ TEST_CASE("images.h5 on the Vulkan backend matches the CPU reference's", "[image
         REQUIRE(run.exitCode == 0);
     }
     const fs::path c = dir / "cpu-amcw" / "images.h5", g = dir / "vulkan-amcw" / "images.h5";
-    for (const char* name : {"transient", "amcw/phasor", "amcw/taps"}) {
+    // The transients agree bin by bin; the AMCW sums integrate the whole multipath tail, where
+    // two ray tracers' K differ most (docs/model-choices.md, "AMCW and K's edge pairs"): on an
+    // H100 against Embree, phasors differ by up to 0.8% of the largest (7e-5 on lavapipe).
+    for (auto [name, tolerance] : {std::pair{"transient", 1e-3f}, {"amcw/phasor", 2e-2f}, {"amcw/taps", 2e-2f}}) {
         const auto x = readAll<float>(c, name, H5T_NATIVE_FLOAT), y = readAll<float>(g, name, H5T_NATIVE_FLOAT);
         REQUIRE(x.size() == y.size());
         float peak = 0.0f;
         for (float v : x) peak = std::max(peak, std::abs(v));
         std::size_t mismatch = 0;
-        for (std::size_t p = 0; p < x.size(); ++p) mismatch += std::abs(x[p] - y[p]) > 1e-4f * peak;
+        for (std::size_t p = 0; p < x.size(); ++p) mismatch += std::abs(x[p] - y[p]) > tolerance * peak;
         INFO(name);
         CHECK(peak > 0.0f);
         CHECK(mismatch <= x.size() / 1000);

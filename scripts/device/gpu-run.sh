@@ -26,6 +26,8 @@
 #                                             VARIANT_OPTIONS="NAME=OPTIONS;...", interleaved
 #   scripts/device/gpu-run.sh startup SCENES  start-up and shut-down outside the phases (issue 21), GPU and CPU,
 #                                             and one run with K from the K cache (startup_benchmark.py)
+#   scripts/device/gpu-run.sh pixels OLD SCENE  the pixel outputs' cost (issue 15): this bundle's rsim against an
+#                                             older build's binary OLD (same libraries), pixel_outputs_benchmark.py
 #   scripts/device/gpu-run.sh tests           the whole Catch2 suite on this GPU, under the validation
 #                                             layer (bundle made with make-bundle.sh --with-tests)
 set -uo pipefail
@@ -209,6 +211,13 @@ for f in sorted(glob.glob("/tmp/variants/*/batch.csv")):
         rows.append({"variant": os.path.basename(os.path.dirname(f)), **r})
 w = csv.DictWriter(open(sys.argv[1], "w", newline=""), fieldnames=list(rows[0].keys())); w.writeheader(); w.writerows(rows)' \
     "$OUT/variants-$s.csv" ;;
+pixels)
+  old=${2:?pixels: the older rsim binary}; s=${3:-medium-room}
+  cp "$old" /tmp/rsimb/rsim-bundle/bin/rsim-old && chmod +x /tmp/rsimb/rsim-bundle/bin/rsim-old
+  sed 's#/bin/rsim"#/bin/rsim-old"#' $RSIM > /tmp/rsimb/rsim-bundle/rsim-old && chmod +x /tmp/rsimb/rsim-bundle/rsim-old
+  gen "$s"
+  python3 scripts/pixel_outputs_benchmark.py --old /tmp/rsimb/rsim-bundle/rsim-old --rsim $RSIM --scene "$s" \
+    --repeat "${PIXEL_REPEATS:-3}" --out "$OUT/pixels" 2>&1 | tee "$OUT/pixels.txt" ;;
 startup)
   # Run this first on a fresh machine: the first command's row is the cold-driver figure.
   gen "$scenes"

@@ -33,7 +33,7 @@ void main() {
     result.z = energy;
     if (total > 0.0 && me.source.w > 0.0) {
         float steps = rsimPathSteps(pc.mode, pc.timesteps, pc.pulseLength, pc.omegaLo, pc.omegaHi,
-                                    int(pc.frequencies), me.sensorDirDelay.w);
+                                    int(pc.frequencies), uvec2(0u), me.sensorDirDelay.w);
         result.x = steps;
         if (steps >= 0.0)
             result.y = rsimSensorDistance(steps * pc.lightToSensor.w, pc.lightToSensor.xyz,

@@ -86,12 +86,13 @@ void main() {
         PinholeSensor sensor = rsimSensor(ls);
         vec3 dir = rsimPixelDirection(sensor, p % ls.image.x, p / ls.image.x, ls.image.x, ls.image.y);
         vec3 a = sensor.position - ls.lightPosCos.xyz;
+        uvec2 gating = uvec2(pc.gateStart, pc.gates);
         float steps = rsimPathSteps(pc.mode, pc.timesteps, pc.pulseLength, pc.omegaLo, pc.omegaHi,
-                                    int(pc.frequencies), 0.0);
+                                    int(pc.frequencies), gating, 0.0);
         if (steps >= 0.0) result.x = rsimSensorDistance(steps * pc.cdt, a, dir);
         // The direct signal alone (a pure delay: MODEL.md §6's exact case).
         gDirectOnly = true;
-        steps = rsimPathSteps(pc.mode, pc.timesteps, pc.pulseLength, pc.omegaLo, pc.omegaHi, int(pc.frequencies), 0.0);
+        steps = rsimPathSteps(pc.mode, pc.timesteps, pc.pulseLength, pc.omegaLo, pc.omegaHi, int(pc.frequencies), gating, 0.0);
         if (steps >= 0.0) result.z = rsimSensorDistance(steps * pc.cdt, a, dir);
     }
     if (pc.outputs != 0ul) writeOutputs(p, hit.x >= 0.0 && hit.w >= 0.0);

@@ -9,6 +9,8 @@
 #include "scene/scene_config.h"
 #include "rsim/shared/form_factor.h"
 #include "rsim/shared/physics.h"
+#include "rsim/shared/estimators.h"
+#include "transport/sources.h"
 
 using namespace rsim;
 using namespace rsim::shared;
@@ -142,4 +144,23 @@ TEST_CASE("frustum and light cone", "[shared]") {
     PointLight l{glm::vec3(0), glm::vec3(1, 0, 0), std::cos(0.5f), 0.0f, 2.0f};
     CHECK(rsimLightIntensity(l, glm::vec3(1, 0, 0)) == 2.0f);
     CHECK(rsimLightIntensity(l, glm::normalize(glm::vec3(1, 1, 0))) == 0.0f);
+}
+
+TEST_CASE("a gated camera's gate ratio gives a pure delay exactly (2 and 3 gates)", "[shared][gated]") {
+    const std::uint32_t T = 400, W = 40, start = 30;
+    const std::vector<float> pulse = makePulse(PulseShape::Rectangular, 0.0, double(W));
+    REQUIRE(pulse.size() == W);
+    auto none = [](std::uint32_t) { return 0.0f; };
+    for (std::uint32_t gates : {2u, 3u})
+        for (float tau = float(start); tau < float(start + (gates - 1) * W); tau += 0.37f) {
+            std::vector<float> s(T, 0.0f);
+            depositPulse(3.0f, tau, pulse, T, s.data());
+            auto signal = [&s](std::uint32_t t) { return s[t]; };
+            INFO(gates << " gates, tau " << tau);
+            CHECK(rsimGatedPath(T, W, start, gates, signal, none) == Catch::Approx(tau).margin(2e-4));
+        }
+    // Nothing in the gates: no echo.
+    std::vector<float> s(T, 0.0f);
+    auto signal = [&s](std::uint32_t t) { return s[t]; };
+    CHECK(rsimGatedPath(T, W, start, 2u, signal, none) == RSIM_NO_ECHO);
 }

@@ -12,8 +12,8 @@
 
 namespace rsim {
 
-enum class PulseShape { Delta, Gaussian };
-enum class SensorMode { Pulsed, Amcw };
+enum class PulseShape { Delta, Gaussian, Rectangular };
+enum class SensorMode { Pulsed, Amcw, Gated };
 // How K_ij is estimated (MODEL §2): by solid angle with the sides blended by area (the default),
 // with MODEL.md's equal blend, or by the former area sampling; the last two for comparisons
 // (docs/model-choices.md).
@@ -46,6 +46,7 @@ struct SimConfig {
     std::vector<float> pulse;            // p[k], sums to 1
     SensorMode mode = SensorMode::Pulsed;
     std::vector<double> modulationMhz;
+    std::uint32_t gateStart = 0, gates = 2; // gated: first bin and number of gates (of pulse.size() bins each)
     std::uint32_t taps = 4;                                      // AMCW taps per frequency
     std::uint32_t waveform = 0;                                  // shared::RSIM_WAVEFORM_*
     // The per-pixel transient: bins [start, start + bins) of pixels x in [x0, x0 + w), y in

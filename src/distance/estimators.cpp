@@ -25,15 +25,20 @@ AmcwOmegas amcwOmegas(const SimConfig& c) {
 }
 
 std::uint32_t sensorModeId(SensorMode mode) {
-    return mode == SensorMode::Pulsed ? shared::RSIM_MODE_PULSED : shared::RSIM_MODE_AMCW;
+    return mode == SensorMode::Amcw ? shared::RSIM_MODE_AMCW : shared::RSIM_MODE_PULSED;
 }
 
-double pathSteps(const float* s, std::uint32_t T, const SimConfig& c, float delaySteps, bool* cutOff) {
+std::uint32_t pixelModeId(SensorMode mode) {
+    return mode == SensorMode::Gated ? shared::RSIM_MODE_GATED : sensorModeId(mode);
+}
+
+double pathSteps(const float* s, std::uint32_t T, const SimConfig& c, float delaySteps, bool* cutOff, bool pixel) {
     auto signal = [s](std::uint32_t t) { return s[t]; };
     auto pulse = [&c](std::uint32_t k) { return c.pulse[k]; };
     const AmcwOmegas w = amcwOmegas(c);
-    const double steps = shared::rsimPathSteps(sensorModeId(c.mode), T, std::uint32_t(c.pulse.size()), w.lo, w.hi,
-                                               int(w.count), delaySteps, signal, pulse);
+    const double steps = shared::rsimPathSteps(pixel ? pixelModeId(c.mode) : sensorModeId(c.mode), T,
+                                               std::uint32_t(c.pulse.size()), w.lo, w.hi, int(w.count),
+                                               glm::uvec2(c.gateStart, c.gates), delaySteps, signal, pulse);
     if (cutOff) *cutOff = steps == double(shared::RSIM_ECHO_CUT_OFF);
     return steps < 0.0 ? kNaN : steps;
 }
@@ -149,7 +154,7 @@ SensorImage renderSensorImageCpu(const PreparedScene& s, const SimConfig& c, con
                 }
                 // The direct signal alone: an exact pure delay, so its estimate is the true range
                 // up to the estimator's own error (MODEL.md §6).
-                if (const double direct = pathSteps(sig.data(), c.timesteps, c, 0.0f); !std::isnan(direct))
+                if (const double direct = pathSteps(sig.data(), c.timesteps, c, 0.0f, nullptr, true); !std::isnan(direct))
                     img.directDepth[p] = shared::rsimSensorDistance(float(direct * c.cdtM), a, dir);
                 // Indirect part B_i - E_i, delayed by x -> sensor.
                 if (c.indirect) {
@@ -170,7 +175,7 @@ SensorImage renderSensorImageCpu(const PreparedScene& s, const SimConfig& c, con
                 double amp = 0.0;
                 for (float v : sig) amp += double(v);
                 img.amplitude[p] = float(amp);
-                const double steps = pathSteps(sig.data(), c.timesteps, c, 0.0f);
+                const double steps = pathSteps(sig.data(), c.timesteps, c, 0.0f, nullptr, true);
                 if (std::isnan(steps)) continue;
                 img.depth[p] = shared::rsimSensorDistance(float(steps * c.cdtM), a, dir);
             }

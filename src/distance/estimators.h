@@ -18,15 +18,19 @@ struct AmcwOmegas {
     std::uint32_t count = 0;
 };
 AmcwOmegas amcwOmegas(const SimConfig& config);
-// RSIM_MODE_PULSED or RSIM_MODE_AMCW.
+// The estimator of a triangle's signal: RSIM_MODE_AMCW, or RSIM_MODE_PULSED (also for a gated
+// camera, whose gates are defined on a pixel's signal with every delay in it).
 std::uint32_t sensorModeId(SensorMode mode);
+// The estimator of a pixel's signal: the triangle's, or RSIM_MODE_GATED.
+std::uint32_t pixelModeId(SensorMode mode);
 
-// Path length in timesteps of one signal with the configured mode (pulsed or AMCW), through
-// rsimPathSteps of include/rsim/shared/estimators.h. delaySteps is the sensor delay added to the
-// estimate (tS_i for triangles, 0 for pixels). Returns NaN when the signal is zero, or (pulsed)
-// when its peak window runs past the simulated time; `cutOff` is then set.
+// Path length in timesteps of one signal with the configured mode, through rsimPathSteps of
+// include/rsim/shared/estimators.h (`pixel`: pixelModeId, else sensorModeId). delaySteps is the
+// sensor delay added to the estimate (tS_i for triangles, 0 for pixels). Returns NaN when the
+// signal is zero, or (pulsed) when its peak window runs past the simulated time; `cutOff` is
+// then set.
 double pathSteps(const float* signal, std::uint32_t T, const SimConfig& config, float delaySteps,
-                 bool* cutOff = nullptr);
+                 bool* cutOff = nullptr, bool pixel = false);
 
 // L_i and d_i for every triangle from B (MODEL §6); NaN where a triangle gets no light or the
 // sensor cannot see it.

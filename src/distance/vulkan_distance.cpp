@@ -137,7 +137,9 @@ SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& scene
     px.cdt = float(c.cdtM);
     px.timesteps = c.timesteps;
     px.pulseLength = std::uint32_t(c.pulse.size());
-    px.mode = sensorModeId(c.mode);
+    px.mode = pixelModeId(c.mode);
+    px.gateStart = c.gateStart;
+    px.gates = c.gates;
     // The AMCW raw data and the transient (images.h5), when the run has them.
     const bool amcw = c.mode == SensorMode::Amcw;
     const SimConfig::Transient& tr = c.transient;

@@ -47,15 +47,22 @@ Json settings(const ResultsView& view) {
                   {"half_angle_deg", number(s.light.half_angle_deg)},
                   {"power_w", number(s.light.power_w)},
                   {"falloff_exponent", number(s.light.falloff_exponent)},
-                  {"pulse", s.light.pulse == PulseShape::Gaussian ? "gaussian" : "delta"},
+                  {"pulse", s.light.pulse == PulseShape::Gaussian      ? "gaussian"
+                            : s.light.pulse == PulseShape::Rectangular ? "rectangular"
+                                                                       : "delta"},
                   {"pulse_fwhm_ns", number(s.light.pulse_fwhm_ns)},
+                  {"pulse_width_ns", number(s.light.pulse_width_ns)},
                   {"pulse_bins", view.config.pulse.size()}};
     j["sensor"] = {{"position", vec3(s.sensorPosition())},
                    {"look_at", vec3(s.sensor.look_at)},
                    {"up", vec3(s.sensor.up)},
                    {"fov_deg", {number(s.sensor.fov_h_deg), number(s.sensor.fov_v_deg)}},
                    {"resolution", {s.sensor.width, s.sensor.height}},
-                   {"mode", s.sensor.mode == SensorMode::Amcw ? "amcw" : "pulsed"},
+                   {"mode", s.sensor.mode == SensorMode::Amcw    ? "amcw"
+                            : s.sensor.mode == SensorMode::Gated ? "gated"
+                                                                 : "pulsed"},
+                   {"gate_start_ns", number(s.sensor.gate_start_ns)},
+                   {"gates", s.sensor.gates},
                    {"modulation_mhz", numbers(s.sensor.modulation_mhz)},
                    {"taps", s.sensor.taps},
                    {"waveform", s.sensor.waveform}};

@@ -10,8 +10,16 @@
 
 namespace rsim {
 
-std::vector<float> makePulse(PulseShape shape, double fwhmSteps) {
+std::vector<float> makePulse(PulseShape shape, double fwhmSteps, double widthSteps) {
     if (shape == PulseShape::Delta) return {1.0f};
+    if (shape == PulseShape::Rectangular) {
+        // W bins of 1 / W: emitted over [0, W) timesteps (the linear split of a delay spreads
+        // each bin over two, so the pulse lasts W bins in the signal).
+        const long W = std::lround(widthSteps);
+        if (W < 1 || W > 10'000'000)
+            throw InputError("a rectangular pulse must last 1 to 10^7 whole timesteps (light.pulse_width_ns)");
+        return std::vector<float>(std::size_t(W), 1.0f / float(W));
+    }
     const double sigma = gaussianSigmaSteps(fwhmSteps);
     // Scene files are checked against the window (loadSceneFile); this guards other callers
     // from an int overflow or a huge allocation.
@@ -59,7 +67,7 @@ SimConfig makeSimConfig(const SceneDesc& scene) {
         l.half_angle_deg >= 180.0 ? -2.0f : float(std::cos(l.half_angle_deg * M_PI / 180.0));
     c.light.falloffExp = float(l.falloff_exponent);
     c.light.intensity = float(l.power_w / (4.0 * M_PI));
-    c.pulse = makePulse(l.pulse, l.pulse_fwhm_ns / s.dt_ns);
+    c.pulse = makePulse(l.pulse, l.pulse_fwhm_ns / s.dt_ns, l.pulse_width_ns / s.dt_ns);
 
     const auto& se = scene.sensor;
     const glm::dvec3 pos = scene.sensorPosition();
@@ -76,6 +84,8 @@ SimConfig makeSimConfig(const SceneDesc& scene) {
     c.height = se.height;
     c.mode = se.mode;
     c.modulationMhz = se.modulation_mhz;
+    c.gateStart = std::uint32_t(std::lround(se.gate_start_ns / s.dt_ns));
+    c.gates = se.gates;
     c.taps = se.taps;
     c.waveform = se.waveform == "square" ? shared::RSIM_WAVEFORM_SQUARE : shared::RSIM_WAVEFORM_SINUSOIDAL;
     const auto& o = scene.output;

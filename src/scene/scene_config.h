@@ -14,6 +14,6 @@ SimConfig makeSimConfig(const SceneDesc& scene);
 
 // Sampled pulse shape (MODEL §4): delta, or a Gaussian of the given FWHM in timesteps spanning
 // +-3 sigma, normalised to sum 1.
-std::vector<float> makePulse(PulseShape shape, double fwhmSteps);
+std::vector<float> makePulse(PulseShape shape, double fwhmSteps, double widthSteps = 0.0);
 
 } // namespace rsim

@@ -35,6 +35,7 @@ struct LightDesc {
     double falloff_exponent = 0.0; // cos^m falloff inside the cone; 0 = none
     PulseShape pulse = PulseShape::Delta;
     double pulse_fwhm_ns = 0.5;
+    double pulse_width_ns = 0.0; // rectangular: a whole number of timesteps
 };
 
 struct SensorDesc {
@@ -47,6 +48,8 @@ struct SensorDesc {
     std::uint32_t height = 240;
     SensorMode mode = SensorMode::Pulsed;
     std::vector<double> modulation_mhz{20.0};
+    double gate_start_ns = 0.0;          // gated: when the first gate opens (whole timesteps)
+    std::uint32_t gates = 2;             // gated: 2 or 3 contiguous gates as long as the pulse
     std::uint32_t taps = 4;             // AMCW correlation taps per frequency (images.h5)
     std::string waveform = "sinusoidal"; // AMCW modulation: "sinusoidal" or "square"
 };

@@ -25,6 +25,15 @@ namespace fs = std::filesystem;
 
 using namespace toml_reader;
 
+namespace {
+// A number as a person writes it (0.1, 2500), for messages.
+std::string fmtNumber(double v) {
+    std::ostringstream os;
+    os << v;
+    return os.str();
+}
+} // namespace
+
 const char* kEstimatorName(KEstimator e) {
     switch (e) {
     case KEstimator::SolidAngleMean: return "solid-angle-mean";
@@ -124,9 +133,21 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
         l.half_angle_deg = r.number("half_angle_deg", l.half_angle_deg, 0.0, 180.0, true);
         l.power_w = r.number("power_w", l.power_w, 0.0, 1e12, true);
         l.falloff_exponent = r.number("falloff_exponent", l.falloff_exponent, 0.0, 1e4);
-        l.pulse = r.choice("pulse", "delta", {"delta", "gaussian"}) == "gaussian"
-                      ? PulseShape::Gaussian
-                      : PulseShape::Delta;
+        const std::string pulse = r.choice("pulse", "delta", {"delta", "gaussian", "rectangular"});
+        l.pulse = pulse == "gaussian" ? PulseShape::Gaussian
+                  : pulse == "rectangular" ? PulseShape::Rectangular
+                                           : PulseShape::Delta;
+        l.pulse_width_ns = r.number("pulse_width_ns", l.pulse_width_ns, 0.0, 1e6);
+        if (l.pulse == PulseShape::Rectangular) {
+            const double bins = l.pulse_width_ns / scene.sim.dt_ns;
+            if (!(bins >= 1.0 && std::abs(bins - std::round(bins)) <= 1e-6 * bins))
+                r.fail(section("light").get("pulse_width_ns"), "pulse_width_ns",
+                       "a rectangular pulse needs pulse_width_ns, a whole number (at least 1) of timesteps of " +
+                           fmtNumber(scene.sim.dt_ns) + " ns");
+            if (std::round(bins) > double(scene.sim.timesteps))
+                r.fail(section("light").get("pulse_width_ns"), "pulse_width_ns",
+                       "the pulse is longer than the time window (" + std::to_string(scene.sim.timesteps) + " timesteps)");
+        }
         l.pulse_fwhm_ns = r.number("pulse_fwhm_ns", l.pulse_fwhm_ns, 0.0, 1e6, true);
         if (l.pulse == PulseShape::Gaussian) {
             // makePulse samples +-3 sigma: P = 2 ceil(3 sigma) + 1 bins. In double, before any
@@ -164,8 +185,25 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
                        "expected two whole numbers of pixels in [1, 16384]");
         s.width = std::uint32_t(res[0]);
         s.height = std::uint32_t(res[1]);
-        s.mode = r.choice("mode", "pulsed", {"pulsed", "amcw"}) == "amcw" ? SensorMode::Amcw
-                                                                          : SensorMode::Pulsed;
+        const std::string mode = r.choice("mode", "pulsed", {"pulsed", "amcw", "gated"});
+        s.mode = mode == "amcw" ? SensorMode::Amcw : mode == "gated" ? SensorMode::Gated : SensorMode::Pulsed;
+        s.gate_start_ns = r.number("gate_start_ns", s.gate_start_ns, 0.0, 1e9);
+        s.gates = r.integer("gates", s.gates, 2, 3);
+        if (s.mode == SensorMode::Gated) {
+            if (scene.light.pulse != PulseShape::Rectangular)
+                r.fail(t.get("mode"), "mode",
+                       "a gated camera's gates are as long as its pulse: set light.pulse = \"rectangular\" and "
+                       "light.pulse_width_ns");
+            const double start = s.gate_start_ns / scene.sim.dt_ns;
+            if (std::abs(start - std::round(start)) > 1e-6 * std::max(1.0, start))
+                r.fail(t.get("gate_start_ns"), "gate_start_ns",
+                       "must be a whole number of timesteps of " + fmtNumber(scene.sim.dt_ns) + " ns");
+            const double end = std::round(start) + double(s.gates) * std::round(scene.light.pulse_width_ns / scene.sim.dt_ns);
+            if (end > double(scene.sim.timesteps))
+                r.fail(t.get("gate_start_ns"), "gate_start_ns",
+                       "the last gate closes at timestep " + fmtNumber(end) + ", after the time window (" +
+                           std::to_string(scene.sim.timesteps) + " timesteps)");
+        }
         s.modulation_mhz = r.numbers("modulation_mhz", 1, 8, s.modulation_mhz);
         for (double f : s.modulation_mhz)
             if (!(f > 0.0))

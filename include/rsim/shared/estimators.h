@@ -41,6 +41,7 @@ RSIM_CONST float RSIM_ECHO_CUT_OFF = -2.0f; // the pulsed peak window runs past 
 // Sensor modes (DistancePush::mode, PixelPush::mode).
 RSIM_CONST uint RSIM_MODE_PULSED = 0u;
 RSIM_CONST uint RSIM_MODE_AMCW = 1u;
+RSIM_CONST uint RSIM_MODE_GATED = 2u; // pixels only: triangles use the pulsed estimator
 
 // Pulsed estimator: t* = centroid of m over [argmax - h, argmax + h], h = P + 1. Returns t* in
 // timesteps, RSIM_NO_ECHO when the signal is zero, RSIM_ECHO_CUT_OFF when the peak window runs
@@ -114,11 +115,34 @@ RSIM_SIGNAL_FN float rsimAmcwPath(uint T, uint P, vec4 omegaLo, vec4 omegaHi, in
     return rsimUnwrapPath(L, U, count, maxPathSteps);
 }
 
+// Gated camera (MODEL §6): `gates` (2 or 3) contiguous gates of W bins (the rectangular pulse's
+// length), gate k summing s(t) over bins [start + k W, start + (k + 1) W). The adjacent pair
+// (k, k + 1) with the larger sum gives the path tau = start + k W + W G_{k+1} / (G_k + G_{k+1}),
+// exact for a pure delay tau in [start, start + (gates - 1) W) (the linear split makes the
+// sums linear in tau). RSIM_NO_ECHO when both gates of the pair are empty.
+RSIM_SIGNAL_FN float rsimGatedPath(uint T, uint W, uint start, uint gates RSIM_SIGNAL_ARGS) {
+    float G[3];
+    for (uint k = 0u; k < 3u; ++k) {
+        G[k] = 0.0f;
+        if (k >= gates) continue;
+        for (uint t = start + k * W; t < start + (k + 1u) * W && t < T; ++t) G[k] += rsimSignal(t);
+    }
+    uint k = gates == 3u && G[2] > G[0] ? 1u : 0u;
+    float sum = G[k] + G[k + 1u];
+    if (!(sum > 0.0f)) return RSIM_NO_ECHO;
+    return float(start + k * W) + float(W) * (G[k + 1u] / sum);
+}
+
 // Path length in timesteps of one signal with the sensor's mode (MODEL §6), the delay
 // delaySteps added (tS_i for a triangle, 0 for a pixel), or RSIM_NO_ECHO / RSIM_ECHO_CUT_OFF.
 // omegaLo/Hi hold w_k = 2 pi f_k dt of the AMCW frequencies.
+// gating = (first bin of the gates, number of gates) in RSIM_MODE_GATED.
 RSIM_SIGNAL_FN RSIM_WIDE rsimPathSteps(uint mode, uint T, uint P, vec4 omegaLo, vec4 omegaHi, int count,
-                                       float delaySteps RSIM_SIGNAL_ARGS) {
+                                       uvec2 gating, float delaySteps RSIM_SIGNAL_ARGS) {
+    if (mode == RSIM_MODE_GATED) {
+        float t = rsimGatedPath(T, P, gating.x, gating.y RSIM_SIGNAL_PASS);
+        return t < 0.0f ? RSIM_WIDE(t) : RSIM_WIDE(t) + RSIM_WIDE(delaySteps);
+    }
     if (mode == RSIM_MODE_PULSED) {
         float t = rsimPulsedPeak(T, P RSIM_SIGNAL_PASS);
         return t < 0.0f ? RSIM_WIDE(t) : RSIM_WIDE(t) + RSIM_WIDE(delaySteps);

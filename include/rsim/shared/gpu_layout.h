@@ -292,6 +292,8 @@ struct PixelPush {
     uint begin;
     uint end;
     uint64_t outputs;     // PixelOutputs, or 0: depth and amplitude only
+    uint gateStart;       // RSIM_MODE_GATED: first bin of the gates
+    uint gates;           // and their number
 };
 
 // What the pixel pass writes besides depth and amplitude (images.h5, MODEL.md §8).
@@ -356,7 +358,7 @@ static_assert(sizeof(rsim::shared::NearListPush) == 64);
 static_assert(sizeof(rsim::shared::DistancePush) == 112);
 static_assert(sizeof(rsim::shared::PrimaryPush) == 48);
 static_assert(sizeof(rsim::shared::SignalPush) == 64);
-static_assert(sizeof(rsim::shared::PixelPush) == 120);
+static_assert(sizeof(rsim::shared::PixelPush) == 128);
 static_assert(sizeof(rsim::shared::PixelOutputs) == 48);
 // Vulkan guarantees 128 bytes of push constants on every device.
 static_assert(sizeof(rsim::shared::PixelPush) <= 128 && sizeof(rsim::shared::DistancePush) <= 128);

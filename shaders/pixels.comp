@@ -6,6 +6,7 @@
 #extension GL_GOOGLE_include_directive : require
 #include "common/rsim.glsl"
 #include "common/sources.glsl"
+#include "rsim/shared/sensor_noise.h"
 layout(local_size_x = RSIM_WG_LINEAR) in;
 layout(push_constant) uniform Push { PixelPush pc; };
 
@@ -15,6 +16,12 @@ uint gBase; // the host checks n * T < 2^32
 float gDirectAmount, gDirectDelay;
 vec3 gShift; // rsimLinearSplit of the hit distance
 bool gDirectOnly; // the signal without its indirect part
+// The sensor model's electrons (sensor_noise.h): on, per unit of signal and ambient per bin,
+// read noise per bin, seed, pixel.
+bool gNoisy;
+vec2 gElectrons;
+float gReadSigma;
+uint gSeed, gPixel;
 
 float rsimPulse(uint k) { return FloatRefs(pc.pulse).v[k]; }
 // X(u) = B_i(u) - E_i(u), 0 before the start.
@@ -27,7 +34,9 @@ float rsimSignal(uint t) {
     float direct = rsimSourceAt(gDirectAmount, gDirectDelay, t, pc.pulse, pc.pulseLength);
     if (gDirectOnly) return direct;
     int u = int(t) - int(gShift.x);
-    return direct + rsimDelayedValue(gShift, indirectAt(u), indirectAt(u - 1));
+    float s = direct + rsimDelayedValue(gShift, indirectAt(u), indirectAt(u - 1));
+    if (!gNoisy) return s;
+    return rsimNoisyElectrons(s * gElectrons.x, gElectrons.y, gReadSigma, rsimPairHash(gPixel, t, gSeed)) / gElectrons.x;
 }
 #include "rsim/shared/estimators.h"
 #include "rsim/shared/pixel_outputs.h"
@@ -70,7 +79,8 @@ void main() {
     if (p >= pc.end) return;
     vec4 hit = Vec4Refs(pc.hits).v[p];
     float nan = uintBitsToFloat(0x7fc00000u);
-    vec4 result = vec4(nan, 0.0, nan, 0.0); // depth, amplitude, direct-only depth
+    vec4 result = vec4(nan, 0.0, nan, nan); // depth, amplitude, direct-only depth, noisy depth
+    gNoisy = false;
     if (hit.x >= 0.0 && hit.w >= 0.0) {
         uint tri = uint(hit.x);
         gTri = TransportTriRefs(pc.tris).t[tri];
@@ -94,6 +104,18 @@ void main() {
         gDirectOnly = true;
         steps = rsimPathSteps(pc.mode, pc.timesteps, pc.pulseLength, pc.omegaLo, pc.omegaHi, int(pc.frequencies), gating, 0.0);
         if (steps >= 0.0) result.z = rsimSensorDistance(steps * pc.cdt, a, dir);
+        gDirectOnly = false;
+        vec4 noise = pc.outputs != 0ul ? PixelOutputsRef(pc.outputs).r.noise : vec4(0.0);
+        if (noise.x > 0.0) {
+            gElectrons = rsimPixelElectrons(noise.x, noise.y, gTri.source.x, dot(dir, sensor.forward));
+            gReadSigma = noise.z;
+            gSeed = floatBitsToUint(noise.w);
+            gPixel = p;
+            gNoisy = true;
+            steps = rsimPathSteps(pc.mode, pc.timesteps, pc.pulseLength, pc.omegaLo, pc.omegaHi, int(pc.frequencies), gating, 0.0);
+            if (steps >= 0.0) result.w = rsimSensorDistance(steps * pc.cdt, a, dir);
+            gNoisy = false;
+        }
     }
     if (pc.outputs != 0ul) writeOutputs(p, hit.x >= 0.0 && hit.w >= 0.0);
     Vec4Refs(pc.results).v[p] = result;

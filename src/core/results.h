@@ -61,6 +61,7 @@ struct SensorImage {
     std::vector<float> trueDepth; // distance to the first hit, m (NaN: no hit)
     std::vector<float> amplitude; // signal amplitude (sum of the pixel's signal, or |phasor|)
     std::vector<float> directDepth; // the same estimate from the pixel's direct signal alone, m (NaN: none)
+    std::vector<float> noisyDepth;  // with the sensor model: the estimate from the noisy electrons, m
     std::vector<std::int32_t> triangle; // internal index of the hit triangle, -1 for none
     // AMCW mode, per modulation frequency f (MODEL.md §8, images.h5 `amcw/`): the phasor
     // sum_t s(t) exp(-i w_f t) as [F][pixels][2] (re, im), the taps [F][pixels][K] and the phase

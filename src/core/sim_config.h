@@ -47,6 +47,14 @@ struct SimConfig {
     SensorMode mode = SensorMode::Pulsed;
     std::vector<double> modulationMhz;
     std::uint32_t gateStart = 0, gates = 2; // gated: first bin and number of gates (of pulse.size() bins each)
+    // The sensor model (MODEL.md §8): electrons per time bin of a pixel on the optical axis (off
+    // it, times cos^4 of the ray's angle) per unit of its signal, and of ambient light per unit
+    // of the reflectance seen; read noise per bin (the readout's, spread over the bins it sums).
+    struct Noise {
+        bool on = false;
+        double electronsPerUnit = 0.0, ambientPerBin = 0.0, readSigmaPerBin = 0.0;
+        std::uint32_t seed = 1;
+    } noise;
     std::uint32_t taps = 4;                                      // AMCW taps per frequency
     std::uint32_t waveform = 0;                                  // shared::RSIM_WAVEFORM_*
     // The per-pixel transient: bins [start, start + bins) of pixels x in [x0, x0 + w), y in

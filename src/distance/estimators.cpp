@@ -8,6 +8,7 @@
 
 #include "rsim/shared/estimators.h"
 #include "rsim/shared/pixel_outputs.h"
+#include "rsim/shared/sensor_noise.h"
 #include "transport/sources.h"
 #include "util/parallel.h"
 
@@ -110,6 +111,7 @@ SensorImage renderSensorImageCpu(const PreparedScene& s, const SimConfig& c, con
     img.depth.assign(pixels, nan);
     img.trueDepth.assign(pixels, nan);
     img.directDepth.assign(pixels, nan);
+    if (c.noise.on) img.noisyDepth.assign(pixels, nan);
     img.amplitude.assign(pixels, 0.0f);
     img.triangle.assign(pixels, -1);
     const bool amcw = c.mode == SensorMode::Amcw;
@@ -122,7 +124,8 @@ SensorImage renderSensorImageCpu(const PreparedScene& s, const SimConfig& c, con
     img.rays = 0;
     const glm::vec3 a = c.sensor.position - c.light.position;
     std::vector<std::uint64_t> raysCast(threadCount(), 0);
-    std::vector<std::vector<float>> scratch(threadCount(), std::vector<float>(T));
+    std::vector<std::vector<float>> scratch(threadCount(), std::vector<float>(T)),
+        noisy(threadCount(), std::vector<float>(c.noise.on ? T : 0));
     parallelFor(c.height, 1, [&](std::size_t begin, std::size_t end, unsigned w) {
         std::vector<float>& sig = scratch[w];
         for (std::size_t py = begin; py < end; ++py)
@@ -176,8 +179,20 @@ SensorImage renderSensorImageCpu(const PreparedScene& s, const SimConfig& c, con
                 for (float v : sig) amp += double(v);
                 img.amplitude[p] = float(amp);
                 const double steps = pathSteps(sig.data(), c.timesteps, c, 0.0f, nullptr, true);
-                if (std::isnan(steps)) continue;
-                img.depth[p] = shared::rsimSensorDistance(float(steps * c.cdtM), a, dir);
+                if (!std::isnan(steps)) img.depth[p] = shared::rsimSensorDistance(float(steps * c.cdtM), a, dir);
+                if (c.noise.on) {
+                    // The sensor model: the signal as electrons, drawn bin by bin (sensor_noise.h).
+                    const glm::vec2 k = shared::rsimPixelElectrons(c.noise.electronsPerUnit, c.noise.ambientPerBin,
+                                                                   s.reflectance[i], glm::dot(dir, c.sensor.forward));
+                    std::vector<float>& n = noisy[w];
+                    for (std::size_t t = 0; t < T; ++t)
+                        n[t] = shared::rsimNoisyElectrons(sig[t] * k.x, k.y, float(c.noise.readSigmaPerBin),
+                                                          shared::rsimPairHash(std::uint32_t(p), std::uint32_t(t), c.noise.seed)) /
+                               k.x;
+                    const double noisySteps = pathSteps(n.data(), c.timesteps, c, 0.0f, nullptr, true);
+                    if (!std::isnan(noisySteps))
+                        img.noisyDepth[p] = shared::rsimSensorDistance(float(noisySteps * c.cdtM), a, dir);
+                }
             }
     });
     for (auto v : raysCast) img.rays += v;

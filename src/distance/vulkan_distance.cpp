@@ -2,6 +2,7 @@
 #include "distance/vulkan_distance.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "distance/estimators.h"
 #include "rsim/shared/estimators.h"
@@ -146,13 +147,19 @@ SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& scene
     const std::uint64_t amcwFloats = amcw ? std::uint64_t(pixels) * w.count * (c.taps + 3) : 0,
                         transientFloats = std::uint64_t(tr.w) * tr.h * tr.bins;
     vk::Buffer amcwOut, transientOut, outputs;
-    if (amcwFloats || transientFloats) {
+    if (amcwFloats || transientFloats || c.noise.on) {
         shared::PixelOutputs o{};
         o.taps = c.taps;
         o.waveform = c.waveform;
         o.transientStart = tr.start;
         o.transientBins = tr.bins;
         o.roi = glm::uvec4(tr.x0, tr.y0, tr.w, tr.h);
+        if (c.noise.on) {
+            float seed;
+            std::memcpy(&seed, &c.noise.seed, sizeof seed);
+            o.noise = glm::vec4(float(c.noise.electronsPerUnit), float(c.noise.ambientPerBin),
+                                float(c.noise.readSigmaPerBin), seed);
+        }
         if (amcwFloats) {
             amcwOut = vk::Buffer(device, amcwFloats * 4, vk::kStorageUsage, vk::MemoryKind::Device, "pixel AMCW data");
             o.amcw = amcwOut.address();
@@ -186,6 +193,10 @@ SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& scene
         img.depth[p] = o[p].x;
         img.amplitude[p] = o[p].y;
         img.directDepth[p] = o[p].z;
+    }
+    if (c.noise.on) {
+        img.noisyDepth.resize(pixels);
+        for (std::uint32_t p = 0; p < pixels; ++p) img.noisyDepth[p] = o[p].w;
     }
     if (amcwFloats) {
         // [pixels][F][K + 3] on the device; [F][pixels][...] in the image.

@@ -11,6 +11,7 @@
 #include "output/output_util.h"
 #include "output/results_writer.h"
 #include "rsim/shared/pixel_outputs.h"
+#include "rsim/shared/sensor_noise.h"
 
 namespace rsim {
 
@@ -67,6 +68,42 @@ void writeAmcw(const H5Writer& h5, hid_t root, const ResultsView& view) {
                  "(cos 2 pi x, or the triangle wave of two square waves); phase_from_taps_rad = atan2(sum_k taps_k "
                  "sin theta_k, sum_k taps_k cos theta_k) + the pulse's phase, wrapped (theta_k = tap_phases_rad). "
                  "MODEL.md section 8.");
+    h5.check(g.close(), "H5Gclose");
+}
+
+// images.h5's `noise` group: the sensor model's estimate and its mean electrons per frame.
+void writeNoise(const H5Writer& h5, hid_t root, const ResultsView& view) {
+    const SensorImage& img = view.result.image;
+    const SimConfig& c = view.config;
+    const PreparedScene& ps = view.prepared;
+    const std::size_t W = img.width, H = img.height, pixels = W * H;
+    output::requireSize(img.noisyDepth.size(), pixels, "noisyDepth");
+    std::vector<float> signal(pixels, 0.0f), ambient(pixels, 0.0f), error(pixels);
+    for (std::size_t p = 0; p < pixels; ++p) {
+        error[p] = img.noisyDepth[p] - img.trueDepth[p];
+        if (img.triangle[p] < 0) continue;
+        const glm::vec3 dir = shared::rsimPixelDirection(c.sensor, std::uint32_t(p % W), std::uint32_t(p / W),
+                                                         std::uint32_t(W), std::uint32_t(H));
+        const glm::vec2 k = shared::rsimPixelElectrons(float(c.noise.electronsPerUnit), float(c.noise.ambientPerBin),
+                                                       ps.reflectance[std::size_t(img.triangle[p])],
+                                                       glm::dot(dir, c.sensor.forward));
+        signal[p] = img.amplitude[p] * k.x;
+        ambient[p] = k.y * float(c.timesteps);
+    }
+    const hsize_t hh = H, hw = W;
+    H5Id g = h5.group(root, "noise");
+    h5.writeF32(g.get(), "range_m", {hh, hw}, img.noisyDepth);
+    h5.datasetAttribute(g.get(), "range_m", "meaning",
+                        "the pixel's estimator on its signal as noisy electrons, bin by bin (MODEL.md section 8)");
+    h5.writeF32(g.get(), "range_error_m", {hh, hw}, error);
+    h5.writeF32(g.get(), "signal_electrons", {hh, hw}, signal);
+    h5.datasetAttribute(g.get(), "signal_electrons", "meaning", "mean signal electrons of one frame (all bins)");
+    h5.writeF32(g.get(), "ambient_electrons", {hh, hw}, ambient);
+    h5.datasetAttribute(g.get(), "ambient_electrons", "meaning", "mean ambient electrons of one frame (all bins)");
+    const double perUnit = c.noise.electronsPerUnit, perBin = c.noise.ambientPerBin, read = c.noise.readSigmaPerBin;
+    h5.attribute(g.get(), "electrons_per_unit_signal_on_axis", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &perUnit);
+    h5.attribute(g.get(), "ambient_electrons_per_bin_on_axis_per_reflectance", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &perBin);
+    h5.attribute(g.get(), "read_noise_electrons_per_bin", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &read);
     h5.check(g.close(), "H5Gclose");
 }
 
@@ -144,6 +181,7 @@ void writeImagesH5(const std::filesystem::path& file, const ResultsView& view) {
     h5.strings(root, "mesh_names", ps.meshNames);
     h5.strings(root, "material_names", ps.materialNames);
     if (!img.phasor.empty()) writeAmcw(h5, root, view);
+    if (c.noise.on) writeNoise(h5, root, view);
     if (!img.transient.empty()) {
         const SimConfig::Transient& tr = c.transient;
         output::requireSize(img.transient.size(), std::size_t(tr.w) * tr.h * tr.bins, "transient");

@@ -84,6 +84,24 @@ SimConfig makeSimConfig(const SceneDesc& scene) {
     c.height = se.height;
     c.mode = se.mode;
     c.modulationMhz = se.modulation_mhz;
+    if (const SensorModelDesc& m = scene.sensorModel; m.enabled) {
+        // Radiometry (docs/model-choices.md, "Sensor model"): a Lambertian exitance M gives a
+        // pixel on the axis the irradiance M / (4 N^2); one photon carries h c / lambda.
+        const double photonJ = 6.62607015e-34 * 299792458.0 / (m.wavelength_nm * 1e-9);
+        const double pitch = m.pixel_pitch_um * 1e-6;
+        const double toElectrons = pitch * pitch * m.fill_factor * m.quantum_efficiency / (4.0 * m.f_number * m.f_number) /
+                                   photonJ * double(m.pulses);
+        c.noise.on = true;
+        // The signal is the exitance per bin of a continuous light of power P; a pulse of energy
+        // Q gives Q / P times it in joules per square metre.
+        c.noise.electronsPerUnit = toElectrons * (m.pulse_energy_uj * 1e-6) / l.power_w;
+        c.noise.ambientPerBin = toElectrons * m.ambient_w_m2 * s.dt_ns * 1e-9;
+        const double binsPerReadout = se.mode == SensorMode::Gated  ? double(c.pulse.size())
+                                      : se.mode == SensorMode::Amcw ? double(s.timesteps)
+                                                                    : 1.0;
+        c.noise.readSigmaPerBin = m.read_noise_e / std::sqrt(binsPerReadout);
+        c.noise.seed = m.seed;
+    }
     c.gateStart = std::uint32_t(std::lround(se.gate_start_ns / s.dt_ns));
     c.gates = se.gates;
     c.taps = se.taps;

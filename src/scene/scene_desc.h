@@ -93,11 +93,28 @@ struct OutputDesc {
     std::vector<double> transient_roi{0.0, 0.0, 0.0, 0.0};
 };
 
+// The optional sensor model (MODEL.md §8, images.h5 `noise/`): radiometry to electrons, shot,
+// ambient and read noise.
+struct SensorModelDesc {
+    bool enabled = false;
+    double pulse_energy_uj = 1.0;     // optical energy of one emitted pulse
+    std::uint32_t pulses = 1000;      // pulses accumulated in one frame
+    double f_number = 1.2;
+    double pixel_pitch_um = 10.0;
+    double fill_factor = 1.0;
+    double quantum_efficiency = 0.3;
+    double wavelength_nm = 850.0;
+    double ambient_w_m2 = 0.0;        // ambient irradiance on every surface, in the sensor's band
+    double read_noise_e = 5.0;        // electrons rms per readout
+    std::uint32_t seed = 1;
+};
+
 struct SceneDesc {
     std::filesystem::path file; // the scene file, absolute
     SimulationSettings sim;
     LightDesc light;
     SensorDesc sensor;
+    SensorModelDesc sensorModel;
     std::vector<MaterialDesc> materials;
     std::vector<MeshDesc> meshes;
     OutputDesc output;

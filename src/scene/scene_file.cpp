@@ -97,7 +97,7 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
         std::ostringstream os;
         os << fileName << ":" << k.source().begin.line << ": unknown table or key \"" << key
            << "\"" << (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)")
-           << "; expected [simulation], [light], [sensor], [[material]], [[mesh]], [output], [[pose]]";
+           << "; expected [simulation], [light], [sensor], [sensor_model], [[material]], [[mesh]], [output], [[pose]]";
         throw InputError(os.str());
     }
 
@@ -219,6 +219,22 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
         if (!(upMax > 0.0)) r.fail(t.get("up"), "up", "must not be zero");
         if (glm::length(glm::cross(glm::normalize(fwd), glm::normalize(s.up / upMax))) < 1e-6)
             r.fail(t.get("up"), "up", "must not be parallel to the viewing direction");
+        r.finish();
+    }
+    { // [sensor_model]
+        TableReader r(section("sensor_model"), "[sensor_model]", fileName, &origins, "sensor_model");
+        auto& m = scene.sensorModel;
+        m.enabled = r.boolean("enabled", m.enabled);
+        m.pulse_energy_uj = r.number("pulse_energy_uj", m.pulse_energy_uj, 0.0, 1e9, true);
+        m.pulses = r.integer("pulses", m.pulses, 1, 1'000'000'000);
+        m.f_number = r.number("f_number", m.f_number, 0.1, 1e3);
+        m.pixel_pitch_um = r.number("pixel_pitch_um", m.pixel_pitch_um, 0.0, 1e4, true);
+        m.fill_factor = r.number("fill_factor", m.fill_factor, 0.0, 1.0, true);
+        m.quantum_efficiency = r.number("quantum_efficiency", m.quantum_efficiency, 0.0, 1.0, true);
+        m.wavelength_nm = r.number("wavelength_nm", m.wavelength_nm, 100.0, 1e5);
+        m.ambient_w_m2 = r.number("ambient_w_m2", m.ambient_w_m2, 0.0, 1e6);
+        m.read_noise_e = r.number("read_noise_e", m.read_noise_e, 0.0, 1e6);
+        m.seed = r.integer("seed", m.seed, 0, 0xffffffffLL);
         r.finish();
     }
     forEachArrayTable(root, "material", fileName, [&](TableReader& r, const toml::node& e) {

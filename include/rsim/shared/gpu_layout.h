@@ -279,7 +279,7 @@ struct PixelPush {
     uint64_t history;     // vec2[n][T] of this pose
     uint64_t pulse;       // float[P]
     uint64_t hits;        // vec4[pixels] from the primary pass
-    uint64_t results;       // vec4[pixels]: depth (m, NaN none), amplitude, 0, 0
+    uint64_t results;     // vec4[pixels]: depth (m, NaN none), amplitude, direct-only depth, noisy depth
     uint64_t lightSensor; // LightSensorRecord
     vec4 omegaLo;
     vec4 omegaHi;
@@ -305,6 +305,8 @@ struct PixelOutputs {
     uint transientStart; // first bin
     uint transientBins;
     uvec4 roi;           // x0, y0, w, h of the transient's pixels
+    vec4 noise;          // sensor model, or 0 per unit: electrons per unit signal and of ambient per bin (on
+                         // the axis), read noise per bin, seed (as bits)
 };
 
 // The formula probe (shaders/formula_probe.comp, tests only): shared functions evaluated by the
@@ -359,7 +361,7 @@ static_assert(sizeof(rsim::shared::DistancePush) == 112);
 static_assert(sizeof(rsim::shared::PrimaryPush) == 48);
 static_assert(sizeof(rsim::shared::SignalPush) == 64);
 static_assert(sizeof(rsim::shared::PixelPush) == 128);
-static_assert(sizeof(rsim::shared::PixelOutputs) == 48);
+static_assert(sizeof(rsim::shared::PixelOutputs) == 64);
 // Vulkan guarantees 128 bytes of push constants on every device.
 static_assert(sizeof(rsim::shared::PixelPush) <= 128 && sizeof(rsim::shared::DistancePush) <= 128);
 #endif

@@ -443,3 +443,16 @@ TEST_CASE("a time window that cuts off the light's tail is reported, the bundled
         CHECK_THAT(bundled.output, !ContainsSubstring("after the time window"));
     }
 }
+
+TEST_CASE("a run forecasts its size and time before the long phases", "[cli]") {
+    TempDir dir;
+    const auto r = runRsim("run " + q(kTinyRoom) + " --output " + q(dir / "out") +
+                           " --backend cpu --timesteps 300 --no-k-cache --log-level debug");
+    INFO(r.output);
+    REQUIRE(r.exitCode == 0);
+    // 566 triangles: K in lut8 is 566^2 bytes, the histories 566 x 300 x 8 bytes.
+    CHECK_THAT(r.output, ContainsSubstring("estimate (rough, from typical throughput on"));
+    CHECK_THAT(r.output, ContainsSubstring("K 313 KiB, B/Z histories 1 MiB per pose"));
+    // Before the visibility it forecasts.
+    CHECK(r.output.find("estimate (rough") < r.output.find("visibility:"));
+}

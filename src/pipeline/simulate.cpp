@@ -12,10 +12,15 @@
 #include <spdlog/spdlog.h>
 
 #include "k/k_cache.h"
+#include "pipeline/run_estimate.h"
 #include "transport/sources.h"
 #include "util/error.h"
 
 namespace rsim {
+
+// Runs forecast to take longer than this log their estimate at info level (debug otherwise).
+constexpr double kEstimateInfoSeconds = 10.0;
+
 
 void checkDirectTerms(const DirectTerms& d, const SimConfig& c) {
     auto anyPositive = [](const std::vector<float>& v) {
@@ -265,6 +270,13 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
                 spdlog::info("K cache: K ({}, {:.1f} MiB) read from {} in {:.3f} s", meta.k.format,
                              double(meta.k.bytes) / 1048576.0, cache->fileOf(key).string(), sw.seconds());
             }
+        }
+        {
+            // Before the long phases: what they will take, roughly (info when it is long).
+            const RunEstimate e = estimateRun(meta, s.size(), first, K != nullptr);
+            const double total = e.visibilitySeconds + e.transportSecondsPerPose * double(poses.size());
+            spdlog::log(total >= kEstimateInfoSeconds ? spdlog::level::info : spdlog::level::debug, "{}",
+                        describeEstimate(e, poses.size()));
         }
         if (!K) {
             K = computeK(*b.geometry, first.k, times, meta, visibility);

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+// A rough forecast of a run's size and time, logged before the long phases start (issue 15):
+// K's bytes, the histories', the rays of the visibility and the time of visibility and
+// transport from typical throughputs measured on the machines of docs/benchmarks.md. Within a
+// factor of about two on rooms; it says so.
+#pragma once
+#include <cstddef>
+#include <string>
+
+#include "core/run_metadata.h"
+#include "core/sim_config.h"
+
+namespace rsim {
+
+struct RunEstimate {
+    double kBytes = 0.0;              // K in its storage format
+    double historyBytesPerPose = 0.0; // B and Z, N x T x 8 bytes
+    double rays = 0.0;                // visibility rays (0 when K comes from the cache)
+    double visibilitySeconds = 0.0;
+    double transportSecondsPerPose = 0.0;
+    std::string where; // the throughput it assumed, in words
+};
+
+RunEstimate estimateRun(const RunMetadata& meta, std::size_t triangles, const SimConfig& config, bool kCached);
+// One log line: "estimate (rough): ...".
+std::string describeEstimate(const RunEstimate& e, std::size_t poses);
+
+} // namespace rsim

@@ -11,6 +11,10 @@
 
 #include <catch2/catch_approx.hpp>
 #include <catch2/catch_test_macros.hpp>
+#include <OpenEXR/ImfChannelList.h>
+#include <OpenEXR/ImfFrameBuffer.h>
+#include <OpenEXR/ImfHeader.h>
+#include <OpenEXR/ImfInputFile.h>
 #include <hdf5.h>
 
 #include "support/run_command.h"
@@ -411,4 +415,32 @@ TEST_CASE("images.h5: the sensor model's electrons, shot noise scaling and seeds
     INFO("RMS error, weak / strong light: " << ratio);
     CHECK(ratio > 7.0);
     CHECK(ratio < 15.0);
+}
+
+TEST_CASE("images.exr holds images.h5's float images, row 0 at the top", "[images][cli]") {
+    TempDir dir;
+    const std::string scene = std::string(RSIM_SOURCE_DIR) + "/scenes/tiny-room/scene.toml";
+    const auto run = runRsim("run " + scene + " --backend cpu --timesteps 300 --samples 4 --no-progress -q " +
+                             "--no-timeseries -o " + (dir / "out").string());
+    INFO(run.output);
+    REQUIRE(run.exitCode == 0);
+    Imf::InputFile exr((dir / "out" / "images.exr").c_str());
+    const auto window = exr.header().dataWindow();
+    const int W = window.max.x - window.min.x + 1, H = window.max.y - window.min.y + 1;
+    REQUIRE(W == 160);
+    REQUIRE(H == 120);
+    for (const char* name : {"range_m", "range_true_m", "range_direct_m", "Z"})
+        CHECK(exr.header().channels().findChannel(name) != nullptr);
+    std::vector<float> range(std::size_t(W) * std::size_t(H)), z(range.size());
+    Imf::FrameBuffer frame;
+    frame.insert("range_m", Imf::Slice(Imf::FLOAT, reinterpret_cast<char*>(range.data()), sizeof(float), sizeof(float) * std::size_t(W)));
+    frame.insert("Z", Imf::Slice(Imf::FLOAT, reinterpret_cast<char*>(z.data()), sizeof(float), sizeof(float) * std::size_t(W)));
+    exr.setFrameBuffer(frame);
+    exr.readPixels(window.min.y, window.max.y);
+    const auto h5Range = readAll<float>(dir / "out" / "images.h5", "range_m", H5T_NATIVE_FLOAT);
+    const auto h5Z = readAll<float>(dir / "out" / "images.h5", "z_depth_m", H5T_NATIVE_FLOAT);
+    std::size_t equal = 0;
+    for (std::size_t p = 0; p < range.size(); ++p)
+        equal += (range[p] == h5Range[p] || (std::isnan(range[p]) && std::isnan(h5Range[p]))) && (z[p] == h5Z[p] || (std::isnan(z[p]) && std::isnan(h5Z[p])));
+    CHECK(equal == range.size());
 }

@@ -18,7 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Every file rsim may write into a results directory (README.md, Output).
-const char* const kContractFiles[] = {"summary.json",  "triangles.csv",  "timeseries.h5", "images.h5",
+const char* const kContractFiles[] = {"summary.json",  "triangles.csv",  "timeseries.h5", "images.h5", "images.exr",
                                       "depth.pfm",     "depth.png",      "error.png",     "amplitude.png",
                                       "mesh_error.ply"};
 
@@ -105,6 +105,7 @@ void writeAll(const fs::path& tmp, const ResultsView& view, PhaseTimes& times,
     if (output::imagesWritten(view)) {
         writeSensorImages(tmp, view);
         writeImagesH5(tmp / "images.h5", view);
+        writeImagesExr(tmp / "images.exr", view);
     }
     times.add("output", sw.seconds());
     writeSummaryJson(tmp / "summary.json", view, times);

@@ -69,6 +69,7 @@ void writeTrianglesCsv(const std::filesystem::path& file, const ResultsView& vie
 void writeTimeseriesH5(const std::filesystem::path& file, const ResultsView& view);
 void writeSensorImages(const std::filesystem::path& dir, const ResultsView& view);
 void writeImagesH5(const std::filesystem::path& file, const ResultsView& view);
+void writeImagesExr(const std::filesystem::path& file, const ResultsView& view);
 void writeErrorPly(const std::filesystem::path& file, const ResultsView& view);
 
 // Reads a grayscale PFM ("Pf", either byte order) such as depth.pfm; returns width x height

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+// images.exr: the float images of images.h5 as one OpenEXR file (MODEL.md §8), which
+// compositors and renderers open: one FLOAT channel per image, row 0 at the top, and `Z` (the
+// estimated z-depth) under the name compositing tools look for.
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <OpenEXR/ImfChannelList.h>
+#include <OpenEXR/ImfFrameBuffer.h>
+#include <OpenEXR/ImfHeader.h>
+#include <OpenEXR/ImfOutputFile.h>
+#include <OpenEXR/ImfStringAttribute.h>
+#include <glm/geometric.hpp>
+
+#include "output/output_util.h"
+#include "output/results_writer.h"
+#include "util/error.h"
+
+namespace rsim {
+
+void writeImagesExr(const std::filesystem::path& file, const ResultsView& view) {
+    const SensorImage& img = view.result.image;
+    const SimConfig& c = view.config;
+    const std::size_t W = img.width, H = img.height, pixels = W * H;
+    output::requireSize(img.depth.size(), pixels, "depth");
+    output::requireSize(img.trueDepth.size(), pixels, "trueDepth");
+    output::requireSize(img.directDepth.size(), pixels, "directDepth");
+    std::vector<std::pair<std::string, std::vector<float>>> channels;
+    std::vector<float> error(pixels), z(pixels), zTrue(pixels);
+    for (std::size_t p = 0; p < pixels; ++p) {
+        const glm::vec3 dir = shared::rsimPixelDirection(c.sensor, std::uint32_t(p % W), std::uint32_t(p / W),
+                                                         std::uint32_t(W), std::uint32_t(H));
+        const float cosAxis = glm::dot(dir, c.sensor.forward);
+        error[p] = img.depth[p] - img.trueDepth[p];
+        z[p] = img.depth[p] * cosAxis;
+        zTrue[p] = img.trueDepth[p] * cosAxis;
+    }
+    channels.emplace_back("range_m", img.depth);
+    channels.emplace_back("range_true_m", img.trueDepth);
+    channels.emplace_back("range_error_m", error);
+    channels.emplace_back("range_direct_m", img.directDepth);
+    channels.emplace_back("z_depth_true_m", zTrue);
+    channels.emplace_back("amplitude", img.amplitude);
+    if (!img.noisyDepth.empty()) channels.emplace_back("noise_range_m", img.noisyDepth);
+    channels.emplace_back("Z", z);
+    try {
+        Imf::Header header{int(W), int(H)};
+        header.compression() = Imf::ZIP_COMPRESSION;
+        header.insert("rsim_conventions",
+                      Imf::StringAttribute("the datasets of images.h5 of the same names (MODEL.md section 8); Z = "
+                                           "z_depth_m, the estimated depth along the optical axis; metres; NaN: none"));
+        Imf::FrameBuffer frame;
+        for (auto& [name, values] : channels) {
+            header.channels().insert(name, Imf::Channel(Imf::FLOAT));
+            frame.insert(name, Imf::Slice(Imf::FLOAT, reinterpret_cast<char*>(values.data()), sizeof(float),
+                                          sizeof(float) * W));
+        }
+        Imf::OutputFile out(file.c_str(), header);
+        out.setFrameBuffer(frame);
+        out.writePixels(int(H));
+    } catch (const std::exception& e) {
+        throw Error(file.string() + ": OpenEXR: " + e.what());
+    }
+}
+
+} // namespace rsim

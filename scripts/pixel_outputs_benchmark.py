@@ -3,7 +3,7 @@
 """What the pixel outputs of images.h5 cost (issue 15): whole-process wall time and the
 distance and output phases of `rsim run` on one scene, for an older rsim without them (--old)
 and this one, pulsed and AMCW (every pixel output on: ground truth, direct-only range, AMCW
-phasors and taps), interleaved REPEAT times; then this rsim with the whole transient cube, whose
+phasors and taps, images.exr; then the sensor model too), interleaved REPEAT times; then this rsim with the whole transient cube, whose
 cost is reported apart. Prints a table of medians and writes pixel_outputs.csv into --out.
 
     scripts/pixel_outputs_benchmark.py --old /tmp/old/rsim --rsim build/rsim --scene medium-room
@@ -24,6 +24,8 @@ CASES = [  # name, which binary, options
     ("pulsed, pixel outputs", "new", []),
     ("amcw, before", "old", AMCW),
     ("amcw, pixel outputs (square, 4 taps)", "new", AMCW + ["--set", 'sensor.waveform="square"']),
+    ("amcw, pixel outputs and the sensor model", "new",
+     AMCW + ["--set", 'sensor.waveform="square"', "--set", "sensor_model.enabled=true"]),
 ]
 TRANSIENT = ("pulsed, pixel outputs and the whole transient cube", "new", ["--set", "output.transient=true"])
 

@@ -170,7 +170,8 @@ class H5Writer {
         check(ds.close(), "H5Dclose");
     }
 
-    // The chunks of a shuffle + deflate dataset of rows x cols float32, filtered on all cores
+    // The chunks of a shuffle + deflate dataset of rows x cols float32 (cols: the product of
+    // every dimension after the first, for more than two; chunks of whole rows), filtered on all cores
     // (the HDF5 library runs its filters on one) and written with H5Dwrite_chunk as if the
     // library had filtered them: readers see an ordinary compressed dataset.
     template <class Fill>
@@ -182,6 +183,9 @@ class H5Writer {
         // Each worker's chunk before and after the shuffle.
         std::vector<std::vector<float>> valuesOf(threadCount(), std::vector<float>(chunkFloats));
         std::vector<std::vector<unsigned char>> shuffledOf(threadCount(), std::vector<unsigned char>(chunkFloats * 4));
+        // A chunk's offset in the dataset: its first row; 0 in every further dimension.
+        H5Id space(check(H5Dget_space(ds), "H5Dget_space"), H5Sclose);
+        std::vector<hsize_t> offset(std::size_t(std::max(1, H5Sget_simple_extent_ndims(space.get()))), 0);
         for (std::size_t c0 = 0; c0 < chunks; c0 += kBatch) {
             const std::size_t c1 = std::min(chunks, c0 + kBatch);
             parallelFor(c1 - c0, 1, [&](std::size_t begin, std::size_t end, unsigned w) {
@@ -205,8 +209,8 @@ class H5Writer {
                 }
             });
             for (std::size_t c = c0; c < c1; ++c) {
-                const hsize_t offset[2] = {hsize_t(c) * chunkRows, 0};
-                check(H5Dwrite_chunk(ds, H5P_DEFAULT, 0, offset, packed[c - c0].size(), packed[c - c0].data()),
+                offset[0] = hsize_t(c) * chunkRows;
+                check(H5Dwrite_chunk(ds, H5P_DEFAULT, 0, offset.data(), packed[c - c0].size(), packed[c - c0].data()),
                       "H5Dwrite_chunk");
             }
         }

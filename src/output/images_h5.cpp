@@ -2,6 +2,7 @@
 // images.h5 (MODEL.md §8, "images.h5"): every per-pixel output as float or integer arrays
 // [H][W] with row 0 at the top, ground truth beside the estimates, and the camera that made
 // them, so that a depth pipeline can be scored without a ray caster of its own.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -185,10 +186,17 @@ void writeImagesH5(const std::filesystem::path& file, const ResultsView& view) {
     if (!img.transient.empty()) {
         const SimConfig::Transient& tr = c.transient;
         output::requireSize(img.transient.size(), std::size_t(tr.w) * tr.h * tr.bins, "transient");
+        // Chunks of one image row, compressed on all cores (the transient cube is the largest file).
         H5Id ds = h5.dataset(root, "transient", H5T_IEEE_F32LE, {tr.h, tr.w, tr.bins}, 1);
-        h5.check(H5Dwrite(ds.get(), H5T_NATIVE_FLOAT, output::kAllOfSpace, output::kAllOfSpace, H5P_DEFAULT,
-                          img.transient.data()),
-                 "H5Dwrite");
+        const std::size_t rowFloats = std::size_t(tr.w) * tr.bins;
+        if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0)
+            h5.writeCompressedChunks(ds.get(), tr.h, rowFloats, 1, [&](std::size_t y, float* out) {
+                std::copy_n(img.transient.begin() + std::ptrdiff_t(y * rowFloats), rowFloats, out);
+            });
+        else
+            h5.check(H5Dwrite(ds.get(), H5T_NATIVE_FLOAT, output::kAllOfSpace, output::kAllOfSpace, H5P_DEFAULT,
+                              img.transient.data()),
+                     "H5Dwrite");
         h5.check(ds.close(), "H5Dclose");
         h5.datasetAttribute(root, "transient", "units", "W m-2 per time bin");
         h5.datasetAttribute(root, "transient", "meaning",

@@ -9,14 +9,12 @@ cost is reported apart. Prints a table of medians and writes pixel_outputs.csv i
     scripts/pixel_outputs_benchmark.py --old /tmp/old/rsim --rsim build/rsim --scene medium-room
 """
 import argparse
-import csv
-import json
 import os
-import shutil
 import statistics
-import subprocess
 import sys
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rsim_bench import print_command, run_rsim, scene_file, write_csv  # noqa: E402
 
 AMCW = ["--set", 'sensor.mode="amcw"', "--set", "sensor.modulation_mhz=[20.0, 50.0]"]
 CASES = [  # name, which binary, options
@@ -30,27 +28,13 @@ CASES = [  # name, which binary, options
 TRANSIENT = ("pulsed, pixel outputs and the whole transient cube", "new", ["--set", "output.transient=true"])
 
 
-def scene_path(name):
-    for p in (f"scenes/{name}/scene.toml", f"scenes/generated/{name}/scene.toml"):
-        if os.path.exists(p):
-            return p
-    sys.exit(f"pixel_outputs_benchmark: no scene {name}")
-
-
 def run(binary, scene, backend, out, options):
-    shutil.rmtree(out, ignore_errors=True)
-    t = time.perf_counter()
-    p = subprocess.run([binary, "run", scene_path(scene), "--backend", backend, "--output", out, "--no-timeseries",
-                        "--no-progress", "-q", "--no-k-cache"] + options, capture_output=True, text=True)
-    wall = time.perf_counter() - t
-    if p.returncode != 0:
-        sys.stderr.write(p.stdout + p.stderr)
-        sys.exit(f"pixel_outputs_benchmark: {binary} failed")
-    s = json.load(open(os.path.join(out, "summary.json")))
-    t = s["timings_s"]
+    r = run_rsim(binary, scene_file(binary, scene), out,
+                 ["--backend", backend, "--no-timeseries", "--no-progress", "-q", "--no-k-cache", *options],
+                 who="pixel_outputs_benchmark")
     size = sum(os.path.getsize(os.path.join(out, f)) for f in os.listdir(out))
-    return {"wall_s": wall, "phases_s": t["total"], "distance_s": t.get("distance", 0.0),
-            "output_s": t.get("output", 0.0), "results_bytes": size}
+    return {"wall_s": r.wall_s, "phases_s": r.timing("total"), "distance_s": r.timing("distance"),
+            "output_s": r.timing("output"), "results_bytes": size}
 
 
 def main():
@@ -63,6 +47,7 @@ def main():
     ap.add_argument("--out", default="bench/pixel-outputs")
     ap.add_argument("--tmp", default="/tmp/rsim-pixel-outputs")
     a = ap.parse_args()
+    print_command("pixel_outputs_benchmark")
     os.makedirs(a.out, exist_ok=True)
     binaries = {"old": a.old, "new": a.rsim}
     rows = []
@@ -73,10 +58,7 @@ def main():
             rows.append(row)
             print(f"{name} run {r}: " + ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}"
                                                   for k, v in row.items() if k not in ("case", "run")), flush=True)
-    with open(os.path.join(a.out, "pixel_outputs.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-        w.writeheader()
-        w.writerows(rows)
+    write_csv(os.path.join(a.out, "pixel_outputs.csv"), rows)
     cols = ["wall_s", "phases_s", "distance_s", "output_s", "results_bytes"]
     print(f"\n{a.scene}, {a.backend}, medians of {a.repeat} runs (the transient: 2)")
     print("| case | " + " | ".join(cols) + " |")

@@ -10,7 +10,6 @@ Prints a table and writes startup.csv into --out.
     scripts/startup_benchmark.py --rsim build/rsim --scenes tiny-room,medium-room --backends vulkan,cpu
 """
 import argparse
-import csv
 import json
 import os
 import re
@@ -20,12 +19,8 @@ import subprocess
 import sys
 import time
 
-
-def scene_path(name):
-    for p in (f"scenes/{name}/scene.toml", f"scenes/generated/{name}/scene.toml"):
-        if os.path.exists(p):
-            return p
-    sys.exit(f"startup_benchmark: no scene {name} (rsim generate {name} --output scenes/generated/{name})")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rsim_bench import print_command, scene_file, write_csv  # noqa: E402
 
 
 def timed(cmd):
@@ -39,9 +34,11 @@ def timed(cmd):
 
 
 def one_run(a, scene, backend, out, extra):
-    wall, log = timed([a.rsim, "run", scene_path(scene), "--backend", backend, "--output", out, "--no-timeseries",
-                       "--no-progress", "--log-level", "debug"] + extra)
-    s = json.load(open(os.path.join(out, "summary.json")))
+    # stderr holds the debug log with the shut-down line (run_rsim keeps only summary.json).
+    wall, log = timed([a.rsim, "run", scene_file(a.rsim, scene), "--backend", backend, "--output", out,
+                       "--no-timeseries", "--no-progress", "--log-level", "debug"] + extra)
+    with open(os.path.join(out, "summary.json")) as f:
+        s = json.load(f)
     phases = s["timings_s"]["total"]
     st = s.get("startup_s", {})
     m = re.search(r"shut-down: backend released in ([0-9.]+) s", log)
@@ -73,6 +70,7 @@ def main():
     ap.add_argument("--out", default="bench/startup")
     ap.add_argument("--tmp", default="/tmp/rsim-startup")
     a = ap.parse_args()
+    print_command("startup_benchmark")
     os.makedirs(a.out, exist_ok=True)
     shutil.rmtree(a.tmp, ignore_errors=True)
     os.makedirs(a.tmp)
@@ -95,13 +93,7 @@ def main():
             row["run"] = label
             rows.append(row)
 
-    keys = []
-    for row in rows:
-        keys += [k for k in row if k not in keys]
-    with open(os.path.join(a.out, "startup.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=keys)
-        w.writeheader()
-        w.writerows(rows)
+    write_csv(os.path.join(a.out, "startup.csv"), rows)
 
     cols = ["wall_s", "process_s", "phases_s", "outside_phases_s", "after_summary_s", "main_s", "instance_s",
             "devices_s", "pipelines_s", "first_submit_s", "shutdown_s"]

@@ -51,8 +51,17 @@ PipelineCache::PipelineCache(Device& device) : device_(device) {
         file_ = dir / "pipelines" /
                 (std::to_string(p.vendorID) + "-" + std::to_string(p.deviceID) + "-" + std::to_string(p.driverVersion) +
                  "-" + hex(p.pipelineCacheUUID, VK_UUID_SIZE) + ".bin");
-        std::ifstream in(file_, std::ios::binary);
-        if (in) data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        // Sized from the file, then read whole (GCC 12 sees a null dereference in the
+        // istreambuf_iterator way that is not there).
+        std::ifstream in(file_, std::ios::binary | std::ios::ate);
+        if (in) {
+            const std::streamoff size = in.tellg();
+            if (size > 0) {
+                data.resize(std::size_t(size));
+                in.seekg(0);
+                if (!in.read(data.data(), size)) data.clear();
+            }
+        }
         if (!data.empty()) {
             if (const std::string why = mismatch(data, p); !why.empty()) {
                 spdlog::debug("{}: pipeline cache {} ignored: {}", device.label(), file_.string(), why);

@@ -51,9 +51,12 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
         // Each pose's files are written on background threads while the next poses run; the
         // collector takes its small arrays here, in pose order. Each writer holds a pose's
         // result: with time series (large, and written one at a time under HDF5's lock) two.
-        const bool h5 = scene.output.timeseries || scene.output.kij;
-        const unsigned writerCount =
-            h5 && !output::hdf5ThreadSafe() ? 1u : h5 ? 2u : std::max(1u, std::min(8u, threadCount() / 2));
+        // images.h5 is HDF5 too: one writer only where the library is not thread-safe.
+        const bool series = scene.output.timeseries || scene.output.kij;
+        const bool h5 = series || scene.output.images;
+        const unsigned writerCount = h5 && !output::hdf5ThreadSafe() ? 1u
+                                     : series                         ? 2u
+                                                                      : std::max(1u, std::min(8u, threadCount() / 2));
         BackgroundTasks writers(writerCount);
         report = simulateBatch(
             PhaseBackends::all(*backend), prepared, poses, options, times, meta,

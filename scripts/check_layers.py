@@ -28,7 +28,7 @@ LAYERS = [
     ["output"],
     ["compare"],
     ["pipeline"],
-    ["cli"],
+    ["cli", "python"],
 ]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 

@@ -16,10 +16,12 @@ MAIN_PKGS=(
   libtomlplusplus-dev nlohmann-json3-dev libpng-dev libxxhash-dev zlib1g-dev libopenexr-dev
   vulkan-validationlayers vulkan-tools
   python3 python3-numpy python3-h5py python3-matplotlib
+  python3-dev pybind11-dev python3-pybind11 python3-pip
 )
 # Packages that must come from bookworm-backports, with the minimum version we need.
-BACKPORT_PKGS=(catch2 mesa-vulkan-drivers)
-declare -A MIN_VERSION=([catch2]=3.0 [mesa-vulkan-drivers]=24.1)
+# scikit-build-core builds `pip install --no-build-isolation .` (python/, pyproject.toml).
+BACKPORT_PKGS=(catch2 mesa-vulkan-drivers python3-scikit-build-core)
+declare -A MIN_VERSION=([catch2]=3.0 [mesa-vulkan-drivers]=24.1 [python3-scikit-build-core]=0.5)
 
 check_only=0
 [[ ${1:-} == --check ]] && check_only=1

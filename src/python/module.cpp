@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: MIT
+// rsim._rsim, the compiled part of `import rsim` (python/rsim/__init__.py): a scene, a
+// simulator over the same pipeline as `rsim run` (pipeline/simulate.h), and numpy arrays out.
+// Errors keep the CLI's messages: bad input is ValueError, everything else RuntimeError.
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+#include <spdlog/spdlog.h>
+
+#include "backends/backend_choice.h"
+#include "geometry/prepare.h"
+#include "pipeline/run_simulation.h"
+#include "pipeline/simulate.h"
+#include "scene/mesh_loader.h"
+#include "scene/poses.h"
+#include "util/error.h"
+#include "util/progress.h"
+
+namespace py = pybind11;
+
+namespace rsim {
+namespace {
+
+// A scene file with its overrides, read and checked; its triangles are prepared on first use.
+class PyScene {
+public:
+    PyScene(const std::filesystem::path& file, const std::vector<std::string>& set) : file_(file) {
+        for (const std::string& s : set) {
+            const auto eq = s.find('=');
+            if (eq == std::string::npos || eq == 0)
+                throw InputError("set: \"" + s + "\": expected KEY=VALUE, e.g. simulation.samples=32");
+            overrides_.push_back({s.substr(0, eq), s.substr(eq + 1)});
+        }
+        desc_ = loadSceneFile(file_, overrides_);
+    }
+    const SceneDesc& desc() const { return desc_; }
+    const std::vector<SceneOverride>& overrides() const { return overrides_; }
+    const std::filesystem::path& file() const { return file_; }
+    const PreparedScene& prepared() {
+        if (!prepared_) prepared_ = prepareScene(loadMeshes(desc_), desc_.sim.max_edge_m);
+        return *prepared_;
+    }
+    std::size_t triangles() { return prepared().size(); }
+
+private:
+    std::filesystem::path file_;
+    std::vector<SceneOverride> overrides_;
+    SceneDesc desc_;
+    std::optional<PreparedScene> prepared_;
+};
+
+// Poses from Python: None (the scene's own camera), an array [P, 6] or [P, 9] of position,
+// look-at point (and up), or a list of dicts {name, position, look_at[, up]}.
+std::vector<PoseDesc> posesFrom(const py::object& poses, const SceneDesc& scene) {
+    std::vector<PoseDesc> out;
+    auto vec3 = [](const py::handle& h, const std::string& what) {
+        const auto v = h.cast<std::vector<double>>();
+        if (v.size() != 3) throw InputError(what + ": expected 3 numbers, got " + std::to_string(v.size()));
+        return glm::dvec3(v[0], v[1], v[2]);
+    };
+    if (poses.is_none()) {
+        PoseDesc p;
+        p.name = "pose";
+        p.position = scene.sensorPosition();
+        p.lookAt = scene.sensor.look_at;
+        p.up = scene.sensor.up;
+        p.where = "the scene's camera";
+        out.push_back(p);
+    } else if (py::isinstance<py::array>(poses)) {
+        const auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(poses);
+        if (!a || a.ndim() != 2 || (a.shape(1) != 6 && a.shape(1) != 9))
+            throw InputError("poses: expected an array of shape [P, 6] (position, look_at) or [P, 9] (and up)");
+        const auto r = a.unchecked<2>();
+        for (py::ssize_t i = 0; i < a.shape(0); ++i) {
+            PoseDesc p;
+            p.name = "pose" + std::to_string(i);
+            p.where = "poses[" + std::to_string(i) + "]";
+            for (py::ssize_t k = 0; k < a.shape(1); ++k)
+                if (!std::isfinite(r(i, k)))
+                    throw InputError(p.where + ": column " + std::to_string(k) + " is not a finite number");
+            p.position = {r(i, 0), r(i, 1), r(i, 2)};
+            p.lookAt = {r(i, 3), r(i, 4), r(i, 5)};
+            if (a.shape(1) == 9) p.up = glm::dvec3(r(i, 6), r(i, 7), r(i, 8));
+            out.push_back(p);
+        }
+    } else {
+        std::size_t i = 0;
+        for (const py::handle& h : poses) {
+            const py::dict d = h.cast<py::dict>();
+            PoseDesc p;
+            p.where = "poses[" + std::to_string(i) + "]";
+            p.name = d.contains("name") ? d["name"].cast<std::string>() : "pose" + std::to_string(i);
+            if (!d.contains("position") || !d.contains("look_at"))
+                throw InputError(p.where + ": needs \"position\" and \"look_at\"");
+            p.position = vec3(d["position"], p.where + " position");
+            p.lookAt = vec3(d["look_at"], p.where + " look_at");
+            if (d.contains("up")) p.up = vec3(d["up"], p.where + " up");
+            out.push_back(p);
+            ++i;
+        }
+    }
+    if (out.empty()) throw InputError("poses: no pose given");
+    checkPoses(out, scene);
+    return out;
+}
+
+template <class T> py::array_t<T> array(std::vector<py::ssize_t> shape) { return py::array_t<T>(shape); }
+
+class PySimulator {
+public:
+    PySimulator(std::shared_ptr<PyScene> scene, const std::string& backend, const std::string& devices,
+                std::optional<std::uint32_t> samples, const std::string& kFormat, bool kCache,
+                std::optional<std::filesystem::path> kCacheDir)
+        : scene_(std::move(scene)) {
+        req_.sceneFile = scene_->file();
+        req_.overrides = scene_->overrides();
+        if (samples) req_.overrides.push_back({"simulation.samples", std::to_string(*samples)});
+        req_.backend.backend = backend;
+        req_.backend.devices = devices;
+        req_.kFormat = kFormat;
+        req_.noKCache = !kCache;
+        req_.kCacheDir = kCacheDir;
+        // The triangles do not depend on S: the scene's prepared geometry serves.
+        desc_ = samples ? loadSceneFile(req_.sceneFile, req_.overrides) : scene_->desc();
+        backend_ = makeBackend(req_.backend);
+    }
+
+    // Runs the poses (pipeline/simulate.h, K computed once; from the K cache on later calls)
+    // and returns a dict of numpy arrays with a leading pose axis.
+    py::dict run(const py::object& poses) {
+        const std::vector<PoseDesc> descs = posesFrom(poses, desc_);
+        std::vector<PoseConfig> configs;
+        for (const PoseDesc& p : descs) configs.push_back({p.where, configFor(applyPose(desc_, p), req_)});
+        const PreparedScene& prepared = scene_->prepared();
+        RunOptions options = optionsFor(desc_, req_);
+        options.timeseries = false;
+        const std::size_t P = descs.size(), n = prepared.size(), T = desc_.sim.timesteps,
+                          H = desc_.sensor.height, W = desc_.sensor.width;
+        std::vector<SimulationResult> results(P);
+        RunMetadata meta;
+        {
+            py::gil_scoped_release release;
+            PhaseTimes times;
+            simulateBatch(PhaseBackends::all(*backend_), prepared, configs, options, times, meta,
+                          [&](std::size_t p, SimulationResult& r, const PhaseTimes&) { results[p] = std::move(r); });
+        }
+        auto distance = array<double>({py::ssize_t(P), py::ssize_t(n)});
+        auto truth = array<double>({py::ssize_t(P), py::ssize_t(n)});
+        auto signal = array<double>({py::ssize_t(P), py::ssize_t(T)});
+        auto range = array<float>({py::ssize_t(P), py::ssize_t(H), py::ssize_t(W)});
+        auto rangeTrue = array<float>({py::ssize_t(P), py::ssize_t(H), py::ssize_t(W)});
+        auto rangeDirect = array<float>({py::ssize_t(P), py::ssize_t(H), py::ssize_t(W)});
+        auto amplitude = array<float>({py::ssize_t(P), py::ssize_t(H), py::ssize_t(W)});
+        auto d = distance.mutable_unchecked<2>();
+        auto t = truth.mutable_unchecked<2>();
+        auto s = signal.mutable_unchecked<2>();
+        auto r0 = range.mutable_unchecked<3>(), r1 = rangeTrue.mutable_unchecked<3>(),
+             r2 = rangeDirect.mutable_unchecked<3>(), a = amplitude.mutable_unchecked<3>();
+        const float nan = std::nanf("");
+        for (std::size_t p = 0; p < P; ++p) {
+            const SimulationResult& r = results[p];
+            const glm::dvec3 eye(configs[p].config.sensor.position);
+            for (std::size_t id = 0; id < n; ++id) {
+                const std::size_t i = prepared.internalOf[id];
+                d(p, id) = r.distance[i];
+                t(p, id) = glm::length(glm::dvec3(prepared.centroid[i]) - eye);
+            }
+            for (std::size_t k = 0; k < T; ++k) s(p, k) = k < r.signalFwd.size() ? r.signalFwd[k] : 0.0;
+            const SensorImage& img = r.image;
+            const bool hasImage = img.depth.size() == H * W;
+            for (std::size_t y = 0; y < H; ++y)
+                for (std::size_t x = 0; x < W; ++x) {
+                    const std::size_t q = y * W + x;
+                    r0(p, y, x) = hasImage ? img.depth[q] : nan;
+                    r1(p, y, x) = hasImage ? img.trueDepth[q] : nan;
+                    r2(p, y, x) = hasImage && !img.directDepth.empty() ? img.directDepth[q] : nan;
+                    a(p, y, x) = hasImage ? img.amplitude[q] : 0.0f;
+                }
+        }
+        py::list names;
+        for (const PoseDesc& p : descs) names.append(p.name);
+        py::dict out;
+        out["names"] = names;
+        out["distance_m"] = distance;
+        out["true_distance_m"] = truth;
+        out["signal"] = signal;
+        out["range_m"] = range;
+        out["range_true_m"] = rangeTrue;
+        out["range_direct_m"] = rangeDirect;
+        out["amplitude"] = amplitude;
+        out["backend"] = meta.backend;
+        out["devices"] = meta.devices;
+        out["k_from_cache"] = meta.kFromCache;
+        return out;
+    }
+
+private:
+    std::shared_ptr<PyScene> scene_;
+    RunRequest req_;
+    SceneDesc desc_;
+    std::unique_ptr<Backend> backend_;
+};
+
+} // namespace
+} // namespace rsim
+
+PYBIND11_MODULE(_rsim, m) {
+    using namespace rsim;
+    m.doc() = "rsim's compiled core; use the `rsim` package.";
+    setProgressEnabled(false);
+    spdlog::set_level(spdlog::level::warn);
+    py::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p) std::rethrow_exception(p);
+        } catch (const InputError& e) {
+            PyErr_SetString(PyExc_ValueError, e.what());
+        } catch (const Error& e) {
+            PyErr_SetString(PyExc_RuntimeError, e.what());
+        }
+    });
+    py::class_<PyScene, std::shared_ptr<PyScene>>(m, "Scene")
+        .def(py::init<const std::filesystem::path&, const std::vector<std::string>&>(), py::arg("path"),
+             py::arg("set") = std::vector<std::string>{})
+        .def_property_readonly("triangles", &PyScene::triangles)
+        .def_property_readonly("timesteps", [](const PyScene& s) { return s.desc().sim.timesteps; })
+        .def_property_readonly("resolution", [](const PyScene& s) {
+            return std::pair<std::uint32_t, std::uint32_t>(s.desc().sensor.width, s.desc().sensor.height);
+        })
+        .def_property_readonly("dt_ns", [](const PyScene& s) { return s.desc().sim.dt_ns; });
+    py::class_<PySimulator>(m, "Simulator")
+        .def(py::init<std::shared_ptr<PyScene>, const std::string&, const std::string&, std::optional<std::uint32_t>,
+                      const std::string&, bool, std::optional<std::filesystem::path>>(),
+             py::arg("scene"), py::arg("backend") = "auto", py::arg("devices") = "auto", py::arg("samples") = py::none(),
+             py::arg("k_format") = "", py::arg("k_cache") = true, py::arg("k_cache_dir") = py::none())
+        .def("run", &PySimulator::run, py::arg("poses") = py::none());
+    m.def("set_log_level", [](const std::string& level) {
+        const auto l = spdlog::level::from_str(level);
+        if (l == spdlog::level::off && level != "off") throw InputError("set_log_level: unknown level \"" + level + "\"");
+        spdlog::set_level(l);
+    });
+}

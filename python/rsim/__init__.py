@@ -15,9 +15,9 @@ of a call and kept in the K cache for the next. `read_results(dir)` reads what `
 import csv
 import os
 
-from ._rsim import Scene as _Scene, Simulator as _Simulator, set_log_level
+from ._rsim import Scene as _Scene, Simulator as _Simulator, devices, set_log_level
 
-__all__ = ["Scene", "Simulator", "read_results", "set_log_level"]
+__all__ = ["Scene", "Simulator", "devices", "read_results", "set_log_level"]
 
 
 class Scene(_Scene):
@@ -36,12 +36,14 @@ class Simulator(_Simulator):
     scene's); k_format: as `--kij` ("" for the default); k_cache: reuse K across calls and runs
     (k_cache_dir: where; None: the user's cache directory).
 
-    run(poses=None) simulates the scene's own camera, or each pose of `poses`: an array of shape
+    run(poses=None, histories=False) simulates the scene's own camera, or each pose of `poses`: an array of shape
     [P, 6] (position, look_at) or [P, 9] (and up), or a list of dicts with "position",
     "look_at" and optionally "up" and "name". It returns a dict: "names"; "distance_m" and
     "true_distance_m" [P, N] by triangle id; "signal" [P, T] (the sensor signal s_fwd);
     "range_m", "range_true_m", "range_direct_m" (float32) and "amplitude" [P, H, W]; "backend",
-    "devices", "k_from_cache". The GIL is released while it runs.
+    "devices", "k_from_cache"; with histories=True "B" and "Z" [P, N, T] by id; in AMCW mode
+    "phasor" [P, F, H, W, 2] and "taps" [P, F, H, W, K]; with [output] transient = true in the
+    scene, "transient" [P, h, w, bins]. The GIL is released while it runs.
     """
 
 

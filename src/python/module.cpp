@@ -2,6 +2,7 @@
 // rsim._rsim, the compiled part of `import rsim` (python/rsim/__init__.py): a scene, a
 // simulator over the same pipeline as `rsim run` (pipeline/simulate.h), and numpy arrays out.
 // Errors keep the CLI's messages: bad input is ValueError, everything else RuntimeError.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -21,7 +22,9 @@
 #include "scene/mesh_loader.h"
 #include "scene/poses.h"
 #include "util/error.h"
+#include "util/parallel.h"
 #include "util/progress.h"
+#include "vulkan/instance.h"
 
 namespace py = pybind11;
 
@@ -134,13 +137,13 @@ public:
 
     // Runs the poses (pipeline/simulate.h, K computed once; from the K cache on later calls)
     // and returns a dict of numpy arrays with a leading pose axis.
-    py::dict run(const py::object& poses) {
+    py::dict run(const py::object& poses, bool histories) {
         const std::vector<PoseDesc> descs = posesFrom(poses, desc_);
         std::vector<PoseConfig> configs;
         for (const PoseDesc& p : descs) configs.push_back({p.where, configFor(applyPose(desc_, p), req_)});
         const PreparedScene& prepared = scene_->prepared();
         RunOptions options = optionsFor(desc_, req_);
-        options.timeseries = false;
+        options.timeseries = histories;
         const std::size_t P = descs.size(), n = prepared.size(), T = desc_.sim.timesteps,
                           H = desc_.sensor.height, W = desc_.sensor.width;
         std::vector<SimulationResult> results(P);
@@ -151,6 +154,7 @@ public:
             simulateBatch(PhaseBackends::all(*backend_), prepared, configs, options, times, meta,
                           [&](std::size_t p, SimulationResult& r, const PhaseTimes&) { results[p] = std::move(r); });
         }
+        py::dict out;
         auto distance = array<double>({py::ssize_t(P), py::ssize_t(n)});
         auto truth = array<double>({py::ssize_t(P), py::ssize_t(n)});
         auto signal = array<double>({py::ssize_t(P), py::ssize_t(T)});
@@ -184,9 +188,44 @@ public:
                     a(p, y, x) = hasImage ? img.amplitude[q] : 0.0f;
                 }
         }
+        if (histories) {
+            // B and Z [P, N, T] by triangle id (MODEL.md §5).
+            auto B = array<float>({py::ssize_t(P), py::ssize_t(n), py::ssize_t(T)});
+            auto Z = array<float>({py::ssize_t(P), py::ssize_t(n), py::ssize_t(T)});
+            auto b = B.mutable_unchecked<3>(), z = Z.mutable_unchecked<3>();
+            for (std::size_t p = 0; p < P; ++p)
+                for (std::size_t id = 0; id < n; ++id) {
+                    const std::size_t i = prepared.internalOf[id];
+                    for (std::size_t k = 0; k < T; ++k) {
+                        b(p, id, k) = results[p].B[i * T + k];
+                        z(p, id, k) = results[p].Z[i * T + k];
+                    }
+                }
+            out["B"] = B;
+            out["Z"] = Z;
+        }
+        // AMCW raw data [P, F, H, W, ...] and transients [P, h, w, bins], when the scene asks.
+        const SensorImage& first = results[0].image;
+        if (!first.phasor.empty()) {
+            const std::size_t F = first.phasor.size() / (2 * H * W), K = first.taps.size() / (F * H * W);
+            auto phasor = array<float>({py::ssize_t(P), py::ssize_t(F), py::ssize_t(H), py::ssize_t(W), 2});
+            auto taps = array<float>({py::ssize_t(P), py::ssize_t(F), py::ssize_t(H), py::ssize_t(W), py::ssize_t(K)});
+            for (std::size_t p = 0; p < P; ++p) {
+                std::copy(results[p].image.phasor.begin(), results[p].image.phasor.end(), phasor.mutable_data(p));
+                std::copy(results[p].image.taps.begin(), results[p].image.taps.end(), taps.mutable_data(p));
+            }
+            out["phasor"] = phasor;
+            out["taps"] = taps;
+        }
+        if (!first.transient.empty()) {
+            const SimConfig::Transient& tr = configs[0].config.transient;
+            auto transient = array<float>({py::ssize_t(P), py::ssize_t(tr.h), py::ssize_t(tr.w), py::ssize_t(tr.bins)});
+            for (std::size_t p = 0; p < P; ++p)
+                std::copy(results[p].image.transient.begin(), results[p].image.transient.end(), transient.mutable_data(p));
+            out["transient"] = transient;
+        }
         py::list names;
         for (const PoseDesc& p : descs) names.append(p.name);
-        py::dict out;
         out["names"] = names;
         out["distance_m"] = distance;
         out["true_distance_m"] = truth;
@@ -207,6 +246,37 @@ private:
     SceneDesc desc_;
     std::unique_ptr<Backend> backend_;
 };
+
+// The devices of `rsim devices`, as dicts: the Vulkan ones (index as `devices=` takes it), then
+// the CPU backend's.
+py::list devices() {
+    py::list out;
+    std::string why;
+    if (vk::Instance::loaderAvailable(&why)) {
+        vk::Instance instance(false);
+        for (const auto& d : instance.devices()) {
+            py::dict e;
+            e["backend"] = "vulkan";
+            e["index"] = d.index;
+            e["name"] = d.name;
+            e["type"] = d.typeName();
+            e["driver"] = d.driver;
+            e["memory_bytes"] = d.deviceLocalBytes;
+            e["ray_query"] = d.accelerationStructure && d.rayQuery;
+            e["ray_tracing_pipeline"] = d.accelerationStructure && d.rayTracingPipeline;
+            e["usable"] = d.usable;
+            if (!d.usable) e["unusable_reason"] = d.unusableReason;
+            out.append(e);
+        }
+    }
+    py::dict cpu;
+    cpu["backend"] = "cpu";
+    cpu["name"] = "cpu";
+    cpu["threads"] = threadCount();
+    cpu["usable"] = true;
+    out.append(cpu);
+    return out;
+}
 
 } // namespace
 } // namespace rsim
@@ -239,7 +309,8 @@ PYBIND11_MODULE(_rsim, m) {
                       const std::string&, bool, std::optional<std::filesystem::path>>(),
              py::arg("scene"), py::arg("backend") = "auto", py::arg("devices") = "auto", py::arg("samples") = py::none(),
              py::arg("k_format") = "", py::arg("k_cache") = true, py::arg("k_cache_dir") = py::none())
-        .def("run", &PySimulator::run, py::arg("poses") = py::none());
+        .def("run", &PySimulator::run, py::arg("poses") = py::none(), py::arg("histories") = false);
+    m.def("devices", &devices, "The compute devices rsim can use, as `rsim devices` lists them.");
     m.def("set_log_level", [](const std::string& level) {
         const auto l = spdlog::level::from_str(level);
         if (l == spdlog::level::off && level != "off") throw InputError("set_log_level: unknown level \"" + level + "\"");

@@ -62,6 +62,35 @@ def main():
     assert named["names"] == ["side"]
     np.testing.assert_array_equal(named["distance_m"][0], two["distance_m"][1])
 
+    # Histories on request, by id: they sum to triangles.csv's total_energy.
+    with_h = sim.run(histories=True)
+    assert with_h["B"].shape == (1, 566, 300) and with_h["Z"].shape == (1, 566, 300)
+    np.testing.assert_allclose(with_h["B"][0].sum(axis=1, dtype=np.float64), expected["total_energy"], rtol=1e-6, atol=1e-12)
+    # AMCW raw data and transients when the scene asks for them; the phasor is the transient's.
+    amcw = rsim.Simulator(rsim.Scene.load(scene_file, set=settings + ['sensor.mode="amcw"', "output.transient=true"]),
+                          backend="cpu", k_cache=False).run()
+    tr = amcw["transient"][0].astype(np.float64)
+    w = 2 * np.pi * 20e-3 * 0.1
+    phasor = (tr * np.exp(-1j * w * np.arange(tr.shape[-1]))).sum(axis=-1)
+    got = amcw["phasor"][0, 0, ..., 0] + 1j * amcw["phasor"][0, 0, ..., 1]
+    assert np.abs(phasor - got).max() <= 1e-5 * np.abs(phasor).max()
+    assert amcw["taps"].shape == (1, 1, 120, 160, 4)
+
+    # The devices: the CPU backend's always, last.
+    found = rsim.devices()
+    assert found[-1]["backend"] == "cpu" and found[-1]["threads"] >= 1
+    assert all(d["backend"] in ("vulkan", "cpu") for d in found)
+
+    # The Vulkan backend through the module (lavapipe in CI), against the CPU's image.
+    if any(d["backend"] == "vulkan" and d["usable"] and (d["ray_query"] or d["ray_tracing_pipeline"]) for d in found):
+        gpu = rsim.Simulator(scene, backend="vulkan", k_cache=False).run()
+        assert gpu["backend"] == "vulkan"
+        a, b = res["range_m"][0], gpu["range_m"][0]
+        differ = (np.isnan(a) != np.isnan(b)) | (np.abs(np.nan_to_num(a) - np.nan_to_num(b)) > 1e-3)
+        assert differ.mean() <= 1e-3, f"{differ.sum()} pixels differ by more than 1 mm"
+    else:
+        print("no Vulkan device with ray tracing: the Vulkan part is skipped")
+
     # Bad input: ValueError with the CLI's message, before any work.
     expect_error(ValueError, "scene file not found", lambda: rsim.Scene.load(os.path.join(work, "missing.toml")))
     expect_error(ValueError, "samples", lambda: rsim.Scene.load(scene_file, set=["simulation.samples=0"]))

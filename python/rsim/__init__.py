@@ -28,6 +28,17 @@ class Scene(_Scene):
         """Reads `path`; `set` holds "table.key=value" overrides, as `rsim run --set` takes them."""
         return cls(os.fspath(path), list(set))
 
+    @classmethod
+    def from_arrays(cls, vertices, faces, reflectance=0.5, two_sided=False, base=None, set=()):
+        """Triangles from numpy arrays: vertices [V, 3] (metres), faces [F, 3] (vertex indices,
+        counter-clockwise seen from the front), reflectance one value or one per face. The
+        simulation, light, sensor and output settings come from the scene file `base` (its
+        meshes are not read) with the overrides `set`."""
+        if base is None:
+            raise ValueError("from_arrays: base= names the scene file whose settings (light, sensor, "
+                             "simulation) apply, e.g. scenes/tiny-room/scene.toml")
+        return cls(vertices, faces, reflectance, bool(two_sided), os.fspath(base), list(set))
+
 
 class Simulator(_Simulator):
     """The pipeline over a scene.

@@ -43,6 +43,64 @@ public:
         }
         desc_ = loadSceneFile(file_, overrides_);
     }
+    // Triangles from arrays (vertices [V, 3], faces [F, 3] of vertex indices, reflectance [F] or
+    // one value) with the settings of the scene file `base` ([simulation], [light], [sensor],
+    // [sensor_model], [output]; its meshes are not read).
+    PyScene(py::array_t<double, py::array::c_style | py::array::forcecast> vertices,
+            py::array_t<std::int64_t, py::array::c_style | py::array::forcecast> faces, const py::object& reflectance,
+            bool twoSided, const std::filesystem::path& base, const std::vector<std::string>& set)
+        : PyScene(base, set) {
+        if (vertices.ndim() != 2 || vertices.shape(1) != 3)
+            throw InputError("from_arrays: vertices must have shape [V, 3]");
+        if (faces.ndim() != 2 || faces.shape(1) != 3) throw InputError("from_arrays: faces must have shape [F, 3]");
+        const auto v = vertices.unchecked<2>();
+        const auto f = faces.unchecked<2>();
+        const py::ssize_t V = vertices.shape(0), F = faces.shape(0);
+        if (F == 0) throw InputError("from_arrays: no faces");
+        for (py::ssize_t i = 0; i < V; ++i)
+            for (int k = 0; k < 3; ++k)
+                if (!std::isfinite(v(i, k)))
+                    throw InputError("from_arrays: vertices[" + std::to_string(i) + "] is not finite");
+        const auto rho = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(reflectance);
+        if (!rho || !(rho.ndim() == 0 || (rho.ndim() == 1 && rho.shape(0) == F)))
+            throw InputError("from_arrays: reflectance must be one number or one per face ([F])");
+        LoadedGeometry g;
+        std::vector<double> values;
+        for (py::ssize_t t = 0; t < F; ++t) {
+            const double r = rho.ndim() == 0 ? *rho.data() : rho.data()[t];
+            if (!(r >= 0.0 && r <= 1.0))
+                throw InputError("from_arrays: reflectance[" + std::to_string(t) + "] = " + std::to_string(r) +
+                                 " is outside [0, 1]");
+            glm::dvec3 p[3];
+            for (int k = 0; k < 3; ++k) {
+                const std::int64_t index = f(t, k);
+                if (index < 0 || index >= V)
+                    throw InputError("from_arrays: faces[" + std::to_string(t) + "] names vertex " +
+                                     std::to_string(index) + ", not in [0, " + std::to_string(V) + ")");
+                p[k] = {v(index, 0), v(index, 1), v(index, 2)};
+            }
+            ++g.loaded;
+            if (!(0.5 * glm::length(glm::cross(p[1] - p[0], p[2] - p[0])) >= 1e-12)) {
+                ++g.droppedDegenerate;
+                continue;
+            }
+            // One material per distinct reflectance.
+            std::size_t m = std::find(values.begin(), values.end(), r) - values.begin();
+            if (m == values.size()) {
+                values.push_back(r);
+                g.materials.push_back({"reflectance " + std::to_string(r), float(r), twoSided});
+            }
+            g.v0.push_back(p[0]);
+            g.v1.push_back(p[1]);
+            g.v2.push_back(p[2]);
+            g.material.push_back(std::uint32_t(m));
+            g.sourceMesh.push_back(0);
+        }
+        if (g.v0.empty()) throw InputError("from_arrays: every face is degenerate");
+        g.meshNames = {"arrays"};
+        desc_.meshes.clear();
+        prepared_ = prepareScene(g, desc_.sim.max_edge_m);
+    }
     const SceneDesc& desc() const { return desc_; }
     const std::vector<SceneOverride>& overrides() const { return overrides_; }
     const std::filesystem::path& file() const { return file_; }
@@ -124,14 +182,17 @@ public:
         : scene_(std::move(scene)) {
         req_.sceneFile = scene_->file();
         req_.overrides = scene_->overrides();
-        if (samples) req_.overrides.push_back({"simulation.samples", std::to_string(*samples)});
         req_.backend.backend = backend;
         req_.backend.devices = devices;
         req_.kFormat = kFormat;
         req_.noKCache = !kCache;
         req_.kCacheDir = kCacheDir;
         // The triangles do not depend on S: the scene's prepared geometry serves.
-        desc_ = samples ? loadSceneFile(req_.sceneFile, req_.overrides) : scene_->desc();
+        desc_ = scene_->desc();
+        if (samples) {
+            if (*samples < 1 || *samples > (1u << 20)) throw InputError("samples: expected 1 to 2^20");
+            desc_.sim.samples = *samples;
+        }
         backend_ = makeBackend(req_.backend);
     }
 
@@ -297,6 +358,11 @@ PYBIND11_MODULE(_rsim, m) {
     });
     py::class_<PyScene, std::shared_ptr<PyScene>>(m, "Scene")
         .def(py::init<const std::filesystem::path&, const std::vector<std::string>&>(), py::arg("path"),
+             py::arg("set") = std::vector<std::string>{})
+        .def(py::init<py::array_t<double, py::array::c_style | py::array::forcecast>,
+                      py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>, const py::object&, bool,
+                      const std::filesystem::path&, const std::vector<std::string>&>(),
+             py::arg("vertices"), py::arg("faces"), py::arg("reflectance"), py::arg("two_sided"), py::arg("base"),
              py::arg("set") = std::vector<std::string>{})
         .def_property_readonly("triangles", &PyScene::triangles)
         .def_property_readonly("timesteps", [](const PyScene& s) { return s.desc().sim.timesteps; })

@@ -76,6 +76,28 @@ def main():
     assert np.abs(phasor - got).max() <= 1e-5 * np.abs(phasor).max()
     assert amcw["taps"].shape == (1, 1, 120, 160, 4)
 
+    # A scene from arrays: a closed 4 x 3 x 2.5 m box seen from inside, the tiny room's
+    # settings. Its range image must be the box's true range where the estimator is exact
+    # (the direct light alone) and every pixel must see a wall.
+    X, Y, Z = 4.0, 3.0, 2.5
+    corners = np.array([[x, y, z] for x in (0, X) for y in (0, Y) for z in (0, Z)])
+    quads = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]  # wound outwards
+    faces = np.array([t for a, b, c, d in quads for t in ((a, c, b), (a, d, c))])  # reversed: inwards
+    box = rsim.Scene.from_arrays(corners, faces, reflectance=0.6, base=scene_file,
+                                 set=settings + ["simulation.max_edge_m=0.5"])
+    assert box.triangles > 12  # subdivided
+    boxed = rsim.Simulator(box, backend="cpu", k_cache=False).run(np.array([[2.0, 1.5, 1.2, 4.0, 1.0, 1.0]]))
+    assert not np.isnan(boxed["range_true_m"][0]).any()
+    direct = boxed["range_direct_m"][0]
+    assert np.nanmax(np.abs(direct - boxed["range_true_m"][0])) < 1e-3 and np.isfinite(direct).mean() > 0.9
+    expect_error(ValueError, "not in [0, 8)", lambda: rsim.Scene.from_arrays(corners, faces + 8, base=scene_file))
+    expect_error(ValueError, "shape [V, 3]", lambda: rsim.Scene.from_arrays(corners[:, :2], faces, base=scene_file))
+    expect_error(ValueError, "outside [0, 1]", lambda: rsim.Scene.from_arrays(corners, faces, 1.5, base=scene_file))
+    nan_corners = corners.astype(float)
+    nan_corners[3, 1] = np.nan
+    expect_error(ValueError, "not finite", lambda: rsim.Scene.from_arrays(nan_corners, faces, base=scene_file))
+    expect_error(ValueError, "base=", lambda: rsim.Scene.from_arrays(corners, faces))
+
     # The devices: the CPU backend's always, last.
     found = rsim.devices()
     assert found[-1]["backend"] == "cpu" and found[-1]["threads"] >= 1

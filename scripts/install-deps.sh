@@ -16,7 +16,7 @@ MAIN_PKGS=(
   libtomlplusplus-dev nlohmann-json3-dev libpng-dev libxxhash-dev zlib1g-dev libopenexr-dev
   vulkan-validationlayers vulkan-tools
   python3 python3-numpy python3-h5py python3-matplotlib
-  python3-dev pybind11-dev python3-pybind11 python3-pip
+  python3-dev pybind11-dev python3-pybind11 python3-pip python3-pytest
 )
 # Packages that must come from bookworm-backports, with the minimum version we need.
 # scikit-build-core builds `pip install --no-build-isolation .` (python/, pyproject.toml).

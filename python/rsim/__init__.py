@@ -52,7 +52,8 @@ class Simulator(_Simulator):
     "look_at" and optionally "up" and "name". It returns a dict: "names"; "distance_m" and
     "true_distance_m" [P, N] by triangle id; "signal" [P, T] (the sensor signal s_fwd);
     "range_m", "range_true_m", "range_direct_m" (float32) and "amplitude" [P, H, W]; "backend",
-    "devices", "k_from_cache"; with histories=True "B" and "Z" [P, N, T] by id; in AMCW mode
+    "devices", "k_from_cache"; the cameras as images.h5 has them: "K" [3, 3] and
+    "world_from_camera" [P, 4, 4] (OpenCV convention), "light_position" [P, 3]; with histories=True "B" and "Z" [P, N, T] by id; in AMCW mode
     "phasor" [P, F, H, W, 2] and "taps" [P, F, H, W, K]; with [output] transient = true in the
     scene, "transient" [P, h, w, bins]. The GIL is released while it runs.
     """

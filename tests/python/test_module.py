@@ -40,6 +40,9 @@ def test_same_results_as_the_cli(rsim_binary, tiny_room, scene, cpu, tmp_path):
     np.testing.assert_array_equal(res["range_m"][0], expected["range_m"])
     np.testing.assert_array_equal(res["range_true_m"][0], expected["range_true_m"])
     assert len(res["signal"][0]) == 300 and res["signal"][0].sum() > 0
+    np.testing.assert_allclose(res["K"], expected["camera/K"], rtol=1e-6)
+    np.testing.assert_allclose(res["world_from_camera"][0], expected["camera/world_from_camera"], rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(res["light_position"][0], expected["camera/light_position"], rtol=1e-6)
     # Histories on request, by id: they sum to triangles.csv's total energy.
     with_h = cpu.run(histories=True)
     assert with_h["B"].shape == (1, 566, 300) and with_h["Z"].shape == (1, 566, 300)

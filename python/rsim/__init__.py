@@ -11,6 +11,7 @@
 The simulation is the one `rsim run` does (docs/MODEL.md): the same scene files, the same
 errors (ValueError for bad input, RuntimeError for failures), K computed once for all the poses
 of a call and kept in the K cache for the next. `read_results(dir)` reads what `rsim run` wrote.
+rsim's log records go to `logging.getLogger("rsim")` when a call returns.
 """
 import csv
 import os

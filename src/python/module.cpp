@@ -6,13 +6,16 @@
 #include <cmath>
 #include <memory>
 #include <optional>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
+#include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
 
 #include "backends/backend_choice.h"
@@ -31,6 +34,49 @@ namespace py = pybind11;
 namespace rsim {
 namespace {
 
+// rsim's log records go to Python's `logging` (logger "rsim"). The pipeline logs from worker
+// threads while the GIL is released, so records wait here and are handed over on the calling
+// thread when a call returns (flushLog): no thread but the caller ever takes the GIL.
+class QueuedSink final : public spdlog::sinks::base_sink<std::mutex> {
+public:
+    std::vector<std::pair<int, std::string>> take() {
+        std::lock_guard lock(mutex_);
+        return std::exchange(records_, {});
+    }
+
+protected:
+    void sink_it_(const spdlog::details::log_msg& msg) override {
+        // Python's levels: DEBUG 10, INFO 20, WARNING 30, ERROR 40, CRITICAL 50.
+        static const int kLevel[] = {10, 10, 20, 30, 40, 50, 0};
+        records_.emplace_back(kLevel[int(msg.level)], std::string(msg.payload.data(), msg.payload.size()));
+    }
+    void flush_() override {}
+
+private:
+    std::vector<std::pair<int, std::string>> records_;
+};
+
+std::shared_ptr<QueuedSink>& logSink() {
+    static auto sink = std::make_shared<QueuedSink>();
+    return sink;
+}
+
+void flushLog() {
+    const auto records = logSink()->take();
+    if (records.empty()) return;
+    py::object logger = py::module_::import("logging").attr("getLogger")("rsim");
+    for (const auto& [level, text] : records) logger.attr("log")(level, text);
+}
+
+// Runs f with the GIL released, then hands its log records to Python, also when it throws.
+template <class F> auto withoutGil(F&& f) {
+    struct Flush {
+        ~Flush() { flushLog(); }
+    } flush;
+    py::gil_scoped_release release;
+    return f();
+}
+
 // A scene file with its overrides, read and checked; its triangles are prepared on first use.
 class PyScene {
 public:
@@ -41,7 +87,7 @@ public:
                 throw InputError("set: \"" + s + "\": expected KEY=VALUE, e.g. simulation.samples=32");
             overrides_.push_back({s.substr(0, eq), s.substr(eq + 1)});
         }
-        desc_ = loadSceneFile(file_, overrides_);
+        desc_ = withoutGil([&] { return loadSceneFile(file_, overrides_); });
     }
     // Triangles from arrays (vertices [V, 3], faces [F, 3] of vertex indices, reflectance [F] or
     // one value) with the settings of the scene file `base` ([simulation], [light], [sensor],
@@ -99,13 +145,13 @@ public:
         if (g.v0.empty()) throw InputError("from_arrays: every face is degenerate");
         g.meshNames = {"arrays"};
         desc_.meshes.clear();
-        prepared_ = prepareScene(g, desc_.sim.max_edge_m);
+        prepared_ = withoutGil([&] { return prepareScene(g, desc_.sim.max_edge_m); });
     }
     const SceneDesc& desc() const { return desc_; }
     const std::vector<SceneOverride>& overrides() const { return overrides_; }
     const std::filesystem::path& file() const { return file_; }
     const PreparedScene& prepared() {
-        if (!prepared_) prepared_ = prepareScene(loadMeshes(desc_), desc_.sim.max_edge_m);
+        if (!prepared_) prepared_ = withoutGil([&] { return prepareScene(loadMeshes(desc_), desc_.sim.max_edge_m); });
         return *prepared_;
     }
     std::size_t triangles() { return prepared().size(); }
@@ -193,7 +239,7 @@ public:
             if (*samples < 1 || *samples > (1u << 20)) throw InputError("samples: expected 1 to 2^20");
             desc_.sim.samples = *samples;
         }
-        backend_ = makeBackend(req_.backend);
+        backend_ = withoutGil([&] { return makeBackend(req_.backend); });
     }
 
     // Runs the poses (pipeline/simulate.h, K computed once; from the K cache on later calls)
@@ -209,12 +255,11 @@ public:
                           H = desc_.sensor.height, W = desc_.sensor.width;
         std::vector<SimulationResult> results(P);
         RunMetadata meta;
-        {
-            py::gil_scoped_release release;
+        withoutGil([&] {
             PhaseTimes times;
             simulateBatch(PhaseBackends::all(*backend_), prepared, configs, options, times, meta,
                           [&](std::size_t p, SimulationResult& r, const PhaseTimes&) { results[p] = std::move(r); });
-        }
+        });
         py::dict out;
         auto distance = array<double>({py::ssize_t(P), py::ssize_t(n)});
         auto truth = array<double>({py::ssize_t(P), py::ssize_t(n)});
@@ -371,7 +416,9 @@ PYBIND11_MODULE(_rsim, m) {
     using namespace rsim;
     m.doc() = "rsim's compiled core; use the `rsim` package.";
     setProgressEnabled(false);
-    spdlog::set_level(spdlog::level::warn);
+    // Every record reaches Python's logging, whose level decides what shows (WARNING by default).
+    spdlog::set_default_logger(std::make_shared<spdlog::logger>("rsim", logSink()));
+    spdlog::set_level(spdlog::level::info);
     py::register_exception_translator([](std::exception_ptr p) {
         try {
             if (p) std::rethrow_exception(p);

@@ -136,3 +136,13 @@ def test_repeated_runs_do_not_grow_memory(scene):
     for _ in range(100):
         sim.run()
     assert rss_bytes() <= first * 1.05, f"RSS grew from {first} to {rss_bytes()} bytes over 100 runs"
+
+
+def test_log_records_reach_python_logging(tiny_room, caplog):
+    # 300 steps cut the tiny room's light off: rsim warns, through the "rsim" logger.
+    sim = rsim.Simulator(rsim.Scene.load(tiny_room, set=SETTINGS), backend="cpu", k_cache=False)
+    with caplog.at_level("INFO", logger="rsim"):
+        sim.run()
+    warnings = [r for r in caplog.records if r.name == "rsim" and r.levelname == "WARNING"]
+    assert any("after the time window" in r.getMessage() for r in warnings)
+    assert any(r.levelname == "INFO" and "visibility" in r.getMessage() for r in caplog.records)

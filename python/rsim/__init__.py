@@ -46,7 +46,8 @@ class Simulator(_Simulator):
 
     backend: "auto", "cpu" or "vulkan"; devices: as `rsim run --devices`; samples: S (None: the
     scene's); k_format: as `--kij` ("" for the default); k_cache: reuse K across calls and runs
-    (k_cache_dir: where; None: the user's cache directory).
+    (k_cache_dir: where; None: the user's cache directory). K stays on the simulator's devices
+    from one run() to the next ("k_kept" in the results says so).
 
     run(poses=None, histories=False) simulates the scene's own camera, or each pose of `poses`: an array of shape
     [P, 6] (position, look_at) or [P, 9] (and up), or a list of dicts with "position",

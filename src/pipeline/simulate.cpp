@@ -248,7 +248,13 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
     // the K cache when it holds it.
     std::unique_ptr<KHandle> K;
     VisibilityStats visibility;
-    if (first.indirect || opt.keepK) {
+    const bool kHeld = opt.heldK && opt.heldK->K;
+    if (kHeld && (first.indirect || opt.keepK)) {
+        K = std::move(opt.heldK->K);
+        visibility = opt.heldK->stats;
+        meta.k = opt.heldK->storage;
+        spdlog::info("K kept from the previous call ({}, {:.1f} MiB)", meta.k.format, double(meta.k.bytes) / 1048576.0);
+    } else if (first.indirect || opt.keepK) {
         const KChunking chunking = KChunking::forBudget(std::uint32_t(s.size()), first.k.format, first.k.chunkBytes);
         std::optional<KCache> cache;
         std::string key;
@@ -379,6 +385,11 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
         }
     }
 
+    if (opt.heldK && K) {
+        opt.heldK->K = std::move(K);
+        opt.heldK->stats = visibility;
+        opt.heldK->storage = meta.k;
+    }
     std::uint64_t validation = 0;
     for (Backend* x : distinct) validation += x->validationErrors();
     meta.validationErrors = validation - validationBefore;

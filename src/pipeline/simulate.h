@@ -4,6 +4,7 @@
 #pragma once
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,15 @@
 #include "util/timer.h"
 
 namespace rsim {
+
+// K kept between batches on one backend (import rsim's Simulator): a batch given a HeldK with a
+// K uses it instead of computing or reading K, and one with an empty HeldK leaves its K there.
+// Only for the backend that made it, with the same triangles and K settings.
+struct HeldK {
+    std::unique_ptr<KHandle> K;
+    VisibilityStats stats;
+    KStorageReport storage;
+};
 
 struct RunOptions {
     bool keepK = false; // return the decoded K (output.kij, tests)
@@ -22,6 +32,7 @@ struct RunOptions {
     // The K cache (k/k_cache.h): its folder (empty: none) and the most it may hold.
     std::filesystem::path kCacheDir;
     std::uint64_t kCacheMaxBytes = 20ull << 30;
+    HeldK* heldK = nullptr; // K from and for other batches on the same backend (none: not kept)
 };
 
 // One pose of a batch: a name for messages and its configuration, which differs from the other

@@ -251,6 +251,8 @@ public:
         const PreparedScene& prepared = scene_->prepared();
         RunOptions options = optionsFor(desc_, req_);
         options.timeseries = histories;
+        options.heldK = &held_; // K stays on the devices for the next call
+        const bool kept = held_.K != nullptr;
         const std::size_t P = descs.size(), n = prepared.size(), T = desc_.sim.timesteps,
                           H = desc_.sensor.height, W = desc_.sensor.width;
         std::vector<SimulationResult> results(P);
@@ -368,6 +370,7 @@ public:
         out["backend"] = meta.backend;
         out["devices"] = meta.devices;
         out["k_from_cache"] = meta.kFromCache;
+        out["k_kept"] = kept;
         return out;
     }
 
@@ -376,6 +379,7 @@ private:
     RunRequest req_;
     SceneDesc desc_;
     std::unique_ptr<Backend> backend_;
+    HeldK held_; // after backend_: K's device memory goes before its backend
 };
 
 // The devices of `rsim devices`, as dicts: the Vulkan ones (index as `devices=` takes it), then

@@ -50,6 +50,18 @@ def test_same_results_as_the_cli(rsim_binary, tiny_room, scene, cpu, tmp_path):
                                rtol=1e-6, atol=1e-12)
 
 
+@pytest.mark.parametrize("backend", ["cpu", "vulkan"])
+def test_k_stays_for_the_next_call(scene, backend):
+    if backend == "vulkan" and not any(d["backend"] == "vulkan" and d["usable"] for d in rsim.devices()):
+        pytest.skip("no Vulkan device")
+    sim = rsim.Simulator(scene, backend=backend, k_cache=False)
+    first = sim.run()
+    again = sim.run()
+    assert not first["k_kept"] and again["k_kept"]
+    np.testing.assert_array_equal(again["distance_m"], first["distance_m"])
+    np.testing.assert_array_equal(again["range_m"], first["range_m"])
+
+
 def test_poses_as_arrays_and_dicts(cpu):
     poses = np.array([[0.25, 1.52, 1.5, 4.0, 1.5, 1.0], [1.0, 1.0, 1.2, 3.0, 2.5, 1.0]])
     two = cpu.run(poses)

@@ -19,22 +19,14 @@ import math
 import os
 import shutil
 import subprocess
-import sys
-import time
 
-from rsim_bench import QUIET, print_command, pyplot, scene_file, write_csv
+from rsim_bench import QUIET, print_command, pyplot, run_timed, scene_file, write_csv
 
 C_M_PER_NS = 0.299792458
 
 
 def run(cmd):
-    start = time.time()
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    wall = time.time() - start
-    if p.returncode != 0:
-        sys.stderr.write(p.stdout + p.stderr)
-        raise SystemExit(f"batch_benchmark: rsim failed (exit {p.returncode}): {' '.join(cmd)}")
-    return wall, p.stderr
+    return run_timed(cmd, "batch_benchmark")
 
 
 def far_pair_steps(h5file, dt_ns, T):

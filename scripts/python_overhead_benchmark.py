@@ -11,16 +11,9 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rsim_bench import print_command, scene_file  # noqa: E402
-
-
-def timed(cmd, env=None):
-    t = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    return time.perf_counter() - t
+from rsim_bench import print_command, run_timed, scene_file  # noqa: E402
 
 
 def main():
@@ -51,11 +44,11 @@ def main():
     py = [a.python, "-c", script]
     times = {"cli": [], "python": []}
     for _ in range(a.repeat):
-        times["cli"].append(timed(cli))
-        times["python"].append(timed(py))
+        times["cli"].append(run_timed(cli, "python_overhead_benchmark")[0])
+        times["python"].append(run_timed(py, "python_overhead_benchmark")[0])
     cli_s, py_s = statistics.median(times["cli"]), statistics.median(times["python"])
-    print(f"| scene | poses | backend | rsim run --poses | import rsim | ratio |")
-    print(f"|---|---|---|---|---|---|")
+    print("| scene | poses | backend | rsim run --poses | import rsim | ratio |")
+    print("|---|---|---|---|---|---|")
     print(f"| {a.scene} | {a.poses} | {a.backend} | {cli_s:.3f} s | {py_s:.3f} s | {py_s / cli_s:.3f} |")
     print("runs:", {k: [round(v, 3) for v in vs] for k, vs in times.items()})
 

@@ -60,6 +60,18 @@ def run_rsim(rsim, scene, out, options, global_options=(), env=None, who="benchm
         return Run(json.load(f), wall, cmd, out)
 
 
+def run_timed(cmd, who="benchmark"):
+    """Runs a command; returns its wall time (s) and stderr. On failure prints its output and
+    exits naming the command."""
+    start = time.perf_counter()
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if p.returncode != 0:
+        sys.stderr.write(p.stdout + p.stderr)
+        raise SystemExit(f"{who}: command failed (exit {p.returncode}): {' '.join(cmd)}")
+    return wall, p.stderr
+
+
 def write_csv(path, rows, fields=None):
     """Rows (dicts) as CSV; columns `fields`, else every key in the order first seen."""
     if not rows:

@@ -15,28 +15,16 @@ import os
 import re
 import shutil
 import statistics
-import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rsim_bench import print_command, scene_file, write_csv  # noqa: E402
-
-
-def timed(cmd):
-    t = time.perf_counter()
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    wall = time.perf_counter() - t
-    if p.returncode != 0:
-        sys.stderr.write(p.stdout + p.stderr)
-        sys.exit(f"startup_benchmark: {' '.join(cmd)} failed ({p.returncode})")
-    return wall, p.stderr + p.stdout
+from rsim_bench import print_command, run_timed, scene_file, write_csv  # noqa: E402
 
 
 def one_run(a, scene, backend, out, extra):
     # stderr holds the debug log with the shut-down line (run_rsim keeps only summary.json).
-    wall, log = timed([a.rsim, "run", scene_file(a.rsim, scene), "--backend", backend, "--output", out,
-                       "--no-timeseries", "--no-progress", "--log-level", "debug"] + extra)
+    wall, log = run_timed([a.rsim, "run", scene_file(a.rsim, scene), "--backend", backend, "--output", out,
+                       "--no-timeseries", "--no-progress", "--log-level", "debug"] + extra, "startup_benchmark")
     with open(os.path.join(out, "summary.json")) as f:
         s = json.load(f)
     phases = s["timings_s"]["total"]
@@ -78,7 +66,7 @@ def main():
     # `rsim devices`: the instance alone. The very first command of a fresh machine meets a cold
     # driver (and cold disk caches): its row says "first".
     for r in range(a.repeat + 1):
-        wall, _ = timed([a.rsim, "devices"])
+        wall, _ = run_timed([a.rsim, "devices"], "startup_benchmark")
         rows.append({"scene": "(rsim devices)", "backend": "vulkan", "run": "first" if r == 0 else r, "wall_s": wall})
     for scene in a.scenes.split(","):
         for backend in a.backends.split(","):

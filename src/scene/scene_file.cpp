@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include <glm/geometric.hpp>
+#include <spdlog/spdlog.h>
 #include <toml++/toml.h>
 
 #include "scene/toml_reader.h"
@@ -302,6 +303,9 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
             r.fail(t.get("transient_bins"), "transient_bins",
                    "transient_start + transient_bins must not pass simulation.timesteps (" +
                        std::to_string(scene.sim.timesteps) + "); 0 means to the end");
+        if (o.transient && !o.images)
+            spdlog::warn("[output] transient = true is ignored: the transients are pixel outputs, and images are "
+                         "off (output.images = false or --no-images)");
         o.transient_roi = r.numbers("transient_roi", 4, 4, o.transient_roi);
         const auto& roi = o.transient_roi;
         for (double v : roi)

@@ -250,7 +250,7 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
     VisibilityStats visibility;
     const bool kHeld = opt.heldK && opt.heldK->K;
     if (kHeld && (first.indirect || opt.keepK)) {
-        K = std::move(opt.heldK->K);
+        // Used in place: it stays held even when this batch throws (Ctrl-C from Python).
         visibility = opt.heldK->stats;
         meta.k = opt.heldK->storage;
         spdlog::info("K kept from the previous call ({}, {:.1f} MiB)", meta.k.format, double(meta.k.bytes) / 1048576.0);
@@ -303,6 +303,8 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
         times.add("compress", 0.0);
     }
 
+    KHandle* const kUsed = kHeld ? opt.heldK->K.get() : K.get();
+
     // Pose phase, part 2: the transport, a group of poses at once, then each pose's distances
     // and image. The time series reach host memory only where a phase or the output needs them.
     const bool hostSeries =
@@ -310,7 +312,7 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
     BatchReport report;
     report.poses = std::uint32_t(poses.size());
     std::uint32_t group =
-        std::min<std::uint64_t>(poses.size(), b.pose->poseGroupLimit(first.indirect ? K.get() : nullptr, first));
+        std::min<std::uint64_t>(poses.size(), b.pose->poseGroupLimit(first.indirect ? kUsed : nullptr, first));
     group = std::min(group, hostPoseLimit(s.size(), first.timesteps));
     if (opt.maxPoseGroup) group = std::min(group, opt.maxPoseGroup);
     report.groupSize = std::max(group, 1u);
@@ -327,7 +329,7 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
             if (hostSeries) buildSources(s, poses[p].config, direct[p], sources[p - g0].E, sources[p - g0].R);
             work.push_back({&poses[p].config, &direct[p], &sources[p - g0]});
         }
-        TransportOutcome t = b.pose->transport(first.indirect ? K.get() : nullptr, work, hostSeries);
+        TransportOutcome t = b.pose->transport(first.indirect ? kUsed : nullptr, work, hostSeries);
         const double secs = sw.seconds();
         times.add("radiosity", secs - t.downloadSeconds);
         if (t.downloadSeconds > 0.0) times.add("download", t.downloadSeconds);
@@ -375,7 +377,7 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
             const double distanceSeconds = sw.seconds();
             times.add("distance", distanceSeconds);
             own.add("distance", distanceSeconds);
-            if (opt.keepK && K) r.K = K->host().decodeAll();
+            if (opt.keepK && kUsed) r.K = kUsed->host().decodeAll();
             r.B = std::move(h.B);
             r.Z = std::move(h.Z);
             r.E = std::move(h.E);
@@ -385,7 +387,7 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
         }
     }
 
-    if (opt.heldK && K) {
+    if (opt.heldK && K) { // a K this batch made, for the next
         opt.heldK->K = std::move(K);
         opt.heldK->stats = visibility;
         opt.heldK->storage = meta.k;

@@ -3,6 +3,7 @@
 // simulator over the same pipeline as `rsim run` (pipeline/simulate.h), and numpy arrays out.
 // Errors keep the CLI's messages: bad input is ValueError, everything else RuntimeError.
 #include <algorithm>
+#include <csignal>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -24,6 +25,7 @@
 #include "pipeline/simulate.h"
 #include "scene/mesh_loader.h"
 #include "scene/poses.h"
+#include "util/cancel.h"
 #include "util/error.h"
 #include "util/parallel.h"
 #include "util/progress.h"
@@ -67,6 +69,29 @@ void flushLog() {
     py::object logger = py::module_::import("logging").attr("getLogger")("rsim");
     for (const auto& [level, text] : records) logger.attr("log")(level, text);
 }
+
+// While a run works without the GIL, Python cannot see Ctrl-C: this handler asks the pipeline
+// to stop instead (util/cancel.h), and the previous handler comes back afterwards.
+extern "C" void onSigint(int) { requestCancel(); }
+class SigintStopsRun {
+public:
+    SigintStopsRun() {
+        clearCancel();
+        struct sigaction sa {};
+        sa.sa_handler = onSigint;
+        sigemptyset(&sa.sa_mask);
+        installed_ = sigaction(SIGINT, &sa, &previous_) == 0;
+    }
+    ~SigintStopsRun() {
+        if (installed_) sigaction(SIGINT, &previous_, nullptr);
+    }
+    SigintStopsRun(const SigintStopsRun&) = delete;
+    SigintStopsRun& operator=(const SigintStopsRun&) = delete;
+
+private:
+    struct sigaction previous_ {};
+    bool installed_ = false;
+};
 
 // Runs f with the GIL released, then hands its log records to Python, also when it throws.
 template <class F> auto withoutGil(F&& f) {
@@ -257,11 +282,20 @@ public:
                           H = desc_.sensor.height, W = desc_.sensor.width;
         std::vector<SimulationResult> results(P);
         RunMetadata meta;
-        withoutGil([&] {
-            PhaseTimes times;
-            simulateBatch(PhaseBackends::all(*backend_), prepared, configs, options, times, meta,
-                          [&](std::size_t p, SimulationResult& r, const PhaseTimes&) { results[p] = std::move(r); });
-        });
+        try {
+            withoutGil([&] {
+                SigintStopsRun sigint;
+                PhaseTimes times;
+                simulateBatch(PhaseBackends::all(*backend_), prepared, configs, options, times, meta,
+                              [&](std::size_t p, SimulationResult& r, const PhaseTimes&) { results[p] = std::move(r); });
+            });
+        } catch (const Interrupted&) {
+            // Ctrl-C: the phase that saw it unwound (its device work done first); K computed in
+            // an earlier call stays, one this call was computing does not.
+            clearCancel();
+            PyErr_SetNone(PyExc_KeyboardInterrupt);
+            throw py::error_already_set();
+        }
         py::dict out;
         auto distance = array<double>({py::ssize_t(P), py::ssize_t(n)});
         auto truth = array<double>({py::ssize_t(P), py::ssize_t(n)});

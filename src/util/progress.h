@@ -10,6 +10,8 @@
 #include <string>
 #include <thread>
 
+#include "util/cancel.h"
+
 namespace rsim {
 
 // Global switch, set from --quiet / --no-progress.
@@ -23,8 +25,15 @@ public:
     Progress(const Progress&) = delete;
     Progress& operator=(const Progress&) = delete;
 
-    void add(std::uint64_t n) { done_.fetch_add(n, std::memory_order_relaxed); }
-    void set(std::uint64_t n) { done_.store(n, std::memory_order_relaxed); }
+    // Both throw Interrupted when a stop was requested (util/cancel.h).
+    void add(std::uint64_t n) {
+        checkCancel();
+        done_.fetch_add(n, std::memory_order_relaxed);
+    }
+    void set(std::uint64_t n) {
+        checkCancel();
+        done_.store(n, std::memory_order_relaxed);
+    }
     std::uint64_t done() const { return done_.load(std::memory_order_relaxed); }
     // Ends the line (called by the destructor too).
     void finish();

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+// A request to stop a run (Ctrl-C in `import rsim`, python/module.cpp): the long phases check
+// it where they report progress (util/progress.h) and unwind with Interrupted. Unwinding frees
+// device memory only after the device's work on it is done (timeline semaphores wait in their
+// destructors, declared after the buffers they guard).
+#pragma once
+#include <atomic>
+
+#include "util/error.h"
+
+namespace rsim {
+
+std::atomic<bool>& cancelFlag();
+// Safe to call from a signal handler.
+inline void requestCancel() { cancelFlag().store(true, std::memory_order_relaxed); }
+inline void clearCancel() { cancelFlag().store(false, std::memory_order_relaxed); }
+inline bool cancelRequested() { return cancelFlag().load(std::memory_order_relaxed); }
+
+class Interrupted : public Error {
+public:
+    Interrupted() : Error("interrupted") {}
+};
+
+// Throws Interrupted when a stop was requested.
+inline void checkCancel() {
+    if (cancelRequested()) throw Interrupted();
+}
+
+} // namespace rsim

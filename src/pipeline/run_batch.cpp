@@ -37,9 +37,7 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
     }
     checkOutputDirectory(scene.output.dir);
 
-    const PreparedScene prepared = loadScene(scene, req, poses.size(), times);
-
-    auto backend = makeBackend(req.backend);
+    auto [prepared, backend] = loadSceneAndBackend(scene, req, poses.size(), times);
     const RunOptions options = optionsFor(scene, req);
     RunMetadata meta;
     BatchCollector collector(prepared.size(), scene.sim.timesteps, scene.sensor.width, scene.sensor.height,

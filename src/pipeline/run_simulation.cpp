@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <future>
 
 #include <spdlog/spdlog.h>
 
@@ -52,6 +53,17 @@ PreparedScene loadScene(const SceneDesc& scene, const RunRequest& req, std::size
     return prepared;
 }
 
+SceneAndBackend loadSceneAndBackend(const SceneDesc& scene, const RunRequest& req, std::size_t poses,
+                                    PhaseTimes& times) {
+    // A GPU device takes about a third of a second to create (docs/benchmarks.md, "GPU
+    // start-up"): it is made on another thread while this one reads the meshes. When loading
+    // fails, the future's destructor waits for the device before the error goes on.
+    std::future<std::unique_ptr<Backend>> backend =
+        std::async(std::launch::async, [&req] { return makeBackend(req.backend); });
+    PreparedScene prepared = loadScene(scene, req, poses, times);
+    return {std::move(prepared), backend.get()};
+}
+
 SimConfig configFor(const SceneDesc& scene, const RunRequest& req) {
     SimConfig config = makeSimConfig(scene);
     if (!req.kFormat.empty()) config.k.format = parseKFormat(req.kFormat);
@@ -89,11 +101,10 @@ RunOutcome runSimulation(const RunRequest& req) {
     RunInfo info = runInfoFor(req);
     // Fail in milliseconds on an unusable output directory, not after the simulation.
     checkOutputDirectory(scene.output.dir);
-    const PreparedScene prepared = loadScene(scene, req, 0, times);
+    auto [prepared, backend] = loadSceneAndBackend(scene, req, 0, times);
     const std::size_t n = prepared.size();
 
     SimConfig config = configFor(scene, req);
-    auto backend = makeBackend(req.backend);
     const RunOptions options = optionsFor(scene, req);
     RunMetadata meta;
     SimulationResult result = simulate(PhaseBackends::all(*backend), prepared, config, options, times, meta);

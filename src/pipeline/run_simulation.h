@@ -55,4 +55,12 @@ RunInfo runInfoFor(const RunRequest& request);
 // (0: a single run).
 PreparedScene loadScene(const SceneDesc& scene, const RunRequest& request, std::size_t poses, PhaseTimes& times);
 
+// loadScene, with the request's backend (makeBackend) created on another thread meanwhile.
+struct SceneAndBackend {
+    PreparedScene prepared;
+    std::unique_ptr<Backend> backend;
+};
+SceneAndBackend loadSceneAndBackend(const SceneDesc& scene, const RunRequest& request, std::size_t poses,
+                                    PhaseTimes& times);
+
 } // namespace rsim

@@ -12,9 +12,9 @@
 #include <OpenEXR/ImfHeader.h>
 #include <OpenEXR/ImfOutputFile.h>
 #include <OpenEXR/ImfStringAttribute.h>
-#include <glm/geometric.hpp>
 
 #include "output/output_util.h"
+#include "output/pixel_camera.h"
 #include "output/results_writer.h"
 #include "util/error.h"
 
@@ -28,15 +28,9 @@ void writeImagesExr(const std::filesystem::path& file, const ResultsView& view) 
     output::requireSize(img.trueDepth.size(), pixels, "trueDepth");
     output::requireSize(img.directDepth.size(), pixels, "directDepth");
     std::vector<std::pair<std::string, std::vector<float>>> channels;
-    std::vector<float> error(pixels), z(pixels), zTrue(pixels);
-    for (std::size_t p = 0; p < pixels; ++p) {
-        const glm::vec3 dir = shared::rsimPixelDirection(c.sensor, std::uint32_t(p % W), std::uint32_t(p / W),
-                                                         std::uint32_t(W), std::uint32_t(H));
-        const float cosAxis = glm::dot(dir, c.sensor.forward);
-        error[p] = img.depth[p] - img.trueDepth[p];
-        z[p] = img.depth[p] * cosAxis;
-        zTrue[p] = img.trueDepth[p] * cosAxis;
-    }
+    std::vector<float> error(pixels);
+    for (std::size_t p = 0; p < pixels; ++p) error[p] = img.depth[p] - img.trueDepth[p];
+    std::vector<float> z = output::alongAxis(img.depth, c), zTrue = output::alongAxis(img.trueDepth, c);
     channels.emplace_back("range_m", img.depth);
     channels.emplace_back("range_true_m", img.trueDepth);
     channels.emplace_back("range_error_m", error);

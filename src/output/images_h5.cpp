@@ -8,7 +8,9 @@
 
 #include <glm/geometric.hpp>
 
+#include "distance/estimators.h"
 #include "output/h5_writer.h"
+#include "output/pixel_camera.h"
 #include "output/output_util.h"
 #include "output/results_writer.h"
 #include "rsim/shared/pixel_outputs.h"
@@ -33,20 +35,18 @@ void writeAmcw(const H5Writer& h5, hid_t root, const ResultsView& view) {
     const hsize_t hf = F, hh = img.height, hw = img.width, hk = K;
     std::vector<float> phase(F * pixels), amplitude(F * pixels);
     const float nan = std::numeric_limits<float>::quiet_NaN();
+    const AmcwOmegas w = amcwOmegas(c);
+    auto noSignal = [](std::uint32_t) { return 0.0f; };
+    auto pulse = [&c](std::uint32_t k) { return c.pulse[k]; };
     for (std::size_t f = 0; f < F; ++f) {
-        const double omega = 2.0 * M_PI * c.modulationMhz[f] * 1e-3 * c.dtNs;
         // The emitted pulse's own phase, as the estimator adds it (rsimAmcwPath).
-        double re = 0.0, im = 0.0;
-        for (std::size_t k = 0; k < c.pulse.size(); ++k) {
-            re += double(c.pulse[k]) * std::cos(omega * double(k));
-            im -= double(c.pulse[k]) * std::sin(omega * double(k));
-        }
-        const double pulsePhase = std::atan2(im, re);
+        const float pulsePhase = shared::rsimPulsePhase(std::uint32_t(c.pulse.size()),
+                                                        f < 4 ? w.lo[int(f)] : w.hi[int(f - 4)], noSignal, pulse);
         for (std::size_t p = 0; p < pixels; ++p) {
-            const double x = img.phasor[(f * pixels + p) * 2], y = img.phasor[(f * pixels + p) * 2 + 1];
-            amplitude[f * pixels + p] = float(std::hypot(x, y));
-            const double phi = -std::atan2(y, x) + pulsePhase;
-            phase[f * pixels + p] = x == 0.0 && y == 0.0 ? nan : float(phi - 2.0 * M_PI * std::floor(phi / (2.0 * M_PI)));
+            const float x = img.phasor[(f * pixels + p) * 2], y = img.phasor[(f * pixels + p) * 2 + 1];
+            amplitude[f * pixels + p] = std::hypot(x, y);
+            phase[f * pixels + p] =
+                x == 0.0f && y == 0.0f ? nan : shared::rsimWrapPhase(-std::atan2(y, x) + pulsePhase);
         }
     }
     H5Id g = h5.group(root, "amcw");
@@ -83,11 +83,9 @@ void writeNoise(const H5Writer& h5, hid_t root, const ResultsView& view) {
     for (std::size_t p = 0; p < pixels; ++p) {
         error[p] = img.noisyDepth[p] - img.trueDepth[p];
         if (img.triangle[p] < 0) continue;
-        const glm::vec3 dir = shared::rsimPixelDirection(c.sensor, std::uint32_t(p % W), std::uint32_t(p / W),
-                                                         std::uint32_t(W), std::uint32_t(H));
         const glm::vec2 k = shared::rsimPixelElectrons(float(c.noise.electronsPerUnit), float(c.noise.ambientPerBin),
                                                        ps.reflectance[std::size_t(img.triangle[p])],
-                                                       glm::dot(dir, c.sensor.forward));
+                                                       output::axisCosine(c, p));
         signal[p] = img.amplitude[p] * k.x;
         ambient[p] = k.y * float(c.timesteps);
     }
@@ -122,19 +120,10 @@ void writeImagesH5(const std::filesystem::path& file, const ResultsView& view) {
     output::requireSize(ps.materialOfId.size(), ps.size(), "materialOfId");
 
     const float nan = std::numeric_limits<float>::quiet_NaN();
-    std::vector<float> range(pixels), rangeTrue(pixels), rangeError(pixels), rangeDirect(pixels), z(pixels),
-        zTrue(pixels), normal(3 * pixels, nan);
+    std::vector<float> rangeError(pixels), normal(3 * pixels, nan);
     std::vector<std::int32_t> triangle(pixels, -1), mesh(pixels, -1), material(pixels, -1);
     for (std::size_t p = 0; p < pixels; ++p) {
-        const glm::vec3 dir = shared::rsimPixelDirection(c.sensor, std::uint32_t(p % W), std::uint32_t(p / W),
-                                                         std::uint32_t(W), std::uint32_t(H));
-        const float cosAxis = glm::dot(dir, c.sensor.forward);
-        range[p] = img.depth[p];
-        rangeTrue[p] = img.trueDepth[p];
-        rangeDirect[p] = img.directDepth[p];
         rangeError[p] = img.depth[p] - img.trueDepth[p];
-        z[p] = img.depth[p] * cosAxis;
-        zTrue[p] = img.trueDepth[p] * cosAxis;
         if (img.triangle[p] < 0) continue;
         const std::size_t i = std::size_t(img.triangle[p]);
         const std::uint32_t id = ps.id[i];
@@ -163,14 +152,14 @@ void writeImagesH5(const std::filesystem::path& file, const ResultsView& view) {
         h5.writeAll(root, name, H5T_STD_I32LE, H5T_NATIVE_INT32, {hh, hw}, v.data(), v.size());
         h5.datasetAttribute(root, name, "meaning", meaning);
     };
-    f32("range_m", range, "m", "estimated distance from the sensor along the pixel's ray (depth.pfm)");
-    f32("range_true_m", rangeTrue, "m", "distance from the sensor to the first surface the pixel's ray hits");
+    f32("range_m", img.depth, "m", "estimated distance from the sensor along the pixel's ray (depth.pfm)");
+    f32("range_true_m", img.trueDepth, "m", "distance from the sensor to the first surface the pixel's ray hits");
     f32("range_error_m", rangeError, "m", "range_m - range_true_m");
-    f32("range_direct_m", rangeDirect, "m",
+    f32("range_direct_m", img.directDepth, "m",
         "the same estimator on the pixel's direct signal alone (no multipath): range_m - range_direct_m is "
         "the multipath error, range_direct_m - range_true_m the estimator's own");
-    f32("z_depth_m", z, "m", "range_m projected on the optical axis (camera z)");
-    f32("z_depth_true_m", zTrue, "m", "range_true_m projected on the optical axis (camera z)");
+    f32("z_depth_m", output::alongAxis(img.depth, c), "m", "range_m projected on the optical axis (camera z)");
+    f32("z_depth_true_m", output::alongAxis(img.trueDepth, c), "m", "range_true_m projected on the optical axis (camera z)");
     f32("amplitude", img.amplitude, "W m-2 (summed over the time bins)", "sum over t of the pixel's signal");
     i32("triangle_id", triangle, "id of the triangle seen (triangles.csv), -1: none");
     i32("mesh_id", mesh, "index into mesh_names of the triangle seen, -1: none");
@@ -216,16 +205,10 @@ void writeImagesH5(const std::filesystem::path& file, const ResultsView& view) {
     // The camera: intrinsics and pose of the pinhole of shared::rsimPixelDirection.
     H5Id cam = h5.group(root, "camera");
     const shared::PinholeSensor& s = c.sensor;
-    const float fx = float(W) / (2.0f * s.tanHalfFovH), fy = float(H) / (2.0f * s.tanHalfFovV);
-    const std::vector<float> K = {fx, 0.0f, 0.5f * float(W) - 0.5f, 0.0f, fy, 0.5f * float(H) - 0.5f,
-                                  0.0f, 0.0f, 1.0f};
-    h5.writeF32(cam.get(), "K", {3, 3}, K);
-    // Columns: camera x (right), y (down), z (forward), then the sensor's position.
-    const glm::vec3 down = -s.up;
-    const std::vector<float> M = {s.right.x, down.x, s.forward.x, s.position.x, s.right.y, down.y,
-                                  s.forward.y, s.position.y, s.right.z, down.z, s.forward.z, s.position.z,
-                                  0.0f, 0.0f, 0.0f, 1.0f};
-    h5.writeF32(cam.get(), "world_from_camera", {4, 4}, M);
+    const auto K = output::cameraMatrix(c);
+    const auto M = output::worldFromCamera(s);
+    h5.writeF32(cam.get(), "K", {3, 3}, std::vector<float>(K.begin(), K.end()));
+    h5.writeF32(cam.get(), "world_from_camera", {4, 4}, std::vector<float>(M.begin(), M.end()));
     h5.writeF32(cam.get(), "position", {3}, {s.position.x, s.position.y, s.position.z});
     h5.writeF32(cam.get(), "light_position", {3}, {c.light.position.x, c.light.position.y, c.light.position.z});
     const std::uint32_t width = std::uint32_t(W), height = std::uint32_t(H);

@@ -21,6 +21,7 @@
 
 #include "backends/backend_choice.h"
 #include "geometry/prepare.h"
+#include "output/pixel_camera.h"
 #include "pipeline/run_simulation.h"
 #include "pipeline/simulate.h"
 #include "scene/mesh_loader.h"
@@ -381,22 +382,12 @@ public:
         auto K = array<double>({3, 3});
         auto M = array<double>({py::ssize_t(P), 4, 4});
         auto L = array<double>({py::ssize_t(P), 3});
-        {
-            const shared::PinholeSensor& s0 = configs[0].config.sensor;
-            const double k[9] = {double(W) / (2.0 * double(s0.tanHalfFovH)), 0.0, 0.5 * double(W) - 0.5, 0.0,
-                                 double(H) / (2.0 * double(s0.tanHalfFovV)), 0.5 * double(H) - 0.5, 0.0, 0.0, 1.0};
-            std::copy(k, k + 9, K.mutable_data());
-            auto m = M.mutable_unchecked<3>();
-            auto l = L.mutable_unchecked<2>();
-            for (std::size_t p = 0; p < P; ++p) {
-                const shared::PinholeSensor& cam = configs[p].config.sensor;
-                const glm::vec3 cols[4] = {cam.right, -cam.up, cam.forward, cam.position};
-                for (int r = 0; r < 3; ++r) {
-                    for (int c = 0; c < 4; ++c) m(p, r, c) = cols[c][r];
-                    l(p, r) = configs[p].config.light.position[r];
-                }
-                for (int c = 0; c < 4; ++c) m(p, 3, c) = c == 3 ? 1.0 : 0.0;
-            }
+        const auto k = output::cameraMatrix(configs[0].config);
+        std::copy(k.begin(), k.end(), K.mutable_data());
+        for (std::size_t p = 0; p < P; ++p) {
+            const auto m = output::worldFromCamera(configs[p].config.sensor);
+            std::copy(m.begin(), m.end(), M.mutable_data(p));
+            for (int r = 0; r < 3; ++r) L.mutable_at(p, r) = configs[p].config.light.position[r];
         }
         out["K"] = K;
         out["world_from_camera"] = M;

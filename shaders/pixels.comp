@@ -66,7 +66,8 @@ void writeOutputs(uint p, bool valid) {
                                           : uintBitsToFloat(0x7fc00000u);
         }
     }
-    uint x = p % LightSensorRef(pc.lightSensor).r.image.x, y = p / LightSensorRef(pc.lightSensor).r.image.x;
+    uint width = LightSensorRef(pc.lightSensor).r.image.x;
+    uint x = p % width, y = p / width;
     if (o.transient != 0ul && x >= o.roi.x && x < o.roi.x + o.roi.z && y >= o.roi.y && y < o.roi.y + o.roi.w) {
         FloatRefs dst = FloatRefs(o.transient);
         uint at = ((y - o.roi.y) * o.roi.z + (x - o.roi.x)) * o.transientBins;

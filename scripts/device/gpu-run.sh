@@ -28,6 +28,9 @@
 #                                             and one run with K from the K cache (startup_benchmark.py)
 #   scripts/device/gpu-run.sh pixels OLD SCENE  the pixel outputs' cost (issue 15): this bundle's rsim against an
 #                                             older build's binary OLD (same libraries), pixel_outputs_benchmark.py
+#   scripts/device/gpu-run.sh statistics      the driver's statistics of every pipeline (RSIM_PIPELINE_STATISTICS=1),
+#                                             of this bundle's rsim and each .device/variants/rsim-NAME, at 1, 2
+#                                             and 4 poses per invocation of the far gather (tiny room, 4 poses)
 #   scripts/device/gpu-run.sh tests           the whole Catch2 suite on this GPU, under the validation
 #                                             layer (bundle made with make-bundle.sh --with-tests)
 set -uo pipefail
@@ -211,6 +214,24 @@ for f in sorted(glob.glob("/tmp/variants/*/batch.csv")):
         rows.append({"variant": os.path.basename(os.path.dirname(f)), **r})
 w = csv.DictWriter(open(sys.argv[1], "w", newline=""), fieldnames=list(rows[0].keys())); w.writeheader(); w.writerows(rows)' \
     "$OUT/variants-$s.csv" ;;
+statistics)
+  B=/tmp/rsimb/rsim-bundle
+  $RSIM poses scenes/tiny-room/scene.toml --orbit 4 -o /tmp/poses4.csv
+  for bin in $RSIM .device/variants/rsim-*; do
+    [[ -f $bin ]] || continue
+    name=base
+    if [[ $bin != "$RSIM" ]]; then
+      name=${bin##*/rsim-}
+      cp "$bin" "$B/bin/rsim-$name" && chmod +x "$B/bin/rsim-$name"
+      sed "s#/bin/rsim\"#/bin/rsim-$name\"#" $RSIM > "$B/rsim-$name" && chmod +x "$B/rsim-$name"
+      bin=$B/rsim-$name
+    fi
+    for k in 1 2 4; do
+      RSIM_PIPELINE_STATISTICS=1 $bin run scenes/tiny-room/scene.toml --backend vulkan --poses /tmp/poses4.csv \
+        --radiosity-poses $k --no-k-cache --no-timeseries --no-progress --output /tmp/stat-$name-$k 2>&1 |
+        grep "pipeline statistics" | sed "s/^/$name poses-per-invocation=$k /"
+    done
+  done | tee "$OUT/pipeline-statistics.txt" ;;
 pixels)
   old=${2:?pixels: the older rsim binary}; s=${3:-medium-room}
   cp "$old" /tmp/rsimb/rsim-bundle/bin/rsim-old && chmod +x /tmp/rsimb/rsim-bundle/bin/rsim-old

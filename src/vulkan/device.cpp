@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "vulkan/device.h"
 
+#include <cstdlib>
 #include <optional>
 #include <vector>
 
@@ -55,6 +56,9 @@ Device::Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath
     if (path == RayPath::RayQuery) exts.push_back(VK_KHR_RAY_QUERY_EXTENSION_NAME);
     else exts.push_back(VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME);
     if (info.memoryBudget) exts.push_back(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+    const char* statistics = std::getenv("RSIM_PIPELINE_STATISTICS");
+    capturesStatistics_ = statistics && *statistics && std::string(statistics) != "0" && info.executableStatistics;
+    if (capturesStatistics_) exts.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
 
     VkPhysicalDeviceRayTracingPipelineFeaturesKHR rtp{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_FEATURES_KHR};
     rtp.rayTracingPipeline = VK_TRUE;
@@ -63,6 +67,11 @@ Device::Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath
     VkPhysicalDeviceAccelerationStructureFeaturesKHR as{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_FEATURES_KHR};
     as.accelerationStructure = VK_TRUE;
     as.pNext = path == RayPath::RayQuery ? static_cast<void*>(&rq) : static_cast<void*>(&rtp);
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exe{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+    exe.pipelineExecutableInfo = VK_TRUE;
+    exe.pNext = as.pNext;
+    if (capturesStatistics_) as.pNext = &exe;
     VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
     v12.bufferDeviceAddress = VK_TRUE;
     v12.timelineSemaphore = VK_TRUE;

@@ -33,6 +33,9 @@ public:
     const VkPhysicalDeviceProperties& properties() const { return props_.properties; }
     // The pipeline cache every pipeline of this device is created through (pipeline_cache.h).
     class PipelineCache& pipelineCache() { return *pipelineCache_; }
+    // RSIM_PIPELINE_STATISTICS=1 with VK_KHR_pipeline_executable_properties: each pipeline logs
+    // the driver's statistics of its compiled code (registers, spills where the driver says).
+    bool capturesStatistics() const { return capturesStatistics_; }
     const VkPhysicalDeviceRayTracingPipelinePropertiesKHR& rtProperties() const { return rtProps_; }
     const VkPhysicalDeviceAccelerationStructurePropertiesKHR& asProperties() const { return asProps_; }
     std::uint64_t maxAllocationBytes() const { return maxAllocation_; }
@@ -97,6 +100,7 @@ private:
     VkCommandPool pool_ = VK_NULL_HANDLE, transferPool_ = VK_NULL_HANDLE;
     VkFence fence_ = VK_NULL_HANDLE;
     std::mutex mutex_; // queues and command pools are externally synchronised
+    bool capturesStatistics_ = false;
     bool submitted_ = false; // submitAndWait has run once (its first run is timed: util/startup_times.h)
     struct Pending {
         VkCommandBuffer cmd;

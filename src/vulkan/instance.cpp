@@ -90,6 +90,7 @@ PhysicalDeviceInfo describe(VkPhysicalDevice pd, std::uint32_t index) {
     info.rayQuery = hasRq && rq.rayQuery;
     info.rayTracingPipeline = hasRtp && rtp.rayTracingPipeline;
     info.memoryBudget = hasExtension(exts, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+    info.executableStatistics = hasExtension(exts, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
 
     if (info.apiVersion < VK_API_VERSION_1_2) info.unusableReason = "needs Vulkan 1.2";
     else if (!v12.bufferDeviceAddress) info.unusableReason = "no bufferDeviceAddress";

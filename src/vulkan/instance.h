@@ -30,6 +30,7 @@ struct PhysicalDeviceInfo {
     bool rayQuery = false;
     bool rayTracingPipeline = false;
     bool memoryBudget = false;
+    bool executableStatistics = false; // VK_KHR_pipeline_executable_properties
     bool usable = false;                // Vulkan 1.2 with the features rsim needs
     std::string unusableReason;
 

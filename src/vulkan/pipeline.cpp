@@ -5,12 +5,49 @@
 
 #include <cstring>
 
+#include <spdlog/spdlog.h>
+
 #include "util/error.h"
 #include "util/startup_times.h"
 
 namespace rsim::vk {
 namespace {
 std::uint64_t alignUp(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
+
+std::string statisticValue(const VkPipelineExecutableStatisticKHR& s) {
+    switch (s.format) {
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: return s.value.b32 ? "true" : "false";
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: return std::to_string(s.value.i64);
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: return std::to_string(s.value.u64);
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR: return fmt::format("{:g}", s.value.f64);
+    default: return "?";
+    }
+}
+
+// Logs what the driver says about each executable of a pipeline created with
+// VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR (Device::capturesStatistics).
+void logStatistics(const Device& device, VkPipeline pipeline, const std::string& name) {
+    const auto& vk = device.vk();
+    VkPipelineInfoKHR pi{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
+    pi.pipeline = pipeline;
+    std::uint32_t count = 0;
+    if (vk.vkGetPipelineExecutablePropertiesKHR(device.handle(), &pi, &count, nullptr) != VK_SUCCESS) return;
+    std::vector<VkPipelineExecutablePropertiesKHR> exes(count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR});
+    if (vk.vkGetPipelineExecutablePropertiesKHR(device.handle(), &pi, &count, exes.data()) != VK_SUCCESS) return;
+    for (std::uint32_t e = 0; e < count; ++e) {
+        VkPipelineExecutableInfoKHR ei{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+        ei.pipeline = pipeline;
+        ei.executableIndex = e;
+        std::uint32_t n = 0;
+        if (vk.vkGetPipelineExecutableStatisticsKHR(device.handle(), &ei, &n, nullptr) != VK_SUCCESS) continue;
+        std::vector<VkPipelineExecutableStatisticKHR> stats(n, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+        if (vk.vkGetPipelineExecutableStatisticsKHR(device.handle(), &ei, &n, stats.data()) != VK_SUCCESS) continue;
+        std::string line;
+        for (std::uint32_t k = 0; k < n; ++k)
+            line += fmt::format("{}{} = {}", k ? ", " : "", stats[k].name, statisticValue(stats[k]));
+        spdlog::info("pipeline statistics, {} ({}, subgroup {}): {}", name, exes[e].name, exes[e].subgroupSize, line);
+    }
+}
 } // namespace
 
 VkShaderModule Pipeline::module(ShaderCode code) const {
@@ -77,12 +114,14 @@ Pipeline::Pipeline(Device& device, ShaderCode compute, std::uint32_t pushBytes,
     ci.stage.pName = "main";
     ci.stage.pSpecializationInfo = spec.empty() ? nullptr : &si;
     ci.layout = layout_;
+    if (device.capturesStatistics()) ci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
     VkResult r = device.vk().vkCreateComputePipelines(device.handle(), device.pipelineCache().handle(), 1, &ci,
                                                       nullptr, &pipeline_);
     device.pipelineCache().added();
     device.vk().vkDestroyShaderModule(device.handle(), m, nullptr);
     VK_CHECK(r);
     device.name(pipeline_, VK_OBJECT_TYPE_PIPELINE, name);
+    if (device.capturesStatistics()) logStatistics(device, pipeline_, name);
 }
 
 Pipeline::Pipeline(Device& device, ShaderCode raygen, ShaderCode miss, ShaderCode closestHit,
@@ -126,12 +165,14 @@ Pipeline::Pipeline(Device& device, ShaderCode raygen, ShaderCode miss, ShaderCod
     ci.pGroups = groups.data();
     ci.maxPipelineRayRecursionDepth = 1;
     ci.layout = layout_;
+    if (device.capturesStatistics()) ci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
     VkResult r = vk.vkCreateRayTracingPipelinesKHR(device.handle(), VK_NULL_HANDLE, device.pipelineCache().handle(), 1,
                                                    &ci, nullptr, &pipeline_);
     device.pipelineCache().added();
     for (auto& s : st) vk.vkDestroyShaderModule(device.handle(), s.module, nullptr);
     VK_CHECK(r);
     device.name(pipeline_, VK_OBJECT_TYPE_PIPELINE, name);
+    if (device.capturesStatistics()) logStatistics(device, pipeline_, name);
 
     // Shader binding table: raygen | miss | hit, each region aligned to the base alignment.
     const auto& rt = device.rtProperties();

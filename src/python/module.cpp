@@ -246,6 +246,157 @@ std::vector<PoseDesc> posesFrom(const py::object& poses, const SceneDesc& scene)
 
 template <class T> py::array_t<T> array(std::vector<py::ssize_t> shape) { return py::array_t<T>(shape); }
 
+// An array over `v`'s own memory, which it keeps alive (no copy).
+template <class T> py::array_t<T> adopt(std::vector<T>&& v, std::vector<py::ssize_t> shape) {
+    auto* owned = new std::vector<T>(std::move(v));
+    py::capsule free(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+    return py::array_t<T>(std::move(shape), owned->data(), free);
+}
+
+// The arrays that run() returns, each with a leading pose axis. They are allocated when the
+// first pose finishes (AMCW and transient shapes are the pipeline's), and each pose is copied
+// into its slice as soon as it finishes, without the GIL; its own buffers are freed right away.
+// So a batch is held once, in the returned arrays, never also as the pipeline's per-pose
+// results. A single pose's images, AMCW data and transient already have the arrays' layout:
+// the arrays take over the pipeline's buffers, without a copy. Otherwise the copy cannot be
+// avoided: the arrays stack the poses, and per-triangle arrays are by triangle id, not the
+// pipeline's internal order.
+class PoseArrays {
+public:
+    PoseArrays(const PreparedScene& prepared, const std::vector<PoseConfig>& configs, std::size_t T, std::size_t H,
+               std::size_t W, bool histories)
+        : prepared_(prepared), configs_(configs), P_(configs.size()), n_(prepared.size()), T_(T), H_(H), W_(W),
+          histories_(histories) {}
+
+    // Called by the pipeline (any thread, GIL released) once per pose.
+    void add(std::size_t p, SimulationResult&& r) {
+        const bool adopting = P_ == 1 && r.image.depth.size() == H_ * W_ && !r.image.directDepth.empty();
+        if (!allocated_) {
+            py::gil_scoped_acquire gil;
+            allocate(r.image, adopting);
+            if (adopting) adoptImages(std::move(r.image));
+        }
+        fill(p, r);
+        r = SimulationResult{};
+    }
+
+    void into(py::dict& out) const {
+        if (!allocated_) return;
+        for (const auto& [name, a] : float_) out[name.c_str()] = a;
+        for (const auto& [name, a] : double_) out[name.c_str()] = a;
+    }
+
+private:
+    using Shape = std::vector<py::ssize_t>;
+    float* f(const char* name, Shape shape) {
+        float_.emplace_back(name, array<float>(std::move(shape)));
+        return float_.back().second.mutable_data();
+    }
+    double* d(const char* name, Shape shape) {
+        double_.emplace_back(name, array<double>(std::move(shape)));
+        return double_.back().second.mutable_data();
+    }
+
+    // One pose (GIL held): its image buffers become the arrays.
+    void adoptImages(SensorImage&& img) {
+        const auto H = py::ssize_t(H_), W = py::ssize_t(W_);
+        float_.emplace_back("range_m", adopt(std::move(img.depth), {1, H, W}));
+        float_.emplace_back("range_true_m", adopt(std::move(img.trueDepth), {1, H, W}));
+        float_.emplace_back("range_direct_m", adopt(std::move(img.directDepth), {1, H, W}));
+        float_.emplace_back("amplitude", adopt(std::move(img.amplitude), {1, H, W}));
+        if (!img.phasor.empty()) {
+            const std::size_t F = img.phasor.size() / (2 * H_ * W_), K = img.taps.size() / (F * H_ * W_);
+            float_.emplace_back("phasor", adopt(std::move(img.phasor), {1, py::ssize_t(F), H, W, 2}));
+            float_.emplace_back("taps", adopt(std::move(img.taps), {1, py::ssize_t(F), H, W, py::ssize_t(K)}));
+        }
+        if (!img.transient.empty()) {
+            const SimConfig::Transient& tr = configs_[0].config.transient;
+            float_.emplace_back("transient", adopt(std::move(img.transient), {1, py::ssize_t(tr.h), py::ssize_t(tr.w),
+                                                                              py::ssize_t(tr.bins)}));
+        }
+    }
+
+    void allocate(const SensorImage& first, bool adopting) {
+        const auto P = py::ssize_t(P_), n = py::ssize_t(n_), T = py::ssize_t(T_), H = py::ssize_t(H_),
+                   W = py::ssize_t(W_);
+        distance_ = d("distance_m", {P, n});
+        truth_ = d("true_distance_m", {P, n});
+        signal_ = d("signal", {P, T});
+        if (histories_) {
+            // B and Z [P, N, T] by triangle id (MODEL.md §5).
+            B_ = f("B", {P, n, T});
+            Z_ = f("Z", {P, n, T});
+        }
+        allocated_ = true;
+        if (adopting) return;
+        range_ = f("range_m", {P, H, W});
+        rangeTrue_ = f("range_true_m", {P, H, W});
+        rangeDirect_ = f("range_direct_m", {P, H, W});
+        amplitude_ = f("amplitude", {P, H, W});
+        // AMCW raw data [P, F, H, W, ...] and transients [P, h, w, bins], when the scene asks.
+        if (!first.phasor.empty()) {
+            const std::size_t F = first.phasor.size() / (2 * H_ * W_), K = first.taps.size() / (F * H_ * W_);
+            phasor_ = f("phasor", {P, py::ssize_t(F), H, W, 2});
+            taps_ = f("taps", {P, py::ssize_t(F), H, W, py::ssize_t(K)});
+            phasorSize_ = first.phasor.size();
+            tapsSize_ = first.taps.size();
+        }
+        if (!first.transient.empty()) {
+            const SimConfig::Transient& tr = configs_[0].config.transient;
+            transient_ = f("transient", {P, py::ssize_t(tr.h), py::ssize_t(tr.w), py::ssize_t(tr.bins)});
+            transientSize_ = first.transient.size();
+        }
+    }
+
+    void fill(std::size_t p, const SimulationResult& r) const {
+        const glm::dvec3 eye(configs_[p].config.sensor.position);
+        for (std::size_t id = 0; id < n_; ++id) {
+            const std::size_t i = prepared_.internalOf[id];
+            distance_[p * n_ + id] = r.distance[i];
+            truth_[p * n_ + id] = glm::length(glm::dvec3(prepared_.centroid[i]) - eye);
+        }
+        for (std::size_t k = 0; k < T_; ++k) signal_[p * T_ + k] = k < r.signalFwd.size() ? r.signalFwd[k] : 0.0;
+        const SensorImage& img = r.image;
+        const std::size_t pixels = H_ * W_, at = p * pixels;
+        const bool hasImage = img.depth.size() == pixels;
+        const float nan = std::nanf("");
+        for (std::size_t q = 0; range_ && q < pixels; ++q) {
+            range_[at + q] = hasImage ? img.depth[q] : nan;
+            rangeTrue_[at + q] = hasImage ? img.trueDepth[q] : nan;
+            rangeDirect_[at + q] = hasImage && !img.directDepth.empty() ? img.directDepth[q] : nan;
+            amplitude_[at + q] = hasImage ? img.amplitude[q] : 0.0f;
+        }
+        if (B_)
+            for (std::size_t id = 0; id < n_; ++id) {
+                const std::size_t i = prepared_.internalOf[id];
+                std::copy_n(r.B.begin() + i * T_, T_, B_ + (p * n_ + id) * T_);
+                std::copy_n(r.Z.begin() + i * T_, T_, Z_ + (p * n_ + id) * T_);
+            }
+        if (phasor_) {
+            if (img.phasor.size() != phasorSize_ || img.taps.size() != tapsSize_)
+                throw Error("pose " + std::to_string(p) + ": AMCW outputs of another shape than the first pose's");
+            std::copy(img.phasor.begin(), img.phasor.end(), phasor_ + p * phasorSize_);
+            std::copy(img.taps.begin(), img.taps.end(), taps_ + p * tapsSize_);
+        }
+        if (transient_) {
+            if (img.transient.size() != transientSize_)
+                throw Error("pose " + std::to_string(p) + ": a transient of another shape than the first pose's");
+            std::copy(img.transient.begin(), img.transient.end(), transient_ + p * transientSize_);
+        }
+    }
+
+    const PreparedScene& prepared_;
+    const std::vector<PoseConfig>& configs_;
+    std::size_t P_, n_, T_, H_, W_;
+    bool histories_, allocated_ = false;
+    std::vector<std::pair<std::string, py::array_t<float>>> float_;
+    std::vector<std::pair<std::string, py::array_t<double>>> double_;
+    double *distance_ = nullptr, *truth_ = nullptr, *signal_ = nullptr;
+    float *range_ = nullptr, *rangeTrue_ = nullptr, *rangeDirect_ = nullptr, *amplitude_ = nullptr;
+    float *B_ = nullptr, *Z_ = nullptr, *phasor_ = nullptr, *taps_ = nullptr, *transient_ = nullptr;
+    std::size_t phasorSize_ = 0, tapsSize_ = 0, transientSize_ = 0;
+};
+
 class PySimulator {
 public:
     PySimulator(std::shared_ptr<PyScene> scene, const std::string& backend, const std::string& devices,
@@ -279,16 +430,16 @@ public:
         options.timeseries = histories;
         options.heldK = &held_; // K stays on the devices for the next call
         const bool kept = held_.K != nullptr;
-        const std::size_t P = descs.size(), n = prepared.size(), T = desc_.sim.timesteps,
+        const std::size_t P = descs.size(), T = desc_.sim.timesteps,
                           H = desc_.sensor.height, W = desc_.sensor.width;
-        std::vector<SimulationResult> results(P);
+        PoseArrays arrays(prepared, configs, T, H, W, histories);
         RunMetadata meta;
         try {
             withoutGil([&] {
                 SigintStopsRun sigint;
                 PhaseTimes times;
                 simulateBatch(PhaseBackends::all(*backend_), prepared, configs, options, times, meta,
-                              [&](std::size_t p, SimulationResult& r, const PhaseTimes&) { results[p] = std::move(r); });
+                              [&](std::size_t p, SimulationResult& r, const PhaseTimes&) { arrays.add(p, std::move(r)); });
             });
         } catch (const Interrupted&) {
             // Ctrl-C: the phase that saw it unwound (its device work done first); K computed in
@@ -298,85 +449,10 @@ public:
             throw py::error_already_set();
         }
         py::dict out;
-        auto distance = array<double>({py::ssize_t(P), py::ssize_t(n)});
-        auto truth = array<double>({py::ssize_t(P), py::ssize_t(n)});
-        auto signal = array<double>({py::ssize_t(P), py::ssize_t(T)});
-        auto range = array<float>({py::ssize_t(P), py::ssize_t(H), py::ssize_t(W)});
-        auto rangeTrue = array<float>({py::ssize_t(P), py::ssize_t(H), py::ssize_t(W)});
-        auto rangeDirect = array<float>({py::ssize_t(P), py::ssize_t(H), py::ssize_t(W)});
-        auto amplitude = array<float>({py::ssize_t(P), py::ssize_t(H), py::ssize_t(W)});
-        auto d = distance.mutable_unchecked<2>();
-        auto t = truth.mutable_unchecked<2>();
-        auto s = signal.mutable_unchecked<2>();
-        auto r0 = range.mutable_unchecked<3>(), r1 = rangeTrue.mutable_unchecked<3>(),
-             r2 = rangeDirect.mutable_unchecked<3>(), a = amplitude.mutable_unchecked<3>();
-        const float nan = std::nanf("");
-        for (std::size_t p = 0; p < P; ++p) {
-            const SimulationResult& r = results[p];
-            const glm::dvec3 eye(configs[p].config.sensor.position);
-            for (std::size_t id = 0; id < n; ++id) {
-                const std::size_t i = prepared.internalOf[id];
-                d(p, id) = r.distance[i];
-                t(p, id) = glm::length(glm::dvec3(prepared.centroid[i]) - eye);
-            }
-            for (std::size_t k = 0; k < T; ++k) s(p, k) = k < r.signalFwd.size() ? r.signalFwd[k] : 0.0;
-            const SensorImage& img = r.image;
-            const bool hasImage = img.depth.size() == H * W;
-            for (std::size_t y = 0; y < H; ++y)
-                for (std::size_t x = 0; x < W; ++x) {
-                    const std::size_t q = y * W + x;
-                    r0(p, y, x) = hasImage ? img.depth[q] : nan;
-                    r1(p, y, x) = hasImage ? img.trueDepth[q] : nan;
-                    r2(p, y, x) = hasImage && !img.directDepth.empty() ? img.directDepth[q] : nan;
-                    a(p, y, x) = hasImage ? img.amplitude[q] : 0.0f;
-                }
-        }
-        if (histories) {
-            // B and Z [P, N, T] by triangle id (MODEL.md §5).
-            auto B = array<float>({py::ssize_t(P), py::ssize_t(n), py::ssize_t(T)});
-            auto Z = array<float>({py::ssize_t(P), py::ssize_t(n), py::ssize_t(T)});
-            auto b = B.mutable_unchecked<3>(), z = Z.mutable_unchecked<3>();
-            for (std::size_t p = 0; p < P; ++p)
-                for (std::size_t id = 0; id < n; ++id) {
-                    const std::size_t i = prepared.internalOf[id];
-                    for (std::size_t k = 0; k < T; ++k) {
-                        b(p, id, k) = results[p].B[i * T + k];
-                        z(p, id, k) = results[p].Z[i * T + k];
-                    }
-                }
-            out["B"] = B;
-            out["Z"] = Z;
-        }
-        // AMCW raw data [P, F, H, W, ...] and transients [P, h, w, bins], when the scene asks.
-        const SensorImage& first = results[0].image;
-        if (!first.phasor.empty()) {
-            const std::size_t F = first.phasor.size() / (2 * H * W), K = first.taps.size() / (F * H * W);
-            auto phasor = array<float>({py::ssize_t(P), py::ssize_t(F), py::ssize_t(H), py::ssize_t(W), 2});
-            auto taps = array<float>({py::ssize_t(P), py::ssize_t(F), py::ssize_t(H), py::ssize_t(W), py::ssize_t(K)});
-            for (std::size_t p = 0; p < P; ++p) {
-                std::copy(results[p].image.phasor.begin(), results[p].image.phasor.end(), phasor.mutable_data(p));
-                std::copy(results[p].image.taps.begin(), results[p].image.taps.end(), taps.mutable_data(p));
-            }
-            out["phasor"] = phasor;
-            out["taps"] = taps;
-        }
-        if (!first.transient.empty()) {
-            const SimConfig::Transient& tr = configs[0].config.transient;
-            auto transient = array<float>({py::ssize_t(P), py::ssize_t(tr.h), py::ssize_t(tr.w), py::ssize_t(tr.bins)});
-            for (std::size_t p = 0; p < P; ++p)
-                std::copy(results[p].image.transient.begin(), results[p].image.transient.end(), transient.mutable_data(p));
-            out["transient"] = transient;
-        }
+        arrays.into(out);
         py::list names;
         for (const PoseDesc& p : descs) names.append(p.name);
         out["names"] = names;
-        out["distance_m"] = distance;
-        out["true_distance_m"] = truth;
-        out["signal"] = signal;
-        out["range_m"] = range;
-        out["range_true_m"] = rangeTrue;
-        out["range_direct_m"] = rangeDirect;
-        out["amplitude"] = amplitude;
         // The cameras, as images.h5's camera/ (OpenCV convention): K, and per pose
         // world_from_camera and the light's position.
         auto K = array<double>({3, 3});

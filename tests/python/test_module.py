@@ -69,11 +69,23 @@ def test_poses_as_arrays_and_dicts(cpu):
     named = cpu.run([{"name": "side", "position": [1.0, 1.0, 1.2], "look_at": [3.0, 2.5, 1.0]}])
     assert named["names"] == ["side"]
     np.testing.assert_array_equal(named["distance_m"][0], two["distance_m"][1])
+    # One pose's images are the pipeline's own buffers (no copy); a batch's are stacked copies.
+    # Both give the same values.
+    for key in ("range_m", "range_true_m", "range_direct_m", "amplitude"):
+        assert not named[key].flags.owndata and two[key].flags.owndata, key
+        np.testing.assert_array_equal(named[key][0], two[key][1])
 
 
 def test_amcw_and_transient_arrays(tiny_room):
-    amcw = rsim.Simulator(rsim.Scene.load(tiny_room, set=SETTINGS + ['sensor.mode="amcw"', "output.transient=true"]),
-                          backend="cpu", k_cache=False).run()
+    sim = rsim.Simulator(rsim.Scene.load(tiny_room, set=SETTINGS + ['sensor.mode="amcw"', "output.transient=true"]),
+                         backend="cpu", k_cache=False)
+    amcw = sim.run()
+    # The same pose twice: stacked copies equal the single pose's own buffers.
+    pose = [{"position": [0.25, 1.52, 1.5], "look_at": [4.0, 1.5, 1.0]}]
+    one, twice = sim.run(pose), sim.run(pose * 2)
+    for key in ("phasor", "taps", "transient"):
+        assert twice[key].shape == (2,) + one[key].shape[1:], key
+        np.testing.assert_array_equal(twice[key][1], one[key][0])
     tr = amcw["transient"][0].astype(np.float64)
     w = 2 * np.pi * 20e-3 * 0.1
     phasor = (tr * np.exp(-1j * w * np.arange(tr.shape[-1]))).sum(axis=-1)

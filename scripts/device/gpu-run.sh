@@ -31,6 +31,9 @@
 #   scripts/device/gpu-run.sh statistics      the driver's statistics of every pipeline (RSIM_PIPELINE_STATISTICS=1),
 #                                             of this bundle's rsim and each .device/variants/rsim-NAME, at 1, 2
 #                                             and 4 poses per invocation of the far gather (tiny room, 4 poses)
+#   scripts/device/gpu-run.sh python SCENE POSES  `import rsim` against `rsim run --poses`, whole process, on this GPU
+#                                             (python_overhead_benchmark.py; the module and Python 3.11 come as
+#                                             .device/rsim-python.tgz from scripts/make-python-bundle.sh)
 #   scripts/device/gpu-run.sh tests           the whole Catch2 suite on this GPU, under the validation
 #                                             layer (bundle made with make-bundle.sh --with-tests)
 set -uo pipefail
@@ -232,6 +235,14 @@ statistics)
         grep "pipeline statistics" | sed "s/^/$name poses-per-invocation=$k /"
     done
   done | tee "$OUT/pipeline-statistics.txt" ;;
+python)
+  s=${2:-medium-room}; poses=${3:-32}
+  tar xzf .device/rsim-python.tgz -C /tmp/rsimb ||
+    { echo "gpu-run: no .device/rsim-python.tgz (scripts/make-python-bundle.sh .device/rsim-python)"; exit 2; }
+  gen "$s"
+  /tmp/rsimb/rsim-python/python3 -c "import rsim; print(rsim.devices()[0])"
+  python3 scripts/python_overhead_benchmark.py --rsim $RSIM --python /tmp/rsimb/rsim-python/python3 --scene "$s" \
+    --poses "$poses" --backend vulkan --repeat "${REPEAT:-3}" 2>&1 | tee "$OUT/python-overhead-$s.txt" ;;
 pixels)
   old=${2:?pixels: the older rsim binary}; s=${3:-medium-room}
   cp "$old" /tmp/rsimb/rsim-bundle/bin/rsim-old && chmod +x /tmp/rsimb/rsim-bundle/bin/rsim-old

@@ -42,15 +42,15 @@ def main():
 
     scene = rsim.Scene.load(a.scene, set=a.set + ['sensor.mode="amcw"', f"sensor.modulation_mhz={list(a.mhz)}"])
     res = rsim.Simulator(scene, backend=a.backend).run()
-    p = res["phasor"][0]  # [F, H, W, 2]
+    p = res["amcw/phasor"][0]  # [F, H, W, 2]
     phases = [np.mod(-np.arctan2(p[f, ..., 1], p[f, ..., 0]), 2 * np.pi) for f in range(2)]  # delta pulse
     # Each pixel's ray, its true surface point and true light path, from the camera rsim returns.
     H, W = phases[0].shape
     ys, xs = np.mgrid[0:H, 0:W]
-    K, M = res["K"], res["world_from_camera"][0]
+    K, M = res["camera/K"], res["camera/world_from_camera"][0]
     rays = np.stack([(xs - K[0, 2]) / K[0, 0], (ys - K[1, 2]) / K[1, 1], np.ones_like(xs, dtype=float)], -1) @ M[:3, :3].T
     rays /= np.linalg.norm(rays, axis=-1, keepdims=True)
-    eye, light = M[:3, 3], res["light_position"][0]
+    eye, light = M[:3, 3], res["camera/light_position"][0]
     surface = eye + res["range_true_m"][0][..., None] * rays
     truth = np.linalg.norm(surface - light, axis=-1) + np.linalg.norm(surface - eye, axis=-1)
     mine = unwrap(phases, a.mhz, max_path_m=1.5 * np.nanmax(truth))

@@ -52,12 +52,20 @@ class Simulator(_Simulator):
     run(poses=None, histories=False) simulates the scene's own camera, or each pose of `poses`: an array of shape
     [P, 6] (position, look_at) or [P, 9] (and up), or a list of dicts with "position",
     "look_at" and optionally "up" and "name". It returns a dict: "names"; "distance_m" and
-    "true_distance_m" [P, N] by triangle id; "signal" [P, T] (the sensor signal s_fwd);
-    "range_m", "range_true_m", "range_direct_m" (float32) and "amplitude" [P, H, W]; "backend",
-    "devices", "k_from_cache"; the cameras as images.h5 has them: "K" [3, 3] and
-    "world_from_camera" [P, 4, 4] (OpenCV convention), "light_position" [P, 3]; with histories=True "B" and "Z" [P, N, T] by id; in AMCW mode
-    "phasor" [P, F, H, W, 2] and "taps" [P, F, H, W, K]; with [output] transient = true in the
-    scene, "transient" [P, h, w, bins]. The GIL is released while it runs.
+    "true_distance_m" [P, N] by triangle id; "signal" [P, T] (the sensor signal s_fwd); with
+    histories=True "B" and "Z" [P, N, T] by id; every array of images.h5 under its name there,
+    with a leading pose axis: "range_m", "range_true_m", "range_error_m", "range_direct_m",
+    "z_depth_m", "z_depth_true_m", "amplitude" (float32) and "triangle_id", "mesh_id",
+    "material_id" (int32) [P, H, W], "normal" [P, H, W, 3]; in AMCW mode "amcw/phasor"
+    [P, F, H, W, 2], "amcw/phase_rad", "amcw/amplitude", "amcw/phase_from_taps_rad" [P, F, H, W]
+    and "amcw/taps" [P, F, H, W, K]; with the sensor model "noise/range_m",
+    "noise/range_error_m", "noise/signal_electrons", "noise/ambient_electrons"; with
+    [output] transient = true "transient" [P, h, w, bins]; the cameras: "camera/K" [3, 3],
+    "camera/world_from_camera" [P, 4, 4] (OpenCV convention), "camera/position" and
+    "camera/light_position" [P, 3]; "summary": each pose's summary.json as a dict; "backend",
+    "devices", "k_from_cache", "k_kept". read_results() gives a results directory's arrays
+    under the same names, without the pose axis. A single pose's arrays are the pipeline's own
+    buffers (no copy). The GIL is released while it runs.
     """
 
 

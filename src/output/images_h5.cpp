@@ -2,19 +2,18 @@
 // images.h5 (MODEL.md §8, "images.h5"): every per-pixel output as float or integer arrays
 // [H][W] with row 0 at the top, ground truth beside the estimates, and the camera that made
 // them, so that a depth pipeline can be scored without a ray caster of its own.
-#include <algorithm>
 #include <cmath>
-#include <limits>
+#include <optional>
+#include <string>
+#include <variant>
 
-#include <glm/geometric.hpp>
 
-#include "distance/estimators.h"
 #include "output/h5_writer.h"
 #include "output/pixel_camera.h"
+#include "output/pixel_images.h"
 #include "output/output_util.h"
 #include "output/results_writer.h"
 #include "rsim/shared/pixel_outputs.h"
-#include "rsim/shared/sensor_noise.h"
 
 namespace rsim {
 
@@ -23,43 +22,17 @@ using output::H5Writer;
 
 namespace {
 
-// images.h5's `amcw` group: per modulation frequency, the phasor, its phase and amplitude, the
-// taps and the phase a K-tap camera computes from them, as [F][H][W](...) arrays.
-void writeAmcw(const H5Writer& h5, hid_t root, const ResultsView& view) {
+// The AMCW group's arrays that do not depend on the pixel, and what its arrays mean.
+void writeAmcwMetadata(const H5Writer& h5, hid_t root, const ResultsView& view) {
     const SensorImage& img = view.result.image;
     const SimConfig& c = view.config;
-    const std::size_t pixels = std::size_t(img.width) * img.height, F = img.phasor.size() / (2 * pixels),
-                      K = c.taps;
-    output::requireSize(img.taps.size(), F * pixels * K, "taps");
-    output::requireSize(img.tapsPhase.size(), F * pixels, "tapsPhase");
-    const hsize_t hf = F, hh = img.height, hw = img.width, hk = K;
-    std::vector<float> phase(F * pixels), amplitude(F * pixels);
-    const float nan = std::numeric_limits<float>::quiet_NaN();
-    const AmcwOmegas w = amcwOmegas(c);
-    auto noSignal = [](std::uint32_t) { return 0.0f; };
-    auto pulse = [&c](std::uint32_t k) { return c.pulse[k]; };
-    for (std::size_t f = 0; f < F; ++f) {
-        // The emitted pulse's own phase, as the estimator adds it (rsimAmcwPath).
-        const float pulsePhase = shared::rsimPulsePhase(std::uint32_t(c.pulse.size()),
-                                                        f < 4 ? w.lo[int(f)] : w.hi[int(f - 4)], noSignal, pulse);
-        for (std::size_t p = 0; p < pixels; ++p) {
-            const float x = img.phasor[(f * pixels + p) * 2], y = img.phasor[(f * pixels + p) * 2 + 1];
-            amplitude[f * pixels + p] = std::hypot(x, y);
-            phase[f * pixels + p] =
-                x == 0.0f && y == 0.0f ? nan : shared::rsimWrapPhase(-std::atan2(y, x) + pulsePhase);
-        }
-    }
-    H5Id g = h5.group(root, "amcw");
+    const std::size_t pixels = std::size_t(img.width) * img.height, F = img.phasor.size() / (2 * pixels), K = c.taps;
+    H5Id g(h5.check(H5Gopen2(root, "amcw", H5P_DEFAULT), "H5Gopen2"), H5Gclose);
     std::vector<float> mhz(c.modulationMhz.begin(), c.modulationMhz.begin() + std::ptrdiff_t(F));
-    h5.writeF32(g.get(), "frequencies_mhz", {hf}, mhz);
-    h5.writeF32(g.get(), "phasor", {hf, hh, hw, 2}, img.phasor);
-    h5.writeF32(g.get(), "phase_rad", {hf, hh, hw}, phase);
-    h5.writeF32(g.get(), "amplitude", {hf, hh, hw}, amplitude);
-    h5.writeF32(g.get(), "taps", {hf, hh, hw, hk}, img.taps);
-    h5.writeF32(g.get(), "phase_from_taps_rad", {hf, hh, hw}, img.tapsPhase);
+    h5.writeF32(g.get(), "frequencies_mhz", {hsize_t(F)}, mhz);
     std::vector<float> tapPhases(K);
     for (std::size_t k = 0; k < K; ++k) tapPhases[k] = shared::rsimTapPhase(std::uint32_t(k), std::uint32_t(K));
-    h5.writeF32(g.get(), "tap_phases_rad", {hk}, tapPhases);
+    h5.writeF32(g.get(), "tap_phases_rad", {hsize_t(K)}, tapPhases);
     h5.attribute(g.get(), "waveform", c.waveform == shared::RSIM_WAVEFORM_SQUARE ? "square" : "sinusoidal");
     h5.attribute(g.get(), "meaning",
                  "phasor[f] = sum_t s(t) exp(-i w_f t) as (re, im), w_f = 2 pi f dt, s the pixel's signal (the "
@@ -72,33 +45,9 @@ void writeAmcw(const H5Writer& h5, hid_t root, const ResultsView& view) {
     h5.check(g.close(), "H5Gclose");
 }
 
-// images.h5's `noise` group: the sensor model's estimate and its mean electrons per frame.
-void writeNoise(const H5Writer& h5, hid_t root, const ResultsView& view) {
-    const SensorImage& img = view.result.image;
-    const SimConfig& c = view.config;
-    const PreparedScene& ps = view.prepared;
-    const std::size_t W = img.width, H = img.height, pixels = W * H;
-    output::requireSize(img.noisyDepth.size(), pixels, "noisyDepth");
-    std::vector<float> signal(pixels, 0.0f), ambient(pixels, 0.0f), error(pixels);
-    for (std::size_t p = 0; p < pixels; ++p) {
-        error[p] = img.noisyDepth[p] - img.trueDepth[p];
-        if (img.triangle[p] < 0) continue;
-        const glm::vec2 k = shared::rsimPixelElectrons(float(c.noise.electronsPerUnit), float(c.noise.ambientPerBin),
-                                                       ps.reflectance[std::size_t(img.triangle[p])],
-                                                       output::axisCosine(c, p));
-        signal[p] = img.amplitude[p] * k.x;
-        ambient[p] = k.y * float(c.timesteps);
-    }
-    const hsize_t hh = H, hw = W;
-    H5Id g = h5.group(root, "noise");
-    h5.writeF32(g.get(), "range_m", {hh, hw}, img.noisyDepth);
-    h5.datasetAttribute(g.get(), "range_m", "meaning",
-                        "the pixel's estimator on its signal as noisy electrons, bin by bin (MODEL.md section 8)");
-    h5.writeF32(g.get(), "range_error_m", {hh, hw}, error);
-    h5.writeF32(g.get(), "signal_electrons", {hh, hw}, signal);
-    h5.datasetAttribute(g.get(), "signal_electrons", "meaning", "mean signal electrons of one frame (all bins)");
-    h5.writeF32(g.get(), "ambient_electrons", {hh, hw}, ambient);
-    h5.datasetAttribute(g.get(), "ambient_electrons", "meaning", "mean ambient electrons of one frame (all bins)");
+// The sensor model's constants, as attributes of the noise group.
+void writeNoiseMetadata(const H5Writer& h5, hid_t root, const SimConfig& c) {
+    H5Id g(h5.check(H5Gopen2(root, "noise", H5P_DEFAULT), "H5Gopen2"), H5Gclose);
     const double perUnit = c.noise.electronsPerUnit, perBin = c.noise.ambientPerBin, read = c.noise.readSigmaPerBin;
     h5.attribute(g.get(), "electrons_per_unit_signal_on_axis", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &perUnit);
     h5.attribute(g.get(), "ambient_electrons_per_bin_on_axis_per_reflectance", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &perBin);
@@ -112,66 +61,48 @@ void writeImagesH5(const std::filesystem::path& file, const ResultsView& view) {
     const PreparedScene& ps = view.prepared;
     const SensorImage& img = view.result.image;
     const SimConfig& c = view.config;
-    const std::size_t W = img.width, H = img.height, pixels = W * H;
-    for (auto [v, name] : {std::pair{&img.depth, "depth"}, {&img.trueDepth, "trueDepth"},
-                           {&img.directDepth, "directDepth"}, {&img.amplitude, "amplitude"}})
-        output::requireSize(v->size(), pixels, name);
-    output::requireSize(img.triangle.size(), pixels, "triangle");
-    output::requireSize(ps.materialOfId.size(), ps.size(), "materialOfId");
-
-    const float nan = std::numeric_limits<float>::quiet_NaN();
-    std::vector<float> rangeError(pixels), normal(3 * pixels, nan);
-    std::vector<std::int32_t> triangle(pixels, -1), mesh(pixels, -1), material(pixels, -1);
-    for (std::size_t p = 0; p < pixels; ++p) {
-        rangeError[p] = img.depth[p] - img.trueDepth[p];
-        if (img.triangle[p] < 0) continue;
-        const std::size_t i = std::size_t(img.triangle[p]);
-        const std::uint32_t id = ps.id[i];
-        triangle[p] = std::int32_t(id);
-        mesh[p] = std::int32_t(ps.sourceMeshOfId[id]);
-        material[p] = std::int32_t(ps.materialOfId[id]);
-        for (int k = 0; k < 3; ++k) normal[3 * p + std::size_t(k)] = ps.normal[i][k];
-    }
+    const std::size_t W = img.width, H = img.height;
+    // Derived from a copy: the other writers read the image after this one.
+    const std::vector<output::PixelArray> arrays = output::pixelArrays(img, c, ps);
 
     const H5Writer h5(file.string());
     H5Id f = h5.createFile();
     const hid_t root = f.get();
-    const hsize_t hh = H, hw = W;
     h5.attribute(root, "rsim_version", view.info.version);
     h5.attribute(root, "conventions",
                  "Arrays are [row][column] = [y][x] with row 0 at the top of the image (depth.pfm stores the "
                  "bottom row first). Pixel (x, y) is seen along the ray from the sensor through its centre. "
                  "camera/K and camera/world_from_camera use OpenCV's camera frame (x right, y down, z "
                  "forward) with pixel centres at integer coordinates. NaN or -1: no value. MODEL.md §8.");
-    auto f32 = [&](const char* name, const std::vector<float>& v, const char* units, const char* meaning) {
-        h5.writeF32(root, name, {hh, hw}, v);
-        h5.datasetAttribute(root, name, "units", units);
-        h5.datasetAttribute(root, name, "meaning", meaning);
-    };
-    auto i32 = [&](const char* name, const std::vector<std::int32_t>& v, const char* meaning) {
-        h5.writeAll(root, name, H5T_STD_I32LE, H5T_NATIVE_INT32, {hh, hw}, v.data(), v.size());
-        h5.datasetAttribute(root, name, "meaning", meaning);
-    };
-    f32("range_m", img.depth, "m", "estimated distance from the sensor along the pixel's ray (depth.pfm)");
-    f32("range_true_m", img.trueDepth, "m", "distance from the sensor to the first surface the pixel's ray hits");
-    f32("range_error_m", rangeError, "m", "range_m - range_true_m");
-    f32("range_direct_m", img.directDepth, "m",
-        "the same estimator on the pixel's direct signal alone (no multipath): range_m - range_direct_m is "
-        "the multipath error, range_direct_m - range_true_m the estimator's own");
-    f32("z_depth_m", output::alongAxis(img.depth, c), "m", "range_m projected on the optical axis (camera z)");
-    f32("z_depth_true_m", output::alongAxis(img.trueDepth, c), "m", "range_true_m projected on the optical axis (camera z)");
-    f32("amplitude", img.amplitude, "W m-2 (summed over the time bins)", "sum over t of the pixel's signal");
-    i32("triangle_id", triangle, "id of the triangle seen (triangles.csv), -1: none");
-    i32("mesh_id", mesh, "index into mesh_names of the triangle seen, -1: none");
-    i32("material_id", material, "index into material_names of the triangle seen, -1: none");
-    h5.writeF32(root, "normal", {hh, hw, 3}, normal);
-    h5.datasetAttribute(root, "normal", "meaning",
-                        "unit front-side normal of the triangle seen, world frame (pointing away from the sensor: "
-                        "the back of a one-sided surface)");
+    for (const output::PixelArray& a : arrays) {
+        const std::string name = a.name;
+        const std::size_t slash = name.find('/');
+        std::optional<H5Id> group; // "amcw/", "noise/"
+        hid_t where = root;
+        if (slash != std::string::npos) {
+            const std::string g = name.substr(0, slash);
+            if (H5Lexists(root, g.c_str(), H5P_DEFAULT) > 0)
+                group.emplace(h5.check(H5Gopen2(root, g.c_str(), H5P_DEFAULT), "H5Gopen2"), H5Gclose);
+            else
+                group.emplace(h5.group(root, g.c_str()));
+            where = group->get();
+        }
+        const std::string leaf = slash == std::string::npos ? name : name.substr(slash + 1);
+        const std::vector<hsize_t> dims(a.shape.begin(), a.shape.end());
+        if (const auto* v = std::get_if<std::vector<float>>(&a.values))
+            h5.writeF32(where, leaf.c_str(), dims, *v);
+        else {
+            const auto& ints = std::get<std::vector<std::int32_t>>(a.values);
+            h5.writeAll(where, leaf.c_str(), H5T_STD_I32LE, H5T_NATIVE_INT32, dims, ints.data(), ints.size());
+        }
+        if (a.units) h5.datasetAttribute(where, leaf.c_str(), "units", a.units);
+        if (a.meaning) h5.datasetAttribute(where, leaf.c_str(), "meaning", a.meaning);
+        if (group) h5.check(group->close(), "H5Gclose");
+    }
     h5.strings(root, "mesh_names", ps.meshNames);
     h5.strings(root, "material_names", ps.materialNames);
-    if (!img.phasor.empty()) writeAmcw(h5, root, view);
-    if (c.noise.on) writeNoise(h5, root, view);
+    if (!img.phasor.empty()) writeAmcwMetadata(h5, root, view);
+    if (c.noise.on) writeNoiseMetadata(h5, root, c);
     if (!img.transient.empty()) {
         const SimConfig::Transient& tr = c.transient;
         output::requireSize(img.transient.size(), std::size_t(tr.w) * tr.h * tr.bins, "transient");

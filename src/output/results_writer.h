@@ -65,6 +65,8 @@ void checkOutputDirectory(const std::filesystem::path& dir);
 // Individual writers (each writes one file; used by writeResultsDirectory and tests).
 void writeSummaryJson(const std::filesystem::path& file, const ResultsView& view,
                       const PhaseTimes& times);
+// summary.json's text (also the Python module's per-pose summary).
+std::string summaryJsonText(const ResultsView& view, const PhaseTimes& times);
 void writeTrianglesCsv(const std::filesystem::path& file, const ResultsView& view);
 void writeTimeseriesH5(const std::filesystem::path& file, const ResultsView& view);
 void writeSensorImages(const std::filesystem::path& dir, const ResultsView& view);

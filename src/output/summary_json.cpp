@@ -116,8 +116,7 @@ Json distanceError(const std::vector<double>& errors) {
 
 } // namespace
 
-void writeSummaryJson(const std::filesystem::path& file, const ResultsView& view,
-                      const PhaseTimes& times) {
+std::string summaryJsonText(const ResultsView& view, const PhaseTimes& times) {
     const PreparedScene& ps = view.prepared;
     const SimulationResult& r = view.result;
     const std::vector<double> errors = output::distanceErrorsById(view);
@@ -204,8 +203,12 @@ void writeSummaryJson(const std::filesystem::path& file, const ResultsView& view
     // Invalid UTF-8 (a command line or path in another encoding) must not lose the run.
     std::string text = j.dump(2, ' ', false, Json::error_handler_t::replace);
     text += '\n';
+    return text;
+}
+
+void writeSummaryJson(const std::filesystem::path& file, const ResultsView& view, const PhaseTimes& times) {
     output::OutputFile out(file);
-    out.write(text);
+    out.write(summaryJsonText(view, times));
     out.close();
 }
 

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <pybind11/numpy.h>
@@ -22,6 +23,8 @@
 #include "backends/backend_choice.h"
 #include "geometry/prepare.h"
 #include "output/pixel_camera.h"
+#include "output/pixel_images.h"
+#include "output/results_writer.h"
 #include "pipeline/run_simulation.h"
 #include "pipeline/simulate.h"
 #include "scene/mesh_loader.h"
@@ -247,155 +250,133 @@ std::vector<PoseDesc> posesFrom(const py::object& poses, const SceneDesc& scene)
 template <class T> py::array_t<T> array(std::vector<py::ssize_t> shape) { return py::array_t<T>(shape); }
 
 // An array over `v`'s own memory, which it keeps alive (no copy).
-template <class T> py::array_t<T> adopt(std::vector<T>&& v, std::vector<py::ssize_t> shape) {
+template <class T> py::array adopt(std::vector<T>&& v, std::vector<py::ssize_t> shape) {
     auto* owned = new std::vector<T>(std::move(v));
     py::capsule free(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
     return py::array_t<T>(std::move(shape), owned->data(), free);
 }
 
-// The arrays that run() returns, each with a leading pose axis. They are allocated when the
-// first pose finishes (AMCW and transient shapes are the pipeline's), and each pose is copied
-// into its slice as soon as it finishes, without the GIL; its own buffers are freed right away.
-// So a batch is held once, in the returned arrays, never also as the pipeline's per-pose
-// results. A single pose's images, AMCW data and transient already have the arrays' layout:
-// the arrays take over the pipeline's buffers, without a copy. Otherwise the copy cannot be
-// avoided: the arrays stack the poses, and per-triangle arrays are by triangle id, not the
-// pipeline's internal order.
+// One of a pose's arrays, under the name run() returns it by, without the pose axis.
+struct PoseArray {
+    std::string name;
+    std::vector<py::ssize_t> shape;
+    std::variant<std::vector<float>, std::vector<std::int32_t>, std::vector<double>> values;
+};
+
+// The arrays that run() returns, each with a leading pose axis. The pipeline hands over each
+// pose as soon as it finishes (without the GIL); its arrays are copied into their slice of the
+// stacked arrays and freed, so a batch is held once. The stacked arrays are allocated when the
+// first pose arrives (its shapes are the pipeline's). A single pose's arrays are not copied at
+// all: its buffers become the arrays. Otherwise the copy is unavoidable (the arrays stack the
+// poses; per-triangle arrays are by triangle id, not the pipeline's internal order).
 class PoseArrays {
 public:
-    PoseArrays(const PreparedScene& prepared, const std::vector<PoseConfig>& configs, std::size_t T, std::size_t H,
-               std::size_t W, bool histories)
-        : prepared_(prepared), configs_(configs), P_(configs.size()), n_(prepared.size()), T_(T), H_(H), W_(W),
-          histories_(histories) {}
+    explicit PoseArrays(std::size_t poses) : P_(poses) {}
 
-    // Called by the pipeline (any thread, GIL released) once per pose.
-    void add(std::size_t p, SimulationResult&& r) {
-        const bool adopting = P_ == 1 && r.image.depth.size() == H_ * W_ && !r.image.directDepth.empty();
-        if (!allocated_) {
+    void add(std::size_t p, std::vector<PoseArray>&& arrays, std::string summary) {
+        if (slots_.empty() && adopted_.empty()) {
             py::gil_scoped_acquire gil;
-            allocate(r.image, adopting);
-            if (adopting) adoptImages(std::move(r.image));
+            if (P_ == 1) {
+                for (PoseArray& a : arrays) {
+                    a.shape.insert(a.shape.begin(), 1);
+                    std::visit([&](auto& v) { adopted_.emplace_back(a.name, adopt(std::move(v), a.shape)); }, a.values);
+                }
+                summaries_.push_back(std::move(summary));
+                return;
+            }
+            for (const PoseArray& a : arrays) allocate(a);
         }
-        fill(p, r);
-        r = SimulationResult{};
+        if (arrays.size() != slots_.size()) throw Error("pose " + std::to_string(p) + ": another set of outputs");
+        for (std::size_t k = 0; k < arrays.size(); ++k) {
+            Slot& slot = slots_[k];
+            std::visit(
+                [&](const auto& v) {
+                    using T = typename std::decay_t<decltype(v)>::value_type;
+                    if (arrays[k].name != slot.name || v.size() != slot.count || sizeof(T) != slot.bytes)
+                        throw Error("pose " + std::to_string(p) + ": " + arrays[k].name + " of another shape");
+                    std::copy(v.begin(), v.end(), static_cast<T*>(slot.data) + p * slot.count);
+                },
+                arrays[k].values);
+            arrays[k].values = std::vector<float>{};
+        }
+        summaries_.push_back(std::move(summary));
     }
 
+    // The arrays, and "summary": summary.json of each pose (GIL held).
     void into(py::dict& out) const {
-        if (!allocated_) return;
-        for (const auto& [name, a] : float_) out[name.c_str()] = a;
-        for (const auto& [name, a] : double_) out[name.c_str()] = a;
+        for (const auto& [name, a] : adopted_) out[name.c_str()] = a;
+        for (const Slot& s : slots_) out[s.name.c_str()] = s.array;
+        py::object loads = py::module_::import("json").attr("loads");
+        py::list summaries;
+        for (const std::string& text : summaries_) summaries.append(loads(text));
+        out["summary"] = summaries;
     }
 
 private:
-    using Shape = std::vector<py::ssize_t>;
-    float* f(const char* name, Shape shape) {
-        float_.emplace_back(name, array<float>(std::move(shape)));
-        return float_.back().second.mutable_data();
-    }
-    double* d(const char* name, Shape shape) {
-        double_.emplace_back(name, array<double>(std::move(shape)));
-        return double_.back().second.mutable_data();
-    }
-
-    // One pose (GIL held): its image buffers become the arrays.
-    void adoptImages(SensorImage&& img) {
-        const auto H = py::ssize_t(H_), W = py::ssize_t(W_);
-        float_.emplace_back("range_m", adopt(std::move(img.depth), {1, H, W}));
-        float_.emplace_back("range_true_m", adopt(std::move(img.trueDepth), {1, H, W}));
-        float_.emplace_back("range_direct_m", adopt(std::move(img.directDepth), {1, H, W}));
-        float_.emplace_back("amplitude", adopt(std::move(img.amplitude), {1, H, W}));
-        if (!img.phasor.empty()) {
-            const std::size_t F = img.phasor.size() / (2 * H_ * W_), K = img.taps.size() / (F * H_ * W_);
-            float_.emplace_back("phasor", adopt(std::move(img.phasor), {1, py::ssize_t(F), H, W, 2}));
-            float_.emplace_back("taps", adopt(std::move(img.taps), {1, py::ssize_t(F), H, W, py::ssize_t(K)}));
-        }
-        if (!img.transient.empty()) {
-            const SimConfig::Transient& tr = configs_[0].config.transient;
-            float_.emplace_back("transient", adopt(std::move(img.transient), {1, py::ssize_t(tr.h), py::ssize_t(tr.w),
-                                                                              py::ssize_t(tr.bins)}));
-        }
+    struct Slot {
+        std::string name;
+        py::array array;
+        void* data;
+        std::size_t count, bytes;
+    };
+    void allocate(const PoseArray& a) {
+        std::vector<py::ssize_t> shape{py::ssize_t(P_)};
+        shape.insert(shape.end(), a.shape.begin(), a.shape.end());
+        std::visit(
+            [&](const auto& v) {
+                using T = typename std::decay_t<decltype(v)>::value_type;
+                py::array_t<T> array(shape);
+                slots_.push_back({a.name, array, array.mutable_data(), v.size(), sizeof(T)});
+            },
+            a.values);
     }
 
-    void allocate(const SensorImage& first, bool adopting) {
-        const auto P = py::ssize_t(P_), n = py::ssize_t(n_), T = py::ssize_t(T_), H = py::ssize_t(H_),
-                   W = py::ssize_t(W_);
-        distance_ = d("distance_m", {P, n});
-        truth_ = d("true_distance_m", {P, n});
-        signal_ = d("signal", {P, T});
-        if (histories_) {
-            // B and Z [P, N, T] by triangle id (MODEL.md §5).
-            B_ = f("B", {P, n, T});
-            Z_ = f("Z", {P, n, T});
-        }
-        allocated_ = true;
-        if (adopting) return;
-        range_ = f("range_m", {P, H, W});
-        rangeTrue_ = f("range_true_m", {P, H, W});
-        rangeDirect_ = f("range_direct_m", {P, H, W});
-        amplitude_ = f("amplitude", {P, H, W});
-        // AMCW raw data [P, F, H, W, ...] and transients [P, h, w, bins], when the scene asks.
-        if (!first.phasor.empty()) {
-            const std::size_t F = first.phasor.size() / (2 * H_ * W_), K = first.taps.size() / (F * H_ * W_);
-            phasor_ = f("phasor", {P, py::ssize_t(F), H, W, 2});
-            taps_ = f("taps", {P, py::ssize_t(F), H, W, py::ssize_t(K)});
-            phasorSize_ = first.phasor.size();
-            tapsSize_ = first.taps.size();
-        }
-        if (!first.transient.empty()) {
-            const SimConfig::Transient& tr = configs_[0].config.transient;
-            transient_ = f("transient", {P, py::ssize_t(tr.h), py::ssize_t(tr.w), py::ssize_t(tr.bins)});
-            transientSize_ = first.transient.size();
-        }
-    }
-
-    void fill(std::size_t p, const SimulationResult& r) const {
-        const glm::dvec3 eye(configs_[p].config.sensor.position);
-        for (std::size_t id = 0; id < n_; ++id) {
-            const std::size_t i = prepared_.internalOf[id];
-            distance_[p * n_ + id] = r.distance[i];
-            truth_[p * n_ + id] = glm::length(glm::dvec3(prepared_.centroid[i]) - eye);
-        }
-        for (std::size_t k = 0; k < T_; ++k) signal_[p * T_ + k] = k < r.signalFwd.size() ? r.signalFwd[k] : 0.0;
-        const SensorImage& img = r.image;
-        const std::size_t pixels = H_ * W_, at = p * pixels;
-        const bool hasImage = img.depth.size() == pixels;
-        const float nan = std::nanf("");
-        for (std::size_t q = 0; range_ && q < pixels; ++q) {
-            range_[at + q] = hasImage ? img.depth[q] : nan;
-            rangeTrue_[at + q] = hasImage ? img.trueDepth[q] : nan;
-            rangeDirect_[at + q] = hasImage && !img.directDepth.empty() ? img.directDepth[q] : nan;
-            amplitude_[at + q] = hasImage ? img.amplitude[q] : 0.0f;
-        }
-        if (B_)
-            for (std::size_t id = 0; id < n_; ++id) {
-                const std::size_t i = prepared_.internalOf[id];
-                std::copy_n(r.B.begin() + i * T_, T_, B_ + (p * n_ + id) * T_);
-                std::copy_n(r.Z.begin() + i * T_, T_, Z_ + (p * n_ + id) * T_);
-            }
-        if (phasor_) {
-            if (img.phasor.size() != phasorSize_ || img.taps.size() != tapsSize_)
-                throw Error("pose " + std::to_string(p) + ": AMCW outputs of another shape than the first pose's");
-            std::copy(img.phasor.begin(), img.phasor.end(), phasor_ + p * phasorSize_);
-            std::copy(img.taps.begin(), img.taps.end(), taps_ + p * tapsSize_);
-        }
-        if (transient_) {
-            if (img.transient.size() != transientSize_)
-                throw Error("pose " + std::to_string(p) + ": a transient of another shape than the first pose's");
-            std::copy(img.transient.begin(), img.transient.end(), transient_ + p * transientSize_);
-        }
-    }
-
-    const PreparedScene& prepared_;
-    const std::vector<PoseConfig>& configs_;
-    std::size_t P_, n_, T_, H_, W_;
-    bool histories_, allocated_ = false;
-    std::vector<std::pair<std::string, py::array_t<float>>> float_;
-    std::vector<std::pair<std::string, py::array_t<double>>> double_;
-    double *distance_ = nullptr, *truth_ = nullptr, *signal_ = nullptr;
-    float *range_ = nullptr, *rangeTrue_ = nullptr, *rangeDirect_ = nullptr, *amplitude_ = nullptr;
-    float *B_ = nullptr, *Z_ = nullptr, *phasor_ = nullptr, *taps_ = nullptr, *transient_ = nullptr;
-    std::size_t phasorSize_ = 0, tapsSize_ = 0, transientSize_ = 0;
+    std::size_t P_;
+    std::vector<Slot> slots_;
+    std::vector<std::pair<std::string, py::array>> adopted_;
+    std::vector<std::string> summaries_;
 };
+
+// A pose's arrays as run() returns them: per triangle by id, the sensor signal, the histories
+// on request, and every array of images.h5 under its name there (output/pixel_images.h).
+std::vector<PoseArray> poseArrays(SimulationResult&& r, const PreparedScene& prepared, const SimConfig& c,
+                                  bool histories) {
+    const std::size_t n = prepared.size(), T = c.timesteps;
+    std::vector<double> distance(n), truth(n), signal(T, 0.0);
+    const glm::dvec3 eye(c.sensor.position);
+    for (std::size_t id = 0; id < n; ++id) {
+        const std::size_t i = prepared.internalOf[id];
+        distance[id] = r.distance[i];
+        truth[id] = glm::length(glm::dvec3(prepared.centroid[i]) - eye);
+    }
+    std::copy_n(r.signalFwd.begin(), std::min(T, r.signalFwd.size()), signal.begin());
+    std::vector<PoseArray> out;
+    out.push_back({"distance_m", {py::ssize_t(n)}, std::move(distance)});
+    out.push_back({"true_distance_m", {py::ssize_t(n)}, std::move(truth)});
+    out.push_back({"signal", {py::ssize_t(T)}, std::move(signal)});
+    if (histories) {
+        // B and Z [N, T] by triangle id (MODEL.md §5).
+        std::vector<float> B(n * T), Z(n * T);
+        for (std::size_t id = 0; id < n; ++id) {
+            const std::size_t i = prepared.internalOf[id];
+            std::copy_n(r.B.begin() + std::ptrdiff_t(i * T), T, B.begin() + std::ptrdiff_t(id * T));
+            std::copy_n(r.Z.begin() + std::ptrdiff_t(i * T), T, Z.begin() + std::ptrdiff_t(id * T));
+        }
+        out.push_back({"B", {py::ssize_t(n), py::ssize_t(T)}, std::move(B)});
+        out.push_back({"Z", {py::ssize_t(n), py::ssize_t(T)}, std::move(Z)});
+    }
+    std::vector<float> transient = std::move(r.image.transient);
+    if (!r.image.depth.empty()) // [output] images = false: none
+        for (output::PixelArray& a : output::pixelArrays(std::move(r.image), c, prepared)) {
+            std::vector<py::ssize_t> shape(a.shape.begin(), a.shape.end());
+            std::visit([&](auto& v) { out.push_back({a.name, std::move(shape), std::move(v)}); }, a.values);
+        }
+    if (!transient.empty()) {
+        const SimConfig::Transient& tr = c.transient;
+        out.push_back({"transient", {py::ssize_t(tr.h), py::ssize_t(tr.w), py::ssize_t(tr.bins)}, std::move(transient)});
+    }
+    return out;
+}
 
 class PySimulator {
 public:
@@ -404,6 +385,7 @@ public:
                 std::optional<std::filesystem::path> kCacheDir)
         : scene_(std::move(scene)) {
         req_.sceneFile = scene_->file();
+        req_.commandLine = "import rsim: Simulator.run"; // summary.json's "command"
         req_.overrides = scene_->overrides();
         req_.backend.backend = backend;
         req_.backend.devices = devices;
@@ -430,16 +412,27 @@ public:
         options.timeseries = histories;
         options.heldK = &held_; // K stays on the devices for the next call
         const bool kept = held_.K != nullptr;
-        const std::size_t P = descs.size(), T = desc_.sim.timesteps,
-                          H = desc_.sensor.height, W = desc_.sensor.width;
-        PoseArrays arrays(prepared, configs, T, H, W, histories);
+        const std::size_t P = descs.size();
+        PoseArrays arrays(P);
+        RunInfo info = runInfoFor(req_);
         RunMetadata meta;
         try {
             withoutGil([&] {
                 SigintStopsRun sigint;
                 PhaseTimes times;
                 simulateBatch(PhaseBackends::all(*backend_), prepared, configs, options, times, meta,
-                              [&](std::size_t p, SimulationResult& r, const PhaseTimes&) { arrays.add(p, std::move(r)); });
+                              [&](std::size_t p, SimulationResult& r, const PhaseTimes& own) {
+                                  // summary.json of the pose, as its results directory would have it.
+                                  RunInfo poseInfo = info;
+                                  poseInfo.pose = descs[p].name;
+                                  poseInfo.echoesCutOff = r.echoesCutOff;
+                                  poseInfo.kFromCache = meta.kFromCache;
+                                  const SceneDesc posed = applyPose(desc_, descs[p]);
+                                  std::string summary = summaryJsonText(
+                                      ResultsView{posed, prepared, configs[p].config, r, meta, poseInfo}, own);
+                                  arrays.add(p, poseArrays(std::move(r), prepared, configs[p].config, histories),
+                                             std::move(summary));
+                              });
             });
         } catch (const Interrupted&) {
             // Ctrl-C: the phase that saw it unwound (its device work done first); K computed in
@@ -458,16 +451,21 @@ public:
         auto K = array<double>({3, 3});
         auto M = array<double>({py::ssize_t(P), 4, 4});
         auto L = array<double>({py::ssize_t(P), 3});
+        auto S = array<double>({py::ssize_t(P), 3});
         const auto k = output::cameraMatrix(configs[0].config);
         std::copy(k.begin(), k.end(), K.mutable_data());
         for (std::size_t p = 0; p < P; ++p) {
             const auto m = output::worldFromCamera(configs[p].config.sensor);
             std::copy(m.begin(), m.end(), M.mutable_data(p));
-            for (int r = 0; r < 3; ++r) L.mutable_at(p, r) = configs[p].config.light.position[r];
+            for (int r = 0; r < 3; ++r) {
+                L.mutable_at(p, r) = configs[p].config.light.position[r];
+                S.mutable_at(p, r) = configs[p].config.sensor.position[r];
+            }
         }
-        out["K"] = K;
-        out["world_from_camera"] = M;
-        out["light_position"] = L;
+        out["camera/K"] = K;
+        out["camera/world_from_camera"] = M;
+        out["camera/light_position"] = L;
+        out["camera/position"] = S;
         out["backend"] = meta.backend;
         out["devices"] = meta.devices;
         out["k_from_cache"] = meta.kFromCache;

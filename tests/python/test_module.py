@@ -40,9 +40,17 @@ def test_same_results_as_the_cli(rsim_binary, tiny_room, scene, cpu, tmp_path):
     np.testing.assert_array_equal(res["range_m"][0], expected["range_m"])
     np.testing.assert_array_equal(res["range_true_m"][0], expected["range_true_m"])
     assert len(res["signal"][0]) == 300 and res["signal"][0].sum() > 0
-    np.testing.assert_allclose(res["K"], expected["camera/K"], rtol=1e-6)
-    np.testing.assert_allclose(res["world_from_camera"][0], expected["camera/world_from_camera"], rtol=1e-6, atol=1e-6)
-    np.testing.assert_allclose(res["light_position"][0], expected["camera/light_position"], rtol=1e-6)
+    # Every array of images.h5, under its name there, and summary.json per pose.
+    for key, value in expected.items():
+        if key.startswith("camera/"):
+            np.testing.assert_allclose(res[key][0] if key != "camera/K" else res[key], value, rtol=1e-6, atol=1e-6)
+        elif isinstance(value, np.ndarray) and value.shape == (120, 160) or key == "normal":
+            np.testing.assert_array_equal(res[key][0], value, err_msg=key)
+    assert res["triangle_id"].dtype == np.int32 and res["normal"].shape == (1, 120, 160, 3)
+    summary = res["summary"][0]
+    assert summary["counts"] == expected["summary"]["counts"]
+    assert summary["distance_error_m"] == expected["summary"]["distance_error_m"]
+    assert summary["images"] == expected["summary"]["images"]
     # Histories on request, by id: they sum to triangles.csv's total energy.
     with_h = cpu.run(histories=True)
     assert with_h["B"].shape == (1, 566, 300) and with_h["Z"].shape == (1, 566, 300)
@@ -83,15 +91,28 @@ def test_amcw_and_transient_arrays(tiny_room):
     # The same pose twice: stacked copies equal the single pose's own buffers.
     pose = [{"position": [0.25, 1.52, 1.5], "look_at": [4.0, 1.5, 1.0]}]
     one, twice = sim.run(pose), sim.run(pose * 2)
-    for key in ("phasor", "taps", "transient"):
+    for key in ("amcw/phasor", "amcw/taps", "amcw/phase_rad", "amcw/phase_from_taps_rad", "transient"):
         assert twice[key].shape == (2,) + one[key].shape[1:], key
         np.testing.assert_array_equal(twice[key][1], one[key][0])
     tr = amcw["transient"][0].astype(np.float64)
     w = 2 * np.pi * 20e-3 * 0.1
     phasor = (tr * np.exp(-1j * w * np.arange(tr.shape[-1]))).sum(axis=-1)
-    got = amcw["phasor"][0, 0, ..., 0] + 1j * amcw["phasor"][0, 0, ..., 1]
+    got = amcw["amcw/phasor"][0, 0, ..., 0] + 1j * amcw["amcw/phasor"][0, 0, ..., 1]
     assert np.abs(phasor - got).max() <= 1e-5 * np.abs(phasor).max()
-    assert amcw["taps"].shape == (1, 1, 120, 160, 4)
+    assert amcw["amcw/taps"].shape == (1, 1, 120, 160, 4)
+
+
+def test_sensor_model_arrays_as_images_h5(rsim_binary, tiny_room, tmp_path):
+    settings = SETTINGS + ["sensor_model.enabled=true", "sensor_model.seed=7"]
+    cli = tmp_path / "cli"
+    subprocess.run([rsim_binary, "run", tiny_room, "--backend", "cpu", "--no-k-cache", "-q", "-o", str(cli)]
+                   + [a for s in settings for a in ("--set", s)], check=True)
+    expected = rsim.read_results(cli)
+    res = rsim.Simulator(rsim.Scene.load(tiny_room, set=settings), backend="cpu", k_cache=False).run()
+    keys = [k for k in expected if k.startswith("noise/")]
+    assert sorted(keys) == ["noise/ambient_electrons", "noise/range_error_m", "noise/range_m", "noise/signal_electrons"]
+    for key in keys:
+        np.testing.assert_array_equal(res[key][0], expected[key], err_msg=key)
 
 
 def box():

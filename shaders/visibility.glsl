@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// K_ij for the pairs (i, j > i) of a block of rows (MODEL.md §2), in two phases (VisibilityPush
+// K_ij for the pairs of a block of rows (MODEL.md §2), in two phases (VisibilityPush
 // in gpu_layout.h). Built twice: as a compute shader with ray queries (RSIM_RAY_QUERY) and as a
 // ray-generation shader.
 #version 460
@@ -75,27 +75,33 @@ layout(buffer_reference, std430, buffer_reference_align = 16) buffer NearListRef
     NearVisibilityPair pairs[];
 };
 
-void finish(uint i, uint j, float k, uint rays) {
-    storeK(i, j, k);
-    if (pc.mirror != 0u) storeK(j, i, k);
-    rsimCount(pc.stats, 1u, i + j, k > 0.0 ? 1u : 0u);
-    rsimCount(pc.stats, 2u, i + j, rays);
+// Full rows compute each pair twice, once for each element; the pair counters count it once.
+bool countsPair(uint row, uint col) { return pc.mirror != RSIM_K_FULL_ROWS || row < col; }
+
+// Stores the pair's value at (row, col), and at (col, row) when mirrored.
+void finish(uint row, uint col, float k, uint rays) {
+    storeK(row, col, k);
+    if (pc.mirror == RSIM_K_MIRRORED) storeK(col, row, k);
+    if (countsPair(row, col)) rsimCount(pc.stats, 1u, row + col, k > 0.0 ? 1u : 0u);
+    rsimCount(pc.stats, 2u, row + col, rays);
 }
 
 KSampling sampling() { return KSampling(pc.samples, pc.nearFactor, pc.seed, pc.estimator, pc.rayEps); }
 
 void pairsPhase() {
-    uint j = pc.colBegin + RSIM_LAUNCH_ID.x;
-    uint i = pc.rowBegin + RSIM_LAUNCH_ID.y;
-    if (i >= pc.rowEnd || j >= pc.n || j <= i) return;
+    uint col = pc.colBegin + RSIM_LAUNCH_ID.x;
+    uint row = pc.rowBegin + RSIM_LAUNCH_ID.y;
+    if (row >= pc.rowEnd || col >= pc.n || col == row || (col < row && pc.mirror != RSIM_K_FULL_ROWS)) return;
+    // The pair (i, j), i < j, whichever of its elements this invocation stores.
+    uint i = min(row, col), j = max(row, col);
     Tri ti = rsimTri(tri(i));
     Tri tj = rsimTri(tri(j));
     if (!rsimCanFace(ti, tri(i).normal.xyz, tj, tri(j).normal.xyz)) return; // K = 0
-    rsimCount(pc.stats, 0u, i + j, 1u);
+    if (countsPair(row, col)) rsimCount(pc.stats, 0u, i + j, 1u);
     uint rays = 0u;
     if (pc.estimator == RSIM_K_ESTIMATOR_AREA) {
         float k = areaKernel(i, j, rays);
-        finish(i, j, k, rays);
+        finish(row, col, k, rays);
         return;
     }
     uint base = rsimKBaseSamplesPerSide(pc.samples);
@@ -106,13 +112,13 @@ void pairsPhase() {
         NearListRef list = NearListRef(pc.nearList);
         uint slot = atomicAdd(list.header.count, 1u);
         if (slot < pc.nearCapacity) { // the near phase finishes this pair
-            list.pairs[slot] = NearVisibilityPair(i, j, sums.x, sums.y);
+            list.pairs[slot] = NearVisibilityPair(row, col, sums.x, sums.y);
             rsimCount(pc.stats, 2u, i + j, rays);
             return;
         }
     }
     if (perSide > base) sums += castSides(i, j, base, perSide, shareVertex, rays);
-    finish(i, j, rsimKPairValue(sums.x, sums.y, perSide, tri(i).v0Area.w, tri(j).v0Area.w, pc.estimator),
+    finish(row, col, rsimKPairValue(sums.x, sums.y, perSide, tri(i).v0Area.w, tri(j).v0Area.w, pc.estimator),
            rays);
 }
 
@@ -120,15 +126,16 @@ void nearPhase() {
     NearListRef list = NearListRef(pc.nearList);
     uint slot = RSIM_LAUNCH_ID.x;
     if (slot >= min(list.header.count, pc.nearCapacity)) return;
-    NearVisibilityPair p = list.pairs[slot];
-    Tri ti = rsimTri(tri(p.i));
-    Tri tj = rsimTri(tri(p.j));
+    NearVisibilityPair p = list.pairs[slot]; // p.i, p.j: the element's row and column
+    uint i = min(p.i, p.j), j = max(p.i, p.j);
+    Tri ti = rsimTri(tri(i));
+    Tri tj = rsimTri(tri(j));
     uint perSide = rsimKSamplesPerSide(sampling(), ti, tj);
     uint rays = 0u;
     vec2 sums = vec2(p.sumFromI, p.sumFromJ) +
-                castSides(p.i, p.j, rsimKBaseSamplesPerSide(pc.samples), perSide, rsimShareVertex(ti, tj), rays);
-    finish(p.i, p.j,
-           rsimKPairValue(sums.x, sums.y, perSide, tri(p.i).v0Area.w, tri(p.j).v0Area.w, pc.estimator), rays);
+                castSides(i, j, rsimKBaseSamplesPerSide(pc.samples), perSide, rsimShareVertex(ti, tj), rays);
+    finish(p.i, p.j, rsimKPairValue(sums.x, sums.y, perSide, tri(i).v0Area.w, tri(j).v0Area.w, pc.estimator),
+           rays);
 }
 
 void main() {

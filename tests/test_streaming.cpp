@@ -33,12 +33,13 @@ struct Run {
 };
 
 Run runVulkan(const PreparedScene& s, const SimConfig& c, const std::string& devices, const std::string& stream,
-              double maxDeviceMb = 0.0) {
+              double maxDeviceMb = 0.0, double maxHostMb = 0.0) {
     BackendChoice choice;
     choice.backend = "vulkan";
     choice.devices = devices;
     choice.stream = stream;
     choice.maxDeviceMb = maxDeviceMb;
+    choice.maxHostMb = maxHostMb;
     choice.validation = true;
     auto backend = makeVulkanBackend(choice);
     Run r;
@@ -107,6 +108,21 @@ TEST_CASE("several devices, streaming and the memory cap give the single-device 
     }
     SECTION("two devices, streamed") {
         requireSame(one, runVulkan(s, c, "0,0", "always"));
+    }
+    SECTION("K computed where it lives (fp32 K beyond --max-host-mb): the same K, pairs counted once") {
+        const double tinyHost = 0.01; // MiB: no assembly in host memory
+        for (const char* devices : {"0,0", "0,0,0"}) {
+            CAPTURE(devices);
+            const Run rows = runVulkan(s, c, devices, "auto", 0.0, tinyHost);
+            requireSame(one, rows);
+            CHECK(rows.result.visibility.candidatePairs == one.result.visibility.candidatePairs);
+            CHECK(rows.result.visibility.nonzeroPairs == one.result.visibility.nonzeroPairs);
+            // The in-place path sums rows and errors on the device in fp32: they differ in rounding.
+            CHECK(std::abs(rows.result.visibility.maxRowSum - one.result.visibility.maxRowSum) <= 1e-6);
+            CHECK(std::abs(rows.meta.k.rmsError - one.meta.k.rmsError) <= 1e-6 * one.meta.k.rmsError);
+        }
+        requireSame(one, runVulkan(s, c, "0", "always", 0.0, tinyHost));
+        requireSame(one, runVulkan(s, c, "0,0", "always", 0.0, tinyHost));
     }
     SECTION("a cap below K's size streams, and --stream never refuses it") {
         // A cap between "the streaming buffers fit beside everything else" and "all of K fits".

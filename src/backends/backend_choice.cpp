@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "backends/backend_choice.h"
 
+#include "k/k_plan.h"
+
 #include <algorithm>
 #include <sstream>
 
@@ -111,6 +113,8 @@ std::unique_ptr<Backend> makeVulkanBackendWith(std::shared_ptr<vk::Instance> ins
     spdlog::info("backend: {} device(s), {} visibility path", infos.size(), vk::rayPathName(path));
     return makeVulkanBackendOn(instance, infos, path, parseStreamMode(choice.stream),
                                std::uint64_t(choice.maxDeviceMb * 1048576.0),
+                               choice.maxHostMb > 0.0 ? std::uint64_t(choice.maxHostMb * 1048576.0)
+                                                      : defaultHostBudgetBytes(),
                                TransportTuning{choice.radiositySplit, choice.radiosityUnroll, choice.radiosityPoses});
 }
 

@@ -82,8 +82,10 @@ struct VulkanHistory final : DeviceCopy {
 class VulkanBackend final : public Backend {
 public:
     VulkanBackend(std::shared_ptr<vk::Instance> instance, const std::vector<const vk::PhysicalDeviceInfo*>& infos,
-                  vk::RayPath path, StreamMode stream, std::uint64_t maxDeviceBytes, TransportTuning tuning)
-        : instance_(std::move(instance)), stream_(stream), maxDeviceBytes_(maxDeviceBytes), tuning_(tuning) {
+                  vk::RayPath path, StreamMode stream, std::uint64_t maxDeviceBytes, std::uint64_t maxHostBytes,
+                  TransportTuning tuning)
+        : instance_(std::move(instance)), stream_(stream), maxDeviceBytes_(maxDeviceBytes), maxHostBytes_(maxHostBytes),
+          tuning_(tuning) {
         for (std::size_t d = 0; d < infos.size(); ++d) {
             Slot s;
             s.device = std::make_unique<vk::Device>(*instance_, *infos[d], path,
@@ -132,7 +134,9 @@ public:
             }
             out.deviceMemory.push_back(m);
         }
-        std::vector<DeviceK> parts = plan.hostAssembled ? hostAssembledK(k, plan, out) : inPlaceK(k, out);
+        std::vector<DeviceK> parts = plan.hostAssembled  ? hostAssembledK(k, plan, out)
+                                     : plan.whereItLives ? whereItLivesK(k, plan, out)
+                                                         : inPlaceK(k, out);
         out.storage.format = kFormatInfo(k.format).name;
         out.storage.bytes = parts[0].chunking.as(k.format).bytes(); // rows as allocated
         out.storage.chunks = parts[0].chunking.chunks();
@@ -374,7 +378,7 @@ private:
                            scratch + (8ull << 20);
             budgets.push_back(b);
         }
-        return planK(chunking, budgets, stream_);
+        return planK(chunking, budgets, stream_, maxHostBytes_);
     }
 
     // One device computes fp32 (or fp16) K in place and compresses it there.
@@ -429,6 +433,21 @@ private:
         return parts;
     }
 
+    // K computed by each device for its own chunks, encoded there chunk by chunk (k_plan.h).
+    std::vector<DeviceK> whereItLivesK(const KSettings& k, const KPlan& plan, VisibilityOutcome& out) {
+        std::vector<VisibilityDevice> devices;
+        for (auto& slot : slots_) devices.push_back({slot.device.get(), slot.geometry.get(), slot.accel.get()});
+        KWhereItLives v = computeKWhereItLives(devices, scene(), k, plan);
+        out.stats = v.stats;
+        out.compressSeconds = v.encodeSeconds;
+        out.details.emplace_back("visibility_rays", v.raySeconds);
+        if (k.formatErrors) spdlog::warn("--kij-errors is only computed when one device holds fp32 K; not reported");
+        const double n = double(plan.chunking.n);
+        out.storage.rmsError = std::sqrt(v.errors.sumSquared / (n * n));
+        out.storage.maxAbsError = v.errors.maxAbs;
+        return std::move(v.parts);
+    }
+
     // Each chunk to the device that gathers from it, all devices at once. `uploaded(c)` runs on
     // the thread of chunk c's device once it is there.
     std::vector<DeviceK> place(const HostK& K, const KPlan& plan,
@@ -450,7 +469,7 @@ private:
     double placementSeconds_ = 0.0;
     const PreparedScene* scene_ = nullptr;
     StreamMode stream_;
-    std::uint64_t maxDeviceBytes_;
+    std::uint64_t maxDeviceBytes_, maxHostBytes_;
     TransportTuning tuning_;
 };
 
@@ -459,8 +478,9 @@ private:
 std::unique_ptr<Backend> makeVulkanBackendOn(std::shared_ptr<vk::Instance> instance,
                                              const std::vector<const vk::PhysicalDeviceInfo*>& infos,
                                              vk::RayPath path, StreamMode stream, std::uint64_t maxDeviceBytes,
-                                             const TransportTuning& tuning) {
-    return std::make_unique<VulkanBackend>(std::move(instance), infos, path, stream, maxDeviceBytes, tuning);
+                                             std::uint64_t maxHostBytes, const TransportTuning& tuning) {
+    return std::make_unique<VulkanBackend>(std::move(instance), infos, path, stream, maxDeviceBytes, maxHostBytes,
+                                           tuning);
 }
 
 } // namespace rsim

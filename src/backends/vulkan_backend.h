@@ -15,6 +15,6 @@ namespace rsim {
 std::unique_ptr<Backend> makeVulkanBackendOn(std::shared_ptr<vk::Instance> instance,
                                              const std::vector<const vk::PhysicalDeviceInfo*>& infos,
                                              vk::RayPath path, StreamMode stream, std::uint64_t maxDeviceBytes,
-                                             const TransportTuning& tuning);
+                                             std::uint64_t maxHostBytes, const TransportTuning& tuning);
 
 } // namespace rsim

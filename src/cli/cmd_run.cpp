@@ -60,6 +60,12 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
                     "Use at most this many MiB on each GPU (0: its memory budget); below K's size, "
                     "--stream auto streams")
         ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--max-host-mb", req->backend.maxHostMb,
+                    "Assemble K in at most this many MiB of host memory (0: half the machine's). When "
+                    "K in fp32 needs more (several GPUs, streaming, or K too large for one GPU in fp32), "
+                    "each GPU computes the full rows of its own K chunks instead: host memory stays "
+                    "small, at the price of casting every pair twice")
+        ->check(CLI::NonNegativeNumber);
     cmd->add_option("--radiosity-split", req->backend.radiositySplit,
                     "Tuning: source slices per workgroup of the GPU's far gather (0: the most the device "
                     "allows); for sweeps, see scripts/device/gpu-run.sh split")

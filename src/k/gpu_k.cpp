@@ -119,6 +119,15 @@ HostK downloadDeviceK(vk::Device& device, const DeviceK& K) {
     return host;
 }
 
+vk::Buffer placeChunk(vk::Device& device, const std::vector<std::uint32_t>& words, std::uint32_t c, bool streamed) {
+    if (!streamed) return vk::makeStorage(device, words, "K chunk " + std::to_string(c));
+    const std::uint64_t bytes = words.size() * 4;
+    vk::Buffer pinned(device, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryKind::Upload,
+                      "K chunk " + std::to_string(c) + " (host)");
+    std::memcpy(pinned.mapped(), words.data(), bytes);
+    return pinned;
+}
+
 DeviceK uploadChunks(vk::Device& device, const HostK& K,
                      const std::vector<std::uint32_t>& ids, bool streamed,
                      std::uint32_t streamGroup,
@@ -129,16 +138,7 @@ DeviceK uploadChunks(vk::Device& device, const HostK& K,
     out.streamed = streamed;
     out.streamGroup = streamGroup;
     for (std::uint32_t c : ids) {
-        const auto& words = K.chunk(c).words;
-        const std::uint64_t bytes = words.size() * 4;
-        if (streamed) {
-            vk::Buffer pinned(device, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-                              vk::MemoryKind::Upload, "K chunk " + std::to_string(c) + " (host)");
-            std::memcpy(pinned.mapped(), words.data(), bytes);
-            out.buffers.push_back(std::move(pinned));
-        } else {
-            out.buffers.push_back(vk::makeStorage(device, words, "K chunk " + std::to_string(c)));
-        }
+        out.buffers.push_back(placeChunk(device, K.chunk(c).words, c, streamed));
         if (uploaded) uploaded(c);
     }
     const std::uint32_t size = shared::rsimKTableSize(out.chunking.storage());

@@ -66,6 +66,9 @@ void copyChunksToHost(vk::Device& device, const DeviceK& K, HostK& into);
 // Every chunk (K held whole by one device) in host memory.
 HostK downloadDeviceK(vk::Device& device, const DeviceK& K);
 
+// One encoded chunk's words on the device, or in pinned host memory when `streamed`.
+vk::Buffer placeChunk(vk::Device& device, const std::vector<std::uint32_t>& words, std::uint32_t c, bool streamed);
+
 // Uploads chunks `ids` of K to the device (pinned host memory when `streamed`), and every
 // chunk's table. `uploaded(c)`, when given, is called once chunk c's words have been copied
 // (a caller that is done with K frees them there, so that host memory never holds K twice).

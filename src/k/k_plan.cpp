@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include <unistd.h>
+
 #include <spdlog/spdlog.h>
 
 #include "util/error.h"
@@ -27,7 +29,13 @@ bool KPlan::anyStreamed() const {
     return std::find(streamed.begin(), streamed.end(), true) != streamed.end();
 }
 
-KPlan planK(KChunking chunking, const std::vector<DeviceBudget>& devices, StreamMode mode) {
+std::uint64_t defaultHostBudgetBytes() {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) / 2 : 0;
+}
+
+KPlan planK(KChunking chunking, const std::vector<DeviceBudget>& devices, StreamMode mode,
+            std::uint64_t hostBudgetBytes) {
     KPlan p;
     p.chunking = chunking;
     const std::uint32_t n = chunking.n;
@@ -76,8 +84,13 @@ KPlan planK(KChunking chunking, const std::vector<DeviceBudget>& devices, Stream
     }
     // One device that can hold fp32 K beside everything else computes K in place.
     const std::uint64_t fp32Bytes = std::uint64_t(n) * n * 4;
-    p.hostAssembled =
-        D > 1 || p.anyStreamed() || devices[0].fixedBytes + fp32Bytes > devices[0].budgetBytes;
+    const bool inPlace = D == 1 && !p.anyStreamed() && devices[0].fixedBytes + fp32Bytes <= devices[0].budgetBytes;
+    p.hostAssembled = !inPlace && fp32Bytes <= hostBudgetBytes;
+    p.whereItLives = !inPlace && !p.hostAssembled;
+    if (p.whereItLives)
+        spdlog::info("K computed where it lives: fp32 K ({} MiB) exceeds the host memory for assembling it ({} MiB, "
+                     "--max-host-mb); each device casts the full rows of its chunks, every pair twice",
+                     fp32Bytes >> 20, hostBudgetBytes >> 20);
     return p;
 }
 

@@ -34,16 +34,25 @@ struct KPlan {
     std::vector<std::uint32_t> owner;       // chunk -> device
     std::vector<bool> streamed;             // device -> streams its chunks from host memory
     std::vector<std::uint32_t> streamGroup; // device -> chunks per copy (streamed devices)
-    // K is computed chunk by chunk through host memory (several devices, streaming, or fp32 K
-    // too large for one device); else one device computes and keeps it in place.
+    // How K is computed. In place: one device that can hold fp32 K computes and keeps it. Host
+    // assembled: several devices, streaming, or fp32 K too large for one device, when fp32 K
+    // fits the host budget: each pair cast once, mirrored in host memory. Where it lives: the
+    // rest (fp32 K beyond the host budget): each device casts the full rows of its own chunks
+    // (every pair twice) and encodes them one chunk at a time, so host memory holds no more than
+    // two chunks in fp32 besides the streamed chunks. All three give the same K.
     bool hostAssembled = false;
+    bool whereItLives = false;
 
     std::vector<std::uint32_t> chunksOf(std::uint32_t device) const;
     bool anyStreamed() const;
 };
 
+// The host memory K's assembly may take by default: half of the machine's.
+std::uint64_t defaultHostBudgetBytes();
+
 // Throws InputError when --stream never cannot hold K, or Error when not even the streaming
-// buffers fit.
-KPlan planK(KChunking chunking, const std::vector<DeviceBudget>& devices, StreamMode mode);
+// buffers fit. `hostBudgetBytes` bounds an assembly of fp32 K in host memory (--max-host-mb).
+KPlan planK(KChunking chunking, const std::vector<DeviceBudget>& devices, StreamMode mode,
+            std::uint64_t hostBudgetBytes);
 
 } // namespace rsim

@@ -11,23 +11,24 @@
 namespace rsim {
 
 namespace {
-// Splits rows [rowBegin, rowEnd) (pairs i < j) into launches within the device's limits and
-// calls launch(push, width, rows, pairs) for each.
+// Splits rows [rowBegin, rowEnd) (pairs i < j, or every column with RSIM_K_FULL_ROWS) into
+// launches within the device's limits and calls launch(push, width, rows, pairs) for each.
 template <class Launch>
 void forEachVisibilityLaunch(vk::Device& device, shared::VisibilityPush push, std::uint32_t rowBegin,
                              std::uint32_t rowEnd, Launch launch) {
     const std::uint32_t n = push.n;
-    rowEnd = std::min(rowEnd, n - 1); // the last row has no pair i < j
+    const bool full = push.mirror == shared::RSIM_K_FULL_ROWS; // every column, not only j > i
+    if (!full) rowEnd = std::min(rowEnd, n - 1);              // the last row has no pair i < j
     const std::uint64_t maxItems = visibilityPairsPerLaunch(device);
     for (std::uint32_t row = rowBegin; row < rowEnd;) {
-        const std::uint32_t width = n - (row + 1);
+        const std::uint32_t width = full ? n : n - (row + 1);
         const std::uint32_t rows = std::uint32_t(std::clamp<std::uint64_t>(
             maxItems / width, 1, std::min<std::uint64_t>(device.limits().maxComputeWorkGroupCount[1], rowEnd - row)));
         push.rowBegin = row;
         push.rowEnd = row + rows;
-        push.colBegin = row + 1;
-        std::uint64_t pairs = 0;
-        for (std::uint32_t r = row; r < row + rows; ++r) pairs += n - 1 - r;
+        push.colBegin = full ? 0 : row + 1;
+        std::uint64_t pairs = 0; // elements computed (a pair twice with full rows)
+        for (std::uint32_t r = row; r < row + rows; ++r) pairs += full ? n - 1 : n - 1 - r;
         launch(push, width, rows, pairs);
         row += rows;
     }
@@ -117,7 +118,7 @@ VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& g
     shared::VisibilityPush push = visibilityPush(geometry, prepared, settings);
     push.kChunks = addresses.address();
     push.kStorage = K.chunking.storage();
-    push.mirror = 1;
+    push.mirror = shared::RSIM_K_MIRRORED;
     push.stats = counters.address();
     push.rowsPerChunk = K.chunking.rowsPerChunk;
 

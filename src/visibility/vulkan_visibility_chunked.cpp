@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 
+#include "k/k_diagnostics.h"
 #include "util/parallel.h"
 #include "util/progress.h"
 #include "util/timer.h"
@@ -52,9 +53,10 @@ private:
 // readback buffer) signals k + 1 on chunkDone_.
 class ChunkCaster {
 public:
+    // `fullRows`: every column of the chunk's rows (RSIM_K_FULL_ROWS), else the upper part only.
     ChunkCaster(const VisibilityDevice& d, const PreparedScene& prepared, const KSettings& settings,
-                const KPlan& plan, std::vector<std::uint32_t> chunks)
-        : dev_(*d.device), plan_(plan), chunks_(std::move(chunks)),
+                const KPlan& plan, std::vector<std::uint32_t> chunks, bool fullRows = false)
+        : dev_(*d.device), plan_(plan), chunks_(std::move(chunks)), fullRows_(fullRows),
           pipeline_(makeRayPassPipeline(dev_, &vk::shaders::visibility, sizeof(shared::VisibilityPush), false,
                                         *d.accel, "visibility (chunked)")),
           counters_(dev_, kVisibilityCounters, "visibility counters"), chunkDone_(dev_, "visibility chunks") {
@@ -77,7 +79,7 @@ public:
         push_.stats = counters_.address();
         push_.rowsPerChunk = plan.chunking.rowsPerChunk;
         push_.kStorage = shared::RSIM_K_FP32;
-        push_.mirror = 0;
+        push_.mirror = fullRows ? shared::RSIM_K_FULL_ROWS : shared::RSIM_K_UPPER;
         pairs_.assign(chunks_.size(), 0);
     }
 
@@ -110,13 +112,18 @@ public:
     }
 
     // Waits for chunk k and copies its upper entries (i < j) into `values` (the chunk's fp32
-    // elements); the lower ones belong to the host's mirror. Returns the pairs it covered.
+    // elements; all of them with full rows); the lower ones belong to the host's mirror. Returns
+    // the elements it computed.
     std::uint64_t collect(std::size_t k, float* values) {
         chunkDone_.wait(k + 1);
         dev_.reclaim();
         const KChunking& ch = plan_.chunking;
         const std::uint32_t c = chunks_[k], r0 = ch.rowBegin(c), rows = ch.rows(c);
         const float* src = static_cast<const float*>(slots_[k % 2].readback.mapped());
+        if (fullRows_) {
+            std::copy_n(src, ch.elements(c), values);
+            return pairs_[k];
+        }
         for (std::uint32_t j = r0 + 1; j < ch.n; ++j) {
             const std::uint32_t upto = std::min(rows, j - r0);
             std::copy_n(&src[std::size_t(j) * rows], upto, values + std::size_t(j) * rows);
@@ -134,6 +141,7 @@ private:
     vk::Device& dev_;
     const KPlan& plan_;
     std::vector<std::uint32_t> chunks_;
+    bool fullRows_;
     std::unique_ptr<vk::Pipeline> pipeline_;
     GpuCounters counters_;
     std::array<Slot, 2> slots_;
@@ -224,6 +232,69 @@ ChunkedVisibility computeVisibilityChunked(const std::vector<VisibilityDevice>& 
         out.stats.nonzeroPairs += v.nonzeroPairs;
         out.stats.raysCast += v.raysCast;
     }
+    return out;
+}
+
+KWhereItLives computeKWhereItLives(const std::vector<VisibilityDevice>& devices, const PreparedScene& prepared,
+                                   const KSettings& settings, const KPlan& plan) {
+    const KChunking& ch = plan.chunking;
+    const std::uint32_t L = shared::rsimKTableSize(ch.storage());
+    const std::size_t D = devices.size();
+    KWhereItLives out;
+    out.parts.resize(D);
+    std::vector<double> rowSum(ch.n, 0.0); // each row is written by its chunk's device only
+    std::vector<std::uint64_t> clamped(D, 0);
+    std::vector<KErrors> errors(D);
+    std::vector<double> busySeconds(D, 0.0), encodeSeconds(D, 0.0);
+    std::vector<std::unique_ptr<ChunkCaster>> casters;
+    for (std::uint32_t d = 0; d < D; ++d)
+        casters.push_back(std::make_unique<ChunkCaster>(devices[d], prepared, settings, plan, plan.chunksOf(d), true));
+    Progress progress("visibility", std::uint64_t(ch.n) * (ch.n - 1), "elements");
+    Stopwatch busy;
+    vk::forEachDevice(D, [&](std::size_t d) {
+        ChunkCaster& caster = *casters[d];
+        DeviceK& K = out.parts[d];
+        K.chunking = ch;
+        K.chunkIds = plan.chunksOf(std::uint32_t(d));
+        K.streamed = plan.streamed[d];
+        K.streamGroup = plan.streamGroup[d];
+        std::vector<float> tables(std::size_t(ch.chunks()) * L, 0.0f);
+        std::vector<float> values(caster.size() ? ch.elements(0) : 0); // chunk 0 is the largest
+        if (caster.size() > 0) caster.submit(0);
+        for (std::size_t k = 0; k < caster.size(); ++k) {
+            // The device casts chunk k + 1 while this thread encodes and places chunk k.
+            if (k + 1 < caster.size()) caster.submit(k + 1);
+            const std::uint32_t c = caster.chunk(k);
+            progress.add(caster.collect(k, values.data()));
+            Stopwatch sw;
+            const EncodedChunk e = encodeChunk(values.data(), ch.elements(c), ch.format);
+            errors[d].sumSquared += e.sumSquaredError;
+            errors[d].maxAbs = std::max(errors[d].maxAbs, e.maxAbsError);
+            clamped[d] += addChunkRowSums(ch, c, e, prepared.area, rowSum);
+            K.buffers.push_back(placeChunk(*devices[d].device, e.words, c, K.streamed));
+            std::copy(e.table.begin(), e.table.end(), tables.begin() + std::ptrdiff_t(c) * L);
+            encodeSeconds[d] += sw.seconds();
+        }
+        busySeconds[d] = busy.seconds();
+        if (L) {
+            K.tables = vk::makeStorage(*devices[d].device, tables, "K tables");
+            K.hostTables = std::move(tables);
+        }
+    });
+    progress.finish();
+    out.raySeconds = *std::max_element(busySeconds.begin(), busySeconds.end());
+    out.encodeSeconds = *std::max_element(encodeSeconds.begin(), encodeSeconds.end());
+    std::uint64_t clampedTotal = 0;
+    for (std::size_t d = 0; d < D; ++d) {
+        const VisibilityStats v = casters[d]->stats();
+        out.stats.candidatePairs += v.candidatePairs;
+        out.stats.nonzeroPairs += v.nonzeroPairs;
+        out.stats.raysCast += v.raysCast;
+        out.errors.sumSquared += errors[d].sumSquared;
+        out.errors.maxAbs = std::max(out.errors.maxAbs, errors[d].maxAbs);
+        clampedTotal += clamped[d];
+    }
+    setEnergy(out.stats, summariseRowSums(rowSum, clampedTotal));
     return out;
 }
 

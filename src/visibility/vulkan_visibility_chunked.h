@@ -9,6 +9,7 @@
 #include "core/prepared_scene.h"
 #include "core/results.h"
 #include "core/sim_config.h"
+#include "k/gpu_k.h"
 #include "k/host_k.h"
 #include "k/k_plan.h"
 #include "vulkan/accel.h"
@@ -33,5 +34,19 @@ struct ChunkedVisibility {
 ChunkedVisibility computeVisibilityChunked(const std::vector<VisibilityDevice>& devices,
                                            const PreparedScene& prepared, const KSettings& settings,
                                            const KPlan& plan, HostK& K);
+
+// K computed where it lives (KPlan::whereItLives): each device casts the full rows of its own
+// chunks, two at a time in fp32, and each chunk is encoded on the host as soon as it arrives and
+// placed on its device (or in pinned host memory when that device streams). Host memory holds
+// two fp32 chunks per device, the streamed chunks and the tables, never K in fp32.
+struct KWhereItLives {
+    std::vector<DeviceK> parts; // per device, as uploadChunks() would have placed them
+    VisibilityStats stats;      // the pairs counted once; rays as cast; row sums of the encoded K
+    KErrors errors;             // of the encoding, against fp32
+    double raySeconds = 0.0;    // until the last device finished
+    double encodeSeconds = 0.0; // encoding and placing, overlapped with the casting
+};
+KWhereItLives computeKWhereItLives(const std::vector<VisibilityDevice>& devices, const PreparedScene& prepared,
+                                   const KSettings& settings, const KPlan& plan);
 
 } // namespace rsim

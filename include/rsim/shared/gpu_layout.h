@@ -72,9 +72,10 @@ struct GpuTransportTri {
 RSIM_CONST uint RSIM_VIS_PAIRS = 0u;
 RSIM_CONST uint RSIM_VIS_NEAR = 1u;
 struct NearVisibilityPair {
-    uint i;
-    uint j;
-    float sumFromI; // unoccluded weights of the first S/2 samples of each side
+    uint i;         // the element's row
+    uint j;         // and column
+    float sumFromI; // unoccluded weights of the first S/2 samples of each side of the pair
+                    // (min(i, j), max(i, j))
     float sumFromJ;
 };
 // The near list's header, followed by NearVisibilityPair[nearCapacity].
@@ -98,13 +99,19 @@ struct VisibilityPush {
     uint colBegin;
     uint rowsPerChunk;   // K chunk c holds rows [c R, (c+1) R), stored [j][i - c R]
     uint kStorage;       // RSIM_K_FP32, or RSIM_K_FP16 (converted in-band)
-    uint mirror;         // 1: also store K_ji (K resident); 0: only the upper triangle (the
-                         // host mirrors it when K is assembled in host memory)
+    uint mirror;         // RSIM_K_UPPER, RSIM_K_MIRRORED or RSIM_K_FULL_ROWS
     uint estimator;      // RSIM_K_ESTIMATOR_* (form_factor.h)
     uint nearFactor;     // near pairs take nearFactor x S samples (form_factor.h)
     uint nearCapacity;   // entries of the near list
     uint phase;          // RSIM_VIS_PAIRS or RSIM_VIS_NEAR
 };
+
+// What a visibility launch stores (VisibilityPush::mirror). Every pair's value is computed in one
+// order, (i, j) with i < j, so all three give the same K.
+RSIM_CONST uint RSIM_K_UPPER = 0u;     // K_ij of i < j only (the host mirrors it: K assembled there)
+RSIM_CONST uint RSIM_K_MIRRORED = 1u;  // K_ij and K_ji from one computation (K in place on one device)
+RSIM_CONST uint RSIM_K_FULL_ROWS = 2u; // every K_ij of the rows, j < i computed again (K computed
+                                       // where it lives, chunk by chunk: no mirror anywhere)
 
 // One chunk of K on a device, as the passes that read K see it.
 struct KChunkRef {

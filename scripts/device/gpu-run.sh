@@ -35,7 +35,8 @@
 #                                             (python_overhead_benchmark.py; the module and Python 3.11 come as
 #                                             .device/rsim-python.tgz from scripts/make-python-bundle.sh)
 #   scripts/device/gpu-run.sh scale EDGE      industry at --max-edge-m EDGE, K in place against K computed where it lives
-#                                             (--max-device-mb SCALE_DEVICE_MB, --max-host-mb 2000): host RSS, times, compare
+#                                             (SCALE_LIVES_OPTS, default --max-device-mb 40000 --max-host-mb 2000;
+#                                             SCALE_RUN_OPTS for both; SCALE_MODES="inplace lives"): host RSS, times, compare
 #   scripts/device/gpu-run.sh tests           the whole Catch2 suite on this GPU, under the validation
 #                                             layer (bundle made with make-bundle.sh --with-tests)
 set -uo pipefail
@@ -248,15 +249,16 @@ python)
 scale)
   edge=${2:-0.7}
   gen industry
+  rm -rf /tmp/scale-inplace /tmp/scale-lives
   for mode in ${SCALE_MODES:-inplace lives}; do
-    opts=()
-    [[ $mode == lives ]] && opts=(--max-device-mb "${SCALE_DEVICE_MB:-40000}" --max-host-mb 2000)
+    read -ra opts <<< "${SCALE_RUN_OPTS:-}"
+    if [[ $mode == lives ]]; then read -ra more <<< "${SCALE_LIVES_OPTS:---max-device-mb 40000 --max-host-mb 2000}"; opts+=("${more[@]}"); fi
     $RSIM run scenes/generated/industry/scene.toml --backend vulkan --max-edge-m "$edge" --no-k-cache --no-timeseries \
-      --no-progress "${opts[@]}" --output /tmp/scale-$mode > "$OUT/scale-$mode.log" 2>&1
-    echo "$mode: exit $?"; grep -E "K |visibility|radiosity|wrote|error" "$OUT/scale-$mode.log" | head -20
-    cp /tmp/scale-$mode/summary.json "$OUT/scale-$mode-summary.json" 2>/dev/null
-    python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print("peak RSS GB", s["peak_host_rss_bytes"]/1e9, "timings", s["timings_s"], "rays", s["rays"]["visibility"])' \
-      "$OUT/scale-$mode-summary.json" 2>&1 | tee -a "$OUT/scale.txt"
+      --no-progress "${opts[@]}" --output /tmp/scale-$mode > "$OUT/scale-$mode-$edge.log" 2>&1
+    echo "$mode: exit $?"; grep -E "K |visibility|radiosity|wrote|error" "$OUT/scale-$mode-$edge.log" | head -20
+    cp /tmp/scale-$mode/summary.json "$OUT/scale-$mode-$edge-summary.json" 2>/dev/null
+    python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); print("peak RSS GB", s["peak_host_rss_bytes"]/1e9, "timings", s["timings_s"], "details", s["timings_detail_s"], "rays", s["rays"]["visibility"])' \
+      "$OUT/scale-$mode-$edge-summary.json" 2>&1 | tee -a "$OUT/scale.txt"
   done
   [[ -d /tmp/scale-inplace && -d /tmp/scale-lives ]] && $RSIM compare /tmp/scale-inplace /tmp/scale-lives 2>&1 | tail -5 | tee -a "$OUT/scale.txt" ;;
 pixels)

@@ -439,8 +439,12 @@ private:
         for (auto& slot : slots_) devices.push_back({slot.device.get(), slot.geometry.get(), slot.accel.get()});
         KWhereItLives v = computeKWhereItLives(devices, scene(), k, plan);
         out.stats = v.stats;
-        out.compressSeconds = v.encodeSeconds;
+        // Encoding overlapped the casting: it is part of the visibility phase, and a detail.
         out.details.emplace_back("visibility_rays", v.raySeconds);
+        out.details.emplace_back("visibility_host_wait", v.waitSeconds);
+        out.details.emplace_back("visibility_host_encode", v.encodeSeconds);
+        out.details.emplace_back("visibility_host_row_sums", v.rowSumSeconds);
+        out.details.emplace_back("visibility_host_place", v.placeSeconds);
         if (k.formatErrors) spdlog::warn("--kij-errors is only computed when one device holds fp32 K; not reported");
         const double n = double(plan.chunking.n);
         out.storage.rmsError = std::sqrt(v.errors.sumSquared / (n * n));

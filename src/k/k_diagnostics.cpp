@@ -38,7 +38,18 @@ std::uint64_t addRowSums(const KChunking& ch, std::uint32_t c, const EncodedChun
 
 std::uint64_t addChunkRowSums(const KChunking& ch, std::uint32_t c, const EncodedChunk& chunk,
                               const std::vector<float>& area, std::vector<double>& rowSum) {
-    return addRowSums(ch, c, chunk, area, 0, ch.rows(c), rowSum);
+    std::vector<std::uint64_t> clamped(threadCount(), 0);
+    // Tiles of rows on all cores; each row is summed by one worker, in order of j.
+    const std::uint32_t tile = 4;
+    parallelFor((ch.rows(c) + tile - 1) / tile, 1, [&](std::size_t b, std::size_t e, unsigned w) {
+        for (std::size_t t = b; t < e; ++t) {
+            const std::uint32_t a = std::uint32_t(t) * tile;
+            clamped[w] += addRowSums(ch, c, chunk, area, a, std::min(ch.rows(c), a + tile), rowSum);
+        }
+    });
+    std::uint64_t total = 0;
+    for (auto v : clamped) total += v;
+    return total;
 }
 
 VisibilityStats formFactorDiagnostics(const HostK& K, const std::vector<float>& area) {

@@ -13,6 +13,11 @@ public:
     double seconds() const {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     }
+    // The seconds since the start or the previous lap, and a new start.
+    double lap() {
+        const auto now = std::chrono::steady_clock::now();
+        return std::chrono::duration<double>(now - std::exchange(start_, now)).count();
+    }
 
 private:
     std::chrono::steady_clock::time_point start_;

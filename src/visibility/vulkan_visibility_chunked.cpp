@@ -245,7 +245,13 @@ KWhereItLives computeKWhereItLives(const std::vector<VisibilityDevice>& devices,
     std::vector<double> rowSum(ch.n, 0.0); // each row is written by its chunk's device only
     std::vector<std::uint64_t> clamped(D, 0);
     std::vector<KErrors> errors(D);
-    std::vector<double> busySeconds(D, 0.0), encodeSeconds(D, 0.0);
+    std::vector<double> busySeconds(D, 0.0);
+    // Each device thread's time per step: waiting for its device (the chunk and its readback
+    // copy), encoding, row sums, placing the encoded chunk.
+    struct HostSteps {
+        double wait = 0.0, encode = 0.0, rowSums = 0.0, place = 0.0;
+    };
+    std::vector<HostSteps> steps(D);
     std::vector<std::unique_ptr<ChunkCaster>> casters;
     for (std::uint32_t d = 0; d < D; ++d)
         casters.push_back(std::make_unique<ChunkCaster>(devices[d], prepared, settings, plan, plan.chunksOf(d), true));
@@ -265,15 +271,19 @@ KWhereItLives computeKWhereItLives(const std::vector<VisibilityDevice>& devices,
             // The device casts chunk k + 1 while this thread encodes and places chunk k.
             if (k + 1 < caster.size()) caster.submit(k + 1);
             const std::uint32_t c = caster.chunk(k);
-            progress.add(caster.collect(k, values.data()));
             Stopwatch sw;
+            progress.add(caster.collect(k, values.data()));
+            HostSteps& t = steps[d];
+            t.wait += sw.lap();
             const EncodedChunk e = encodeChunk(values.data(), ch.elements(c), ch.format);
             errors[d].sumSquared += e.sumSquaredError;
             errors[d].maxAbs = std::max(errors[d].maxAbs, e.maxAbsError);
+            t.encode += sw.lap();
             clamped[d] += addChunkRowSums(ch, c, e, prepared.area, rowSum);
+            t.rowSums += sw.lap();
             K.buffers.push_back(placeChunk(*devices[d].device, e.words, c, K.streamed));
             std::copy(e.table.begin(), e.table.end(), tables.begin() + std::ptrdiff_t(c) * L);
-            encodeSeconds[d] += sw.seconds();
+            t.place += sw.lap();
         }
         busySeconds[d] = busy.seconds();
         if (L) {
@@ -283,7 +293,12 @@ KWhereItLives computeKWhereItLives(const std::vector<VisibilityDevice>& devices,
     });
     progress.finish();
     out.raySeconds = *std::max_element(busySeconds.begin(), busySeconds.end());
-    out.encodeSeconds = *std::max_element(encodeSeconds.begin(), encodeSeconds.end());
+    for (const HostSteps& t : steps) {
+        out.waitSeconds = std::max(out.waitSeconds, t.wait);
+        out.encodeSeconds = std::max(out.encodeSeconds, t.encode);
+        out.rowSumSeconds = std::max(out.rowSumSeconds, t.rowSums);
+        out.placeSeconds = std::max(out.placeSeconds, t.place);
+    }
     std::uint64_t clampedTotal = 0;
     for (std::size_t d = 0; d < D; ++d) {
         const VisibilityStats v = casters[d]->stats();

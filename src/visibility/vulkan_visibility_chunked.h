@@ -44,7 +44,9 @@ struct KWhereItLives {
     VisibilityStats stats;      // the pairs counted once; rays as cast; row sums of the encoded K
     KErrors errors;             // of the encoding, against fp32
     double raySeconds = 0.0;    // until the last device finished
-    double encodeSeconds = 0.0; // encoding and placing, overlapped with the casting
+    // The busiest device thread's time waiting for its device, encoding, summing rows and
+    // placing chunks (overlapped with the casting: waiting long means the device is the bound).
+    double waitSeconds = 0.0, encodeSeconds = 0.0, rowSumSeconds = 0.0, placeSeconds = 0.0;
 };
 KWhereItLives computeKWhereItLives(const std::vector<VisibilityDevice>& devices, const PreparedScene& prepared,
                                    const KSettings& settings, const KPlan& plan);

@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <array>
 #include <condition_variable>
+#include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "k/k_diagnostics.h"
 #include "util/parallel.h"
@@ -151,6 +153,44 @@ private:
     vk::TimelineSemaphore chunkDone_;
 };
 
+// Copies encoded chunks into device-local buffers on the transfer queue, through a ring of
+// staging buffers, so that a chunk's copy runs beside the casting of the next instead of
+// queueing behind it on the compute queue (measured: 72 ms a chunk on an H200 that way).
+class ChunkUploader {
+public:
+    ChunkUploader(vk::Device& device, std::uint64_t largestBytes) : dev_(device), copies_(device, "K chunk uploads") {
+        for (std::size_t s = 0; s < staging_.size(); ++s)
+            staging_[s] = vk::Buffer(device, std::max<std::uint64_t>(4, largestBytes), VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+                                     vk::MemoryKind::Upload, "K chunk staging " + std::to_string(s));
+    }
+    // Chunk c's words in a new device buffer (shared with the compute queue); the copy is in
+    // flight until finish().
+    vk::Buffer upload(const std::vector<std::uint32_t>& words, std::uint32_t c) {
+        const std::uint64_t bytes = words.size() * 4;
+        const std::size_t s = next_++ % staging_.size();
+        if (usedAt_[s]) copies_.wait(usedAt_[s]); // the copy that last read this staging buffer
+        dev_.reclaim();
+        std::memcpy(staging_[s].mapped(), words.data(), bytes);
+        vk::Buffer dst(dev_, bytes, vk::kStorageUsage, vk::MemoryKind::Device, "K chunk " + std::to_string(c), true);
+        usedAt_[s] = copies_.submit(true, [&](VkCommandBuffer cmd) {
+            const VkBufferCopy region{0, 0, bytes};
+            dev_.vk().vkCmdCopyBuffer(cmd, staging_[s].handle(), dst.handle(), 1, &region);
+        });
+        return dst;
+    }
+    void finish() {
+        copies_.waitAll();
+        dev_.reclaim();
+    }
+
+private:
+    vk::Device& dev_;
+    std::array<vk::Buffer, 3> staging_;
+    std::array<std::uint64_t, 3> usedAt_{};
+    std::size_t next_ = 0;
+    vk::TimelineSemaphore copies_; // last: destroyed first, after its copies
+};
+
 // Entry (i, j) of chunk c with j > i goes to (j, i) in j's chunk: every chunk after c, and
 // chunk c itself.
 void mirrorChunk(HostK& K, std::uint32_t c) {
@@ -266,6 +306,8 @@ KWhereItLives computeKWhereItLives(const std::vector<VisibilityDevice>& devices,
         K.streamGroup = plan.streamGroup[d];
         std::vector<float> tables(std::size_t(ch.chunks()) * L, 0.0f);
         std::vector<float> values(caster.size() ? ch.elements(0) : 0); // chunk 0 is the largest
+        std::optional<ChunkUploader> uploader;
+        if (!K.streamed && caster.size()) uploader.emplace(*devices[d].device, ch.chunkBytes(0));
         if (caster.size() > 0) caster.submit(0);
         for (std::size_t k = 0; k < caster.size(); ++k) {
             // The device casts chunk k + 1 while this thread encodes and places chunk k.
@@ -281,10 +323,11 @@ KWhereItLives computeKWhereItLives(const std::vector<VisibilityDevice>& devices,
             t.encode += sw.lap();
             clamped[d] += addChunkRowSums(ch, c, e, prepared.area, rowSum);
             t.rowSums += sw.lap();
-            K.buffers.push_back(placeChunk(*devices[d].device, e.words, c, K.streamed));
+            K.buffers.push_back(uploader ? uploader->upload(e.words, c) : placeChunk(*devices[d].device, e.words, c, true));
             std::copy(e.table.begin(), e.table.end(), tables.begin() + std::ptrdiff_t(c) * L);
             t.place += sw.lap();
         }
+        if (uploader) uploader->finish();
         busySeconds[d] = busy.seconds();
         if (L) {
             K.tables = vk::makeStorage(*devices[d].device, tables, "K tables");

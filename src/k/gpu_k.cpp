@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "k/k_diagnostics.h"
+#include "util/error.h"
 #include "k/vulkan_log_encode.h"
 #include "util/parallel.h"
 #include "vulkan/pass.h"
@@ -31,8 +32,12 @@ float DeviceK::hostElement(std::size_t held, std::uint32_t i, std::uint32_t j) c
 }
 
 DeviceK allocateDeviceK(vk::Device& device, KChunking chunking) {
-    while (chunking.rowsPerChunk > 1 && chunking.chunkBytes(0) > device.maxAllocationBytes())
-        chunking.rowsPerChunk = (chunking.rowsPerChunk + 1) / 2;
+    // The chunking is never adapted to the device: its tables, and so the results, would depend
+    // on the machine.
+    if (chunking.chunkBytes(0) > device.maxAllocationBytes())
+        throw InputError("--chunk-mb: a K chunk of " + std::to_string(chunking.chunkBytes(0) >> 20) + " MiB in " +
+                         kFormatInfo(chunking.format).name + " exceeds the largest allocation of " + device.label() +
+                         " (" + std::to_string(device.maxAllocationBytes() >> 20) + " MiB); use a smaller --chunk-mb");
     DeviceK K;
     K.chunking = chunking;
     for (std::uint32_t c = 0; c < chunking.chunks(); ++c) {

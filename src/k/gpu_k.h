@@ -41,8 +41,8 @@ struct DeviceK {
     std::uint64_t bytes() const;
 };
 
-// Every chunk, zeroed, as fp32 or fp16 (what the visibility pass writes). Rows per chunk shrink
-// when a chunk would not fit one allocation of the device.
+// Every chunk, zeroed, as fp32 or fp16 (what the visibility pass writes). Throws InputError
+// when a chunk would not fit one allocation of the device (the chunking never adapts to it).
 DeviceK allocateDeviceK(vk::Device& device, KChunking chunking);
 
 // uint64_t per chunk index: the address of the chunk this device holds, 0 for the others.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Near-pair lists of the time-blocked transport (see RSIM_TIME_BLOCK): for each receiver i of
-// one K chunk, the sources j with K_ij != 0 and tau_ij < RSIM_TIME_BLOCK. Pass 0 counts them,
+// one K chunk, the sources j with K_ij != 0 and tau_ij < pc.nearBelow. Pass 0 counts them,
 // pass 1 writes them (with their coefficients) at the offsets the host made from the counts.
 #version 460
 #extension GL_GOOGLE_include_directive : require
@@ -25,7 +25,7 @@ void main() {
         if (k == 0.0) continue;
         vec4 cj = tris.t[j].centroidArea;
         uint tau = rsimDelaySteps(me.xyz, cj.xyz, pc.invCdtSq);
-        if (!rsimIsNearDelay(tau)) continue;
+        if (!rsimIsNearDelay(tau, pc.nearBelow)) continue;
         if (pc.pass == 1u) {
             vec2 f = rsimGatherCoefficients(k, me.w, cj.w, tris.t[j].extra.x);
             NearPairRefs(pc.nearPairs).p[out0 + count] = NearPair(j, tau, f.x, f.y);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Far gather of one time block (MODEL.md §5, time-blocked as RSIM_TIME_BLOCK explains): for
-// receivers i of one K chunk and every source j with tau_ij >= RSIM_TIME_BLOCK,
+// receivers i of one K chunk and every source j with tau_ij >= pc.nearBelow,
 //   farB_i(t0 + q) = sum_j F_ij B_j(t0 + q - tau_ij),
 //   farZ_i(t0 + q) = sum_j rho_j A_j F_ji Z_j(t0 + q - tau_ij),   q < steps,
 // whose sources all lie before the block, for POSES poses of the batch per invocation
@@ -61,7 +61,7 @@ void main() {
         accB[q] = vec4(0.0);
     }
     // Nothing can arrive before a block that ends at or before the shortest far delay.
-    if (isActive && pc.t0 + pc.steps > RSIM_TIME_BLOCK) {
+    if (isActive && pc.t0 + pc.steps > pc.nearBelow) {
         vec4 me = tris.t[i].centroidArea;
         uint rows = pc.k.rowEnd - pc.k.rowBegin, col = i - pc.k.rowBegin;
         uint last = pc.t0 + pc.steps - 1u;
@@ -78,7 +78,7 @@ void main() {
             for (uint u = 0u; u < UNROLL; ++u) {
                 if (k[u] == 0.0) continue;
                 uint tau = rsimDelaySteps(me.xyz, cj[u].xyz, pc.invCdtSq);
-                if (rsimIsNearDelay(tau) || tau > last) continue;
+                if (rsimIsNearDelay(tau, pc.nearBelow) || tau > last) continue;
                 vec2 f = rsimGatherCoefficients(k[u], me.w, cj[u].w, rhoA[u]);
                 // Step q reads time t0 + q - tau (>= 0 from q = tau - t0 on).
                 uint first = tau > pc.t0 ? tau - pc.t0 : 0u;

@@ -33,13 +33,14 @@ struct Run {
 };
 
 Run runVulkan(const PreparedScene& s, const SimConfig& c, const std::string& devices, const std::string& stream,
-              double maxDeviceMb = 0.0, double maxHostMb = 0.0) {
+              double maxDeviceMb = 0.0, double maxHostMb = 0.0, std::uint32_t streamBlocks = 2) {
     BackendChoice choice;
     choice.backend = "vulkan";
     choice.devices = devices;
     choice.stream = stream;
     choice.maxDeviceMb = maxDeviceMb;
     choice.maxHostMb = maxHostMb;
+    choice.streamBlocks = streamBlocks;
     choice.validation = true;
     auto backend = makeVulkanBackend(choice);
     Run r;
@@ -105,6 +106,13 @@ TEST_CASE("several devices, streaming and the memory cap give the single-device 
         const Run streamed = runVulkan(s, c, "0", "always");
         CHECK(streamed.meta.k.streaming);
         requireSame(one, streamed);
+    }
+    SECTION("a streamed K gathered 1 to 4 blocks per copy: more near pairs, the same results") {
+        for (std::uint32_t blocks : {1u, 3u, 4u}) {
+            CAPTURE(blocks);
+            requireSame(one, runVulkan(s, c, "0", "always", 0.0, 0.0, blocks));
+        }
+        requireSame(one, runVulkan(s, c, "0,0", "always", 0.0, 0.0, 3));
     }
     SECTION("two devices, streamed") {
         requireSame(one, runVulkan(s, c, "0,0", "always"));

@@ -37,6 +37,8 @@
 #   scripts/device/gpu-run.sh scale EDGE      industry at --max-edge-m EDGE, K in place against K computed where it lives
 #                                             (SCALE_LIVES_OPTS, default --max-device-mb 40000 --max-host-mb 2000;
 #                                             SCALE_RUN_OPTS for both; SCALE_MODES="inplace lives"): host RSS, times, compare
+#   scripts/device/gpu-run.sh streamblocks SCENES  the radiosity loop with K resident against K streamed with
+#                                             --stream-blocks 1 to 4 (K from the K cache after the first run), twice
 #   scripts/device/gpu-run.sh tests           the whole Catch2 suite on this GPU, under the validation
 #                                             layer (bundle made with make-bundle.sh --with-tests)
 set -uo pipefail
@@ -246,6 +248,20 @@ python)
   /tmp/rsimb/rsim-python/python3 -c "import rsim; print(rsim.devices()[0])"
   python3 scripts/python_overhead_benchmark.py --rsim $RSIM --python /tmp/rsimb/rsim-python/python3 --scene "$s" \
     --poses "$poses" --backend vulkan --repeat "${REPEAT:-3}" 2>&1 | tee "$OUT/python-overhead-$s.txt" ;;
+streamblocks)
+  gen "$scenes"
+  for s in ${scenes//,/ }; do
+    for r in 1 2; do
+      for mode in resident 1 2 3 4; do
+        opts=(--stream never); [[ $mode != resident ]] && opts=(--stream always --stream-blocks "$mode")
+        $RSIM run "$(path_of "$s")" --backend vulkan --no-timeseries --no-progress --k-cache /tmp/kcache "${opts[@]}" \
+          --output /tmp/sb-$s > /tmp/sb.log 2>&1 || { tail -5 /tmp/sb.log; exit 1; }
+        python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); d=s["timings_detail_s"]
+print(sys.argv[2], sys.argv[3], sys.argv[4], "loop %.3f s" % d["radiosity_loop"], "streamed %.1f GiB" % d.get("streamed_gib", 0), "radiosity %.3f s" % s["timings_s"]["radiosity"])' \
+          /tmp/sb-$s/summary.json "$s" "$r" "$mode"
+      done
+    done
+  done | tee "$OUT/streamblocks.txt" ;;
 scale)
   edge=${2:-0.7}
   gen industry

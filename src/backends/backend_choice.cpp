@@ -115,7 +115,8 @@ std::unique_ptr<Backend> makeVulkanBackendWith(std::shared_ptr<vk::Instance> ins
                                std::uint64_t(choice.maxDeviceMb * 1048576.0),
                                choice.maxHostMb > 0.0 ? std::uint64_t(choice.maxHostMb * 1048576.0)
                                                       : defaultHostBudgetBytes(),
-                               TransportTuning{choice.radiositySplit, choice.radiosityUnroll, choice.radiosityPoses});
+                               TransportTuning{choice.radiositySplit, choice.radiosityUnroll, choice.radiosityPoses,
+                                               choice.streamBlocks});
 }
 
 } // namespace

@@ -191,7 +191,8 @@ public:
             Stopwatch sw;
             std::vector<NearLists> parts(D);
             vk::forEachDevice(D, [&](std::size_t d) {
-                parts[d] = buildNearListsVulkan(*slots_[d].device, mine->parts()[d], onDevices[d], scene(), c);
+                parts[d] = buildNearListsVulkan(*slots_[d].device, mine->parts()[d], onDevices[d], scene(), c,
+                                                transportNearBelow(devices, tuning_));
             });
             near = mergeNearLists(parts);
             out.details.emplace_back("near_lists", sw.seconds());
@@ -374,7 +375,7 @@ private:
             // buffers (history, far sums, records, near lists) and a margin for the visibility
             // scratch and pipelines.
             const std::uint64_t scratch = chunking.as(KFormat::Fp32).largestChunkBytes();
-            b.fixedBytes = n * transportSteps * 8 + n * 8 * shared::RSIM_TIME_BLOCK + n * 64 + n * 64 * 16 +
+            b.fixedBytes = n * transportSteps * 8 + n * 8 * shared::RSIM_TIME_BLOCK * kMaxStreamBlocks + n * 64 + n * 64 * 16 +
                            scratch + (8ull << 20);
             budgets.push_back(b);
         }

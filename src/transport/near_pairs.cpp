@@ -11,10 +11,10 @@
 namespace rsim {
 
 NearLists buildNearLists(const PreparedScene& s, const SimConfig& c,
-                         const std::function<float(std::uint32_t, std::uint32_t)>& K) {
+                         const std::function<float(std::uint32_t, std::uint32_t)>& K, std::uint32_t nearBelow) {
     const std::size_t n = s.size();
     // Cells of one near radius (with a margin for rounding): near pairs are in adjacent cells.
-    const double cell = (double(shared::RSIM_TIME_BLOCK) + 1.0) * c.cdtM;
+    const double cell = (double(nearBelow) + 1.0) * c.cdtM;
     // Integer cell coordinates, so that the neighbours of a cell are found by adding -1, 0, 1
     // to them (offsetting the point in float could land in the same cell and skip one).
     auto cellOf = [&](const glm::vec3& p) {
@@ -41,7 +41,7 @@ NearLists buildNearLists(const PreparedScene& s, const SimConfig& c,
                             const float k = K(std::uint32_t(i), j);
                             if (k == 0.0f) continue;
                             const std::uint32_t tau = shared::rsimDelaySteps(ci, s.centroid[j], c.invCdtSq);
-                            if (!shared::rsimIsNearDelay(tau)) continue;
+                            if (!shared::rsimIsNearDelay(tau, nearBelow)) continue;
                             const glm::vec2 f = shared::rsimGatherCoefficients(k, s.area[i], s.area[j],
                                                                                s.reflectance[j] * s.area[j]);
                             lists[i].push_back({j, tau, f.x, f.y});

@@ -18,8 +18,10 @@ struct NearLists {
 };
 
 // `K(i, j)` returns the decoded K_ij the transport uses.
+// `nearBelow`: the delays that are near (rsimIsNearDelay).
 NearLists buildNearLists(const PreparedScene& scene, const SimConfig& config,
-                         const std::function<float(std::uint32_t, std::uint32_t)>& K);
+                         const std::function<float(std::uint32_t, std::uint32_t)>& K,
+                         std::uint32_t nearBelow = shared::RSIM_TIME_BLOCK);
 
 // The lists of several builders that each covered other rows (the rows' lists, in row order).
 NearLists mergeNearLists(const std::vector<NearLists>& parts);

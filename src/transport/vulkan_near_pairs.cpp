@@ -7,7 +7,7 @@
 namespace rsim {
 
 NearLists buildNearListsVulkan(vk::Device& device, const DeviceK& K, const vk::Buffer& records,
-                               const PreparedScene& scene, const SimConfig& config) {
+                               const PreparedScene& scene, const SimConfig& config, std::uint32_t nearBelow) {
     const KChunking& ch = K.chunking;
     const std::uint32_t n = ch.n;
     if (K.streamed) {
@@ -16,7 +16,7 @@ NearLists buildNearListsVulkan(vk::Device& device, const DeviceK& K, const vk::B
         return buildNearLists(scene, config, [&](std::uint32_t i, std::uint32_t j) {
             const std::int32_t x = heldAt[ch.chunkOf(i)];
             return x < 0 ? 0.0f : K.hostElement(std::size_t(x), i, j);
-        });
+        }, nearBelow);
     }
     vk::Buffer offsets(device, std::uint64_t(n + 1) * 4, vk::kStorageUsage, vk::MemoryKind::Device,
                        "near-pair offsets");
@@ -28,6 +28,7 @@ NearLists buildNearListsVulkan(vk::Device& device, const DeviceK& K, const vk::B
     push.nearOffsets = offsets.address();
     push.n = n;
     push.invCdtSq = config.invCdtSq;
+    push.nearBelow = nearBelow;
     // Pass 0 counts each row's pairs, pass 1 writes them at the offsets made from the counts.
     auto runPass = [&](std::uint32_t pass1) {
         push.pass = pass1;

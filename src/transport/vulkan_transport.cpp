@@ -48,8 +48,15 @@ std::uint32_t paddedPoses(std::uint32_t poses, const TransportTuning& tuning) {
 }
 
 
+std::uint32_t transportNearBelow(const std::vector<TransportDevice>& devices, const TransportTuning& tuning) {
+    for (const TransportDevice& d : devices)
+        if (d.k && d.k->streamed) return B * std::max(1u, tuning.streamBlocks);
+    return B;
+}
+
 std::uint64_t transportBytesPerPose(std::uint32_t n, std::uint32_t timesteps) {
-    return std::uint64_t(n) * (std::uint64_t(timesteps) * 8 + 3 * B * 8 + sizeof(shared::GpuTransportTri));
+    // Far sums, their exchange buffers: three of B steps, times the blocks of a streamed K's copy.
+    return std::uint64_t(n) * (std::uint64_t(timesteps) * 8 + 3 * B * kMaxStreamBlocks * 8 + sizeof(shared::GpuTransportTri));
 }
 
 namespace {
@@ -73,10 +80,10 @@ std::uint32_t farSplit(vk::Device& device, const TransportTuning& tuning, std::u
 class DeviceTransport {
 public:
     DeviceTransport(const TransportDevice& in, std::uint32_t n, std::uint32_t poses, const NearLists& near,
-                    const SimConfig& c, bool exchange, const TransportTuning& tuning)
+                    const SimConfig& c, bool exchange, const TransportTuning& tuning, std::uint32_t blockSteps)
         : dev_(*in.device), k_(in.k), n_(n), T_(c.timesteps), P_(poses),
-          perInvocation_(posesPerInvocation(poses, tuning)),
-          farBytes_(std::uint64_t(n_) * B * P_ * sizeof(glm::vec2)),
+          perInvocation_(posesPerInvocation(poses, tuning)), blockSteps_(blockSteps),
+          farBytes_(std::uint64_t(n_) * blockSteps * P_ * sizeof(glm::vec2)),
           history_(dev_, std::uint64_t(n_) * T_ * P_ * sizeof(glm::vec2), vk::kStorageUsage, vk::MemoryKind::Device,
                    "B/Z history"),
           farSums_(dev_, farBytes_, vk::kStorageUsage, vk::MemoryKind::Device, "far sums"),
@@ -115,6 +122,7 @@ public:
         fp_.invCdtSq = c.invCdtSq;
         fp_.poses = P_;
         fp_.poseStride = n_ * T_;
+        fp_.nearBelow = blockSteps_;
         np_.tris = in.records->address();
         np_.history = history_.address();
         np_.farSums = farSums_.address();
@@ -198,12 +206,18 @@ public:
     std::uint64_t streamedBytes() const { return streamedBytes_; }
 
 private:
+    // The far gather of the block's steps [t0, t0 + steps) from one chunk, RSIM_TIME_BLOCK steps
+    // per dispatch (the far sums of step q at q's place in farSums_).
     void dispatchFar(VkCommandBuffer cmd, std::size_t held, VkDeviceAddress chunk, std::uint32_t t0, std::uint32_t steps) {
         fp_.k = k_->chunkRef(held, chunk);
-        fp_.t0 = t0;
-        fp_.steps = steps;
-        far_.dispatch(cmd, fp_, (fp_.k.rowEnd - fp_.k.rowBegin + shared::RSIM_WG_RADIOSITY_X - 1) / shared::RSIM_WG_RADIOSITY_X,
-                      1, P_ / perInvocation_);
+        for (std::uint32_t q0 = 0; q0 < steps; q0 += B) {
+            fp_.t0 = t0 + q0;
+            fp_.steps = std::min(B, steps - q0);
+            fp_.farSums = farSums_.address() + std::uint64_t(q0) * n_ * P_ * sizeof(glm::vec2);
+            far_.dispatch(cmd, fp_,
+                          (fp_.k.rowEnd - fp_.k.rowBegin + shared::RSIM_WG_RADIOSITY_X - 1) / shared::RSIM_WG_RADIOSITY_X,
+                          1, P_ / perInvocation_);
+        }
     }
 
     // Groups of chunks cycle through kStreamBuffers device buffers: a group's copy (transfer
@@ -235,6 +249,7 @@ private:
     vk::Device& dev_;
     const DeviceK* k_;
     std::uint32_t n_, T_, P_, perInvocation_;
+    std::uint32_t blockSteps_; // steps per block: far gathers at once, near steps after
     std::uint64_t farBytes_;
     vk::Buffer history_, farSums_, nearOffsets_, nearPairs_, stream_[kStreamBuffers], readback_, upload_;
     vk::Pass<shared::RadiosityFarPush> far_;
@@ -264,20 +279,22 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
     const NearLists& near = indirect && !nearGiven.offsets.empty() ? nearGiven : none;
     const std::size_t D = indirect ? devices.size() : 1;
     const bool exchange = D > 1;
+    // Blocks of this many steps: the near lists were built for it (transportNearBelow).
+    const std::uint32_t block = transportNearBelow(devices, tuning);
     std::vector<std::unique_ptr<DeviceTransport>> st;
     for (std::size_t d = 0; d < D; ++d)
-        st.push_back(std::make_unique<DeviceTransport>(devices[d], n, poses, near, config, exchange, tuning));
+        st.push_back(std::make_unique<DeviceTransport>(devices[d], n, poses, near, config, exchange, tuning, block));
     GpuTransport out;
     out.setupSeconds = setup.seconds();
 
     Stopwatch loop;
-    std::vector<glm::vec2> merged(exchange ? std::size_t(n) * B * poses : 0);
+    std::vector<glm::vec2> merged(exchange ? std::size_t(n) * block * poses : 0);
     Progress progress("radiosity", T, "timesteps");
-    for (std::uint32_t t0 = 0, block = 0; t0 < T; t0 += B, ++block) {
-        const std::uint32_t steps = std::min(B, T - t0);
-        for (auto& s : st) s->throttle(block);
+    for (std::uint32_t t0 = 0, b = 0; t0 < T; t0 += block, ++b) {
+        const std::uint32_t steps = std::min(block, T - t0);
+        for (auto& s : st) s->throttle(b);
         // Nothing can arrive before the shortest far delay: the first block has no far gather.
-        const bool gather = indirect && t0 + steps > B;
+        const bool gather = indirect && t0 + steps > block;
         if (gather)
             for (auto& s : st) s->submitFar(t0, steps, exchange);
         if (gather && exchange) {
@@ -288,7 +305,7 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
             for (auto& s : st) s->receiveFarSums(merged);
             out.exchangeSeconds += sw.seconds();
         }
-        for (auto& s : st) s->submitNear(t0, steps, block, gather && exchange);
+        for (auto& s : st) s->submitNear(t0, steps, b, gather && exchange);
         progress.add(steps);
     }
     for (auto& s : st) s->finish();

@@ -23,12 +23,20 @@ struct TransportDevice {
     const DeviceK* k = nullptr;          // the chunks it gathers from (none without indirect light)
 };
 
-// Workgroup shape of the far gather, for tuning sweeps (`rsim run --radiosity-split/-unroll`).
+// Workgroup shape of the far gather, for tuning sweeps (`rsim run --radiosity-split/-unroll`),
+// and the time blocks per copy of a streamed K.
 struct TransportTuning {
     std::uint32_t split = 0;  // source slices per workgroup; 0: as many as the device allows
     std::uint32_t unroll = 1; // sources gathered per loop trip
     std::uint32_t poses = 0;  // poses per invocation of a batch (1, 2, 4); 0: the default (1)
+    std::uint32_t streamBlocks = 2; // with K streamed, time blocks gathered per copy of K (--stream-blocks)
 };
+inline constexpr std::uint32_t kMaxStreamBlocks = 4;
+
+// The steps gathered per copy of K: one time block (RSIM_TIME_BLOCK steps), or
+// tuning.streamBlocks of them when a device streams K. Delays below it are near pairs: the near
+// lists are built with it.
+std::uint32_t transportNearBelow(const std::vector<TransportDevice>& devices, const TransportTuning& tuning);
 
 
 struct GpuTransport {

@@ -32,7 +32,7 @@ RSIM_FN FormulaProbeOutput rsimFormulaProbe(FormulaProbeRecord r) {
     o.o4 = vec4(rsimKPlain(RSIM_K_FP16, r.u.y, r.u.x), float(rsimKCode(RSIM_K_LUT8, r.u.z, r.u.x)),
                 float(rsimKCode(RSIM_K_LUT4, r.u.w, r.u.x)), rsimKPlain(RSIM_K_FP32, r.u.z, 0u));
     // Decisions: the near-delay rule (§5), near pairs (§2), the facing cull, a shared vertex.
-    o.flags = uvec4(rsimIsNearDelay(r.u.x % 16u) ? 1u : 0u, rsimPairIsNear(t1, t2) ? 1u : 0u,
+    o.flags = uvec4(rsimIsNearDelay(r.u.x % 16u, RSIM_TIME_BLOCK) ? 1u : 0u, rsimPairIsNear(t1, t2) ? 1u : 0u,
                     rsimCanFace(t1, n1, t2, n2) ? 1u : 0u, rsimShareVertex(t1, t2) ? 1u : 0u);
     return o;
 }

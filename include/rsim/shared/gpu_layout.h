@@ -197,7 +197,8 @@ struct RadiosityFarPush {
     float invCdtSq;
     uint poses;
     uint poseStride;     // n T
-    uint pad0;
+    uint nearBelow;      // delays below this are near (rsimIsNearDelay); the far sums' step q of
+                         // this dispatch is that of the address in farSums
 };
 
 // Near gather and the new values of one timestep t = t0 + q, receivers [0, n).
@@ -228,7 +229,7 @@ struct NearListPush {
     uint n;
     uint pass;
     float invCdtSq;
-    uint pad0;
+    uint nearBelow;       // delays below this are near (rsimIsNearDelay)
 };
 
 // Distance pass over triangles [begin, end): path length (steps) and sensor distance.

@@ -10,9 +10,10 @@
 
 RSIM_SHARED_BEGIN
 
-// A pair whose delay is shorter than a time block may have its source inside the block: it is
-// gathered step by step from a list ("near"); all others once per block ("far").
-RSIM_FN bool rsimIsNearDelay(uint tau) { return tau < RSIM_TIME_BLOCK; }
+// A pair whose delay is shorter than the steps gathered at once (one time block, RSIM_TIME_BLOCK
+// steps; several when K is streamed) may have its source inside them: it is gathered step by
+// step from a list ("near"); all others once per block ("far").
+RSIM_FN bool rsimIsNearDelay(uint tau, uint nearBelow) { return tau < nearBelow; }
 
 // The coefficients with which receiver i gathers source j: B_i takes F_ij B_j and Z_i takes
 // rho_j A_j F_ji Z_j (Z's 1 / A_i comes in rsimRadiosityUpdate). rhoAreaJ = rho_j A_j.

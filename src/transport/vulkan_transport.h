@@ -29,7 +29,7 @@ struct TransportTuning {
     std::uint32_t split = 0;  // source slices per workgroup; 0: as many as the device allows
     std::uint32_t unroll = 1; // sources gathered per loop trip
     std::uint32_t poses = 0;  // poses per invocation of a batch (1, 2, 4); 0: the default (1)
-    std::uint32_t streamBlocks = 2; // with K streamed, time blocks gathered per copy of K (--stream-blocks)
+    std::uint32_t streamBlocks = 4; // with K streamed, time blocks gathered per copy of K (--stream-blocks)
 };
 inline constexpr std::uint32_t kMaxStreamBlocks = 4;
 

@@ -33,14 +33,14 @@ struct Run {
 };
 
 Run runVulkan(const PreparedScene& s, const SimConfig& c, const std::string& devices, const std::string& stream,
-              double maxDeviceMb = 0.0, double maxHostMb = 0.0, std::uint32_t streamBlocks = 4) {
+              double maxDeviceMb = 0.0, double maxHostMb = 0.0, std::uint32_t passBlocks = 4) {
     BackendChoice choice;
     choice.backend = "vulkan";
     choice.devices = devices;
     choice.stream = stream;
     choice.maxDeviceMb = maxDeviceMb;
     choice.maxHostMb = maxHostMb;
-    choice.streamBlocks = streamBlocks;
+    choice.passBlocks = passBlocks;
     choice.validation = true;
     auto backend = makeVulkanBackend(choice);
     Run r;

@@ -38,7 +38,9 @@
 #                                             (SCALE_LIVES_OPTS, default --max-device-mb 40000 --max-host-mb 2000;
 #                                             SCALE_RUN_OPTS for both; SCALE_MODES="inplace lives"): host RSS, times, compare
 #   scripts/device/gpu-run.sh streamblocks SCENES  the radiosity loop with K resident against K streamed with
-#                                             --stream-blocks 1 to 4 (K from the K cache after the first run), twice
+#                                             --pass-blocks 1 to 4 (K from the K cache after the first run), twice
+#   scripts/device/gpu-run.sh passblocks SCENES DEVICES  the radiosity loop on --devices 0 and on DEVICES
+#                                             (e.g. 0,1) with --pass-blocks 1, 2, 4 (K from the K cache), twice
 #   scripts/device/gpu-run.sh tests           the whole Catch2 suite on this GPU, under the validation
 #                                             layer (bundle made with make-bundle.sh --with-tests)
 set -uo pipefail
@@ -253,7 +255,7 @@ streamblocks)
   for s in ${scenes//,/ }; do
     for r in 1 2; do
       for mode in resident 1 2 3 4; do
-        opts=(--stream never); [[ $mode != resident ]] && opts=(--stream always --stream-blocks "$mode")
+        opts=(--stream never); [[ $mode != resident ]] && opts=(--stream always --pass-blocks "$mode")
         $RSIM run "$(path_of "$s")" --backend vulkan --no-timeseries --no-progress --k-cache /tmp/kcache "${opts[@]}" \
           --output /tmp/sb-$s > /tmp/sb.log 2>&1 || { tail -5 /tmp/sb.log; exit 1; }
         python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); d=s["timings_detail_s"]
@@ -262,6 +264,22 @@ print(sys.argv[2], sys.argv[3], sys.argv[4], "loop %.3f s" % d["radiosity_loop"]
       done
     done
   done | tee "$OUT/streamblocks.txt" ;;
+passblocks)
+  many=${3:-0,1}
+  gen "$scenes"
+  for s in ${scenes//,/ }; do
+    for r in 1 2; do
+      for run in "0 1" "$many 1" "$many 2" "$many 4"; do
+        read -r devs blocks <<< "$run"
+        $RSIM run "$(path_of "$s")" --backend vulkan --devices "$devs" --pass-blocks "$blocks" --no-timeseries \
+          --no-progress --k-cache /tmp/kcache --output /tmp/pb-$s > /tmp/pb.log 2>&1 || { tail -5 /tmp/pb.log; exit 1; }
+        python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); d=s["timings_detail_s"]; t=s["timings_s"]
+print(sys.argv[2], sys.argv[3], "devices", sys.argv[4], "blocks", sys.argv[5], "loop %.3f s" % d["radiosity_loop"],
+      "exchange %.3f s" % d.get("radiosity_exchange", 0), "radiosity %.3f s" % t["radiosity"], "total %.3f s" % t["total"])' \
+          /tmp/pb-$s/summary.json "$s" "$r" "$devs" "$blocks"
+      done
+    done
+  done | tee "$OUT/passblocks.txt" ;;
 scale)
   edge=${2:-0.7}
   gen industry

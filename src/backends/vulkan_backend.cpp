@@ -375,7 +375,7 @@ private:
             // buffers (history, far sums, records, near lists) and a margin for the visibility
             // scratch and pipelines.
             const std::uint64_t scratch = chunking.as(KFormat::Fp32).largestChunkBytes();
-            b.fixedBytes = n * transportSteps * 8 + n * 8 * shared::RSIM_TIME_BLOCK * kMaxStreamBlocks + n * 64 + n * 64 * 16 +
+            b.fixedBytes = n * transportSteps * 8 + n * 8 * shared::RSIM_TIME_BLOCK * kMaxPassBlocks + n * 64 + n * 64 * 16 +
                            scratch + (8ull << 20);
             budgets.push_back(b);
         }

@@ -56,10 +56,10 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
                     "does not fit the device), always (to measure it), never (fail if it does not fit)")
         ->check(CLI::IsMember({"auto", "always", "never"}))
         ->capture_default_str();
-    cmd->add_option("--stream-blocks", req->backend.streamBlocks,
-                    "With K streamed: gather this many 8-step time blocks per copy of K (1 to 4). More "
-                    "copy less (streaming is bound by the PCIe link) and turn more pairs into near "
-                    "pairs, gathered step by step")
+    cmd->add_option("--pass-blocks", req->backend.passBlocks,
+                    "With K streamed or on several GPUs: gather this many 8-step time blocks per pass "
+                    "over K (1 to 4), so K is copied (streaming is bound by the PCIe link) and far sums "
+                    "exchanged once per pass; more turn more pairs into near pairs, gathered step by step")
         ->check(CLI::Range(1u, 4u))
         ->capture_default_str();
     cmd->add_option("--max-device-mb", req->backend.maxDeviceMb,

@@ -49,14 +49,15 @@ std::uint32_t paddedPoses(std::uint32_t poses, const TransportTuning& tuning) {
 
 
 std::uint32_t transportNearBelow(const std::vector<TransportDevice>& devices, const TransportTuning& tuning) {
-    for (const TransportDevice& d : devices)
-        if (d.k && d.k->streamed) return B * std::max(1u, tuning.streamBlocks);
-    return B;
+    bool streamed = false;
+    for (const TransportDevice& d : devices) streamed = streamed || (d.k && d.k->streamed);
+    const bool exchanged = devices.size() > 1; // the backend passes one device without indirect light
+    return streamed || exchanged ? B * std::clamp(tuning.passBlocks, 1u, kMaxPassBlocks) : B;
 }
 
 std::uint64_t transportBytesPerPose(std::uint32_t n, std::uint32_t timesteps) {
     // Far sums, their exchange buffers: three of B steps, times the blocks of a streamed K's copy.
-    return std::uint64_t(n) * (std::uint64_t(timesteps) * 8 + 3 * B * kMaxStreamBlocks * 8 + sizeof(shared::GpuTransportTri));
+    return std::uint64_t(n) * (std::uint64_t(timesteps) * 8 + 3 * B * kMaxPassBlocks * 8 + sizeof(shared::GpuTransportTri));
 }
 
 namespace {

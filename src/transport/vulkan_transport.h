@@ -29,13 +29,15 @@ struct TransportTuning {
     std::uint32_t split = 0;  // source slices per workgroup; 0: as many as the device allows
     std::uint32_t unroll = 1; // sources gathered per loop trip
     std::uint32_t poses = 0;  // poses per invocation of a batch (1, 2, 4); 0: the default (1)
-    std::uint32_t streamBlocks = 4; // with K streamed, time blocks gathered per copy of K (--stream-blocks)
+    // Time blocks gathered per pass over K when K is streamed (one copy per pass) or spread over
+    // several devices (one exchange of far sums per pass): --pass-blocks.
+    std::uint32_t passBlocks = 4;
 };
-inline constexpr std::uint32_t kMaxStreamBlocks = 4;
+inline constexpr std::uint32_t kMaxPassBlocks = 4;
 
-// The steps gathered per copy of K: one time block (RSIM_TIME_BLOCK steps), or
-// tuning.streamBlocks of them when a device streams K. Delays below it are near pairs: the near
-// lists are built with it.
+// The steps gathered per pass over K: one time block (RSIM_TIME_BLOCK steps), or
+// tuning.passBlocks of them when a device streams K or several devices exchange far sums.
+// Delays below it are near pairs: the near lists are built with it.
 std::uint32_t transportNearBelow(const std::vector<TransportDevice>& devices, const TransportTuning& tuning);
 
 

@@ -33,7 +33,7 @@ struct Run {
 };
 
 Run runVulkan(const PreparedScene& s, const SimConfig& c, const std::string& devices, const std::string& stream,
-              double maxDeviceMb = 0.0, double maxHostMb = 0.0, std::uint32_t passBlocks = 4) {
+              double maxDeviceMb = 0.0, double maxHostMb = 0.0, std::uint32_t passBlocks = 0) {
     BackendChoice choice;
     choice.backend = "vulkan";
     choice.devices = devices;

@@ -16,7 +16,7 @@ struct BackendChoice {
     bool validation = false;         // Khronos validation layer
     std::string stream = "auto";     // auto | always | never: stream K from host memory
     double maxDeviceMb = 0.0;        // cap on each device's memory use (0: its budget)
-    std::uint32_t passBlocks = 4;  // time blocks per pass over a streamed or spread K (docs/benchmarks.md)
+    std::uint32_t passBlocks = 0;  // time blocks per pass over a streamed or spread K; 0: the default
     double maxHostMb = 0.0;          // cap on the host memory K's assembly may take (0: half the machine's)
     // Workgroup shape of the GPU's far gather, for tuning sweeps (transport/vulkan_transport.h).
     std::uint32_t radiositySplit = 0;  // source slices per workgroup; 0: the most the device allows

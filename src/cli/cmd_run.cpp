@@ -59,8 +59,9 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
     cmd->add_option("--pass-blocks", req->backend.passBlocks,
                     "With K streamed or on several GPUs: gather this many 8-step time blocks per pass "
                     "over K (1 to 4), so K is copied (streaming is bound by the PCIe link) and far sums "
-                    "exchanged once per pass; more turn more pairs into near pairs, gathered step by step")
-        ->check(CLI::Range(1u, 4u))
+                    "exchanged once per pass; more turn more pairs into near pairs, gathered step by step. "
+                    "0: 4 when K is streamed, else 2")
+        ->check(CLI::Range(0u, 4u))
         ->capture_default_str();
     cmd->add_option("--max-device-mb", req->backend.maxDeviceMb,
                     "Use at most this many MiB on each GPU (0: its memory budget); below K's size, "

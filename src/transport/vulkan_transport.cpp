@@ -52,7 +52,9 @@ std::uint32_t transportNearBelow(const std::vector<TransportDevice>& devices, co
     bool streamed = false;
     for (const TransportDevice& d : devices) streamed = streamed || (d.k && d.k->streamed);
     const bool exchanged = devices.size() > 1; // the backend passes one device without indirect light
-    return streamed || exchanged ? B * std::clamp(tuning.passBlocks, 1u, kMaxPassBlocks) : B;
+    if (!streamed && !exchanged) return B;
+    const std::uint32_t blocks = tuning.passBlocks ? tuning.passBlocks : streamed ? 4u : 2u;
+    return B * std::clamp(blocks, 1u, kMaxPassBlocks);
 }
 
 std::uint64_t transportBytesPerPose(std::uint32_t n, std::uint32_t timesteps) {

@@ -30,8 +30,9 @@ struct TransportTuning {
     std::uint32_t unroll = 1; // sources gathered per loop trip
     std::uint32_t poses = 0;  // poses per invocation of a batch (1, 2, 4); 0: the default (1)
     // Time blocks gathered per pass over K when K is streamed (one copy per pass) or spread over
-    // several devices (one exchange of far sums per pass): --pass-blocks.
-    std::uint32_t passBlocks = 4;
+    // several devices (one exchange of far sums per pass): --pass-blocks; 0: 4 when K is
+    // streamed, else 2 (the best measured, docs/benchmarks.md).
+    std::uint32_t passBlocks = 0;
 };
 inline constexpr std::uint32_t kMaxPassBlocks = 4;
 

@@ -84,6 +84,9 @@ class Backend {
                          std::vector<double>& fwd, std::vector<double>& adj) = 0;
     // Whether its transport can leave B and Z on its device only (see transport()).
     virtual bool keepsHistoriesOnDevice() const { return false; }
+    // Device-local bytes this process holds on each of the backend's devices now (empty when
+    // the backend has no devices or they cannot say).
+    virtual std::vector<std::uint64_t> deviceBytesInUse() const { return {}; }
 
     // Whether it runs under the Khronos validation layer (Vulkan with --validation), and the
     // errors the layer reported so far.

@@ -154,6 +154,12 @@ public:
 
     bool keepsHistoriesOnDevice() const override { return true; }
 
+    std::vector<std::uint64_t> deviceBytesInUse() const override {
+        std::vector<std::uint64_t> out;
+        for (const Slot& s : slots_) out.push_back(s.device->deviceLocalUsage());
+        return out;
+    }
+
     TransportOutcome transport(KHandle* K, const std::vector<TransportPose>& batch, bool hostHistories) override {
         TransportOutcome out;
         const SimConfig& c = *batch[0].config;

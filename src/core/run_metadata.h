@@ -32,6 +32,9 @@ struct DeviceMemory {
     std::uint32_t chunks = 0;
     bool streamed = false;
     std::uint32_t copyGroup = 0; // streamed: chunks per copy
+    // Device-local memory this process holds on the device at the end of each phase
+    // (VK_EXT_memory_budget's heap usage; the largest over a batch's poses and groups).
+    std::vector<std::pair<std::string, std::uint64_t>> inUseAfter;
 };
 
 using TimingDetails = std::vector<std::pair<std::string, double>>;

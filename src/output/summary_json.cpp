@@ -165,10 +165,13 @@ std::string summaryJsonText(const ResultsView& view, const PhaseTimes& times) {
                    {"echoes_cut_off", view.info.echoesCutOff}};
     j["max_form_factor_row_sum"] = number(r.visibility.maxRowSum);
     Json memory = Json::array();
-    for (const auto& d : m.deviceMemory)
+    for (const auto& d : m.deviceMemory) {
+        Json inUse = Json::object();
+        for (const auto& [phase, bytes] : d.inUseAfter) inUse[phase] = bytes;
         memory.push_back({{"device", d.device}, {"budget_bytes", d.budgetBytes}, {"other_bytes", d.fixedBytes},
                           {"k_bytes", d.kBytes}, {"k_chunks", d.chunks}, {"streamed", d.streamed},
-                          {"chunks_per_copy", d.copyGroup}});
+                          {"chunks_per_copy", d.copyGroup}, {"in_use_after_bytes", inUse}});
+    }
     j["device_memory"] = memory;
     j["timings_s"] = timings(times);
     Json details = Json::object();

@@ -159,6 +159,19 @@ std::uint32_t hostPoseLimit(std::size_t n, std::uint32_t T) {
     return std::uint32_t(std::clamp(hostShareBytes() / std::max(perPose, 1.0), 1.0, double(1u << 20)));
 }
 
+// Notes the device memory `backend` holds after `phase` in meta.deviceMemory (whose entries are
+// its devices, from the visibility plan; without them, nothing is noted).
+void noteDeviceMemory(const Backend& backend, RunMetadata& meta, const char* phase) {
+    const std::vector<std::uint64_t> used = backend.deviceBytesInUse();
+    if (used.size() != meta.deviceMemory.size()) return;
+    for (std::size_t d = 0; d < used.size(); ++d) {
+        auto& after = meta.deviceMemory[d].inUseAfter;
+        auto it = std::find_if(after.begin(), after.end(), [&](const auto& e) { return e.first == phase; });
+        if (it == after.end()) after.emplace_back(phase, used[d]);
+        else it->second = std::max(it->second, used[d]);
+    }
+}
+
 // Stores K in the cache when that is worth it: not when K exceeds the cache or a quarter of the
 // host's memory (a K on the GPU is copied to the host to be stored).
 void storeK(const KCache& cache, const std::string& key, KHandle& K, const KChunking& chunking,
@@ -189,6 +202,7 @@ std::unique_ptr<KHandle> computeK(Backend& geometry, const KSettings& k, PhaseTi
     stats = v.stats;
     meta.k = v.storage;
     meta.deviceMemory = v.deviceMemory;
+    noteDeviceMemory(geometry, meta, "visibility");
     meta.timingDetails.insert(meta.timingDetails.end(), v.details.begin(), v.details.end());
     spdlog::info("visibility: {} candidate pairs, {} non-zero, {} rays in {:.2f} s ({:.1f} Mrays/s)",
                  stats.candidatePairs, stats.nonzeroPairs, stats.raysCast, secs,
@@ -331,6 +345,7 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
         }
         TransportOutcome t = b.pose->transport(first.indirect ? kUsed : nullptr, work, hostSeries);
         const double secs = sw.seconds();
+        noteDeviceMemory(*b.pose, meta, "radiosity");
         times.add("radiosity", secs - t.downloadSeconds);
         if (t.downloadSeconds > 0.0) times.add("download", t.downloadSeconds);
         // Times and amounts add up over the groups of a batch.
@@ -375,6 +390,7 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
                 warnOnce(backFaceWarned, p, backFaceWarning(s, c, r.image));
             }
             const double distanceSeconds = sw.seconds();
+            noteDeviceMemory(*b.distances, meta, "distance");
             times.add("distance", distanceSeconds);
             own.add("distance", distanceSeconds);
             if (opt.keepK && kUsed) r.K = kUsed->host().decodeAll();

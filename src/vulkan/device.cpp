@@ -179,6 +179,18 @@ std::uint64_t Device::deviceLocalBudget() const {
     return best;
 }
 
+std::uint64_t Device::deviceLocalUsage() const {
+    if (!info_.memoryBudget) return 0;
+    VkPhysicalDeviceMemoryBudgetPropertiesEXT budget{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT};
+    VkPhysicalDeviceMemoryProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2};
+    props.pNext = &budget;
+    vkGetPhysicalDeviceMemoryProperties2(info_.handle, &props);
+    std::uint64_t used = 0;
+    for (std::uint32_t h = 0; h < props.memoryProperties.memoryHeapCount; ++h)
+        if (props.memoryProperties.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) used += budget.heapUsage[h];
+    return used;
+}
+
 void Device::submitAndWait(const std::function<void(VkCommandBuffer)>& record) {
     std::lock_guard lock(mutex_);
     std::optional<StartupTimer> first;

@@ -54,6 +54,8 @@ public:
                              VkMemoryPropertyFlags preferred = 0, VkMemoryPropertyFlags avoid = 0) const;
     // Device-local bytes this process may still use (VK_EXT_memory_budget when available).
     std::uint64_t deviceLocalBudget() const;
+    // Device-local bytes this process holds on the device (0 without VK_EXT_memory_budget).
+    std::uint64_t deviceLocalUsage() const;
 
     // Records commands, submits them to the compute queue and waits. Thread-safe (one caller
     // at a time holds the queue).

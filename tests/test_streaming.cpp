@@ -131,6 +131,10 @@ TEST_CASE("several devices, streaming and the memory cap give the single-device 
         }
         requireSame(one, runVulkan(s, c, "0", "always", 0.0, tinyHost));
         requireSame(one, runVulkan(s, c, "0,0", "always", 0.0, tinyHost));
+        // More devices than chunks: the device without one casts nothing.
+        SimConfig whole = c;
+        whole.k.chunkBytes = std::uint64_t(64) << 20;
+        requireSame(runVulkan(s, whole, "0", "never"), runVulkan(s, whole, "0,0", "auto", 0.0, tinyHost));
     }
     SECTION("a cap below K's size streams, and --stream never refuses it") {
         // A cap between "the streaming buffers fit beside everything else" and "all of K fits".

@@ -40,8 +40,10 @@ PinholeSensor rsimSensor(LightSensorRecord r) {
     return s;
 }
 
-// Statistics counters are spread over this many slots to avoid one hot atomic; the host sums.
-const uint RSIM_STAT_SLOTS = 256u;
+// Statistics counters are spread over this many slots to avoid one hot atomic; the host sums
+// in 64 bits. Each slot is 32 bits: 4096 slots hold about 1.7e13 rays per device before one
+// wraps (industry at 299k triangles and S = 16, every pair cast twice: 4.3e11).
+const uint RSIM_STAT_SLOTS = 4096u;
 void rsimCount(uint64_t stats, uint counter, uint slotSeed, uint amount) {
     if (amount != 0u)
         atomicAdd(UintRefs(stats).v[counter * RSIM_STAT_SLOTS + (slotSeed % RSIM_STAT_SLOTS)], amount);

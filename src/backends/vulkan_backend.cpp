@@ -379,9 +379,13 @@ private:
             if (maxDeviceBytes_) b.budgetBytes = std::min(b.budgetBytes, maxDeviceBytes_);
             // Scene and BVH are already allocated; the budget query saw them. Add the transport's
             // buffers (history, far sums, records, near lists) and a margin for the visibility
-            // scratch and pipelines.
+            // scratch and pipelines. Near lists: about 64 pairs of 16 bytes per row for one
+            // block's radius, times the blocks of a pass (a rough bound: on surfaces the pairs grow
+            // faster than the radius, and a list that does not fit fails with an out-of-memory
+            // error naming it).
             const std::uint64_t scratch = chunking.as(KFormat::Fp32).largestChunkBytes();
-            b.fixedBytes = n * transportSteps * 8 + n * 8 * shared::RSIM_TIME_BLOCK * kMaxPassBlocks + n * 64 + n * 64 * 16 +
+            b.fixedBytes = n * transportSteps * 8 + n * 8 * shared::RSIM_TIME_BLOCK * kMaxPassBlocks + n * 64 +
+                           n * 64 * 16 * kMaxPassBlocks +
                            scratch + (8ull << 20);
             budgets.push_back(b);
         }

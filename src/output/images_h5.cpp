@@ -62,8 +62,24 @@ void writeImagesH5(const std::filesystem::path& file, const ResultsView& view) {
     const SensorImage& img = view.result.image;
     const SimConfig& c = view.config;
     const std::size_t W = img.width, H = img.height;
-    // Derived from a copy: the other writers read the image after this one.
-    const std::vector<output::PixelArray> arrays = output::pixelArrays(img, c, ps);
+    // Derived from a copy (the other writers read the image after this one), without the
+    // transient, which pixelArrays() leaves out and which can be large.
+    SensorImage pixels;
+    pixels.width = img.width;
+    pixels.height = img.height;
+    pixels.depth = img.depth;
+    pixels.trueDepth = img.trueDepth;
+    pixels.amplitude = img.amplitude;
+    pixels.directDepth = img.directDepth;
+    pixels.noisyDepth = img.noisyDepth;
+    pixels.triangle = img.triangle;
+    pixels.phasor = img.phasor;
+    pixels.taps = img.taps;
+    pixels.tapsPhase = img.tapsPhase;
+    static_assert(sizeof(SensorImage) == 2 * sizeof(std::uint32_t) + 10 * sizeof(std::vector<float>) +
+                      sizeof(std::uint64_t),
+                  "a field added to SensorImage: copy it here if pixelArrays() uses it");
+    const std::vector<output::PixelArray> arrays = output::pixelArrays(std::move(pixels), c, ps);
 
     const H5Writer h5(file.string());
     H5Id f = h5.createFile();

@@ -3,7 +3,7 @@
 
 namespace rsim {
 namespace {
-constexpr std::uint32_t kStatSlots = 256; // RSIM_STAT_SLOTS in shaders/common/rsim.glsl
+constexpr std::uint32_t kStatSlots = 4096; // RSIM_STAT_SLOTS in shaders/common/rsim.glsl
 }
 
 std::unique_ptr<vk::Pipeline> makeRayPassPipeline(vk::Device& d,

@@ -39,13 +39,14 @@ def main():
             for variant in args.variants.split(","):
                 r = run_rsim(args.rsim, path, args.tmp,
                              ["--backend", args.backend, "--samples", str(args.samples), "--timesteps",
-                              str(args.timesteps), "--no-timeseries", "--no-images", "--no-progress", "--log-level",
+                              str(args.timesteps), "--no-timeseries", "--no-images", "--no-progress", "--no-k-cache", "--log-level",
                               "error"] + k_estimator_options(variant), who="estimator_benchmark")
                 d, wall = r.summary, r.wall_s
                 vis = d["timings_s"]["visibility"]
                 rays_s = d.get("timings_detail_s", {}).get("visibility_rays", vis)
                 row = {"scene": scene, "variant": variant, "repeat": rep, "triangles": d["counts"]["triangles"],
                        "candidate_pairs": d["counts"]["candidate_pairs"], "rays": d["rays"]["visibility"],
+                       "clear_pairs": d["rays"].get("visibility_clear_pairs", 0),
                        "visibility_s": vis, "visibility_rays_s": rays_s,
                        "grays_per_s": d["rays"]["visibility"] / rays_s / 1e9 if rays_s > 0 else 0.0,
                        "max_row_sum": d["max_form_factor_row_sum"],
@@ -61,12 +62,13 @@ def main():
     last = {}
     for r in rows:
         last[(r["scene"], r["variant"])] = r
-    lines = ["| scene | triangles | variant | rays | visibility (s) | ray dispatches (s) | GRays/s | max row sum | "
-             "rows > 1.05 | clamped F |", "| --- " * 10 + "|"]
+    lines = ["| scene | triangles | variant | clear pairs | rays | visibility (s) | ray dispatches (s) | GRays/s | "
+             "max row sum | rows > 1.05 | clamped F |", "| --- " * 11 + "|"]
     for (scene, variant), r in last.items():
-        lines.append("| %s | %s | %s | %.3g G | %.3f | %.3f | %.2f | %.3f | %d | %d |" % (
-            scene, f"{r['triangles']:,}", variant, r["rays"] / 1e9, r["visibility_s"], r["visibility_rays_s"],
-            r["grays_per_s"], r["max_row_sum"], r["rows_over_1_05"], r["clamped"]))
+        clear = r["clear_pairs"] / r["candidate_pairs"] if r["candidate_pairs"] else 0.0
+        lines.append("| %s | %s | %s | %.1f%% | %.3g G | %.3f | %.3f | %.2f | %.3f | %d | %d |" % (
+            scene, f"{r['triangles']:,}", variant, 100 * clear, r["rays"] / 1e9, r["visibility_s"],
+            r["visibility_rays_s"], r["grays_per_s"], r["max_row_sum"], r["rows_over_1_05"], r["clamped"]))
     text = "\n".join(lines)
     print(text)
     with open(os.path.join(args.out, "estimator_benchmark.md"), "w") as f:

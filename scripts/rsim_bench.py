@@ -104,14 +104,16 @@ def print_command(who):
 # Variants of the K estimator compared by kij_estimator_study.py and estimator_benchmark.py:
 # name -> (simulation.k_estimator, simulation.near_pair_factor). docs/model-choices.md explains them.
 K_ESTIMATOR_VARIANTS = {
-    "area": ("area", 1),                 # the former estimator: x and y by area
-    "model": ("solid-angle-mean", 1),    # MODEL.md section 2's combination of the two sides
-    "area-blend": ("solid-angle", 1),    # the sides blended by area
-    "default": ("solid-angle", 8),       # rsim's default: area blend, near pairs at 8 S
+    "area": ("area", 1, "rays"),                 # the former estimator: x and y by area
+    "model": ("solid-angle-mean", 1, "rays"),    # MODEL.md section 2's combination of the two sides
+    "area-blend": ("solid-angle", 1, "rays"),    # the sides blended by area
+    "rays": ("solid-angle", 8, "rays"),          # issue 12's default: rays for every pair
+    "default": ("solid-angle", 8, "formula"),    # rsim's default: clear pairs by formula (issue 18)
 }
 
 
 def k_estimator_options(variant):
     """rsim run options that select a K estimator variant."""
-    estimator, near = K_ESTIMATOR_VARIANTS[variant]
-    return ["--set", f'simulation.k_estimator="{estimator}"', "--set", f"simulation.near_pair_factor={near}"]
+    estimator, near, clear = K_ESTIMATOR_VARIANTS[variant]
+    return ["--set", f'simulation.k_estimator="{estimator}"', "--set", f"simulation.near_pair_factor={near}",
+            "--set", f'simulation.clear_pairs="{clear}"']

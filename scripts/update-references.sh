@@ -14,6 +14,6 @@ for scene in tiny-room corridor; do
   # --no-k-cache: a reference is computed from scratch, never read from a cached K.
   build/rsim run "scenes/$scene/scene.toml" --output "$out" --backend cpu --no-timeseries --no-k-cache -q
   # `rsim compare` reads triangles.csv, depth.pfm and summary.json; the rest is not kept.
-  rm -f "$out"/*.png "$out"/mesh_error.ply
+  rm -f "$out"/*.png "$out"/*.exr "$out"/images.h5 "$out"/mesh_error.ply
   echo "updated $out"
 done

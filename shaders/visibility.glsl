@@ -9,6 +9,9 @@
 #define RSIM_RAY_PASS_GROUP RSIM_WG_PAIRS_X
 #include "common/ray_pass.glsl"
 #include "rsim/shared/form_factor.h"
+#ifdef RSIM_CLEAR_PAIRS
+#include "rsim/shared/shaft.h"
+#endif
 #include "rsim/shared/kformat.h"
 layout(push_constant) uniform Push { VisibilityPush pc; };
 layout(buffer_reference, std430, buffer_reference_align = 2) buffer HalfRefs { uint16_t v[]; };
@@ -28,6 +31,39 @@ void storeK(uint row, uint col, float k) {
 }
 
 GpuTriangle tri(uint k) { return TriangleRefs(pc.triangles).t[k]; }
+
+#ifdef RSIM_CLEAR_PAIRS
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer ShaftNodeRefs { ShaftBvhNode n[]; };
+
+// True when no triangle but i and j can meet the interior of the pair's shaft: the traversal of
+// ShaftBvh::candidates (src/accel/shaft_bvh.cpp) with the same tests, stopping at the first
+// candidate.
+bool pairIsClear(uint i, uint j, Tri ti, Tri tj) {
+    Shaft sh = rsimShaftBuild(ti, tri(i).normal.xyz, tj, tri(j).normal.xyz, pc.shaftEps);
+    uint stack[RSIM_SHAFT_BVH_MAX_DEPTH + 1u];
+    uint top = 0u, k = 0u;
+    for (;;) {
+        ShaftBvhNode node = ShaftNodeRefs(pc.shaftNodes).n[k];
+        uint index = floatBitsToUint(node.loIndex.w), count = floatBitsToUint(node.hiCount.w);
+        if (!rsimShaftExcludesBox(sh, node.loIndex.xyz, node.hiCount.xyz, pc.shaftEps)) {
+            if (count == 0u) {
+                stack[top++] = index; // the right child, after the left
+                ++k;
+                continue;
+            }
+            for (uint p = index; p < index + count; ++p) {
+                uint t = UintRefs(pc.shaftPrims).v[p];
+                if (t == i || t == j) continue;
+                GpuTriangle g = tri(t);
+                if (!rsimShaftExcludes(sh, rsimTri(g), g.normal.xyz, pc.shaftEps)) return false;
+            }
+        }
+        if (top == 0u) return true;
+        k = stack[--top];
+    }
+    return true;
+}
+#endif
 
 // Adds the unoccluded weights of samples [s0, s1) of both sides of the pair (i, j) and counts
 // the rays. The triangles are read again for every sample rather than held in registers across
@@ -104,6 +140,16 @@ void pairsPhase() {
         finish(row, col, k, rays);
         return;
     }
+#ifdef RSIM_CLEAR_PAIRS
+    if (pc.clearPairs != 0u && pairIsClear(i, j, ti, tj)) {
+        if (countsPair(row, col)) rsimCount(pc.stats, 3u, i + j, 1u);
+        finish(row, col,
+               rsimClearPairValue(ti, tri(i).normal.xyz, tri(i).v0Area.w, tj, tri(j).normal.xyz, tri(j).v0Area.w,
+                                  pc.estimator),
+               0u);
+        return;
+    }
+#endif
     uint base = rsimKBaseSamplesPerSide(pc.samples);
     uint perSide = rsimKSamplesPerSide(sampling(), ti, tj);
     bool shareVertex = rsimShareVertex(ti, tj);

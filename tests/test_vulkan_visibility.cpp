@@ -8,6 +8,7 @@
 #include <catch2/catch_approx.hpp>
 #include <catch2/catch_test_macros.hpp>
 
+#include "accel/shaft_bvh.h"
 #include "vulkan/gpu_scene.h"
 #include "support/test_scenes.h"
 #include "visibility/vulkan_visibility.h"
@@ -40,7 +41,8 @@ TEST_CASE("near pairs listed for the second phase or finished at once give the s
             if (path == vk::RayPath::RayQuery ? !info.rayQuery : !info.rayTracingPipeline) continue;
             CAPTURE(int(path));
             vk::Device device(instance, info, path, "test");
-            GpuGeometry scene(device, s);
+            const ShaftBvh shafts = ShaftBvh::build(s);
+            GpuGeometry scene(device, s, shafts.nodes, shafts.prims);
             std::vector<glm::vec3> vertices;
             for (std::size_t i = 0; i < s.size(); ++i) vertices.insert(vertices.end(), {s.v0[i], s.v1[i], s.v2[i]});
             vk::SceneAccel accel(device, vertices);

@@ -41,6 +41,8 @@
 #                                             --pass-blocks 1 to 4 (K from the K cache after the first run), twice
 #   scripts/device/gpu-run.sh passblocks SCENES DEVICES  the radiosity loop on --devices 0 and on DEVICES
 #                                             (e.g. 0,1) with --pass-blocks 1, 2, 4 (K from the K cache), twice
+#   scripts/device/gpu-run.sh shafts [SCENES]  visibility with and without clear pairs by formula,
+#                                             every generated scene (issue 18; estimator_benchmark.py)
 #   scripts/device/gpu-run.sh tests           the whole Catch2 suite on this GPU, under the validation
 #                                             layer (bundle made with make-bundle.sh --with-tests)
 set -uo pipefail
@@ -161,6 +163,12 @@ estimator)
     --variants area,area-blend,default --repeat 2 --out "$OUT/speed" --tmp /tmp/est 2>&1 | tee "$OUT/estimator-speed.txt"
   python3 scripts/estimator_benchmark.py --rsim $RSIM --backend vulkan --scenes tiny-room,small-room,traffic,industry \
     --variants area,default --out "$OUT/rowsums" --tmp /tmp/est 2>&1 | tee "$OUT/estimator-rowsums.txt" ;;
+shafts)
+  # Issue 18: every generated scene with rays for every pair (issue 12's estimator) and with clear
+  # pairs by formula (the default), twice each, interleaved; the table shows the second runs.
+  gen ${2:-tiny-room,small-room,medium-room,large-room,traffic,industry}
+  python3 scripts/estimator_benchmark.py --rsim $RSIM --backend vulkan --scenes ${2:-tiny-room,small-room,medium-room,large-room,traffic,industry} \
+    --variants rays,default --repeat 2 --out "$OUT/shafts" --tmp /tmp/est 2>&1 | tee "$OUT/shafts.txt" ;;
 ab)
   # A paired comparison for a change that must not slow rsim down: the older binary runs with
   # this bundle's libraries (a copy of the wrapper pointing at it), alternating with the new one.

@@ -11,10 +11,12 @@
 
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <utility>
 
 #include <spdlog/spdlog.h>
 
+#include "accel/shaft_bvh.h"
 #include "direct/vulkan_direct.h"
 #include "distance/vulkan_distance.h"
 #include "k/gpu_k.h"
@@ -347,7 +349,8 @@ private:
             vertices[3 * i + 1] = s.v1[i];
             vertices[3 * i + 2] = s.v2[i];
         }
-        slot.geometry = std::make_unique<GpuGeometry>(*slot.device, s);
+        std::call_once(shaftsBuilt_, [&] { shafts_ = std::make_unique<ShaftBvh>(ShaftBvh::build(s)); });
+        slot.geometry = std::make_unique<GpuGeometry>(*slot.device, s, shafts_->nodes, shafts_->prims);
         slot.accel = std::make_unique<vk::SceneAccel>(*slot.device, vertices);
     }
 
@@ -483,6 +486,9 @@ private:
     const KHandle* placedFrom_ = nullptr;
     double placementSeconds_ = 0.0;
     const PreparedScene* scene_ = nullptr;
+    // The shaft queries' BVH, built once for all devices (prepareDevice runs on several threads).
+    std::once_flag shaftsBuilt_;
+    std::unique_ptr<ShaftBvh> shafts_;
     StreamMode stream_;
     std::uint64_t maxDeviceBytes_, maxHostBytes_;
     TransportTuning tuning_;

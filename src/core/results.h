@@ -27,6 +27,7 @@ struct VisibilityStats {
     std::uint64_t candidatePairs = 0; // i < j pairs that can face each other
     std::uint64_t nonzeroPairs = 0;   // i < j with K_ij > 0
     std::uint64_t raysCast = 0;
+    std::uint64_t clearPairs = 0; // candidate pairs that nothing can occlude: no rays (shaft.h)
     // Energy diagnostics of K (MODEL §2 clamp): ordered pairs with K_ij A_j > 1, the largest
     // row sum sum_j F_ij (physically <= 1), and the rows whose sum exceeds kRowSumWarning.
     std::uint64_t clampedFormFactors = 0;

@@ -25,6 +25,10 @@ struct KSettings {
     KEstimator estimator = KEstimator::SolidAngle;
     std::uint32_t nearPairFactor = 8; // near pairs take this many times S (form_factor.h)
     std::uint32_t seed = 1;
+    // Pairs that nothing can occlude (include/rsim/shared/shaft.h) take the exact unoccluded
+    // form factor instead of rays (simulation.clear_pairs = "formula"; off by default until the
+    // shaft queries cost less than the rays they save: docs/benchmarks.md).
+    bool clearPairsByFormula = false;
     KFormat format = kDefaultKFormat;       // --kij
     std::uint64_t chunkBytes = 16ull << 20; // --chunk-mb: K chunk budget (rows per LUT)
     bool formatErrors = false;              // --kij-errors: errors of every format (fp32 runs)

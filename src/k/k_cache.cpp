@@ -22,7 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char kMagic[8] = {'R', 'S', 'I', 'M', 'K', 'C', 0, 1};
-constexpr std::uint32_t kFileVersion = 1;
+constexpr std::uint32_t kFileVersion = 2; // 2: clearPairs
 constexpr std::uint32_t kByteOrder = 0x01020304;
 
 struct FileHeader {
@@ -30,7 +30,7 @@ struct FileHeader {
     std::uint32_t fileVersion, byteOrder;
     char key[32];
     std::uint32_t n, rowsPerChunk, format, chunks;
-    std::uint64_t candidatePairs, nonzeroPairs, raysCast, clampedFormFactors, rowsOverOne, kBytes;
+    std::uint64_t candidatePairs, nonzeroPairs, raysCast, clearPairs, clampedFormFactors, rowsOverOne, kBytes;
     double maxRowSum, rmsError, maxAbsError;
     std::uint64_t checksum; // of everything above
 };
@@ -84,6 +84,7 @@ std::string KCache::key(const PreparedScene& s, const KSettings& k, const KChunk
     addValue(k.samples);
     addValue(kEstimatorId(k.estimator));
     addValue(k.nearPairFactor);
+    addValue(std::uint32_t(k.clearPairsByFormula));
     addValue(k.seed);
     addValue(std::uint32_t(k.format));
     addValue(chunking.rowsPerChunk);
@@ -142,6 +143,7 @@ std::optional<CachedK> KCache::load(const std::string& key, const KChunking& chu
     out.stats.candidatePairs = h.candidatePairs;
     out.stats.nonzeroPairs = h.nonzeroPairs;
     out.stats.raysCast = h.raysCast;
+    out.stats.clearPairs = h.clearPairs;
     out.stats.clampedFormFactors = h.clampedFormFactors;
     out.stats.rowsOverOne = h.rowsOverOne;
     out.stats.maxRowSum = h.maxRowSum;
@@ -186,6 +188,7 @@ void KCache::store(const std::string& key, const HostK& K, const VisibilityStats
         h.candidatePairs = stats.candidatePairs;
         h.nonzeroPairs = stats.nonzeroPairs;
         h.raysCast = stats.raysCast;
+        h.clearPairs = stats.clearPairs;
         h.clampedFormFactors = stats.clampedFormFactors;
         h.rowsOverOne = stats.rowsOverOne;
         h.maxRowSum = stats.maxRowSum;

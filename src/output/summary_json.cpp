@@ -38,6 +38,7 @@ Json settings(const ResultsView& view) {
                        {"samples", s.sim.samples},
                        {"k_estimator", kEstimatorName(s.sim.k_estimator)},
                        {"near_pair_factor", s.sim.near_pair_factor},
+                       {"clear_pairs", s.sim.clear_pairs_formula ? "formula" : "rays"},
                        {"direct_samples", s.sim.direct_samples},
                        {"seed", s.sim.seed},
                        {"indirect", s.sim.indirect},
@@ -181,6 +182,8 @@ std::string summaryJsonText(const ResultsView& view, const PhaseTimes& times) {
     const double visSecs = times.get("visibility");
     j["rays"] = {
         {"visibility", r.visibility.raysCast},
+        {"visibility_candidate_pairs", r.visibility.candidatePairs},
+        {"visibility_clear_pairs", r.visibility.clearPairs},
         {"visibility_per_s", number(visSecs > 0.0 ? double(r.visibility.raysCast) / visSecs : 0.0)},
         {"shadow", r.direct.shadowRays},
         {"primary", r.image.rays}};

@@ -204,8 +204,9 @@ std::unique_ptr<KHandle> computeK(Backend& geometry, const KSettings& k, PhaseTi
     meta.deviceMemory = v.deviceMemory;
     noteDeviceMemory(geometry, meta, "visibility");
     meta.timingDetails.insert(meta.timingDetails.end(), v.details.begin(), v.details.end());
-    spdlog::info("visibility: {} candidate pairs, {} non-zero, {} rays in {:.2f} s ({:.1f} Mrays/s)",
-                 stats.candidatePairs, stats.nonzeroPairs, stats.raysCast, secs,
+    spdlog::info("visibility: {} candidate pairs ({} clear: no rays), {} non-zero, {} rays in {:.2f} s "
+                 "({:.1f} Mrays/s)",
+                 stats.candidatePairs, stats.clearPairs, stats.nonzeroPairs, stats.raysCast, secs,
                  double(stats.raysCast) / secs * 1e-6);
     if (k.format != KFormat::Fp32)
         spdlog::info("compress: K as {} in {} chunk(s) of {} rows, {:.1f} MiB, RMS error {:.3g} against fp32, "

@@ -50,6 +50,7 @@ SimConfig makeSimConfig(const SceneDesc& scene) {
     c.k.samples = s.samples;
     c.k.estimator = s.k_estimator;
     c.k.nearPairFactor = s.near_pair_factor;
+    c.k.clearPairsByFormula = s.clear_pairs_formula;
     c.k.seed = s.seed;
     c.k.transportSteps = s.timesteps;
     c.directSamples = s.direct_samples;

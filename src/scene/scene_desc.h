@@ -21,6 +21,7 @@ struct SimulationSettings {
     std::uint32_t samples = 16;
     KEstimator k_estimator = KEstimator::SolidAngle;
     std::uint32_t near_pair_factor = 8;  // near pairs take this many times `samples`
+    bool clear_pairs_formula = false;    // clear_pairs = "formula" (default "rays")
     std::uint32_t direct_samples = 16;
     std::uint32_t seed = 1;
     bool indirect = true;

@@ -117,6 +117,8 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
         s.k_estimator = kEstimatorFromName(
             r.choice("k_estimator", kEstimatorName(s.k_estimator), {"solid-angle", "solid-angle-mean", "area"}));
         s.near_pair_factor = r.integer("near_pair_factor", s.near_pair_factor, 1, 1 << 10);
+        s.clear_pairs_formula =
+            r.choice("clear_pairs", s.clear_pairs_formula ? "formula" : "rays", {"formula", "rays"}) == "formula";
         s.direct_samples = r.integer("direct_samples", s.direct_samples, 1, 1 << 20);
         s.seed = r.integer("seed", s.seed, 0, 0xffffffffLL);
         s.indirect = r.boolean("indirect", s.indirect);

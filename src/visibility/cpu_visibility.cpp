@@ -2,10 +2,12 @@
 #include "visibility/cpu_visibility.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <spdlog/spdlog.h>
 
 #include "rsim/shared/form_factor.h"
+#include "rsim/shared/shaft.h"
 #include "util/parallel.h"
 #include "util/progress.h"
 
@@ -56,12 +58,22 @@ float areaKernelEntry(const PreparedScene& s, const KSettings& c, std::size_t i,
 }
 } // namespace
 
+bool pairIsClear(const PreparedScene& s, const ShaftBvh& shafts, std::size_t i, std::size_t j) {
+    const float eps = shaftEps(s);
+    const shared::Shaft shaft = shared::rsimShaftBuild(s.tri(i), s.normal[i], s.tri(j), s.normal[j], eps);
+    return shafts.candidates(s, shaft, std::uint32_t(i), std::uint32_t(j), eps, 1) == 0;
+}
+
 float kernelEntry(const PreparedScene& s, const KSettings& c, std::size_t i, std::size_t j,
-                  const EmbreeScene& scene, std::uint64_t& rays) {
+                  const EmbreeScene& scene, const ShaftBvh* shafts, std::uint64_t& rays, bool* clear) {
     PacketTracer tracer(scene, rays);
     if (c.estimator == KEstimator::Area) return areaKernelEntry(s, c, i, j, tracer);
     const shared::KSampling k = kSampling(c, s.rayEps);
     const shared::Tri ti = s.tri(i), tj = s.tri(j);
+    if (shafts && pairIsClear(s, *shafts, i, j)) {
+        if (clear) *clear = true;
+        return shared::rsimClearPairValue(ti, s.normal[i], s.area[i], tj, s.normal[j], s.area[j], k.estimator);
+    }
     const std::uint32_t perSide = shared::rsimKSamplesPerSide(k, ti, tj);
     const bool share = shared::rsimShareVertex(ti, tj);
     for (int side = 0; side < 2; ++side) {
@@ -80,9 +92,11 @@ float kernelEntry(const PreparedScene& s, const KSettings& c, std::size_t i, std
 VisibilityStats computeVisibilityCpu(const PreparedScene& s, const KSettings& c, const EmbreeScene& rays,
                                      HostK& K) {
     const std::size_t n = s.size();
+    std::optional<ShaftBvh> shafts;
+    if (c.clearPairsByFormula && c.estimator != KEstimator::Area) shafts = ShaftBvh::build(s);
     const unsigned workers = threadCount();
     struct alignas(64) Counts {
-        std::uint64_t candidates = 0, nonzero = 0, rays = 0;
+        std::uint64_t candidates = 0, nonzero = 0, rays = 0, clear = 0;
     };
     std::vector<Counts> counts(workers);
     Progress progress("visibility", std::uint64_t(n) * (n - 1) / 2, "pairs");
@@ -97,7 +111,9 @@ VisibilityStats computeVisibilityCpu(const PreparedScene& s, const KSettings& c,
             for (std::size_t j = i + 1; j < n; ++j) {
                 if (!shared::rsimCanFace(ti, s.normal[i], s.tri(j), s.normal[j])) continue;
                 ++cnt.candidates;
-                const float k = kernelEntry(s, c, i, j, rays, cnt.rays);
+                bool clear = false;
+                const float k = kernelEntry(s, c, i, j, rays, shafts ? &*shafts : nullptr, cnt.rays, &clear);
+                cnt.clear += clear ? 1 : 0;
                 if (k == 0.0f) continue;
                 ++cnt.nonzero;
                 K.store(std::uint32_t(i), std::uint32_t(j), k);
@@ -126,6 +142,7 @@ VisibilityStats computeVisibilityCpu(const PreparedScene& s, const KSettings& c,
         stats.candidatePairs += cnt.candidates;
         stats.nonzeroPairs += cnt.nonzero;
         stats.raysCast += cnt.rays;
+        stats.clearPairs += cnt.clear;
     }
     return stats;
 }

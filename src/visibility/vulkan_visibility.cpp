@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "accel/shaft_bvh.h"
 #include "util/progress.h"
 #include "util/timer.h"
 #include "vulkan/ray_pass.h"
@@ -35,6 +36,11 @@ void forEachVisibilityLaunch(vk::Device& device, shared::VisibilityPush push, st
 }
 } // namespace
 
+vk::ShaderCode (*visibilityShader(const KSettings& k))(vk::RayPath) {
+    return k.clearPairsByFormula && k.estimator != KEstimator::Area ? &vk::shaders::visibilityClearPairs
+                                                                    : &vk::shaders::visibility;
+}
+
 shared::VisibilityPush visibilityPush(const GpuGeometry& geometry, const PreparedScene& prepared,
                                       const KSettings& k) {
     shared::VisibilityPush push{};
@@ -45,6 +51,10 @@ shared::VisibilityPush visibilityPush(const GpuGeometry& geometry, const Prepare
     push.rayEps = prepared.rayEps;
     push.estimator = kEstimatorId(k.estimator);
     push.nearFactor = k.nearPairFactor;
+    push.shaftNodes = geometry.shaftNodes.address();
+    push.shaftPrims = geometry.shaftPrims.address();
+    push.shaftEps = shaftEps(prepared);
+    push.clearPairs = k.clearPairsByFormula && k.estimator != KEstimator::Area ? 1u : 0u;
     return push;
 }
 
@@ -111,7 +121,7 @@ VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& g
                                         const KSettings& settings, DeviceK& K, double& raySeconds,
                                         std::uint32_t nearCapacity) {
     const std::uint32_t n = geometry.n;
-    auto pipeline = makeRayPassPipeline(device, &vk::shaders::visibility,
+    auto pipeline = makeRayPassPipeline(device, visibilityShader(settings),
                                         sizeof(shared::VisibilityPush), false, accel, "visibility");
     GpuCounters counters(device, kVisibilityCounters, "visibility counters");
     const vk::Buffer addresses = chunkAddressTable(device, K);
@@ -141,6 +151,7 @@ VisibilityStats visibilityCounts(const GpuCounters& counters) {
     stats.candidatePairs = sums[0];
     stats.nonzeroPairs = sums[1];
     stats.raysCast = sums[2];
+    stats.clearPairs = sums[3];
     return stats;
 }
 

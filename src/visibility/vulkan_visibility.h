@@ -16,6 +16,9 @@
 
 namespace rsim {
 
+// The visibility shader the settings need: with the shaft query of clear pairs, or without.
+vk::ShaderCode (*visibilityShader(const KSettings& settings))(vk::RayPath);
+
 // The scene and sampling fields of the visibility pass's push constants (MODEL §2).
 shared::VisibilityPush visibilityPush(const GpuGeometry& geometry, const PreparedScene& prepared,
                                       const KSettings& settings);
@@ -28,8 +31,9 @@ struct NearVisibilityList {
                             // are finished in the first phase
     vk::Buffer buffer;
 };
-// The counters VisibilityPush::stats points at: candidate pairs, non-zero pairs, rays cast.
-inline constexpr std::uint32_t kVisibilityCounters = 3;
+// The counters VisibilityPush::stats points at: candidate pairs, non-zero pairs, rays cast,
+// clear pairs.
+inline constexpr std::uint32_t kVisibilityCounters = 4;
 VisibilityStats visibilityCounts(const GpuCounters& counters);
 
 // The most pairs one visibility launch covers on this device.

@@ -59,7 +59,7 @@ public:
     ChunkCaster(const VisibilityDevice& d, const PreparedScene& prepared, const KSettings& settings,
                 const KPlan& plan, std::vector<std::uint32_t> chunks, bool fullRows = false)
         : dev_(*d.device), plan_(plan), chunks_(std::move(chunks)), fullRows_(fullRows),
-          pipeline_(makeRayPassPipeline(dev_, &vk::shaders::visibility, sizeof(shared::VisibilityPush), false,
+          pipeline_(makeRayPassPipeline(dev_, visibilityShader(settings), sizeof(shared::VisibilityPush), false,
                                         *d.accel, "visibility (chunked)")),
           counters_(dev_, kVisibilityCounters, "visibility counters"), chunkDone_(dev_, "visibility chunks") {
         std::uint64_t largest = 0;
@@ -271,6 +271,7 @@ ChunkedVisibility computeVisibilityChunked(const std::vector<VisibilityDevice>& 
         out.stats.candidatePairs += v.candidatePairs;
         out.stats.nonzeroPairs += v.nonzeroPairs;
         out.stats.raysCast += v.raysCast;
+        out.stats.clearPairs += v.clearPairs;
     }
     return out;
 }
@@ -348,6 +349,7 @@ KWhereItLives computeKWhereItLives(const std::vector<VisibilityDevice>& devices,
         out.stats.candidatePairs += v.candidatePairs;
         out.stats.nonzeroPairs += v.nonzeroPairs;
         out.stats.raysCast += v.raysCast;
+        out.stats.clearPairs += v.clearPairs;
         out.errors.sumSquared += errors[d].sumSquared;
         out.errors.maxAbs = std::max(out.errors.maxAbs, errors[d].maxAbs);
         clampedTotal += clamped[d];

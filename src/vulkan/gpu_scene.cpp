@@ -16,8 +16,10 @@ shared::LightSensorRecord makeLightSensorRecord(const SimConfig& c) {
     return r;
 }
 
-GpuGeometry::GpuGeometry(vk::Device& device, const PreparedScene& s)
-    : n(std::uint32_t(s.size())) {
+GpuGeometry::GpuGeometry(vk::Device& device, const PreparedScene& s, const std::vector<shared::ShaftBvhNode>& nodes,
+                         const std::vector<std::uint32_t>& prims)
+    : shaftNodes(vk::makeStorage(device, nodes, "shaft BVH nodes")),
+      shaftPrims(vk::makeStorage(device, prims, "shaft BVH triangles")), n(std::uint32_t(s.size())) {
     std::vector<shared::GpuTriangle> tris(n);
     for (std::uint32_t i = 0; i < n; ++i) {
         tris[i].v0Area = glm::vec4(s.v0[i], s.area[i]);

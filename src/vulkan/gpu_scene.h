@@ -7,15 +7,19 @@
 #include "core/prepared_scene.h"
 #include "core/sim_config.h"
 #include "rsim/shared/gpu_layout.h"
+#include "rsim/shared/shaft.h"
 #include "vulkan/buffer.h"
 
 namespace rsim {
 
 struct GpuGeometry {
     vk::Buffer triangles; // GpuTriangle[n]
+    vk::Buffer shaftNodes; // ShaftBvhNode[]: the shaft queries' BVH (accel/shaft_bvh.h)
+    vk::Buffer shaftPrims; // uint[n]: the triangles its leaves list
     std::uint32_t n = 0;
 
-    GpuGeometry(vk::Device& device, const PreparedScene& scene);
+    GpuGeometry(vk::Device& device, const PreparedScene& scene, const std::vector<shared::ShaftBvhNode>& shaftNodes,
+                const std::vector<std::uint32_t>& shaftPrims);
 };
 
 struct GpuPose {

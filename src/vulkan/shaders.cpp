@@ -18,6 +18,8 @@
 #include "shaders/rt_miss.spv.h"
 #include "shaders/visibility_rgen.spv.h"
 #include "shaders/visibility_rq.spv.h"
+#include "shaders/visibility_clear_rgen.spv.h"
+#include "shaders/visibility_clear_rq.spv.h"
 
 namespace rsim::vk::shaders {
 namespace {
@@ -26,6 +28,9 @@ template <std::size_t N> ShaderCode code(const std::uint32_t (&words)[N]) {
 }
 } // namespace
 
+ShaderCode visibilityClearPairs(RayPath p) {
+    return p == RayPath::RayQuery ? code(rsim_spv_visibility_clear_rq) : code(rsim_spv_visibility_clear_rgen);
+}
 ShaderCode visibility(RayPath p) {
     return p == RayPath::RayQuery ? code(rsim_spv_visibility_rq) : code(rsim_spv_visibility_rgen);
 }

@@ -6,6 +6,7 @@
 namespace rsim::vk::shaders {
 
 ShaderCode visibility(RayPath path);
+ShaderCode visibilityClearPairs(RayPath path); // with the shaft query (RSIM_CLEAR_PAIRS)
 ShaderCode direct(RayPath path);
 ShaderCode primary(RayPath path);
 ShaderCode rtMiss();

@@ -88,7 +88,7 @@ struct NearVisibilityListHeader {
 struct VisibilityPush {
     uint64_t triangles;  // GpuTriangle[n]
     uint64_t kChunks;    // uint64_t[chunks]: device address of each K row chunk (fp32)
-    uint64_t stats;      // uint64_t[3]: candidate pairs, non-zero pairs, rays cast
+    uint64_t stats;      // counters: candidate pairs, non-zero pairs, rays cast, clear pairs
     uint64_t nearList;   // NearVisibilityListHeader, then NearVisibilityPair[nearCapacity]; 0: none
     uint n;
     uint samples;
@@ -104,6 +104,10 @@ struct VisibilityPush {
     uint nearFactor;     // near pairs take nearFactor x S samples (form_factor.h)
     uint nearCapacity;   // entries of the near list
     uint phase;          // RSIM_VIS_PAIRS or RSIM_VIS_NEAR
+    uint64_t shaftNodes; // ShaftBvhNode[] (shaft.h)
+    uint64_t shaftPrims; // uint[n]: the triangles the BVH's leaves list
+    float shaftEps;      // touching tolerance of the shafts, m
+    uint clearPairs;     // 1: pairs nothing can occlude take rsimClearPairValue, no rays
 };
 
 // What a visibility launch stores (VisibilityPush::mirror). Every pair's value is computed in one
@@ -354,7 +358,7 @@ static_assert(sizeof(rsim::shared::FormulaProbePush) == 24);
 static_assert(sizeof(rsim::shared::KChunkRef) == 24);
 static_assert(sizeof(rsim::shared::GpuTriangle) == 80);
 static_assert(sizeof(rsim::shared::GpuTransportTri) == 64);
-static_assert(sizeof(rsim::shared::VisibilityPush) == 88);
+static_assert(sizeof(rsim::shared::VisibilityPush) == 112);
 static_assert(sizeof(rsim::shared::NearVisibilityPair) == 16);
 static_assert(sizeof(rsim::shared::NearVisibilityListHeader) == 16);
 static_assert(sizeof(rsim::shared::DirectPush) == 64);

@@ -19,12 +19,15 @@ void addGenerateCommand(CLI::App& app, CommandAction& action) {
         std::string kind;
         std::filesystem::path output;
         std::uint32_t seed = 1;
+        bool force = false;
     };
     auto args = std::make_shared<Args>();
     cmd->add_option("kind", args->kind, "Scene kind (see below)")->required();
     cmd->add_option("-o,--output", args->output, "Folder to write (default: scenes/generated/KIND)");
     cmd->add_option("--seed", args->seed, "Seed of the layout (and of the scene's samples)")
         ->capture_default_str();
+    cmd->add_flag("--force", args->force,
+                  "Replace a scene.toml or mesh file in the folder that `rsim generate` did not write");
     cmd->footer("Kinds:\n" + kinds +
                 "The same kind and seed always give the same files.\n"
                 "Examples:\n"
@@ -35,7 +38,7 @@ void addGenerateCommand(CLI::App& app, CommandAction& action) {
             std::filesystem::path dir = args->output.empty()
                                             ? std::filesystem::path("scenes/generated") / args->kind
                                             : args->output;
-            GeneratedScene g = generateScene(args->kind, dir, args->seed);
+            GeneratedScene g = generateScene(args->kind, dir, args->seed, args->force);
             spdlog::info("wrote {} ({} triangles)", g.sceneFile.string(), g.triangles);
             std::cout << g.sceneFile.string() << "\n";
             return 0;

@@ -22,8 +22,9 @@ struct GeneratedScene {
 };
 
 // Writes dir/scene.toml and its mesh file(s). Deterministic for a given kind and seed.
-// Throws InputError for an unknown kind (with a did-you-mean).
+// Throws InputError for an unknown kind (with a did-you-mean), and, unless `force`, before
+// writing anything, when one of the files exists and was not written by `rsim generate`.
 GeneratedScene generateScene(const std::string& kind, const std::filesystem::path& dir,
-                             std::uint32_t seed);
+                             std::uint32_t seed, bool force = false);
 
 } // namespace rsim

@@ -6,6 +6,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+
+#include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "output/output_util.h"
@@ -60,6 +66,19 @@ std::string notResultsBecause(const fs::path& dir) {
     return {};
 }
 
+// Creates and removes a probe directory in `parent`, where the results will be written: an
+// unwritable place (permissions, a read-only or immutable folder, /proc) fails now, before the
+// simulation, not after it.
+void probeWritable(const fs::path& parent, const fs::path& dir) {
+    const fs::path probe = parent / (".rsim-probe-" + std::to_string(::getpid()));
+    std::error_code ec;
+    fs::create_directory(probe, ec);
+    if (ec)
+        throw InputError(dir.string() + ": cannot be written (creating a folder in " + parent.string() +
+                         " failed: " + ec.message() + "). Choose another --output or [output] dir");
+    fs::remove(probe, ec);
+}
+
 // Replacing a directory deletes it, so only directories rsim wrote (or empty ones) qualify.
 void checkReplaceable(const fs::path& dir) {
     std::error_code ec;
@@ -72,6 +91,7 @@ void checkReplaceable(const fs::path& dir) {
                 if (!fs::is_directory(ps))
                     throw InputError(dir.string() + ": cannot be created: " + p.string() +
                                      " is a file, not a directory");
+                probeWritable(p, dir);
                 break;
             }
             if (p == p.parent_path()) break;
@@ -81,6 +101,7 @@ void checkReplaceable(const fs::path& dir) {
     if (!fs::is_directory(st))
         throw InputError(dir.string() + ": exists and is not an rsim results directory (it is "
                                         "not a directory); refusing to overwrite it");
+    probeWritable(dir.parent_path(), dir); // the new results are written beside it
     if (fs::is_empty(dir, ec) && !ec) return;
     if (std::string why = notResultsBecause(dir); !why.empty())
         throw InputError(dir.string() + ": exists and is not an rsim results directory (" + why +
@@ -117,8 +138,30 @@ void checkOutputDirectory(const fs::path& dir) { checkReplaceable(normalised(dir
 
 namespace {
 
-// Writes into a sibling of `dir` with `write(tmp)`, then renames it into place (replacing a
-// previous results directory); nothing is left behind on failure.
+// Removes DIR.partial-PID and DIR.old-PID left by processes that no longer run (killed while
+// writing: SIGKILL cannot be caught).
+void removeStaleSiblings(const fs::path& dir) {
+    const std::string base = dir.filename().string();
+    std::error_code ec;
+    for (fs::directory_iterator it(dir.parent_path(), ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        for (const char* tag : {".partial-", ".old-"}) {
+            const std::string prefix = base + tag;
+            if (name.rfind(prefix, 0) != 0) continue;
+            const std::string digits = name.substr(prefix.size());
+            if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+            const long pid = std::strtol(digits.c_str(), nullptr, 10);
+            if (pid > 0 && pid != long(::getpid()) && ::kill(pid_t(pid), 0) == -1 && errno == ESRCH) {
+                std::error_code rm;
+                fs::remove_all(it->path(), rm);
+            }
+        }
+    }
+}
+
+// Writes into a sibling of `dir` with `write(tmp)`, then puts it in place: an atomic exchange
+// with a previous results directory where the file system offers one (renameat2
+// RENAME_EXCHANGE), else two renames. Nothing is left behind on failure.
 void writeAtomically(const fs::path& dir, const std::function<void(const fs::path&)>& write) {
     const std::string pid = std::to_string(::getpid());
     // Siblings of `dir`, so that the final renames stay within one file system.
@@ -126,13 +169,18 @@ void writeAtomically(const fs::path& dir, const std::function<void(const fs::pat
     const fs::path old = withSuffix(dir, ".old-" + pid);
     try {
         fs::create_directories(dir.parent_path());
+        removeStaleSiblings(dir);
         fs::remove_all(tmp); // left by an earlier crash of a process with our pid
         fs::create_directory(tmp);
         write(tmp);
 
         // Checked again: another process may have created `dir` while we were writing.
         checkReplaceable(dir);
-        if (fs::exists(dir)) {
+        if (fs::exists(dir) &&
+            ::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, dir.c_str(), RENAME_EXCHANGE) == 0) {
+            std::error_code ec;
+            fs::remove_all(tmp, ec); // now the previous results
+        } else if (fs::exists(dir)) {
             fs::remove_all(old);
             fs::rename(dir, old);
             try {

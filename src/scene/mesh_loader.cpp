@@ -13,6 +13,7 @@
 #include <glm/gtc/matrix_transform.hpp>
 #include <spdlog/spdlog.h>
 
+#include "scene/mesh_precheck.h"
 #include "util/error.h"
 
 namespace rsim {
@@ -84,17 +85,23 @@ LoadedGeometry loadMeshes(const SceneDesc& scene) {
             throw InputError(mesh.where + ": mesh file not found: " + mesh.path.string());
         if (fs::is_directory(mesh.path, ec))
             throw InputError(mesh.where + ": mesh path is a directory: " + mesh.path.string());
+        if (!fs::is_regular_file(mesh.path, ec))
+            throw InputError(mesh.where + ": mesh path is not a regular file (a FIFO, socket or device?): " +
+                             mesh.path.string());
         if (!std::ifstream(mesh.path))
             throw InputError(mesh.where + ": mesh file cannot be read: " + mesh.path.string());
         if (fs::file_size(mesh.path, ec) == 0)
             throw InputError(mesh.where + ": mesh file is empty: " + mesh.path.string());
+        precheckMeshFile(mesh.path, mesh.where);
 
         Assimp::Importer importer;
         importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE,
                                     aiPrimitiveType_POINT | aiPrimitiveType_LINE);
         const aiScene* ai = nullptr;
         try {
-            ai = importer.ReadFile(mesh.path.string(), aiProcess_Triangulate |
+            // ValidateDataStructure first: it rejects out-of-range indices before the other
+            // steps would read through them.
+            ai = importer.ReadFile(mesh.path.string(), aiProcess_ValidateDataStructure | aiProcess_Triangulate |
                                                            aiProcess_PreTransformVertices |
                                                            aiProcess_SortByPType);
         } catch (const std::exception& e) {

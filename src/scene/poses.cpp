@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "scene/poses.h"
+#include "scene/unit_vector.h"
 
 #include <algorithm>
 #include <cctype>
@@ -40,17 +41,17 @@ std::vector<std::string> splitFields(const std::string& line) {
 
 // The right-handed frame (right, up, forward) of a camera looking along `forward`.
 glm::dmat3 cameraFrame(glm::dvec3 forward, glm::dvec3 up) {
-    const glm::dvec3 f = glm::normalize(forward);
-    const glm::dvec3 r = glm::normalize(glm::cross(f, up));
+    const glm::dvec3 f = unitOf(forward);
+    const glm::dvec3 r = glm::normalize(glm::cross(f, unitOf(up)));
     return glm::dmat3(r, glm::cross(r, f), f);
 }
 
 // Why `up` cannot aim a camera looking along `forward`, or "".
 std::string aimProblem(glm::dvec3 forward, glm::dvec3 up) {
     if (!(glm::length(forward) > 1e-9)) return "the look-at point must differ from the position";
-    const double upMax = std::max({std::abs(up.x), std::abs(up.y), std::abs(up.z)});
-    if (!(upMax > 0.0) || !std::isfinite(upMax)) return "up must be a finite, non-zero vector";
-    if (glm::length(glm::cross(glm::normalize(forward), glm::normalize(up / upMax))) < 1e-6)
+    if (!hasDirection(forward)) return "the look-at point must be finite";
+    if (!hasDirection(up)) return "up must be a finite, non-zero vector";
+    if (glm::length(glm::cross(unitOf(forward), unitOf(up))) < 1e-6)
         return "up must not be parallel to the viewing direction";
     return {};
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "scene/scene_config.h"
+#include "scene/unit_vector.h"
 
 #include <cmath>
 
@@ -61,7 +62,7 @@ SimConfig makeSimConfig(const SceneDesc& scene) {
 
     const auto& l = scene.light;
     c.light.position = glm::vec3(l.position);
-    c.light.direction = glm::vec3(glm::normalize(l.direction));
+    c.light.direction = glm::vec3(unitOf(l.direction));
     // Isotropic: -2, not -1, so that a direction exactly behind the axis, whose rounded cosine
     // can fall just below -1, is never outside the "cone".
     c.light.cosHalfAngle =
@@ -72,8 +73,8 @@ SimConfig makeSimConfig(const SceneDesc& scene) {
 
     const auto& se = scene.sensor;
     const glm::dvec3 pos = scene.sensorPosition();
-    const glm::dvec3 fwd = glm::normalize(se.look_at - pos);
-    const glm::dvec3 right = glm::normalize(glm::cross(fwd, se.up));
+    const glm::dvec3 fwd = unitOf(se.look_at - pos);
+    const glm::dvec3 right = glm::normalize(glm::cross(fwd, unitOf(se.up)));
     const glm::dvec3 up = glm::cross(right, fwd);
     c.sensor.position = glm::vec3(pos);
     c.sensor.forward = glm::vec3(fwd);

@@ -16,6 +16,7 @@
 #include <toml++/toml.h>
 
 #include "scene/toml_reader.h"
+#include "scene/unit_vector.h"
 
 #include "util/did_you_mean.h"
 #include "util/error.h"
@@ -130,9 +131,9 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
         auto& l = scene.light;
         l.position = r.vec3("position", l.position);
         l.direction = r.vec3("direction", l.direction);
-        if (glm::length(l.direction) < 1e-12)
-            r.fail(section("light").get("direction"), "direction", "must not be zero");
-        l.direction = glm::normalize(l.direction);
+        if (!hasDirection(l.direction))
+            r.fail(section("light").get("direction"), "direction", "must be a finite, non-zero vector");
+        l.direction = unitOf(l.direction);
         l.half_angle_deg = r.number("half_angle_deg", l.half_angle_deg, 0.0, 180.0, true);
         l.power_w = r.number("power_w", l.power_w, 0.0, 1e12, true);
         l.falloff_exponent = r.number("falloff_exponent", l.falloff_exponent, 0.0, 1e4);
@@ -214,13 +215,11 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
         s.taps = r.integer("taps", s.taps, 3, 16);
         s.waveform = r.choice("waveform", s.waveform, {"sinusoidal", "square"});
         glm::dvec3 fwd = s.look_at - scene.sensorPosition();
-        if (glm::length(fwd) < 1e-9)
-            r.fail(t.get("look_at"), "look_at", "must differ from the sensor position");
-        // Scaled by its largest component first, so that neither a short nor a huge `up`
-        // under- or overflows on the way to its direction.
-        const double upMax = std::max({std::abs(s.up.x), std::abs(s.up.y), std::abs(s.up.z)});
-        if (!(upMax > 0.0)) r.fail(t.get("up"), "up", "must not be zero");
-        if (glm::length(glm::cross(glm::normalize(fwd), glm::normalize(s.up / upMax))) < 1e-6)
+        if (!(glm::length(fwd) >= 1e-9))
+            r.fail(t.get("look_at"), "look_at",
+                   hasDirection(fwd) ? "must differ from the sensor position" : "must be a finite point");
+        if (!hasDirection(s.up)) r.fail(t.get("up"), "up", "must be a finite, non-zero vector");
+        if (glm::length(glm::cross(unitOf(fwd), unitOf(s.up))) < 1e-6)
             r.fail(t.get("up"), "up", "must not be parallel to the viewing direction");
         r.finish();
     }

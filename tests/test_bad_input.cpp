@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: MIT
+// Reproductions of issue 19's defects: inputs that crashed, hung or silently misled rsim. Each
+// runs the CLI under `timeout`, so that a hang fails the test in seconds, and checks the exit
+// code (2: input error), the message and that nothing is left on disk.
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <sys/stat.h>
+
+#include "support/run_command.h"
+#include "support/test_scenes.h"
+
+using namespace rsim::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A scene of one mesh file `mesh` beside it, with the settings that keep a run short.
+void writeScene(const TempDir& dir, const std::string& mesh, const std::string& sensorExtra = "",
+                const std::string& lightExtra = "", const std::string& lightAt = "[0, 0, 1]") {
+    writeFile(dir / "scene.toml", "[simulation]\ntimesteps = 200\nsamples = 2\ndirect_samples = 2\n"
+                                  "[light]\nposition = " + lightAt + "\n" + lightExtra +
+                                      "[sensor]\nresolution = [16, 12]\n" + sensorExtra +
+                                      "[[material]]\nname = \"default\"\nreflectance = 0.5\n"
+                                      "[[mesh]]\npath = \"" + mesh + "\"\n");
+}
+
+// `rsim run` of dir/scene.toml under a 20 s timeout (a hang exits 124).
+CommandResult runScene(const TempDir& dir, const std::string& extra = "") {
+    return runCommand("timeout 20 " + std::string(RSIM_BINARY) + " run '" + (dir / "scene.toml").string() +
+                      "' --backend cpu --no-progress --no-k-cache --output '" + (dir / "out").string() + "' " +
+                      extra);
+}
+
+// A closed box's 12 triangles as a binary little-endian PLY.
+std::string binaryPly() {
+    const float v[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
+    const int f[12][3] = {{0, 1, 2}, {0, 2, 3}, {4, 6, 5}, {4, 7, 6}, {0, 4, 5}, {0, 5, 1},
+                          {1, 5, 6}, {1, 6, 2}, {2, 6, 7}, {2, 7, 3}, {3, 7, 4}, {3, 4, 0}};
+    std::string s = "ply\nformat binary_little_endian 1.0\nelement vertex 8\nproperty float x\nproperty float y\n"
+                    "property float z\nelement face 12\nproperty list uchar int vertex_indices\nend_header\n";
+    s.append(reinterpret_cast<const char*>(v), sizeof v);
+    for (const auto& face : f) {
+        s.push_back(char(3));
+        s.append(reinterpret_cast<const char*>(face), sizeof face);
+    }
+    return s;
+}
+
+std::string asciiStl(int facets) {
+    std::string s = "solid t\n";
+    for (int k = 0; k < facets; ++k) {
+        const std::string x = std::to_string(k);
+        s += "facet normal 0 0 1\nouter loop\nvertex " + x + " 0 0\nvertex " + x + ".5 0 0\nvertex " + x +
+             " 1 0\nendloop\nendfacet\n";
+    }
+    return s + "endsolid t\n";
+}
+
+} // namespace
+
+TEST_CASE("bad mesh files are input errors, never crashes or hangs", "[bad-input][scene]") {
+    TempDir dir;
+    const std::string whole = binaryPly();
+    const std::size_t header = whole.find("end_header\n") + 11;
+    SECTION("a binary PLY cut in half (assimp crashed in its post-processing)") {
+        // The vertices are there, the faces point past them: assimp's validation step says so.
+        writeFile(dir / "m.ply", whole.substr(0, header + (whole.size() - header) / 2));
+        writeScene(dir, "m.ply");
+        const CommandResult r = runScene(dir);
+        CAPTURE(r.output);
+        CHECK(r.exitCode == 2);
+        CHECK(r.output.find("m.ply") != std::string::npos);
+        CHECK(r.output.find("out of range") != std::string::npos);
+        CHECK_FALSE(fs::exists(dir / "out"));
+    }
+    SECTION("a binary PLY cut short of its header's elements") {
+        writeFile(dir / "m.ply", whole.substr(0, header + (whole.size() - header) / 4));
+        writeScene(dir, "m.ply");
+        const CommandResult r = runScene(dir);
+        CAPTURE(r.output);
+        CHECK(r.exitCode == 2);
+        CHECK(r.output.find("is truncated: its header declares 8 vertex, 12 face") != std::string::npos);
+        CHECK_FALSE(fs::exists(dir / "out"));
+    }
+    SECTION("a PLY cut inside its header (assimp spun forever)") {
+        writeFile(dir / "m.ply", "ply\nformat binary_little_endian 1.0\nelement vertex 54\nproper");
+        writeScene(dir, "m.ply");
+        const CommandResult r = runScene(dir);
+        CAPTURE(r.output);
+        CHECK(r.exitCode == 2);
+        CHECK(r.output.find("ends inside its header") != std::string::npos);
+        CHECK_FALSE(fs::exists(dir / "out"));
+    }
+    SECTION("the whole binary PLY still loads") {
+        writeFile(dir / "m.ply", binaryPly());
+        writeScene(dir, "m.ply", "position = [0.5, 0.5, 0.5]\nlook_at = [0.5, 0.5, 0]\nup = [0, 1, 0]\n", "",
+                   "[0.4, 0.5, 0.5]");
+        const CommandResult r = runScene(dir, "--no-images");
+        CAPTURE(r.output);
+        CHECK(r.exitCode == 0);
+    }
+    SECTION("an ASCII STL without endsolid (a third of it loaded silently)") {
+        const std::string whole = asciiStl(30);
+        writeFile(dir / "m.stl", whole.substr(0, whole.size() / 3));
+        writeScene(dir, "m.stl");
+        const CommandResult r = runScene(dir);
+        CAPTURE(r.output);
+        CHECK(r.exitCode == 2);
+        CHECK(r.output.find("does not end with endsolid") != std::string::npos);
+        CHECK_FALSE(fs::exists(dir / "out"));
+    }
+    SECTION("a FIFO as the mesh (blocked forever)") {
+        REQUIRE(::mkfifo((dir / "m.obj").c_str(), 0600) == 0);
+        writeScene(dir, "m.obj");
+        const CommandResult r = runScene(dir);
+        CAPTURE(r.output);
+        CHECK(r.exitCode == 2);
+        CHECK(r.output.find("not a regular file") != std::string::npos);
+        CHECK_FALSE(fs::exists(dir / "out"));
+    }
+}
+
+TEST_CASE("vectors of any finite size give directions; others are errors naming their key",
+          "[bad-input][scene]") {
+    TempDir dir;
+    // A 2 x 2 m floor (front side up), the light 1 m above it.
+    writeFile(dir / "m.obj", "v -1 -1 0\nv 1 -1 0\nv 1 1 0\nv -1 1 0\nf 1 2 3\nf 1 3 4\n");
+    SECTION("sensor.up = [0, 0, 1e-200] (Embree aborted; the GPU drew NaN)") {
+        writeScene(dir, "m.obj", "position = [0.1, 0, 1]\nlook_at = [0, 0, 0]\nup = [0, 1e-200, 0]\n");
+        const CommandResult r = runScene(dir, "--no-images");
+        CAPTURE(r.output);
+        CHECK(r.exitCode == 0);
+    }
+    SECTION("light.direction = [1e200, 0, 0] with a cone (stored as zero: every triangle lit)") {
+        writeScene(dir, "m.obj", "position = [0.1, 0, 1]\nlook_at = [0, 0, 0]\nup = [0, 1, 0]\n",
+                   "direction = [0, 0, -1e200]\nhalf_angle_deg = 20\n");
+        const CommandResult r = runScene(dir, "--no-images");
+        CAPTURE(r.output);
+        REQUIRE(r.exitCode == 0);
+        // The same light with a unit direction gives the same results.
+        const std::string big = readFile(dir / "out" / "triangles.csv");
+        writeScene(dir, "m.obj", "position = [0.1, 0, 1]\nlook_at = [0, 0, 0]\nup = [0, 1, 0]\n",
+                   "direction = [0, 0, -1]\nhalf_angle_deg = 20\n");
+        REQUIRE(runScene(dir, "--no-images").exitCode == 0);
+        CHECK(readFile(dir / "out" / "triangles.csv") == big);
+    }
+    SECTION("look_at = [0, 0, -1e200] looks straight down (the error blamed up)") {
+        writeScene(dir, "m.obj", "position = [0.1, 0, 1]\nlook_at = [0, 0, -1e200]\nup = [0, 1, 0]\n");
+        const CommandResult r = runScene(dir, "--no-images");
+        CAPTURE(r.output);
+        CHECK(r.exitCode == 0);
+    }
+    SECTION("light.direction = [0, 0, 0] names its key") {
+        writeScene(dir, "m.obj", "", "direction = [0, 0, 0]\n");
+        const CommandResult r = runScene(dir);
+        CAPTURE(r.output);
+        CHECK(r.exitCode == 2);
+        CHECK(r.output.find("direction") != std::string::npos);
+        CHECK_FALSE(fs::exists(dir / "out"));
+    }
+}
+
+TEST_CASE("rsim generate never replaces files it did not write, unless --force", "[bad-input][generate]") {
+    TempDir dir;
+    writeFile(dir / "scene.toml", "# my own scene\n");
+    const CommandResult r = runRsim("generate tiny-room --output '" + dir.path().string() + "'");
+    CAPTURE(r.output);
+    CHECK(r.exitCode == 2);
+    CHECK(r.output.find("refusing to overwrite") != std::string::npos);
+    CHECK(readFile(dir / "scene.toml") == "# my own scene\n");
+    CHECK_FALSE(fs::exists(dir / "room.obj"));
+    // Its own files it replaces; the user's with --force.
+    CHECK(runRsim("generate tiny-room --output '" + dir.path().string() + "' --force").exitCode == 0);
+    CHECK(runRsim("generate tiny-room --output '" + dir.path().string() + "'").exitCode == 0);
+}
+
+TEST_CASE("an unwritable output is an error before any work, and stale partial results are removed",
+          "[bad-input][output]") {
+    TempDir dir;
+    writeFile(dir / "m.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+    writeScene(dir, "m.obj", "position = [0.3, 0.2, 0.5]\nlook_at = [0.3, 0.2, 0]\nup = [0, 1, 0]\n");
+    SECTION("/proc") {
+        const CommandResult r = runCommand("timeout 20 " + std::string(RSIM_BINARY) + " run '" +
+                                           (dir / "scene.toml").string() + "' --backend cpu --output /proc/rsim-out");
+        CAPTURE(r.output);
+        CHECK(r.exitCode == 2);
+        CHECK(r.output.find("cannot be written") != std::string::npos);
+        // Before the simulation: no phase ran.
+        CHECK(r.output.find("visibility") == std::string::npos);
+    }
+    SECTION("a partial directory of a dead process goes; one of a live process stays") {
+        fs::create_directories(dir / "out.partial-999999999"); // no such pid
+        const std::string live = "out.partial-" + std::to_string(::getppid());
+        fs::create_directories(dir / live);
+        REQUIRE(runScene(dir, "--no-images").exitCode == 0);
+        CHECK_FALSE(fs::exists(dir / "out.partial-999999999"));
+        CHECK(fs::exists(dir / live));
+        // Replacing the results leaves nothing beside them.
+        REQUIRE(runScene(dir, "--no-images").exitCode == 0);
+        CHECK(fs::exists(dir / "out" / "summary.json"));
+        std::size_t siblings = 0;
+        for (const auto& e : fs::directory_iterator(dir.path()))
+            siblings += e.path().filename().string().rfind("out.", 0) == 0;
+        CHECK(siblings == 1); // the live process's own
+    }
+}

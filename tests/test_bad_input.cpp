@@ -209,3 +209,96 @@ TEST_CASE("an unwritable output is an error before any work, and stale partial r
         CHECK(siblings == 1); // the live process's own
     }
 }
+
+TEST_CASE("rsim compare fails on a result file in one directory only and on an unreadable HDF5 file",
+          "[bad-input][compare]") {
+    TempDir dir;
+    writeFile(dir / "m.obj", "v -1 -1 0\nv 1 -1 0\nv 1 1 0\nv -1 1 0\nf 1 2 3\nf 1 3 4\n");
+    writeScene(dir, "m.obj", "position = [0.1, 0, 1]\nlook_at = [0, 0, 0]\nup = [0, 1, 0]\n");
+    REQUIRE(runScene(dir).exitCode == 0);
+    const std::string a = (dir / "out").string(), b = (dir / "copy").string();
+    fs::copy(dir / "out", dir / "copy", fs::copy_options::recursive);
+    auto compare = [&](const std::string& extra = "") {
+        return runRsim("compare '" + a + "' '" + b + "' " + extra);
+    };
+    REQUIRE(compare().exitCode == 0);
+    fs::remove(dir / "copy" / "images.h5");
+    const CommandResult missing = compare();
+    CAPTURE(missing.output);
+    CHECK(missing.exitCode == 3);
+    CHECK(missing.output.find("images.h5 (only in A)") != std::string::npos);
+    CHECK(compare("--exclude images.h5").exitCode == 0);
+    // A timeseries.h5 cut short was never read: now it is checked.
+    fs::copy_file(dir / "out" / "images.h5", dir / "copy" / "images.h5");
+    const std::string whole = readFile(dir / "out" / "timeseries.h5");
+    writeFile(dir / "copy" / "timeseries.h5", whole.substr(0, whole.size() / 2));
+    const CommandResult cut = compare();
+    CAPTURE(cut.output);
+    CHECK(cut.exitCode == 3);
+    CHECK(cut.output.find("timeseries.h5 in B") != std::string::npos);
+}
+
+TEST_CASE("duplicated faces are dropped with a warning; a reversed copy is kept", "[bad-input][scene]") {
+    TempDir dir;
+    // The floor's two triangles, the first again (listed from another vertex, and moved by far
+    // less than the grid), and the second reversed (a two-sided floor).
+    writeFile(dir / "m.obj", "v -1 -1 0\nv 1 -1 0\nv 1 1 0\nv -1 1 0\nv 1.0000000001 -1 0\n"
+                             "f 1 2 3\nf 1 3 4\nf 3 1 5\nf 1 4 3\n");
+    writeScene(dir, "m.obj", "position = [0.1, 0, 1]\nlook_at = [0, 0, 0]\nup = [0, 1, 0]\n");
+    const CommandResult r = runScene(dir, "--no-images");
+    CAPTURE(r.output);
+    REQUIRE(r.exitCode == 0);
+    CHECK(r.output.find("dropped 1 duplicated triangle") != std::string::npos);
+    const std::string summary = readFile(dir / "out" / "summary.json");
+    CHECK(summary.find("\"triangles_dropped_duplicate\": 1") != std::string::npos);
+    CHECK(summary.find("\"triangles\": 3") != std::string::npos);
+}
+
+TEST_CASE("a run the host memory cannot hold is refused before it starts, with the numbers", "[bad-input][memory]") {
+    TempDir dir;
+    // A floor of 100 x 100 quads (20,000 triangles): 10 million timesteps of its histories
+    // would take 3 TB.
+    std::string obj;
+    for (int y = 0; y <= 100; ++y)
+        for (int x = 0; x <= 100; ++x) obj += "v " + std::to_string(x * 0.02 - 1) + " " + std::to_string(y * 0.02 - 1) + " 0\n";
+    for (int y = 0; y < 100; ++y)
+        for (int x = 0; x < 100; ++x) {
+            const int a = y * 101 + x + 1, b = a + 1, c = a + 102, d = a + 101;
+            obj += "f " + std::to_string(a) + " " + std::to_string(b) + " " + std::to_string(c) + "\nf " +
+                   std::to_string(a) + " " + std::to_string(c) + " " + std::to_string(d) + "\n";
+        }
+    writeFile(dir / "m.obj", obj);
+    writeScene(dir, "m.obj", "position = [0.1, 0, 1]\nlook_at = [0, 0, 0]\nup = [0, 1, 0]\n");
+    const CommandResult r = runScene(dir, "--timesteps 10000000");
+    CAPTURE(r.output);
+    CHECK(r.exitCode == 2);
+    CHECK(r.output.find("GiB of host memory") != std::string::npos);
+    CHECK(r.output.find("(10000000 timesteps)") != std::string::npos);
+    CHECK(r.output.find("visibility:") == std::string::npos); // no phase ran
+    CHECK_FALSE(fs::exists(dir / "out"));
+}
+
+TEST_CASE("options that would not apply are errors, not silently ignored", "[bad-input][cli]") {
+    TempDir dir;
+    writeFile(dir / "m.obj", "v -1 -1 0\nv 1 -1 0\nv 1 1 0\nv -1 1 0\nf 1 2 3\nf 1 3 4\n");
+    writeScene(dir, "m.obj", "position = [0.1, 0, 1]\nlook_at = [0, 0, 0]\nup = [0, 1, 0]\n");
+    for (const std::string option : {"--visibility pipeline", "--stream always", "--max-device-mb 100", "--validation"}) {
+        const CommandResult r = runScene(dir, option); // runScene passes --backend cpu
+        CAPTURE(option, r.output);
+        CHECK(r.exitCode == 2);
+        CHECK(r.output.find("only the Vulkan backend uses it") != std::string::npos);
+    }
+    const CommandResult errors = runScene(dir, "--kij lut8-log --kij-errors");
+    CAPTURE(errors.output);
+    CHECK(errors.exitCode == 2);
+    CHECK(errors.output.find("needs --kij fp32") != std::string::npos);
+    const CommandResult quiet = runScene(dir, "-q --log-level debug");
+    CAPTURE(quiet.output);
+    CHECK(quiet.exitCode == 2);
+    CHECK(quiet.output.find("choose one") != std::string::npos);
+    const CommandResult newline = runScene(dir, "--set \"$(printf 'simulation.samples=4\\nseed=3')\""); // /bin/sh: printf makes the newline
+    CAPTURE(newline.output);
+    CHECK(newline.exitCode == 2);
+    CHECK(newline.output.find("must be on one line") != std::string::npos);
+    CHECK_FALSE(fs::exists(dir / "out"));
+}

@@ -83,7 +83,11 @@ int runCli(int argc, char** argv) {
         {"trace", spdlog::level::trace}, {"debug", spdlog::level::debug},
         {"info", spdlog::level::info},   {"warn", spdlog::level::warn},
         {"error", spdlog::level::err},   {"off", spdlog::level::off}};
-    spdlog::set_level(quiet && logLevel == "info" ? spdlog::level::warn : levels.at(logLevel));
+    // -q is --log-level warn; with a more detailed level asked for too, one of them would be ignored.
+    const bool explicitLevel = app.count("--log-level") > 0;
+    if (quiet && explicitLevel && levels.at(logLevel) < spdlog::level::warn)
+        throw InputError("-q and --log-level " + logLevel + ": choose one (-q means --log-level warn)");
+    spdlog::set_level(quiet && !explicitLevel ? spdlog::level::warn : levels.at(logLevel));
     setProgressEnabled(!quiet && !noProgress);
     if (threads) setThreadCount(threads);
     return action ? action() : kExitOk;

@@ -46,6 +46,8 @@ void addCompareCommand(CLI::App& app, CommandAction& action) {
     cmd->add_option("--json", args->options.jsonFile, "Also write the checks as JSON to this file");
     cmd->add_option("--junit", args->options.junitFile, "Also write the checks as JUnit XML to this file (CI systems)");
     cmd->add_flag("--no-images", args->noImages, "Do not compare depth.pfm");
+    cmd->add_option("--exclude", args->options.excluded,
+                    "A result file (e.g. timeseries.h5) that may be in one directory only; repeatable");
     cmd->add_flag("--no-signal", args->noSignal, "Do not compare the sensor signal");
     cmd->add_option("--worst", args->options.showWorst, "Rows in the worst-offender table")
         ->capture_default_str();

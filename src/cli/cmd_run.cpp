@@ -68,7 +68,7 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
                     "--stream auto streams")
         ->check(CLI::NonNegativeNumber);
     cmd->add_option("--max-host-mb", req->backend.maxHostMb,
-                    "Assemble K in at most this many MiB of host memory (0: half the machine's). When "
+                    "Assemble K in at most this many MiB of host memory (0: half the memory available at the start, a cgroup's limit included). When "
                     "K in fp32 needs more (several GPUs, streaming, or K too large for one GPU in fp32), "
                     "each GPU computes the full rows of its own K chunks instead: host memory stays "
                     "small, at the price of casting every pair twice")
@@ -160,14 +160,24 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
             auto add = [&](const char* key, const std::string& value, const std::string& option) {
                 req->overrides.push_back(SceneOverride{key, value, option});
             };
-            if (cmd->count("--devices") && req->backend.backend == "cpu")
-                throw InputError("--devices " + req->backend.devices +
-                                 ": only the Vulkan backend uses devices; drop --devices or use "
-                                 "--backend vulkan (or auto)");
+            // Options that only a Vulkan backend uses are errors with --backend cpu, not silently
+            // ignored.
+            if (req->backend.backend == "cpu")
+                for (const char* gpuOnly : {"--devices", "--visibility", "--stream", "--max-device-mb", "--validation",
+                                            "--pass-blocks", "--max-host-mb"})
+                    if (cmd->count(gpuOnly))
+                        throw InputError(std::string(gpuOnly) +
+                                         ": only the Vulkan backend uses it; drop it or use --backend vulkan (or auto)");
+            if (req->kFormatErrors && !req->kFormat.empty() && req->kFormat != "fp32")
+                throw InputError("--kij-errors measures every format against fp32 K, so it needs --kij fp32 (now --kij " +
+                                 req->kFormat + ")");
             for (const std::string& s : *sets) {
                 auto eq = s.find('=');
                 if (eq == std::string::npos)
                     throw InputError("--set " + s + ": expected TABLE.KEY=VALUE");
+                if (s.find_first_of("\r\n") != std::string::npos)
+                    throw InputError("--set " + s.substr(0, s.find_first_of("\r\n")) +
+                                     "...: a value must be on one line (a newline would add TOML keys)");
                 req->overrides.push_back(SceneOverride{s.substr(0, eq), s.substr(eq + 1)});
             }
             // The option as the user wrote it, for messages.

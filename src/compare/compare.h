@@ -2,6 +2,8 @@
 // `rsim compare A B`: regression diff of two results directories.
 #pragma once
 #include <filesystem>
+#include <string>
+#include <vector>
 #include <ostream>
 
 namespace rsim {
@@ -17,13 +19,16 @@ struct CompareOptions {
     bool checkSignal = true;
     std::size_t showWorst = 10;   // rows of the worst-offender table
     bool checkSettings = true;    // summary.json settings (the [output] table aside) must agree
+    // Result files (README's output contract) that may be in one directory only (--exclude).
+    std::vector<std::string> excluded;
     std::filesystem::path jsonFile;  // --json: the checks as JSON
     std::filesystem::path junitFile; // --junit: the checks as JUnit XML, for CI systems
 };
 
 // Prints a readable report to `out` (and JSON / JUnit XML when asked); returns kExitOk when A
 // and B agree within the options, kExitDifferent when they do not: when a check fails, or a
-// file is in one directory only (summary.json; depth.pfm unless images are not compared), or
+// file of the output contract is in one directory only (unless excluded by name), an HDF5 file
+// cannot be opened, or
 // the runs' settings or triangles differ. Throws InputError when a directory is missing or unreadable.
 int compareResults(const std::filesystem::path& a, const std::filesystem::path& b,
                    const CompareOptions& options, std::ostream& out);

@@ -16,6 +16,7 @@ struct SceneCounts {
     std::uint64_t loaded = 0;            // triangles read from the mesh files
     std::uint64_t droppedDegenerate = 0; // area below 1e-12 m^2
     std::uint64_t droppedNonFinite = 0;  // NaN/inf coordinates (only with skip_nonfinite)
+    std::uint64_t droppedDuplicate = 0;  // the same face twice (scene/duplicate_faces.h)
     std::uint64_t twins = 0;             // back faces added for two-sided materials
     std::uint64_t afterSubdivision = 0;  // final N (twins included)
 };

@@ -68,6 +68,7 @@ PreparedScene prepareScene(const LoadedGeometry& g, double maxEdgeM, std::size_t
     s.counts.loaded = g.loaded;
     s.counts.droppedDegenerate = g.droppedDegenerate;
     s.counts.droppedNonFinite = g.droppedNonFinite;
+    s.counts.droppedDuplicate = g.droppedDuplicate;
     s.meshNames = g.meshNames;
 
     // Final triangles in stable-id order.
@@ -186,10 +187,10 @@ PreparedScene prepareScene(const LoadedGeometry& g, double maxEdgeM, std::size_t
         const std::int64_t t = items[perm[i]].twin;
         if (t >= 0) s.twin[i] = s.internalOf[std::size_t(t)];
     }
-    spdlog::info("geometry: {} triangles loaded, {} dropped ({} degenerate, {} non-finite), {} "
+    spdlog::info("geometry: {} triangles loaded, {} dropped ({} degenerate, {} non-finite, {} duplicated), {} "
                  "twins, {} after subdivision",
-                 s.counts.loaded, s.counts.droppedDegenerate + s.counts.droppedNonFinite,
-                 s.counts.droppedDegenerate, s.counts.droppedNonFinite, s.counts.twins, n);
+                 s.counts.loaded, s.counts.droppedDegenerate + s.counts.droppedNonFinite + s.counts.droppedDuplicate,
+                 s.counts.droppedDegenerate, s.counts.droppedNonFinite, s.counts.droppedDuplicate, s.counts.twins, n);
     return s;
 }
 

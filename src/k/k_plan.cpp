@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "k/k_plan.h"
+#include "util/host_memory.h"
 
 #include <algorithm>
 
@@ -30,8 +31,8 @@ bool KPlan::anyStreamed() const {
 }
 
 std::uint64_t defaultHostBudgetBytes() {
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-    return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) / 2 : 0;
+    // Half of what the process may still take (a cgroup's limit included), at the start.
+    return availableHostBytes() / 2;
 }
 
 KPlan planK(KChunking chunking, const std::vector<DeviceBudget>& devices, StreamMode mode,

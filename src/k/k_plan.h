@@ -47,7 +47,8 @@ struct KPlan {
     bool anyStreamed() const;
 };
 
-// The host memory K's assembly may take by default: half of the machine's.
+// The host memory K's assembly may take by default: half of what the process may still take at
+// the start (MemAvailable, or less under a cgroup limit).
 std::uint64_t defaultHostBudgetBytes();
 
 // Throws InputError when --stream never cannot hold K, or Error when not even the streaming

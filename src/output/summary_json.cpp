@@ -153,7 +153,9 @@ std::string summaryJsonText(const ResultsView& view, const PhaseTimes& times) {
     }
     j["settings"] = settings(view);
     j["counts"] = {{"triangles_loaded", ps.counts.loaded},
-                   {"triangles_dropped", ps.counts.droppedDegenerate + ps.counts.droppedNonFinite},
+                   {"triangles_dropped",
+                    ps.counts.droppedDegenerate + ps.counts.droppedNonFinite + ps.counts.droppedDuplicate},
+                   {"triangles_dropped_duplicate", ps.counts.droppedDuplicate},
                    {"triangles_dropped_degenerate", ps.counts.droppedDegenerate},
                    {"triangles_dropped_nonfinite", ps.counts.droppedNonFinite},
                    {"twins_added", ps.counts.twins},

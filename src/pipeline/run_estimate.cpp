@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/k_format.h"
+#include "util/error.h"
 #include "rsim/shared/kformat.h"
 
 namespace rsim {
@@ -51,9 +52,25 @@ RunEstimate estimateRun(const RunMetadata& meta, std::size_t triangles, const Si
         t = {kGpu.raysPerSecond * double(devices), kGpu.pairStepsPerSecond * double(devices)};
         e.where = fmt::format("{} GPU(s) like an H100", devices);
     }
+    if (meta.backend == "cpu")
+        e.hostKBytes = c.indirect ? (kCached ? e.kBytes : n * n * 4.0 + e.kBytes) : 0.0;
+    e.hostHistoryBytes = n * double(c.timesteps) * 16.0;
+    e.hostImageBytes = double(c.width) * double(c.height) * 4.0 * 12.0;
     e.visibilitySeconds = e.rays / t.raysPerSecond;
     e.transportSecondsPerPose = (c.indirect ? n * n : n) * double(c.timesteps) / t.pairStepsPerSecond;
     return e;
+}
+
+void checkHostMemory(const RunEstimate& e, const SimConfig& c, std::uint64_t available) {
+    if (available == 0 || e.hostBytes() <= double(available)) return;
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    throw InputError(fmt::format(
+        "this run needs about {:.1f} GiB of host memory and {:.1f} GiB are available: K {:.1f} GiB, the time "
+        "histories {:.1f} GiB ({} timesteps), the images {:.1f} GiB ({} x {} pixels). Lower what dominates: "
+        "simulation.timesteps (--timesteps), the sensor resolution, the triangle count (simulation.max_edge_m), or "
+        "let a GPU hold K (--backend vulkan)",
+        e.hostBytes() / gib, double(available) / gib, e.hostKBytes / gib, e.hostHistoryBytes / gib, c.timesteps,
+        e.hostImageBytes / gib, c.width, c.height));
 }
 
 std::string describeEstimate(const RunEstimate& e, std::size_t poses) {

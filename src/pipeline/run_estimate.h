@@ -18,10 +18,17 @@ struct RunEstimate {
     double rays = 0.0;                // visibility rays (0 when K comes from the cache)
     double visibilitySeconds = 0.0;
     double transportSecondsPerPose = 0.0;
+    // Host memory the run will hold at its peak, roughly: K where the CPU backend keeps it (fp32
+    // while computing, then its storage format), one pose's B, Z, E and R, and the images.
+    double hostKBytes = 0.0, hostHistoryBytes = 0.0, hostImageBytes = 0.0;
+    double hostBytes() const { return hostKBytes + hostHistoryBytes + hostImageBytes; }
     std::string where; // the throughput it assumed, in words
 };
 
 RunEstimate estimateRun(const RunMetadata& meta, std::size_t triangles, const SimConfig& config, bool kCached);
+// An InputError when the run would need more host memory than the machine has available, with
+// the numbers and the settings to change; before any large allocation.
+void checkHostMemory(const RunEstimate& e, const SimConfig& config, std::uint64_t availableBytes);
 // One log line: "estimate (rough): ...".
 std::string describeEstimate(const RunEstimate& e, std::size_t poses);
 

@@ -13,6 +13,7 @@
 
 #include "k/k_cache.h"
 #include "pipeline/run_estimate.h"
+#include "util/host_memory.h"
 #include "transport/sources.h"
 #include "util/error.h"
 
@@ -223,6 +224,9 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
     if (poses.empty()) throw Error("internal: a batch without poses");
     const SimConfig& first = poses[0].config;
     b.geometry->describe(meta);
+    // Refuse, with the numbers, a run the machine's memory cannot hold, before anything large is
+    // allocated (K as if computed here: a K from the cache would need less).
+    checkHostMemory(estimateRun(meta, s.size(), first, false), first, availableHostBytes());
     std::vector<Backend*> distinct;
     for (Backend* x : {b.geometry, b.pose, b.distances})
         if (std::find(distinct.begin(), distinct.end(), x) == distinct.end()) distinct.push_back(x);

@@ -7,12 +7,11 @@
 #include <set>
 #include <sstream>
 
-#include <assimp/Importer.hpp>
-#include <assimp/postprocess.h>
-#include <assimp/scene.h>
 #include <glm/gtc/matrix_transform.hpp>
 #include <spdlog/spdlog.h>
 
+#include "scene/duplicate_faces.h"
+#include "scene/mesh_import.h"
 #include "scene/mesh_precheck.h"
 #include "util/error.h"
 
@@ -94,99 +93,71 @@ LoadedGeometry loadMeshes(const SceneDesc& scene) {
             throw InputError(mesh.where + ": mesh file is empty: " + mesh.path.string());
         precheckMeshFile(mesh.path, mesh.where);
 
-        Assimp::Importer importer;
-        importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE,
-                                    aiPrimitiveType_POINT | aiPrimitiveType_LINE);
-        const aiScene* ai = nullptr;
-        try {
-            // ValidateDataStructure first: it rejects out-of-range indices before the other
-            // steps would read through them.
-            ai = importer.ReadFile(mesh.path.string(), aiProcess_ValidateDataStructure | aiProcess_Triangulate |
-                                                           aiProcess_PreTransformVertices |
-                                                           aiProcess_SortByPType);
-        } catch (const std::exception& e) {
-            throw InputError(mesh.where + ": cannot read mesh file " + mesh.path.string() + ": " +
-                             e.what());
-        }
-        if (!ai || (ai->mFlags & AI_SCENE_FLAGS_INCOMPLETE) || !ai->mRootNode)
-            throw InputError(mesh.where + ": cannot read mesh file " + mesh.path.string() +
-                             ": " + (importer.GetErrorString()[0] ? importer.GetErrorString()
-                                                                   : "not a mesh assimp can read"));
+        const ImportedTriangles imported = importTriangles(mesh.path, mesh.where);
 
         const glm::dmat4 xf = worldFromMesh(mesh);
         // A mirroring transform turns the winding around; swap two vertices to keep the front.
         const bool mirrored = mesh.scale.x * mesh.scale.y * mesh.scale.z < 0.0;
         std::uint64_t before = out.loaded, nonFinite = 0, degenerate = 0;
-        for (unsigned mi = 0; mi < ai->mNumMeshes; ++mi) {
-            const aiMesh* m = ai->mMeshes[mi];
-            if (!(m->mPrimitiveTypes & aiPrimitiveType_TRIANGLE)) continue;
-            std::string fileMaterial;
-            if (m->mMaterialIndex < ai->mNumMaterials)
-                fileMaterial = ai->mMaterials[m->mMaterialIndex]->GetName().C_Str();
-            const std::uint32_t material = materials.resolve(mesh, fileMaterial);
-            for (unsigned f = 0; f < m->mNumFaces; ++f) {
-                const aiFace& face = m->mFaces[f];
-                if (face.mNumIndices != 3) continue;
-                ++out.loaded;
-                glm::dvec3 v[3];
-                bool ok = true;
-                for (int k = 0; k < 3; ++k) {
-                    unsigned idx = face.mIndices[k];
-                    if (idx >= m->mNumVertices)
-                        throw InputError(mesh.where + ": corrupt mesh file " +
-                                         mesh.path.string() + ": face " + std::to_string(f) +
-                                         " refers to vertex " + std::to_string(idx) + " of " +
-                                         std::to_string(m->mNumVertices));
-                    const aiVector3D& p = m->mVertices[idx];
-                    glm::dvec3 local(p.x, p.y, p.z);
-                    if (!finite(local)) {
-                        if (!mesh.skip_nonfinite)
-                            throw InputError(
-                                mesh.where + ": mesh file " + mesh.path.string() + " has a " +
-                                "non-finite vertex (" + std::to_string(p.x) + ", " +
-                                std::to_string(p.y) + ", " + std::to_string(p.z) + ") in face " +
-                                std::to_string(f) + " of sub-mesh \"" + m->mName.C_Str() +
-                                "\"; fix the file, or set skip_nonfinite = true on this [[mesh]] "
-                                "to drop such triangles");
-                        ok = false;
-                    }
-                    v[k] = glm::dvec3(xf * glm::dvec4(local, 1.0));
-                    // Triangles are stored in float: beyond ~3.4e38 a coordinate becomes inf.
-                    if (ok && !(finite(v[k]) && std::abs(v[k].x) <= kMaxCoordinateM &&
-                                std::abs(v[k].y) <= kMaxCoordinateM &&
-                                std::abs(v[k].z) <= kMaxCoordinateM)) {
-                        std::ostringstream os;
-                        os << mesh.where << ": mesh file " << mesh.path.string() << ": vertex "
-                           << idx << " of face " << f << " of sub-mesh \"" << m->mName.C_Str()
-                           << "\" lies at (" << v[k].x << ", " << v[k].y << ", " << v[k].z
-                           << ") after the mesh's translate/rotate_deg/scale; coordinates must "
-                           << "be within +-" << kMaxCoordinateM << " m. Check the file's units "
-                           << "and this [[mesh]]'s scale";
-                        throw InputError(os.str());
-                    }
+        std::vector<std::uint32_t> partMaterial;
+        for (const std::string& fileMaterial : imported.partMaterial)
+            partMaterial.push_back(materials.resolve(mesh, fileMaterial));
+        for (std::size_t t = 0; t < imported.size(); ++t) {
+            const std::string& partName = imported.partName[imported.part[t]];
+            const std::uint32_t f = imported.face[t];
+            ++out.loaded;
+            glm::dvec3 v[3];
+            bool ok = true;
+            for (int k = 0; k < 3; ++k) {
+                const float* p = &imported.xyz[9 * t + 3 * std::size_t(k)];
+                glm::dvec3 local(p[0], p[1], p[2]);
+                if (!finite(local)) {
+                    if (!mesh.skip_nonfinite)
+                        throw InputError(
+                            mesh.where + ": mesh file " + mesh.path.string() + " has a " +
+                            "non-finite vertex (" + std::to_string(p[0]) + ", " +
+                            std::to_string(p[1]) + ", " + std::to_string(p[2]) + ") in face " +
+                            std::to_string(f) + " of sub-mesh \"" + partName +
+                            "\"; fix the file, or set skip_nonfinite = true on this [[mesh]] "
+                            "to drop such triangles");
+                    ok = false;
                 }
-                if (!ok) {
-                    ++nonFinite;
-                    continue;
+                v[k] = glm::dvec3(xf * glm::dvec4(local, 1.0));
+                // Triangles are stored in float: beyond ~3.4e38 a coordinate becomes inf.
+                if (ok && !(finite(v[k]) && std::abs(v[k].x) <= kMaxCoordinateM &&
+                            std::abs(v[k].y) <= kMaxCoordinateM &&
+                            std::abs(v[k].z) <= kMaxCoordinateM)) {
+                    std::ostringstream os;
+                    os << mesh.where << ": mesh file " << mesh.path.string() << ": vertex "
+                       << k << " (0-2) of face " << f << " of sub-mesh \"" << partName
+                       << "\" lies at (" << v[k].x << ", " << v[k].y << ", " << v[k].z
+                       << ") after the mesh's translate/rotate_deg/scale; coordinates must "
+                       << "be within +-" << kMaxCoordinateM << " m. Check the file's units "
+                       << "and this [[mesh]]'s scale";
+                    throw InputError(os.str());
                 }
-                if (mirrored) std::swap(v[1], v[2]);
-                double area = 0.5 * glm::length(glm::cross(v[1] - v[0], v[2] - v[0]));
-                if (!(area >= 1e-12)) {
-                    ++degenerate;
-                    continue;
-                }
-                out.v0.push_back(v[0]);
-                out.v1.push_back(v[1]);
-                out.v2.push_back(v[2]);
-                out.material.push_back(material);
-                out.sourceMesh.push_back(std::uint32_t(meshIndex));
             }
+            if (!ok) {
+                ++nonFinite;
+                continue;
+            }
+            if (mirrored) std::swap(v[1], v[2]);
+            double area = 0.5 * glm::length(glm::cross(v[1] - v[0], v[2] - v[0]));
+            if (!(area >= 1e-12)) {
+                ++degenerate;
+                continue;
+            }
+            out.v0.push_back(v[0]);
+            out.v1.push_back(v[1]);
+            out.v2.push_back(v[2]);
+            out.material.push_back(partMaterial[imported.part[t]]);
+            out.sourceMesh.push_back(std::uint32_t(meshIndex));
         }
         std::uint64_t read = out.loaded - before;
         if (read == 0)
             throw InputError(mesh.where + ": mesh file " + mesh.path.string() +
                              " holds no triangles (assimp found " +
-                             std::to_string(ai->mNumMeshes) +
+                             std::to_string(imported.meshCount) +
                              " mesh(es) without faces); is it corrupt or in another format?");
         if (degenerate)
             spdlog::info("{}: dropped {} degenerate triangle(s) (area < 1e-12 m^2)", mesh.where,
@@ -200,6 +171,11 @@ LoadedGeometry loadMeshes(const SceneDesc& scene) {
         out.meshNames.push_back(mesh.pathAsWritten);
     }
     out.materials = std::move(materials.materials);
+    out.droppedDuplicate = dropDuplicateFaces(out);
+    if (out.droppedDuplicate)
+        spdlog::warn("{}: dropped {} duplicated triangle(s): the same vertices (within {:g} of the scene's size) "
+                     "and winding as another triangle, which would emit and receive its light twice",
+                     scene.file.string(), out.droppedDuplicate, kDuplicateGridRel);
     if (out.v0.empty())
         throw InputError(scene.file.string() + ": the scene has no usable triangles (" +
                          std::to_string(out.loaded) + " read, " +

@@ -28,6 +28,7 @@ struct LoadedGeometry {
     std::uint64_t loaded = 0;
     std::uint64_t droppedDegenerate = 0;
     std::uint64_t droppedNonFinite = 0;
+    std::uint64_t droppedDuplicate = 0; // scene/duplicate_faces.h
 };
 
 LoadedGeometry loadMeshes(const SceneDesc& scene);

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+#include "scene/mesh_import.h"
+
+#include <cstring>
+
+#include <assimp/Importer.hpp>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+
+#include "util/error.h"
+#include "util/isolated.h"
+
+namespace rsim {
+namespace {
+
+// Time allowed to assimp: a minute, plus two seconds per MB (a 100 MB OBJ reads in ~30 s).
+double importTimeoutSeconds(const std::filesystem::path& file) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(file, ec);
+    return 60.0 + 2.0 * (ec ? 0.0 : double(size) / 1e6);
+}
+
+class Writer {
+public:
+    void u64(std::uint64_t v) { raw(&v, sizeof v); }
+    template <class T> void array(const std::vector<T>& v) {
+        u64(v.size());
+        raw(v.data(), v.size() * sizeof(T));
+    }
+    void strings(const std::vector<std::string>& v) {
+        u64(v.size());
+        for (const auto& s : v) {
+            u64(s.size());
+            raw(s.data(), s.size());
+        }
+    }
+    std::string bytes;
+
+private:
+    void raw(const void* p, std::size_t n) { bytes.append(static_cast<const char*>(p), n); }
+};
+
+class Reader {
+public:
+    explicit Reader(const std::string& b) : b_(b) {}
+    std::uint64_t u64() {
+        std::uint64_t v = 0;
+        raw(&v, sizeof v);
+        return v;
+    }
+    template <class T> std::vector<T> array() {
+        const std::uint64_t n = u64();
+        if (n > (b_.size() - at_) / sizeof(T)) bad();
+        std::vector<T> v(n);
+        raw(v.data(), n * sizeof(T));
+        return v;
+    }
+    std::vector<std::string> strings() {
+        const std::uint64_t n = u64();
+        if (n > b_.size() - at_) bad();
+        std::vector<std::string> v(n);
+        for (auto& s : v) {
+            const std::uint64_t len = u64();
+            if (len > b_.size() - at_) bad();
+            s.assign(b_.data() + at_, len);
+            at_ += len;
+        }
+        return v;
+    }
+    bool done() const { return at_ == b_.size(); }
+
+private:
+    [[noreturn]] static void bad() { throw Error("internal: a malformed answer from the mesh reader process"); }
+    void raw(void* p, std::size_t n) {
+        if (n > b_.size() - at_) bad();
+        if (n) std::memcpy(p, b_.data() + at_, n);
+        at_ += n;
+    }
+    const std::string& b_;
+    std::size_t at_ = 0;
+};
+
+} // namespace
+
+std::string encodeTriangles(const ImportedTriangles& t) {
+    Writer w;
+    w.array(t.xyz);
+    w.array(t.face);
+    w.array(t.part);
+    w.strings(t.partName);
+    w.strings(t.partMaterial);
+    w.u64(t.meshCount);
+    return std::move(w.bytes);
+}
+
+ImportedTriangles decodeTriangles(const std::string& bytes) {
+    Reader r(bytes);
+    ImportedTriangles t;
+    t.xyz = r.array<float>();
+    t.face = r.array<std::uint32_t>();
+    t.part = r.array<std::uint32_t>();
+    t.partName = r.strings();
+    t.partMaterial = r.strings();
+    t.meshCount = std::uint32_t(r.u64());
+    bool consistent = r.done() && t.xyz.size() == 9 * t.face.size() && t.part.size() == t.face.size() &&
+                      t.partName.size() == t.partMaterial.size();
+    for (std::size_t i = 0; consistent && i < t.part.size(); ++i) consistent = t.part[i] < t.partName.size();
+    if (!consistent) throw Error("internal: an inconsistent answer from the mesh reader process");
+    return t;
+}
+
+ImportedTriangles importTrianglesHere(const std::filesystem::path& file, const std::string& where) {
+    Assimp::Importer importer;
+    importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT | aiPrimitiveType_LINE);
+    const aiScene* ai = nullptr;
+    try {
+        // ValidateDataStructure first: it rejects out-of-range indices before the other steps
+        // would read through them.
+        ai = importer.ReadFile(file.string(), aiProcess_ValidateDataStructure | aiProcess_Triangulate |
+                                                  aiProcess_PreTransformVertices | aiProcess_SortByPType);
+    } catch (const std::exception& e) {
+        throw InputError(where + ": cannot read mesh file " + file.string() + ": " + e.what());
+    }
+    if (!ai || (ai->mFlags & AI_SCENE_FLAGS_INCOMPLETE) || !ai->mRootNode)
+        throw InputError(where + ": cannot read mesh file " + file.string() + ": " +
+                         (importer.GetErrorString()[0] ? importer.GetErrorString() : "not a mesh assimp can read"));
+    ImportedTriangles t;
+    t.meshCount = ai->mNumMeshes;
+    for (unsigned mi = 0; mi < ai->mNumMeshes; ++mi) {
+        const aiMesh* m = ai->mMeshes[mi];
+        if (!m || !(m->mPrimitiveTypes & aiPrimitiveType_TRIANGLE)) continue;
+        const auto part = std::uint32_t(t.partName.size());
+        t.partName.emplace_back(m->mName.C_Str());
+        t.partMaterial.emplace_back(m->mMaterialIndex < ai->mNumMaterials && ai->mMaterials[m->mMaterialIndex]
+                                        ? ai->mMaterials[m->mMaterialIndex]->GetName().C_Str()
+                                        : "");
+        for (unsigned f = 0; f < m->mNumFaces; ++f) {
+            const aiFace& face = m->mFaces[f];
+            if (face.mNumIndices != 3) continue;
+            for (int k = 0; k < 3; ++k) {
+                const unsigned idx = face.mIndices[k];
+                if (idx >= m->mNumVertices)
+                    throw InputError(where + ": corrupt mesh file " + file.string() + ": face " + std::to_string(f) +
+                                     " refers to vertex " + std::to_string(idx) + " of " +
+                                     std::to_string(m->mNumVertices));
+                const aiVector3D& p = m->mVertices[idx];
+                t.xyz.insert(t.xyz.end(), {p.x, p.y, p.z});
+            }
+            t.face.push_back(f);
+            t.part.push_back(part);
+        }
+    }
+    return t;
+}
+
+ImportedTriangles importTriangles(const std::filesystem::path& file, const std::string& where) {
+    const double timeout = importTimeoutSeconds(file);
+    const IsolatedOutcome o =
+        runIsolated([&] { return encodeTriangles(importTrianglesHere(file, where)); }, timeout);
+    switch (o.kind) {
+    case IsolatedOutcome::Kind::Done: return decodeTriangles(o.bytes);
+    case IsolatedOutcome::Kind::Failed: // our own messages name the file; others (bad_alloc) get it here
+        throw InputError(o.message.rfind(where, 0) == 0 ? o.message
+                                                         : where + ": cannot read mesh file " + file.string() + ": " + o.message);
+    case IsolatedOutcome::Kind::Crashed:
+        throw InputError(where + ": cannot read mesh file " + file.string() + ": assimp, the mesh reader, stopped with " +
+                         o.message + " on it. The file is malformed (truncated, or written by a broken exporter); "
+                         "export it again, or convert it to another format");
+    case IsolatedOutcome::Kind::TimedOut:
+        throw InputError(where + ": cannot read mesh file " + file.string() + ": assimp, the mesh reader, did not " +
+                         "finish within " + std::to_string(int(timeout)) + " s (a malformed file can make it loop)");
+    }
+    throw Error("internal: unknown outcome of the mesh reader process");
+}
+
+} // namespace rsim

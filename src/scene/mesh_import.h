@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+// One mesh file read by assimp, flattened to triangles in the file's own coordinates. assimp
+// runs in a child process (util/isolated.h): a malformed file that crashes or hangs assimp
+// becomes an InputError naming the file, never a crash of rsim.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace rsim {
+
+struct ImportedTriangles {
+    std::vector<float> xyz;           // 9 per triangle: three vertices as assimp stores them
+    std::vector<std::uint32_t> face;  // each triangle's face index in its sub-mesh (for messages)
+    std::vector<std::uint32_t> part;  // each triangle's sub-mesh: index into partName/partMaterial
+    std::vector<std::string> partName, partMaterial; // per sub-mesh: its name and the file's material
+    std::uint32_t meshCount = 0;      // sub-meshes assimp found, with or without faces
+
+    std::size_t size() const { return face.size(); }
+};
+
+// Reads `file` with assimp in a child process; throws InputError (naming `where` and the file)
+// when assimp rejects, crashes on or does not finish the file in a time that grows with its size.
+ImportedTriangles importTriangles(const std::filesystem::path& file, const std::string& where);
+
+// The same in this process: what the child runs.
+ImportedTriangles importTrianglesHere(const std::filesystem::path& file, const std::string& where);
+
+// The child's answer and its decoding (throws Error on a malformed answer).
+std::string encodeTriangles(const ImportedTriangles& t);
+ImportedTriangles decodeTriangles(const std::string& bytes);
+
+} // namespace rsim

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+#include "util/host_memory.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <unistd.h>
+
+namespace rsim {
+namespace {
+
+// A number from the first line of `file`, or 0 when it has none ("max", missing file).
+std::uint64_t numberIn(const char* file) {
+    std::ifstream in(file);
+    std::string word;
+    if (!(in >> word) || word.find_first_not_of("0123456789") != std::string::npos) return 0;
+    return std::stoull(word);
+}
+
+} // namespace
+
+std::uint64_t availableHostBytes() {
+    std::uint64_t available = 0;
+    std::ifstream meminfo("/proc/meminfo");
+    for (std::string line; std::getline(meminfo, line);)
+        if (line.rfind("MemAvailable:", 0) == 0) {
+            std::istringstream words(line.substr(13));
+            std::uint64_t kib = 0;
+            words >> kib;
+            available = kib * 1024;
+        }
+    if (available == 0) {
+        const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+        if (pages > 0 && page > 0) available = std::uint64_t(pages) * std::uint64_t(page);
+    }
+    // cgroup v2: the limit of this process's group less what the group uses.
+    if (const std::uint64_t limit = numberIn("/sys/fs/cgroup/memory.max"); limit > 0) {
+        const std::uint64_t used = numberIn("/sys/fs/cgroup/memory.current");
+        available = std::min(available, limit > used ? limit - used : 0);
+    }
+    return available;
+}
+
+} // namespace rsim

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+#include "util/isolated.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util/cancel.h"
+
+namespace rsim {
+namespace {
+
+// The child's message: one tag byte ('O' result, 'E' exception message), then the bytes.
+bool writeAll(int fd, const char* p, std::size_t n) {
+    while (n > 0) {
+        const ssize_t w = ::write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return false;
+        p += w;
+        n -= std::size_t(w);
+    }
+    return true;
+}
+
+[[noreturn]] void childMain(int fd, const std::function<std::string()>& work) {
+    char tag = 'O';
+    std::string payload;
+    try {
+        payload = work();
+    } catch (const std::exception& e) {
+        tag = 'E';
+        payload = e.what();
+    } catch (...) {
+        tag = 'E';
+        payload = "unknown exception";
+    }
+    const bool ok = writeAll(fd, &tag, 1) && writeAll(fd, payload.data(), payload.size());
+    // _exit: no atexit handlers, no flushing of stdio buffers the parent also owns.
+    ::_exit(ok ? 0 : 3);
+}
+
+void killAndReap(pid_t pid) {
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+}
+
+} // namespace
+
+bool isolationEnabled() { return std::getenv("RSIM_NO_ISOLATION") == nullptr; }
+
+IsolatedOutcome runIsolated(const std::function<std::string()>& work, double timeoutSeconds) {
+    IsolatedOutcome out;
+    if (!isolationEnabled()) {
+        out.bytes = work();
+        return out;
+    }
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) throw Error(std::string("cannot create a pipe: ") + std::strerror(errno));
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+        ::close(fds[0]);
+        ::close(fds[1]);
+        throw Error(std::string("cannot start a process: ") + std::strerror(errno));
+    }
+    if (pid == 0) {
+        ::close(fds[0]);
+        // The child is not the one to answer Ctrl-C: the parent kills it.
+        ::signal(SIGINT, SIG_IGN);
+        childMain(fds[1], work);
+    }
+    ::close(fds[1]);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutSeconds);
+    std::string received;
+    char buffer[1 << 16];
+    for (;;) {
+        if (cancelRequested()) {
+            ::close(fds[0]);
+            killAndReap(pid);
+            throw Interrupted();
+        }
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) {
+            ::close(fds[0]);
+            killAndReap(pid);
+            out.kind = IsolatedOutcome::Kind::TimedOut;
+            return out;
+        }
+        pollfd p{fds[0], POLLIN, 0};
+        const int ready = ::poll(&p, 1, int(std::min<long long>(left.count(), 100)));
+        if (ready < 0 && errno != EINTR) {
+            ::close(fds[0]);
+            killAndReap(pid);
+            throw Error(std::string("waiting for a child process: ") + std::strerror(errno));
+        }
+        if (ready <= 0) continue;
+        const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break; // end of file: the child is done (or dead)
+        received.append(buffer, std::size_t(n));
+    }
+    ::close(fds[0]);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFSIGNALED(status)) {
+        const int sig = WTERMSIG(status);
+        const char* name = ::sigabbrev_np(sig);
+        out.kind = IsolatedOutcome::Kind::Crashed;
+        out.message = "signal " + std::to_string(sig) + (name ? std::string(" (SIG") + name + ")" : std::string());
+        return out;
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || received.empty()) {
+        out.kind = IsolatedOutcome::Kind::Crashed;
+        out.message = "exit status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        return out;
+    }
+    if (received[0] == 'E') {
+        out.kind = IsolatedOutcome::Kind::Failed;
+        out.message = received.substr(1);
+        return out;
+    }
+    out.bytes = received.substr(1);
+    return out;
+}
+
+} // namespace rsim

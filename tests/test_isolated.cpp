@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+// A library crash or hang becomes an error of ours: util/isolated.h and the mesh reader that
+// runs assimp through it (scene/mesh_import.h).
+#include <chrono>
+#include <csignal>
+#include <string>
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include "scene/mesh_import.h"
+#include "support/test_scenes.h"
+#include "util/error.h"
+#include "util/isolated.h"
+
+using namespace rsim;
+using Catch::Matchers::ContainsSubstring;
+
+TEST_CASE("work in a child process returns its bytes, its error, its crash or its timeout", "[bad-input][isolated]") {
+    if (!isolationEnabled()) SKIP("RSIM_NO_ISOLATION is set");
+    const IsolatedOutcome done = runIsolated([] { return std::string("a\0b", 3); }, 10.0);
+    CHECK(done.kind == IsolatedOutcome::Kind::Done);
+    CHECK(done.bytes == std::string("a\0b", 3));
+
+    const IsolatedOutcome failed = runIsolated([]() -> std::string { throw InputError("no such key"); }, 10.0);
+    CHECK(failed.kind == IsolatedOutcome::Kind::Failed);
+    CHECK(failed.message == "no such key");
+
+    const IsolatedOutcome crashed = runIsolated([]() -> std::string {
+        std::raise(SIGSEGV);
+        return "unreachable";
+    }, 10.0);
+    CHECK(crashed.kind == IsolatedOutcome::Kind::Crashed);
+    CHECK_THAT(crashed.message, ContainsSubstring("SIGSEGV"));
+
+    const auto start = std::chrono::steady_clock::now();
+    const IsolatedOutcome hung = runIsolated([]() -> std::string {
+        for (volatile bool forever = true; forever;) {
+        }
+        return "unreachable";
+    }, 0.3);
+    CHECK(hung.kind == IsolatedOutcome::Kind::TimedOut);
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+
+    // Large answers pass through the pipe whole (the parent reads while the child writes).
+    const IsolatedOutcome large = runIsolated([] { return std::string(5'000'000, 'x'); }, 30.0);
+    CHECK(large.kind == IsolatedOutcome::Kind::Done);
+    CHECK(large.bytes.size() == 5'000'000);
+}
+
+TEST_CASE("the mesh reader's answer survives encoding, and a damaged answer is an error", "[bad-input][isolated]") {
+    ImportedTriangles t;
+    t.xyz = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 0, 1, 1};
+    t.face = {0, 7};
+    t.part = {0, 1};
+    t.partName = {"walls", ""};
+    t.partMaterial = {"paint", "steel"};
+    t.meshCount = 3;
+    const std::string bytes = encodeTriangles(t);
+    const ImportedTriangles back = decodeTriangles(bytes);
+    CHECK(back.xyz == t.xyz);
+    CHECK(back.face == t.face);
+    CHECK(back.part == t.part);
+    CHECK(back.partName == t.partName);
+    CHECK(back.partMaterial == t.partMaterial);
+    CHECK(back.meshCount == 3);
+    CHECK_THROWS_AS(decodeTriangles(bytes.substr(0, bytes.size() - 1)), Error);
+    CHECK_THROWS_AS(decodeTriangles(bytes + "x"), Error);
+}
+
+TEST_CASE("assimp reads a mesh in a child process with the same triangles as in this one", "[bad-input][isolated]") {
+    test::TempDir dir;
+    test::writeFile(dir / "m.obj", "o quad\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3\nf 1 3 4\n");
+    const ImportedTriangles child = importTriangles(dir / "m.obj", "test");
+    const ImportedTriangles here = importTrianglesHere(dir / "m.obj", "test");
+    REQUIRE(child.size() == 2);
+    CHECK(child.xyz == here.xyz);
+    CHECK(child.partName == here.partName);
+    // assimp's own rejection comes back as an InputError naming the file.
+    test::writeFile(dir / "bad.obj", "v 0 0 0\nf 1 2 3\n");
+    CHECK_THROWS_AS(importTriangles(dir / "bad.obj", "where"), InputError);
+}

@@ -3,13 +3,20 @@
 #include <exception>
 
 #include "cli/cli.h"
+#include "util/cancel.h"
 #include "util/error.h"
 #include "util/startup_times.h"
 
 int main(int argc, char** argv) {
     rsim::noteStartup("process start to main", rsim::secondsSinceProcessStart());
+    rsim::installStopSignalHandlers();
     try {
         return rsim::runCli(argc, argv);
+    } catch (const rsim::Interrupted&) {
+        // Stopped by a signal: the run unwound and removed what it had half-written.
+        const int sig = rsim::stopSignal();
+        std::fprintf(stderr, "rsim: stopped by signal %d; results being written were removed\n", sig);
+        return sig > 0 ? 128 + sig : rsim::kExitFailure;
     } catch (const rsim::Error& e) {
         std::fprintf(stderr, "rsim: error: %s\n", e.what());
         return e.exitCode();

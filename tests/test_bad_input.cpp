@@ -4,6 +4,8 @@
 // code (2: input error), the message and that nothing is left on disk.
 #include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -96,6 +98,16 @@ TEST_CASE("bad mesh files are input errors, never crashes or hangs", "[bad-input
         CHECK(r.output.find("ends inside its header") != std::string::npos);
         CHECK_FALSE(fs::exists(dir / "out"));
     }
+    SECTION("a PLY whose end_header runs on into the body (found by fuzzing: assimp spun forever)") {
+        writeFile(dir / "m.ply", "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+                                 "property float z\nend_header\x06OFF\n0 0 0\n1 0 0\n0 1 0\n");
+        writeScene(dir, "m.ply");
+        const CommandResult r = runScene(dir);
+        CAPTURE(r.output);
+        CHECK(r.exitCode == 2);
+        CHECK(r.output.find("end_header that is not a line of its own") != std::string::npos);
+        CHECK_FALSE(fs::exists(dir / "out"));
+    }
     SECTION("the whole binary PLY still loads") {
         writeFile(dir / "m.ply", binaryPly());
         writeScene(dir, "m.ply", "position = [0.5, 0.5, 0.5]\nlook_at = [0.5, 0.5, 0]\nup = [0, 1, 0]\n", "",
@@ -112,6 +124,16 @@ TEST_CASE("bad mesh files are input errors, never crashes or hangs", "[bad-input
         CAPTURE(r.output);
         CHECK(r.exitCode == 2);
         CHECK(r.output.find("does not end with endsolid") != std::string::npos);
+        CHECK_FALSE(fs::exists(dir / "out"));
+    }
+    SECTION("an OFF header with absurd counts (found by fuzzing: assimp took 16 GB and 17 s)") {
+        writeFile(dir / "m.off", "OFF\n353535235358 6 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n");
+        writeScene(dir, "m.off");
+        const CommandResult r = runScene(dir);
+        CAPTURE(r.output);
+        CHECK(r.exitCode == 2);
+        CHECK(r.output.find("OFF file") != std::string::npos);
+        CHECK(r.output.find("declares 3.53535e+11 vertices") != std::string::npos);
         CHECK_FALSE(fs::exists(dir / "out"));
     }
     SECTION("a FIFO as the mesh (blocked forever)") {
@@ -301,4 +323,79 @@ TEST_CASE("options that would not apply are errors, not silently ignored", "[bad
     CHECK(newline.exitCode == 2);
     CHECK(newline.output.find("must be on one line") != std::string::npos);
     CHECK_FALSE(fs::exists(dir / "out"));
+}
+
+TEST_CASE("a mesh file that makes assimp abort is an input error, not a crash", "[bad-input][scene]") {
+    // A binary PLY found by fuzzing (fuzz/corpus/mesh_file; the first byte picks the format):
+    // assimp 5.2's triangulation asserts on it and aborts the process that reads it.
+    std::ifstream in(fs::path(RSIM_SOURCE_DIR) / "fuzz/corpus/mesh_file/finding-ply-assimp-abort-triangulate",
+                     std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    REQUIRE(bytes.size() > 1);
+    TempDir dir;
+    writeFile(dir / "m.ply", bytes.substr(1));
+    writeScene(dir, "m.ply");
+    const CommandResult r = runScene(dir);
+    CAPTURE(r.output);
+    CHECK(r.exitCode == 2);
+    CHECK(r.output.find("m.ply") != std::string::npos);
+    CHECK(r.output.find("assimp, the mesh reader, stopped with signal 6 (SIGABRT)") != std::string::npos);
+    CHECK_FALSE(fs::exists(dir / "out"));
+}
+
+TEST_CASE("values fp32 cannot carry are errors that name their own key", "[bad-input][scene]") {
+    TempDir dir;
+    writeFile(dir / "m.obj", "v -1 -1 0\nv 1 -1 0\nv 1 1 0\nv -1 1 0\nf 1 2 3\nf 1 3 4\n");
+    const std::string aim = "position = [0.1, 0, 1]\nlook_at = [0, 0, 0]\nup = [0, 1, 0]\n";
+    struct Case {
+        std::string what, sensor, light, lightAt, mesh, expected;
+    };
+    const Case cases[] = {
+        {"light position 1e39 (blamed the cone)", aim, "", "[1e39, 0, 1]", "", "position: coordinates must be within"},
+        {"power 1e-300 W (blamed the cone)", aim, "power_w = 1e-300\n", "[0, 0, 1]", "", "power_w: expected a number in [1e-15"},
+        {"modulation 1e300 MHz (asked for more timesteps)", aim + "mode = \"amcw\"\nmodulation_mhz = [1e300]\n", "",
+         "[0, 0, 1]", "", "modulation_mhz: frequencies must be > 0 MHz and at most the time grid's Nyquist"},
+        {"scale 1e-101 (called zero)", aim, "", "[0, 0, 1]", "scale = 1e-101\n", "scale: each factor's magnitude"},
+        {"mesh at 1e17 m (asked for 6.8e18 timesteps)", aim, "", "[0, 0, 1]", "translate = [0, 0, -1e17]\n",
+         "no light can return within any time window"},
+    };
+    for (const Case& c : cases) {
+        writeScene(dir, "m.obj", c.sensor, c.light, c.lightAt);
+        std::ofstream(dir / "scene.toml", std::ios::app) << c.mesh;
+        const CommandResult r = runScene(dir);
+        CAPTURE(c.what, r.output);
+        CHECK(r.exitCode == 2);
+        CHECK(r.output.find(c.expected) != std::string::npos);
+        CHECK_FALSE(fs::exists(dir / "out"));
+    }
+    // Every material at reflectance 0 (asked for more timesteps).
+    writeScene(dir, "m.obj", aim);
+    std::string text;
+    {
+        std::ifstream in(dir / "scene.toml");
+        text.assign((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    }
+    text.replace(text.find("reflectance = 0.5"), 17, "reflectance = 0.0");
+    writeFile(dir / "scene.toml", text);
+    const CommandResult black = runScene(dir);
+    CAPTURE(black.output);
+    CHECK(black.exitCode == 2);
+    CHECK(black.output.find("every triangle's material has reflectance 0 (default)") != std::string::npos);
+}
+
+TEST_CASE("SIGINT or SIGTERM stops a run, removes what it had begun and leaves no partial directory",
+          "[bad-input][signals]") {
+    TempDir dir;
+    const std::string scene = std::string(RSIM_SOURCE_DIR) + "/scenes/small-room/scene.toml";
+    for (const auto& [signal, code] : {std::pair{"INT", 130}, std::pair{"TERM", 143}}) {
+        // A run of several seconds, stopped after one.
+        const CommandResult r = runCommand("timeout --preserve-status -s " + std::string(signal) + " 1 " +
+                                           std::string(RSIM_BINARY) + " run '" + scene +
+                                           "' --backend cpu --no-progress --no-k-cache --samples 64 --output '" +
+                                           (dir / "out").string() + "'");
+        CAPTURE(signal, r.output);
+        CHECK(r.exitCode == code);
+        CHECK(r.output.find("stopped by signal") != std::string::npos);
+        CHECK(fs::is_empty(dir.path()));
+    }
 }

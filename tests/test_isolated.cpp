@@ -3,6 +3,8 @@
 // runs assimp through it (scene/mesh_import.h).
 #include <chrono>
 #include <csignal>
+#include <cstdint>
+#include <new>
 #include <string>
 
 #include <catch2/catch_test_macros.hpp>
@@ -41,6 +43,14 @@ TEST_CASE("work in a child process returns its bytes, its error, its crash or it
     }, 0.3);
     CHECK(hung.kind == IsolatedOutcome::Kind::TimedOut);
     CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+
+    // A memory cap makes a large allocation fail in the child, not the machine run out.
+#if !defined(__SANITIZE_ADDRESS__)
+    const IsolatedOutcome capped = runIsolated([] { return std::string(std::size_t(1) << 30, 'x'); }, 30.0,
+                                               std::uint64_t(256) << 20);
+    CHECK(capped.kind == IsolatedOutcome::Kind::Failed);
+    CHECK(capped.message == std::bad_alloc().what());
+#endif
 
     // Large answers pass through the pipe whole (the parent reads while the child writes).
     const IsolatedOutcome large = runIsolated([] { return std::string(5'000'000, 'x'); }, 30.0);

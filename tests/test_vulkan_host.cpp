@@ -2,7 +2,10 @@
 // The Vulkan host layer: device discovery, validation plumbing, move-only buffers.
 #include <catch2/catch_test_macros.hpp>
 
+#include <optional>
+
 #include "support/test_scenes.h"
+#include "util/error.h"
 #include "vulkan/buffer.h"
 #include "vulkan/instance.h"
 
@@ -58,8 +61,15 @@ TEST_CASE("buffers are move-only owners and round-trip data", "[vulkan]") {
 
 TEST_CASE("devices report their ray paths", "[vulkan]") {
     if (!vk::Instance::loaderAvailable()) SKIP("no Vulkan loader");
-    vk::Instance instance(false);
-    for (const auto& d : instance.devices()) {
+    std::optional<vk::Instance> instance;
+    try {
+        instance.emplace(false);
+    } catch (const Error& e) {
+        // No driver at all (the sanitizer job hides them): nothing to report on.
+        if (std::string(e.what()).find("VK_ERROR_INCOMPATIBLE_DRIVER") != std::string::npos) SKIP(e.what());
+        throw;
+    }
+    for (const auto& d : instance->devices()) {
         CAPTURE(d.name);
         if (d.usable) CHECK(d.hasRayTracing());
         if (!d.usable) CHECK_FALSE(d.unusableReason.empty());

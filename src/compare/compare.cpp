@@ -290,6 +290,8 @@ bool readableHdf5(const fs::path& file) {
             if (count > 0 && size > 0 && double(count) * double(size) <= 256e6) {
                 std::vector<unsigned char> buffer(std::size_t(count) * size);
                 ok = H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer.data()) >= 0;
+                // Variable-length strings and sequences were allocated by HDF5: give them back.
+                if (ok) H5Dvlen_reclaim(type, space, H5P_DEFAULT, buffer.data());
             } else if (count > 0 && size > 0) { // large: its last element, where a cut shows
                 const int rank = H5Sget_simple_extent_ndims(space);
                 std::vector<hsize_t> dims(std::size_t(std::max(rank, 1)), 1), last(dims.size(), 0);
@@ -300,6 +302,7 @@ bool readableHdf5(const fs::path& file) {
                 const hid_t mem = H5Screate_simple(1, &one, nullptr);
                 std::vector<unsigned char> buffer(size);
                 ok = H5Dread(d, type, mem, space, H5P_DEFAULT, buffer.data()) >= 0;
+                if (ok) H5Dvlen_reclaim(type, mem, H5P_DEFAULT, buffer.data());
                 H5Sclose(mem);
             }
             H5Tclose(type);

@@ -16,6 +16,7 @@
 
 #include "output/output_util.h"
 #include "output/results_writer.h"
+#include "util/cancel.h"
 #include "util/error.h"
 
 namespace rsim {
@@ -173,6 +174,7 @@ void writeAtomically(const fs::path& dir, const std::function<void(const fs::pat
         fs::remove_all(tmp); // left by an earlier crash of a process with our pid
         fs::create_directory(tmp);
         write(tmp);
+        checkCancel(); // stopped while writing: the partial directory goes, nothing is replaced
 
         // Checked again: another process may have created `dir` while we were writing.
         checkReplaceable(dir);

@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "k/k_cache.h"
+#include "scene/scene_desc.h"
 #include "pipeline/run_estimate.h"
 #include "util/host_memory.h"
 #include "transport/sources.h"
@@ -62,6 +63,15 @@ void checkDirectTerms(const DirectTerms& d, const SimConfig& c) {
         // the centroid's half-width inside the window.
         const double needed =
             first + 2.0 + double(shared::rsimCentroidHalfWidth(int(c.pulse.size())));
+        // Beyond the longest window a scene file may ask for, more timesteps are not the cure:
+        // the geometry is too far away (a mesh in mm read as m, a translate off by powers of ten).
+        if (needed > double(kMaxTimesteps))
+            throw InputError(fmt::format(
+                "no light can return within any time window rsim can run: the nearest surface that the light "
+                "reaches and the sensor sees takes {:.6g} ns ({:.6g} m of path), and the longest window is {} "
+                "timesteps of {} ns. Check the scene's scale: the [[mesh]] units (scale), their translate, and "
+                "the light's and sensor's positions",
+                first * c.dtNs, first * c.cdtM, kMaxTimesteps, c.dtNs));
         throw InputError(fmt::format(
             "the time window is too short for any light to return: light first reaches a "
             "surface the sensor sees after {:.6g} ns, but the window ends at {:.6g} ns ({} "

@@ -1,23 +1,38 @@
 // SPDX-License-Identifier: MIT
 #include "scene/mesh_import.h"
 
+#include <algorithm>
 #include <cstring>
+#include <new>
 
 #include <assimp/Importer.hpp>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 
 #include "util/error.h"
+#include "util/host_memory.h"
 #include "util/isolated.h"
 
 namespace rsim {
 namespace {
 
-// Time allowed to assimp: a minute, plus two seconds per MB (a 100 MB OBJ reads in ~30 s).
+// Time allowed to assimp: ten seconds, plus one per MB (a 100 MB OBJ reads in about 30 s).
 double importTimeoutSeconds(const std::filesystem::path& file) {
     std::error_code ec;
     const auto size = std::filesystem::file_size(file, ec);
-    return 60.0 + 2.0 * (ec ? 0.0 : double(size) / 1e6);
+    return 10.0 + (ec ? 0.0 : double(size) / 1e6);
+}
+
+// Memory allowed to assimp: 4 GiB, or 200 bytes per byte of the file if more (an OBJ needs about
+// 30), and never more than the machine has available. A header that asks for absurd counts
+// then fails in the reader instead of exhausting the machine.
+std::uint64_t importMemoryBytes(const std::filesystem::path& file) {
+    std::error_code ec;
+    const auto fileSize = std::filesystem::file_size(file, ec);
+    const std::uint64_t size = ec ? 0 : std::uint64_t(fileSize);
+    std::uint64_t bytes = std::max<std::uint64_t>(std::uint64_t(4) << 30, 200 * size);
+    if (const std::uint64_t available = availableHostBytes(); available > 0) bytes = std::min(bytes, available);
+    return bytes;
 }
 
 class Writer {
@@ -155,11 +170,16 @@ ImportedTriangles importTrianglesHere(const std::filesystem::path& file, const s
 
 ImportedTriangles importTriangles(const std::filesystem::path& file, const std::string& where) {
     const double timeout = importTimeoutSeconds(file);
+    const std::uint64_t memory = importMemoryBytes(file);
     const IsolatedOutcome o =
-        runIsolated([&] { return encodeTriangles(importTrianglesHere(file, where)); }, timeout);
+        runIsolated([&] { return encodeTriangles(importTrianglesHere(file, where)); }, timeout, memory);
     switch (o.kind) {
     case IsolatedOutcome::Kind::Done: return decodeTriangles(o.bytes);
     case IsolatedOutcome::Kind::Failed: // our own messages name the file; others (bad_alloc) get it here
+        if (o.message == std::bad_alloc().what())
+            throw InputError(where + ": cannot read mesh file " + file.string() + ": assimp, the mesh reader, needed " +
+                             "more than " + std::to_string(memory >> 20) + " MiB for it (a damaged header that " +
+                             "declares absurd element counts?)");
         throw InputError(o.message.rfind(where, 0) == 0 ? o.message
                                                          : where + ": cannot read mesh file " + file.string() + ": " + o.message);
     case IsolatedOutcome::Kind::Crashed:

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "scene/mesh_loader.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -29,10 +30,6 @@ glm::dmat4 worldFromMesh(const MeshDesc& mesh) {
 }
 
 namespace {
-
-// Largest world coordinate accepted, m. Triangles are stored in fp32 (max ~3.4e38), and areas
-// and squared distances are products of two coordinates, so they must stay below ~1.8e19.
-constexpr double kMaxCoordinateM = 1e18;
 
 bool finite(const glm::dvec3& v) {
     return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z);
@@ -181,6 +178,15 @@ LoadedGeometry loadMeshes(const SceneDesc& scene) {
                          std::to_string(out.loaded) + " read, " +
                          std::to_string(out.droppedDegenerate) + " degenerate, " +
                          std::to_string(out.droppedNonFinite) + " non-finite)");
+    // Nothing that reflects: the sensor would see no light at all (and the later checks would
+    // blame the time window).
+    if (std::none_of(out.material.begin(), out.material.end(),
+                     [&](std::uint32_t m) { return out.materials[m].reflectance > 0.0f; })) {
+        std::string names;
+        for (const auto& m : out.materials) names += (names.empty() ? "" : ", ") + m.name;
+        throw InputError(scene.file.string() + ": every triangle's material has reflectance 0 (" + names +
+                         "): no light can return to the sensor; give a [[material]] a reflectance above 0");
+    }
     return out;
 }
 

@@ -21,6 +21,12 @@ std::string lower(std::string s) {
     return s;
 }
 
+std::string fmt(double v) {
+    std::ostringstream os;
+    os << v;
+    return os.str();
+}
+
 std::string readHead(const fs::path& file, std::size_t bytes) {
     std::ifstream in(file, std::ios::binary);
     std::string s(bytes, '\0');
@@ -44,7 +50,17 @@ void checkPly(const fs::path& file, std::uintmax_t size, const std::string& wher
     auto fail = [&](const std::string& why) {
         throw InputError(where + ": PLY file " + file.string() + " " + why);
     };
-    std::size_t end = head.find("end_header");
+    // end_header must be a line of its own: assimp reads on past one that is not, forever.
+    std::size_t end = std::string::npos;
+    for (std::size_t at = head.find("\nend_header"); at != std::string::npos; at = head.find("\nend_header", at + 1)) {
+        const std::size_t after = at + 11, eol = head.find('\n', after);
+        if (eol == std::string::npos || head.find_first_not_of(" \t\r", after) >= eol) {
+            end = at + 1;
+            break;
+        }
+    }
+    if (end == std::string::npos && head.find("end_header") != std::string::npos)
+        fail("has an end_header that is not a line of its own: its header is damaged");
     if (end == std::string::npos)
         fail(size <= kMaxHeader ? "ends inside its header (no end_header line): it is truncated"
                                 : "has no end_header line in its first 64 KiB: it is not a PLY file");
@@ -124,6 +140,24 @@ void checkStl(const fs::path& file, std::uintmax_t size, const std::string& wher
                          " does not end with endsolid: it is truncated");
 }
 
+// An OFF file's counts (after OFF and comments) must fit in the file: a vertex line takes at
+// least 6 bytes ("0 0 0\n"), a face line at least 8 ("3 0 1 2\n").
+void checkOff(const fs::path& file, std::uintmax_t size, const std::string& where) {
+    std::istringstream head(readHead(file, 4096));
+    std::string tokens, line;
+    while (std::getline(head, line)) tokens += line.substr(0, line.find('#')) + " ";
+    std::istringstream in(tokens);
+    std::string keyword;
+    double vertices = 0, faces = 0;
+    if (!(in >> keyword) || keyword.size() < 3 || lower(keyword).substr(keyword.size() - 3) != "off" ||
+        !(in >> vertices >> faces))
+        return; // not the OFF header assimp reads: its own error
+    if (vertices < 0 || faces < 0 || 6.0 * vertices + 8.0 * faces > double(size))
+        throw InputError(where + ": OFF file " + file.string() + " is truncated or damaged: its header declares " +
+                         fmt(vertices) + " vertices and " + fmt(faces) + " faces, which need at least " +
+                         fmt(6.0 * vertices + 8.0 * faces) + " bytes; the file has " + std::to_string(size));
+}
+
 } // namespace
 
 void precheckMeshFile(const fs::path& file, const std::string& where) {
@@ -134,6 +168,7 @@ void precheckMeshFile(const fs::path& file, const std::string& where) {
     const std::string magic = readHead(file, 4);
     if (ext == ".ply" || magic == "ply\n" || magic == "ply\r") checkPly(file, size, where);
     else if (ext == ".stl") checkStl(file, size, where);
+    else if (ext == ".off") checkOff(file, size, where);
 }
 
 } // namespace rsim

@@ -112,6 +112,10 @@ std::vector<PoseDesc> readPosesCsv(const fs::path& file) {
             if (f.empty() || err != std::errc() || end != f.data() + f.size() || !std::isfinite(v))
                 throw InputError(where + ": column " + std::to_string(c + 1) + " (" + kColumns[k] +
                                  "): expected a finite number, got \"" + f + "\"");
+            // The position is a coordinate (look_at and up only give directions).
+            if (k >= 1 && k <= 3 && !(std::abs(v) <= kMaxCoordinateM))
+                throw InputError(where + ": column " + std::to_string(c + 1) + " (" + kColumns[k] +
+                                 "): coordinates must be within +-1e+18 m (distances are computed in fp32), got " + f);
             return v;
         };
         PoseDesc p;

@@ -137,6 +137,17 @@ struct SceneOverride {
 SceneDesc loadSceneFile(const std::filesystem::path& file,
                         const std::vector<SceneOverride>& overrides = {});
 
+// Largest coordinate accepted anywhere (positions, look-at points, mesh vertices after their
+// transform), m. Triangles and distances are fp32 (max ~3.4e38), and areas and squared distances
+// are products of two coordinates, so coordinates must stay below ~1.8e19.
+constexpr double kMaxCoordinateM = 1e18;
+// Most timesteps a run may have (simulation.timesteps).
+constexpr std::uint32_t kMaxTimesteps = 10'000'000;
+// Range of a mesh's `scale` on each axis, in magnitude (a negative scale mirrors).
+constexpr double kMinScale = 1e-9, kMaxScale = 1e9;
+// Range of light.power_w, W: fp32 radiances of weaker lights underflow to zero on the way.
+constexpr double kMinPowerW = 1e-15, kMaxPowerW = 1e12;
+
 // "solid-angle", "solid-angle-mean", "area" (simulation.k_estimator) and back.
 const char* kEstimatorName(KEstimator e);
 KEstimator kEstimatorFromName(const std::string& name);

@@ -113,7 +113,7 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
         TableReader r(section("simulation"), "[simulation]", fileName, &origins, "simulation");
         auto& s = scene.sim;
         s.dt_ns = r.number("dt_ns", s.dt_ns, kMinDtNs, kMaxDtNs);
-        s.timesteps = r.integer("timesteps", s.timesteps, 1, 10'000'000);
+        s.timesteps = r.integer("timesteps", s.timesteps, 1, kMaxTimesteps);
         s.samples = r.integer("samples", s.samples, 1, 1 << 20);
         s.k_estimator = kEstimatorFromName(
             r.choice("k_estimator", kEstimatorName(s.k_estimator), {"solid-angle", "solid-angle-mean", "area"}));
@@ -129,13 +129,13 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
     { // [light]
         TableReader r(section("light"), "[light]", fileName, &origins, "light");
         auto& l = scene.light;
-        l.position = r.vec3("position", l.position);
+        l.position = r.point("position", l.position, kMaxCoordinateM);
         l.direction = r.vec3("direction", l.direction);
         if (!hasDirection(l.direction))
             r.fail(section("light").get("direction"), "direction", "must be a finite, non-zero vector");
         l.direction = unitOf(l.direction);
         l.half_angle_deg = r.number("half_angle_deg", l.half_angle_deg, 0.0, 180.0, true);
-        l.power_w = r.number("power_w", l.power_w, 0.0, 1e12, true);
+        l.power_w = r.number("power_w", l.power_w, kMinPowerW, kMaxPowerW);
         l.falloff_exponent = r.number("falloff_exponent", l.falloff_exponent, 0.0, 1e4);
         const std::string pulse = r.choice("pulse", "delta", {"delta", "gaussian", "rectangular"});
         l.pulse = pulse == "gaussian" ? PulseShape::Gaussian
@@ -172,9 +172,9 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
         const toml::table& t = section("sensor");
         TableReader r(t, "[sensor]", fileName, &origins, "sensor");
         auto& s = scene.sensor;
-        if (t.get("position")) s.position = r.vec3("position", scene.light.position);
+        if (t.get("position")) s.position = r.point("position", scene.light.position, kMaxCoordinateM);
         else r.find("position");
-        s.look_at = r.vec3("look_at", s.look_at);
+        s.look_at = r.vec3("look_at", s.look_at); // only a direction from the sensor: any finite size
         s.up = r.vec3("up", s.up);
         auto fov = r.numbers("fov_deg", 2, 2, {s.fov_h_deg, s.fov_v_deg});
         for (double f : fov)
@@ -209,9 +209,15 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
                            std::to_string(scene.sim.timesteps) + " timesteps)");
         }
         s.modulation_mhz = r.numbers("modulation_mhz", 1, 8, s.modulation_mhz);
+        // A frequency the time grid cannot sample (above its Nyquist frequency 1 / (2 dt)) would
+        // alias: its phases would belong to another frequency.
+        const double nyquistMhz = 500.0 / scene.sim.dt_ns;
         for (double f : s.modulation_mhz)
-            if (!(f > 0.0))
-                r.fail(t.get("modulation_mhz"), "modulation_mhz", "frequencies must be > 0 MHz");
+            if (!(f > 0.0) || f > nyquistMhz)
+                r.fail(t.get("modulation_mhz"), "modulation_mhz",
+                       "frequencies must be > 0 MHz and at most the time grid's Nyquist frequency 500 / dt_ns = " +
+                           fmtNumber(nyquistMhz) + " MHz (simulation.dt_ns = " + fmtNumber(scene.sim.dt_ns) +
+                           "), got " + fmtNumber(f) + " MHz; lower the frequency or simulation.dt_ns");
         s.taps = r.integer("taps", s.taps, 3, 16);
         s.waveform = r.choice("waveform", s.waveform, {"sinusoidal", "square"});
         glm::dvec3 fwd = s.look_at - scene.sensorPosition();
@@ -267,11 +273,9 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
                    "no [[material]] is named \"" + *m.material + "\"" +
                        (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)"));
         }
-        m.translate = r.vec3("translate", m.translate);
+        m.translate = r.point("translate", m.translate, kMaxCoordinateM);
         m.rotate_deg = r.vec3("rotate_deg", m.rotate_deg);
-        m.scale = r.scalarOrVec3("scale", m.scale);
-        if (std::abs(m.scale.x * m.scale.y * m.scale.z) < 1e-300)
-            r.fail(r.at("scale"), "scale", "must not be zero on any axis");
+        m.scale = r.scalarOrVec3("scale", m.scale, kMinScale, kMaxScale);
         m.skip_nonfinite = r.boolean("skip_nonfinite", false);
         r.finish();
         m.where = fileName + ":" + std::to_string(e.source().begin.line) + " (" + r.context() +
@@ -325,7 +329,7 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
         p.name = *name;
         if (!r.at("position")) r.fail(&e, "position", "every pose needs a position = [x, y, z]");
         if (!r.at("look_at")) r.fail(&e, "look_at", "every pose needs a look_at = [x, y, z]");
-        p.position = r.vec3("position", p.position);
+        p.position = r.point("position", p.position, kMaxCoordinateM);
         p.lookAt = r.vec3("look_at", p.lookAt);
         if (r.at("up")) p.up = r.vec3("up", glm::dvec3(0.0, 0.0, 1.0));
         r.finish();

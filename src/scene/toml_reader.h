@@ -169,17 +169,36 @@ class TableReader {
         return {v[0], v[1], v[2]};
     }
 
-    // A number or an array of 3 numbers (the mesh's `scale`).
-    glm::dvec3 scalarOrVec3(const std::string& key, glm::dvec3 def) {
-        const toml::node* n = table_.get(key);
-        constexpr double kMaxScale = 1e30;
-        if (n && n->is_number()) {
-            double s = number(key, 1.0, -kMaxScale, kMaxScale);
-            return {s, s, s};
-        }
-        glm::dvec3 v = vec3(key, def);
+    // A point in the scene, m: each coordinate within +-maxAbs (fp32 must carry it and its square).
+    glm::dvec3 point(const std::string& key, glm::dvec3 def, double maxAbs) {
+        const glm::dvec3 v = vec3(key, def);
         for (int k = 0; k < 3; ++k)
-            checkRange(n, key, v[k], -kMaxScale, kMaxScale, false);
+            if (!(std::abs(v[k]) <= maxAbs)) {
+                std::ostringstream os;
+                os << "coordinates must be within +-" << maxAbs << " m (distances are computed in fp32), got "
+                   << v[k];
+                fail(table_.get(key), key, os.str());
+            }
+        return v;
+    }
+
+    // A number or an array of 3 numbers (the mesh's `scale`), each of magnitude in [lo, hi].
+    glm::dvec3 scalarOrVec3(const std::string& key, glm::dvec3 def, double lo, double hi) {
+        const toml::node* n = table_.get(key);
+        glm::dvec3 v = def;
+        if (n && n->is_number()) {
+            const double s = *n->value<double>();
+            v = {s, s, s};
+        } else {
+            v = vec3(key, def);
+        }
+        for (int k = 0; k < 3; ++k)
+            if (!(std::abs(v[k]) >= lo && std::abs(v[k]) <= hi)) {
+                std::ostringstream os;
+                os << "each factor's magnitude must be in [" << lo << ", " << hi
+                   << "] (a negative factor mirrors), got " << v[k];
+                fail(n, key, os.str());
+            }
         return v;
     }
 

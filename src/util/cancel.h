@@ -16,6 +16,12 @@ inline void requestCancel() { cancelFlag().store(true, std::memory_order_relaxed
 inline void clearCancel() { cancelFlag().store(false, std::memory_order_relaxed); }
 inline bool cancelRequested() { return cancelFlag().load(std::memory_order_relaxed); }
 
+// The command-line program's handlers for SIGINT, SIGTERM and SIGHUP: the first one asks the run
+// to stop (it unwinds, removing what it had half-written); a second one ends the process at once.
+void installStopSignalHandlers();
+// The signal that asked to stop, or 0.
+int stopSignal();
+
 class Interrupted : public Error {
 public:
     Interrupted() : Error("interrupted") {}

@@ -6,16 +6,21 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "util/cancel.h"
+
+// Set by the sanitizers' runtime when there is one (weak: null otherwise).
+extern "C" void __sanitizer_set_death_callback(void (*callback)()) __attribute__((weak));
 
 namespace rsim {
 namespace {
@@ -49,6 +54,32 @@ bool writeAll(int fd, const char* p, std::size_t n) {
     ::_exit(ok ? 0 : 3);
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kAddressSanitizer = true;
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+
+// Caps the address space at what is mapped now plus `bytes`.
+void limitMemory(std::uint64_t bytes) {
+    if (bytes == 0 || kAddressSanitizer) return;
+    std::uint64_t pages = 0;
+    if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+        if (std::fscanf(f, "%lu", &pages) != 1) pages = 0;
+        std::fclose(f);
+    }
+    if (pages == 0) return;
+    const std::uint64_t limit = pages * std::uint64_t(::sysconf(_SC_PAGESIZE)) + bytes;
+    const rlimit r{limit, limit};
+    ::setrlimit(RLIMIT_AS, &r);
+}
+
 void killAndReap(pid_t pid) {
     ::kill(pid, SIGKILL);
     int status = 0;
@@ -60,7 +91,8 @@ void killAndReap(pid_t pid) {
 
 bool isolationEnabled() { return std::getenv("RSIM_NO_ISOLATION") == nullptr; }
 
-IsolatedOutcome runIsolated(const std::function<std::string()>& work, double timeoutSeconds) {
+IsolatedOutcome runIsolated(const std::function<std::string()>& work, double timeoutSeconds,
+                            std::uint64_t memoryBytes) {
     IsolatedOutcome out;
     if (!isolationEnabled()) {
         out.bytes = work();
@@ -78,6 +110,14 @@ IsolatedOutcome runIsolated(const std::function<std::string()>& work, double tim
         ::close(fds[0]);
         // The child is not the one to answer Ctrl-C: the parent kills it.
         ::signal(SIGINT, SIG_IGN);
+        // A crash here is the parent's to report: no handler inherited from the parent (a test
+        // framework's, a fuzzer's) runs in the child, and no core file is left behind.
+        for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP}) ::signal(sig, SIG_DFL);
+        // Nor a sanitizer's death callback (libFuzzer's would save the input as its own crash).
+        if (&__sanitizer_set_death_callback) __sanitizer_set_death_callback(nullptr);
+        const rlimit noCore{0, 0};
+        ::setrlimit(RLIMIT_CORE, &noCore);
+        limitMemory(memoryBytes);
         childMain(fds[1], work);
     }
     ::close(fds[1]);

@@ -36,6 +36,12 @@ struct Tri {
     vec3 v0;
     vec3 v1;
     vec3 v2;
+#ifdef __cplusplus
+    // GLSL's constructor syntax Tri(a, b, c), for compilers without C++20's parenthesised
+    // aggregate initialisation (clang before 16).
+    Tri() = default;
+    Tri(vec3 a, vec3 b, vec3 c) : v0(a), v1(b), v2(c) {}
+#endif
 };
 
 // A ray segment [tmin, tmax] from origin along unit dir, with the sample's contribution if it

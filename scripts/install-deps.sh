@@ -18,6 +18,7 @@ MAIN_PKGS=(
   python3 python3-numpy python3-h5py python3-matplotlib
   python3-dev pybind11-dev python3-pybind11 python3-pip python3-pytest
   clang libclang-rt-14-dev
+  libopenmpi-dev openmpi-bin
 )
 # Packages that must come from bookworm-backports, with the minimum version we need.
 # scikit-build-core builds `pip install --no-build-isolation .` (python/, pyproject.toml).

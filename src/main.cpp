@@ -1,30 +1,54 @@
 // SPDX-License-Identifier: MIT
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "cli/cli.h"
 #include "util/cancel.h"
 #include "util/error.h"
+#include "util/ranks.h"
 #include "util/startup_times.h"
+
+namespace {
+
+// Under MPI, a rank that fails ends the whole job (never a hang of the others in a collective),
+// with a message that names it.
+int fail(int exitCode, const std::string& message, bool endJob = true) {
+    const rsim::Ranks* ranks = nullptr;
+    try {
+        ranks = &rsim::Ranks::world();
+    } catch (...) { // MPI itself failed to start: one process, as far as this one knows
+    }
+    if (ranks && ranks->many()) {
+        std::fprintf(stderr, "rsim: rank %d of %d: %s\n", ranks->rank(), ranks->size(), message.c_str());
+        std::fflush(stderr);
+        if (endJob) ranks->abortAll(exitCode);
+        return exitCode;
+    }
+    std::fprintf(stderr, "rsim: %s\n", message.c_str());
+    return exitCode;
+}
+
+} // namespace
 
 int main(int argc, char** argv) {
     rsim::noteStartup("process start to main", rsim::secondsSinceProcessStart());
     rsim::installStopSignalHandlers();
     try {
+        rsim::Ranks::world(); // MPI set up first, when started by mpirun
         return rsim::runCli(argc, argv);
     } catch (const rsim::Interrupted&) {
         // Stopped by a signal: the run unwound and removed what it had half-written.
         const int sig = rsim::stopSignal();
-        std::fprintf(stderr, "rsim: stopped by signal %d; results being written were removed\n", sig);
-        return sig > 0 ? 128 + sig : rsim::kExitFailure;
+        // Under MPI the launcher signals every rank itself (and does when another rank failed):
+        // no MPI_Abort on top.
+        return fail(sig > 0 ? 128 + sig : rsim::kExitFailure,
+                    "stopped by signal " + std::to_string(sig) + "; results being written were removed", false);
     } catch (const rsim::Error& e) {
-        std::fprintf(stderr, "rsim: error: %s\n", e.what());
-        return e.exitCode();
+        return fail(e.exitCode(), std::string("error: ") + e.what());
     } catch (const std::bad_alloc&) {
-        std::fprintf(stderr, "rsim: error: out of memory\n");
-        return rsim::kExitFailure;
+        return fail(rsim::kExitFailure, "error: out of memory");
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "rsim: internal error: %s\n", e.what());
-        return rsim::kExitFailure;
+        return fail(rsim::kExitFailure, std::string("internal error: ") + e.what());
     }
 }

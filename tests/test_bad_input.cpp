@@ -38,6 +38,16 @@ CommandResult runScene(const TempDir& dir, const std::string& extra = "") {
                       extra);
 }
 
+// Runs dir/scene.toml and checks that rsim refuses it: exit code 2, a message that holds
+// `expected`, and nothing written.
+void checkRefused(const TempDir& dir, const std::string& expected, const std::string& extra = "") {
+    const CommandResult r = runScene(dir, extra);
+    CAPTURE(r.output);
+    CHECK(r.exitCode == 2);
+    CHECK(r.output.find(expected) != std::string::npos);
+    CHECK_FALSE(fs::exists(dir / "out"));
+}
+
 // A closed box's 12 triangles as a binary little-endian PLY.
 std::string binaryPly() {
     const float v[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
@@ -83,30 +93,18 @@ TEST_CASE("bad mesh files are input errors, never crashes or hangs", "[bad-input
     SECTION("a binary PLY cut short of its header's elements") {
         writeFile(dir / "m.ply", whole.substr(0, header + (whole.size() - header) / 4));
         writeScene(dir, "m.ply");
-        const CommandResult r = runScene(dir);
-        CAPTURE(r.output);
-        CHECK(r.exitCode == 2);
-        CHECK(r.output.find("is truncated: its header declares 8 vertex, 12 face") != std::string::npos);
-        CHECK_FALSE(fs::exists(dir / "out"));
+        checkRefused(dir, "is truncated: its header declares 8 vertex, 12 face");
     }
     SECTION("a PLY cut inside its header (assimp spun forever)") {
         writeFile(dir / "m.ply", "ply\nformat binary_little_endian 1.0\nelement vertex 54\nproper");
         writeScene(dir, "m.ply");
-        const CommandResult r = runScene(dir);
-        CAPTURE(r.output);
-        CHECK(r.exitCode == 2);
-        CHECK(r.output.find("ends inside its header") != std::string::npos);
-        CHECK_FALSE(fs::exists(dir / "out"));
+        checkRefused(dir, "ends inside its header");
     }
     SECTION("a PLY whose end_header runs on into the body (found by fuzzing: assimp spun forever)") {
         writeFile(dir / "m.ply", "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
                                  "property float z\nend_header\x06OFF\n0 0 0\n1 0 0\n0 1 0\n");
         writeScene(dir, "m.ply");
-        const CommandResult r = runScene(dir);
-        CAPTURE(r.output);
-        CHECK(r.exitCode == 2);
-        CHECK(r.output.find("end_header that is not a line of its own") != std::string::npos);
-        CHECK_FALSE(fs::exists(dir / "out"));
+        checkRefused(dir, "end_header that is not a line of its own");
     }
     SECTION("the whole binary PLY still loads") {
         writeFile(dir / "m.ply", binaryPly());
@@ -117,14 +115,10 @@ TEST_CASE("bad mesh files are input errors, never crashes or hangs", "[bad-input
         CHECK(r.exitCode == 0);
     }
     SECTION("an ASCII STL without endsolid (a third of it loaded silently)") {
-        const std::string whole = asciiStl(30);
-        writeFile(dir / "m.stl", whole.substr(0, whole.size() / 3));
+        const std::string stl = asciiStl(30);
+        writeFile(dir / "m.stl", stl.substr(0, stl.size() / 3));
         writeScene(dir, "m.stl");
-        const CommandResult r = runScene(dir);
-        CAPTURE(r.output);
-        CHECK(r.exitCode == 2);
-        CHECK(r.output.find("does not end with endsolid") != std::string::npos);
-        CHECK_FALSE(fs::exists(dir / "out"));
+        checkRefused(dir, "does not end with endsolid");
     }
     SECTION("an OFF header with absurd counts (found by fuzzing: assimp took 16 GB and 17 s)") {
         writeFile(dir / "m.off", "OFF\n353535235358 6 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n");
@@ -139,11 +133,7 @@ TEST_CASE("bad mesh files are input errors, never crashes or hangs", "[bad-input
     SECTION("a FIFO as the mesh (blocked forever)") {
         REQUIRE(::mkfifo((dir / "m.obj").c_str(), 0600) == 0);
         writeScene(dir, "m.obj");
-        const CommandResult r = runScene(dir);
-        CAPTURE(r.output);
-        CHECK(r.exitCode == 2);
-        CHECK(r.output.find("not a regular file") != std::string::npos);
-        CHECK_FALSE(fs::exists(dir / "out"));
+        checkRefused(dir, "not a regular file");
     }
 }
 
@@ -179,11 +169,7 @@ TEST_CASE("vectors of any finite size give directions; others are errors naming 
     }
     SECTION("light.direction = [0, 0, 0] names its key") {
         writeScene(dir, "m.obj", "", "direction = [0, 0, 0]\n");
-        const CommandResult r = runScene(dir);
-        CAPTURE(r.output);
-        CHECK(r.exitCode == 2);
-        CHECK(r.output.find("direction") != std::string::npos);
-        CHECK_FALSE(fs::exists(dir / "out"));
+        checkRefused(dir, "direction");
     }
 }
 

@@ -12,6 +12,7 @@
 #include "scene/scene_desc.h"
 #include "util/did_you_mean.h"
 #include "util/error.h"
+#include "util/ranks.h"
 #include "util/parallel.h"
 #include "util/progress.h"
 
@@ -89,6 +90,11 @@ int runCli(int argc, char** argv) {
         throw InputError("-q and --log-level " + logLevel + ": choose one (-q means --log-level warn)");
     spdlog::set_level(quiet && !explicitLevel ? spdlog::level::warn : levels.at(logLevel));
     setProgressEnabled(!quiet && !noProgress);
+    // Under MPI, rank 0 speaks for the job; the others report warnings and errors only.
+    if (Ranks::world().rank() > 0) {
+        if (spdlog::get_level() < spdlog::level::warn) spdlog::set_level(spdlog::level::warn);
+        setProgressEnabled(false);
+    }
     if (threads) setThreadCount(threads);
     return action ? action() : kExitOk;
 }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "output/h5_writer.h"
+#include "util/byte_stream.h"
 #include "output/startup_json.h"
 #include "output/output_util.h"
 
@@ -64,6 +65,58 @@ void BatchCollector::add(const std::string& name, const ResultsView& view) {
         }
     }
     rows_.push_back(row);
+}
+
+std::string BatchCollector::pack() const {
+    ByteWriter w;
+    w.value<std::uint64_t>(rows_.size());
+    for (const BatchPoseRow& r : rows_) {
+        w.string(r.name);
+        w.value(r.position);
+        w.value(r.lookAt);
+        w.value(r.trianglesMeasured);
+        w.value(r.triangleMeanAbsErrorMm);
+        w.value(r.triangleP95AbsErrorMm);
+        w.value(r.pixelsMeasured);
+        w.value(r.pixelMeanAbsErrorMm);
+        w.value(r.pixelP95AbsErrorMm);
+    }
+    w.array(distance_);
+    w.array(signal_);
+    w.array(depth_);
+    w.array(amplitude_);
+    w.array(error_);
+    return std::move(w.bytes);
+}
+
+void BatchCollector::append(const std::string& packed) {
+    ByteReader r(packed, "a rank's batch results");
+    const auto count = r.value<std::uint64_t>();
+    if (count > packed.size()) r.bad();
+    for (std::uint64_t k = 0; k < count; ++k) {
+        BatchPoseRow row;
+        row.name = r.string();
+        row.position = r.value<glm::dvec3>();
+        row.lookAt = r.value<glm::dvec3>();
+        row.trianglesMeasured = r.value<std::uint64_t>();
+        row.triangleMeanAbsErrorMm = r.value<double>();
+        row.triangleP95AbsErrorMm = r.value<double>();
+        row.pixelsMeasured = r.value<std::uint64_t>();
+        row.pixelMeanAbsErrorMm = r.value<double>();
+        row.pixelP95AbsErrorMm = r.value<double>();
+        rows_.push_back(row);
+    }
+    auto add = [&](auto& into, const auto& part, std::size_t perPose) {
+        if (part.size() != count * perPose) r.bad();
+        into.insert(into.end(), part.begin(), part.end());
+    };
+    const std::size_t pixels = images_ ? std::size_t(width_) * height_ : 0;
+    add(distance_, r.array<double>(), n_);
+    add(signal_, r.array<double>(), T_);
+    add(depth_, r.array<float>(), pixels);
+    add(amplitude_, r.array<float>(), pixels);
+    add(error_, r.array<float>(), pixels);
+    if (!r.done()) r.bad();
 }
 
 void BatchCollector::writeCsv(const std::filesystem::path& file) const {
@@ -133,7 +186,7 @@ void writeBatchSummaryJson(const std::filesystem::path& file, const BatchSummary
     j["k_format"] = b.meta.k.format;
     j["k_from_cache"] = b.info.kFromCache;
     j["k_bytes"] = b.meta.k.bytes;
-    j["batch"] = {{"poses", c.rows().size()}, {"group_size", b.groupSize}, {"groups", b.groups}};
+    j["batch"] = {{"poses", c.rows().size()}, {"group_size", b.groupSize}, {"groups", b.groups}, {"ranks", b.ranks}};
     j["counts"] = {{"triangles", b.prepared.size()},
                    {"candidate_pairs", b.visibility.candidatePairs},
                    {"nonzero_pairs", b.visibility.nonzeroPairs}};

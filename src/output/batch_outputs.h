@@ -30,6 +30,10 @@ class BatchCollector {
     // and signals).
     void add(const std::string& name, const ResultsView& view);
     const std::vector<BatchPoseRow>& rows() const { return rows_; }
+    // This collector's rows and arrays as bytes, and another's appended after this one's poses
+    // (the ranks of an MPI job; both collectors of the same scene and settings).
+    std::string pack() const;
+    void append(const std::string& packed);
 
     void writeCsv(const std::filesystem::path& file) const;
     void writeH5(const std::filesystem::path& file) const;
@@ -53,6 +57,7 @@ struct BatchSummary {
     const VisibilityStats& visibility;
     std::uint32_t groupSize, groups;
     const PhaseTimes& times;
+    int ranks = 1; // MPI ranks that shared the poses
 };
 void writeBatchSummaryJson(const std::filesystem::path& file, const BatchSummary& summary,
                            const BatchCollector& collector);

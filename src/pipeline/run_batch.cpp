@@ -2,8 +2,9 @@
 // `rsim run --poses`: the scene at every pose of a batch, K computed once and the transport run
 // for a group of poses at once (pipeline/simulate.h). Each pose's results directory is written
 // as soon as the pose is done, inside the batch's temporary directory, which replaces the
-// output directory only when every pose is written.
+// output directory only when every pose is written. Under MPI the poses are shared by the ranks.
 #include <cmath>
+#include <utility>
 
 #include <spdlog/spdlog.h>
 
@@ -18,34 +19,61 @@
 #include "util/background_tasks.h"
 #include "util/error.h"
 #include "util/parallel.h"
+#include "util/ranks.h"
 #include "util/timer.h"
 
 namespace rsim {
+
+namespace {
+
+// This rank's poses: a contiguous block [first, last); rank 0's block is never empty.
+std::pair<std::size_t, std::size_t> posesOfRank(std::size_t poses, int rank, int ranks) {
+    auto start = [&](std::size_t r) { return (r * poses + std::size_t(ranks) - 1) / std::size_t(ranks); };
+    return {start(std::size_t(rank)), start(std::size_t(rank) + 1)};
+}
+
+} // namespace
 
 RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::vector<PoseDesc>& poseDescs) {
     Stopwatch total;
     PhaseTimes times;
     RunInfo info = runInfoFor(req);
+    const Ranks& ranks = Ranks::world();
 
     // Every pose is checked before any work.
     checkPoses(poseDescs, scene);
     std::vector<SceneDesc> posed;
-    std::vector<PoseConfig> poses;
+    std::vector<PoseConfig> allPoses;
     for (const PoseDesc& p : poseDescs) {
         posed.push_back(applyPose(scene, p));
-        poses.push_back({p.where, configFor(posed.back(), req)});
+        allPoses.push_back({p.where, configFor(posed.back(), req)});
     }
-    checkOutputDirectory(scene.output.dir);
+    if (ranks.rank() == 0) checkOutputDirectory(scene.output.dir);
+    // Under MPI each rank runs a block of the poses (README.md, "Several machines").
+    const auto [first, last] = posesOfRank(poseDescs.size(), ranks.rank(), ranks.size());
+    const std::vector<PoseConfig> poses(allPoses.begin() + std::ptrdiff_t(first), allPoses.begin() + std::ptrdiff_t(last));
+    if (ranks.many())
+        spdlog::info("rank {} of {}: poses {} to {} of {}", ranks.rank(), ranks.size(), first + 1, last,
+                     poseDescs.size());
 
-    auto [prepared, backend] = loadSceneAndBackend(scene, req, poses.size(), times);
-    const RunOptions options = optionsFor(scene, req);
+    auto [prepared, backend] = loadSceneAndBackend(scene, req, std::max<std::size_t>(poses.size(), 1), times);
+    RunOptions options = optionsFor(scene, req);
+    // K once: rank 0 computes it and stores it in the K cache; the other ranks wait for that,
+    // then read it (on a file system that every rank sees). Without the cache each rank computes
+    // K itself.
+    const bool shareK = ranks.many() && !options.kCacheDir.empty();
+    if (shareK && ranks.rank() == 0) options.kReady = [&] { ranks.barrier(); };
     RunMetadata meta;
-    BatchCollector collector(prepared.size(), scene.sim.timesteps, scene.sensor.width, scene.sensor.height,
-                             scene.output.images);
     VisibilityStats visibility;
     BatchReport report;
     std::uint64_t measuredPoses = 0;
-    writeBatchDirectory(scene.output.dir, [&](const std::filesystem::path& tmp) {
+    // Rank 0 writes into its temporary directory and puts it in place; the other ranks write
+    // their poses' directories into the same one (its path comes from rank 0).
+    auto writeBatch = [&](const std::filesystem::path& tmpOfRank0) {
+        const std::filesystem::path tmp = ranks.broadcast(tmpOfRank0.string());
+        BatchCollector collector(prepared.size(), scene.sim.timesteps, scene.sensor.width, scene.sensor.height,
+                                 scene.output.images);
+        if (shareK && ranks.rank() != 0) ranks.barrier();
         // Each pose's files are written on background threads while the next poses run; the
         // collector takes its small arrays here, in pose order. Each writer holds a pose's
         // result: with time series (large, and written one at a time under HDF5's lock) two.
@@ -56,65 +84,85 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
                                      : series                         ? 2u
                                                                       : std::max(1u, std::min(8u, threadCount() / 2));
         BackgroundTasks writers(writerCount);
-        report = simulateBatch(
-            PhaseBackends::all(*backend), prepared, poses, options, times, meta,
-            [&](std::size_t p, SimulationResult& r, const PhaseTimes& own) {
-                const PoseDesc& desc = poseDescs[p];
-                visibility = r.visibility;
-                if (r.echoesCutOff > 0)
-                    spdlog::warn("{}: {} triangle(s) have their echo peak too close to the end of the simulated "
-                                 "time ({} steps) and get no distance; increase timesteps",
-                                 desc.where, r.echoesCutOff, scene.sim.timesteps);
-                // What the writer reads, owned by it: the pipeline goes on changing `meta`.
-                struct PoseOutput {
-                    SceneDesc scene;
-                    SimulationResult result;
-                    RunMetadata meta;
-                    RunInfo info;
-                    PhaseTimes times;
-                };
-                auto job = std::make_shared<PoseOutput>(PoseOutput{posed[p], std::move(r), meta, info, own});
-                job->scene.output.dir = scene.output.dir / desc.name;
-                job->info.pose = desc.name;
-                job->info.echoesCutOff = job->result.echoesCutOff;
-                job->info.kFromCache = meta.kFromCache; // K is settled before the first pose ends
-                // The batch's summary.json has the sub-phase details, summed over its groups.
-                job->meta.timingDetails.clear();
-                Stopwatch collect;
-                collector.add(desc.name, ResultsView{job->scene, prepared, poses[p].config, job->result, job->meta,
-                                                     job->info});
-                times.add("output", collect.seconds());
-                if (collector.rows().back().trianglesMeasured == 0)
-                    spdlog::warn("{}: no triangle got a distance (see its summary.json)", desc.where);
-                else
-                    ++measuredPoses;
-                const SimConfig* config = &poses[p].config;
-                const std::filesystem::path dir = tmp / desc.name;
-                writers.submit([job, config, dir, &prepared] {
-                    writeResultsFiles(dir, ResultsView{job->scene, prepared, *config, job->result, job->meta, job->info},
-                                      job->times);
+        if (!poses.empty())
+            report = simulateBatch(
+                PhaseBackends::all(*backend), prepared, poses, options, times, meta,
+                [&](std::size_t mine, SimulationResult& r, const PhaseTimes& own) {
+                    const std::size_t p = first + mine;
+                    const PoseDesc& desc = poseDescs[p];
+                    visibility = r.visibility;
+                    if (r.echoesCutOff > 0)
+                        spdlog::warn("{}: {} triangle(s) have their echo peak too close to the end of the simulated "
+                                     "time ({} steps) and get no distance; increase timesteps",
+                                     desc.where, r.echoesCutOff, scene.sim.timesteps);
+                    // What the writer reads, owned by it: the pipeline goes on changing `meta`.
+                    struct PoseOutput {
+                        SceneDesc scene;
+                        SimulationResult result;
+                        RunMetadata meta;
+                        RunInfo info;
+                        PhaseTimes times;
+                    };
+                    auto job = std::make_shared<PoseOutput>(PoseOutput{posed[p], std::move(r), meta, info, own});
+                    job->scene.output.dir = scene.output.dir / desc.name;
+                    job->info.pose = desc.name;
+                    job->info.echoesCutOff = job->result.echoesCutOff;
+                    job->info.kFromCache = meta.kFromCache; // K is settled before the first pose ends
+                    // The batch's summary.json has the sub-phase details, summed over its groups.
+                    job->meta.timingDetails.clear();
+                    Stopwatch collect;
+                    collector.add(desc.name, ResultsView{job->scene, prepared, allPoses[p].config, job->result,
+                                                         job->meta, job->info});
+                    times.add("output", collect.seconds());
+                    if (collector.rows().back().trianglesMeasured == 0)
+                        spdlog::warn("{}: no triangle got a distance (see its summary.json)", desc.where);
+                    else
+                        ++measuredPoses;
+                    const SimConfig* config = &allPoses[p].config;
+                    const std::filesystem::path dir = tmp / desc.name;
+                    writers.submit([job, config, dir, &prepared] {
+                        writeResultsFiles(dir,
+                                          ResultsView{job->scene, prepared, *config, job->result, job->meta, job->info},
+                                          job->times);
+                    });
                 });
-            });
         // The time the last poses' files took beyond the simulation.
         Stopwatch sw;
         writers.wait();
         times.add("output", sw.seconds());
+        // Every rank's rows and arrays, in rank order, which is pose order.
+        const std::vector<std::string> parts = ranks.gather(collector.pack());
+        if (ranks.rank() != 0) return;
         sw = Stopwatch();
-        collector.writeCsv(tmp / "batch.csv");
-        collector.writeH5(tmp / "batch.h5");
+        BatchCollector all(prepared.size(), scene.sim.timesteps, scene.sensor.width, scene.sensor.height,
+                           scene.output.images);
+        for (const std::string& part : parts) all.append(part);
+        all.writeCsv(tmp / "batch.csv");
+        all.writeH5(tmp / "batch.h5");
         times.add("output", sw.seconds());
         info.kFromCache = meta.kFromCache;
         writeBatchSummaryJson(tmp / "summary.json",
-                              BatchSummary{info, meta, prepared, visibility, report.groupSize, report.groups, times},
-                              collector);
-    });
+                              BatchSummary{info, meta, prepared, visibility, report.groupSize, report.groups, times,
+                                           ranks.size()},
+                              all);
+    };
+    if (ranks.rank() == 0)
+        writeBatchDirectory(scene.output.dir, writeBatch);
+    else
+        writeBatch({});
+    // The other ranks end when rank 0 has put the results in place.
+    ranks.barrier();
     RunOutcome out;
     out.outputDir = scene.output.dir;
     out.backend = meta.backend;
     out.triangles = prepared.size();
     out.seconds = total.seconds();
-    spdlog::info("wrote {} ({} poses, {} with distances, transport in {} group(s) of up to {}) in {:.2f} s",
-                 out.outputDir.string(), poses.size(), measuredPoses, report.groups, report.groupSize, out.seconds);
+    if (ranks.rank() == 0)
+        spdlog::info("wrote {} ({} poses{}, transport in {} group(s) of up to {}) in {:.2f} s", out.outputDir.string(),
+                     poseDescs.size(),
+                     ranks.many() ? fmt::format(" over {} ranks", ranks.size())
+                                  : fmt::format(", {} with distances", measuredPoses),
+                     report.groups, report.groupSize, out.seconds);
     return out;
 }
 

@@ -17,6 +17,7 @@
 #include "scene/mesh_loader.h"
 #include "scene/poses.h"
 #include "util/error.h"
+#include "util/ranks.h"
 #include "util/timer.h"
 
 namespace rsim {
@@ -95,6 +96,10 @@ RunOutcome runSimulation(const RunRequest& req) {
         return runBatch(req, scene, readPosesCsv(*req.posesFile));
     }
     if (!scene.poses.empty()) return runBatch(req, scene, scene.poses);
+    if (Ranks::world().many())
+        throw InputError("rsim under MPI shares the poses of a batch among its ranks (--poses FILE or [[pose]] "
+                         "tables); this run has one pose. One scene split over several ranks (row blocks of K) is "
+                         "not implemented yet: run it as one process");
 
     Stopwatch total;
     PhaseTimes times;

@@ -331,6 +331,7 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
     } else {
         times.add("compress", 0.0);
     }
+    if (opt.kReady) opt.kReady();
 
     KHandle* const kUsed = kHeld ? opt.heldK->K.get() : K.get();
 

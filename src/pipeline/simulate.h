@@ -33,6 +33,10 @@ struct RunOptions {
     std::filesystem::path kCacheDir;
     std::uint64_t kCacheMaxBytes = 20ull << 30;
     HeldK* heldK = nullptr; // K from and for other batches on the same backend (none: not kept)
+    // Called by simulateBatch once K is in place (computed and stored in the cache, read from it,
+    // or not needed), before the first pose's transport: the MPI ranks that read rank 0's K
+    // from the cache wait for this (pipeline/run_batch.cpp).
+    std::function<void()> kReady;
 };
 
 // One pose of a batch: a name for messages and its configuration, which differs from the other

@@ -10,6 +10,7 @@
 #include <assimp/scene.h>
 
 #include "util/error.h"
+#include "util/byte_stream.h"
 #include "util/host_memory.h"
 #include "util/isolated.h"
 
@@ -35,92 +36,32 @@ std::uint64_t importMemoryBytes(const std::filesystem::path& file) {
     return bytes;
 }
 
-class Writer {
-public:
-    void u64(std::uint64_t v) { raw(&v, sizeof v); }
-    template <class T> void array(const std::vector<T>& v) {
-        u64(v.size());
-        raw(v.data(), v.size() * sizeof(T));
-    }
-    void strings(const std::vector<std::string>& v) {
-        u64(v.size());
-        for (const auto& s : v) {
-            u64(s.size());
-            raw(s.data(), s.size());
-        }
-    }
-    std::string bytes;
-
-private:
-    void raw(const void* p, std::size_t n) { bytes.append(static_cast<const char*>(p), n); }
-};
-
-class Reader {
-public:
-    explicit Reader(const std::string& b) : b_(b) {}
-    std::uint64_t u64() {
-        std::uint64_t v = 0;
-        raw(&v, sizeof v);
-        return v;
-    }
-    template <class T> std::vector<T> array() {
-        const std::uint64_t n = u64();
-        if (n > (b_.size() - at_) / sizeof(T)) bad();
-        std::vector<T> v(n);
-        raw(v.data(), n * sizeof(T));
-        return v;
-    }
-    std::vector<std::string> strings() {
-        const std::uint64_t n = u64();
-        if (n > b_.size() - at_) bad();
-        std::vector<std::string> v(n);
-        for (auto& s : v) {
-            const std::uint64_t len = u64();
-            if (len > b_.size() - at_) bad();
-            s.assign(b_.data() + at_, len);
-            at_ += len;
-        }
-        return v;
-    }
-    bool done() const { return at_ == b_.size(); }
-
-private:
-    [[noreturn]] static void bad() { throw Error("internal: a malformed answer from the mesh reader process"); }
-    void raw(void* p, std::size_t n) {
-        if (n > b_.size() - at_) bad();
-        if (n) std::memcpy(p, b_.data() + at_, n);
-        at_ += n;
-    }
-    const std::string& b_;
-    std::size_t at_ = 0;
-};
-
 } // namespace
 
 std::string encodeTriangles(const ImportedTriangles& t) {
-    Writer w;
+    ByteWriter w;
     w.array(t.xyz);
     w.array(t.face);
     w.array(t.part);
     w.strings(t.partName);
     w.strings(t.partMaterial);
-    w.u64(t.meshCount);
+    w.value<std::uint64_t>(t.meshCount);
     return std::move(w.bytes);
 }
 
 ImportedTriangles decodeTriangles(const std::string& bytes) {
-    Reader r(bytes);
+    ByteReader r(bytes, "the answer of the mesh reader process");
     ImportedTriangles t;
     t.xyz = r.array<float>();
     t.face = r.array<std::uint32_t>();
     t.part = r.array<std::uint32_t>();
     t.partName = r.strings();
     t.partMaterial = r.strings();
-    t.meshCount = std::uint32_t(r.u64());
+    t.meshCount = std::uint32_t(r.value<std::uint64_t>());
     bool consistent = r.done() && t.xyz.size() == 9 * t.face.size() && t.part.size() == t.face.size() &&
                       t.partName.size() == t.partMaterial.size();
     for (std::size_t i = 0; consistent && i < t.part.size(); ++i) consistent = t.part[i] < t.partName.size();
-    if (!consistent) throw Error("internal: an inconsistent answer from the mesh reader process");
+    if (!consistent) r.bad();
     return t;
 }
 

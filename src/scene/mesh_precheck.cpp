@@ -103,13 +103,14 @@ void checkPly(const fs::path& file, std::uintmax_t size, const std::string& wher
     const std::uint64_t body = size - bodyStart;
     long double need = 0;
     for (const Element& e : elements)
-        need += (long double)e.count * (long double)(format == "ascii" ? e.minChars : e.minBytes);
-    if (need > (long double)body) {
+        need += static_cast<long double>(e.count) *
+                static_cast<long double>(format == "ascii" ? e.minChars : e.minBytes);
+    if (need > static_cast<long double>(body)) {
         std::ostringstream os;
         os << "is truncated: its header declares";
         for (std::size_t k = 0; k < elements.size(); ++k)
             os << (k ? "," : "") << " " << elements[k].count << " " << elements[k].name;
-        os << ", which need at least " << (unsigned long long)std::min<long double>(need, 1e19L)
+        os << ", which need at least " << static_cast<unsigned long long>(std::min<long double>(need, 1e19L))
            << " bytes, and " << body << " bytes follow the header";
         fail(os.str());
     }

@@ -41,27 +41,47 @@ RunInfo runInfoFor(const RunRequest& req) {
     return info;
 }
 
-PreparedScene loadScene(const SceneDesc& scene, const RunRequest& req, std::size_t poses, PhaseTimes& times) {
-    Stopwatch sw;
+namespace {
+
+void logScene(const SceneDesc& scene, const RunRequest& req, std::size_t poses) {
     spdlog::info("scene {}: {} mesh(es), {} material(s), T = {}, dt = {} ns, S = {}{}", req.sceneFile.string(),
                  scene.meshes.size(), scene.materials.size(), scene.sim.timesteps, scene.sim.dt_ns, scene.sim.samples,
                  poses ? fmt::format(", {} pose(s)", poses) : std::string());
-    PreparedScene prepared = prepareScene(loadMeshes(scene), scene.sim.max_edge_m);
-    times.add("load", sw.seconds());
+}
+
+PreparedScene prepare(const LoadedGeometry& geometry, const SceneDesc& scene) {
+    PreparedScene prepared = prepareScene(geometry, scene.sim.max_edge_m);
     const std::size_t n = prepared.size();
     const double kGiB = double(n) * double(n) * 4.0 / 1073741824.0;
     if (kGiB > 1.0) spdlog::info("K will take {:.1f} GiB (N = {})", kGiB, n);
     return prepared;
 }
 
+} // namespace
+
+PreparedScene loadScene(const SceneDesc& scene, const RunRequest& req, std::size_t poses, PhaseTimes& times) {
+    Stopwatch sw;
+    logScene(scene, req, poses);
+    PreparedScene prepared = prepare(loadMeshes(scene), scene);
+    times.add("load", sw.seconds());
+    return prepared;
+}
+
 SceneAndBackend loadSceneAndBackend(const SceneDesc& scene, const RunRequest& req, std::size_t poses,
                                     PhaseTimes& times) {
+    Stopwatch sw;
+    logScene(scene, req, poses);
+    // The meshes first: assimp reads them in child processes (scene/mesh_import.h), and a fork
+    // while another thread allocates can leave the child a lock that is never released (it did
+    // under AddressSanitizer, whose allocator GCC 12 does not prepare for fork).
+    const LoadedGeometry geometry = loadMeshes(scene);
     // A GPU device takes about a third of a second to create (docs/benchmarks.md, "GPU
-    // start-up"): it is made on another thread while this one reads the meshes. When loading
-    // fails, the future's destructor waits for the device before the error goes on.
+    // start-up"): it is made on another thread while this one prepares the triangles. When
+    // preparing fails, the future's destructor waits for the device before the error goes on.
     std::future<std::unique_ptr<Backend>> backend =
         std::async(std::launch::async, [&req] { return makeBackend(req.backend); });
-    PreparedScene prepared = loadScene(scene, req, poses, times);
+    PreparedScene prepared = prepare(geometry, scene);
+    times.add("load", sw.seconds());
     return {std::move(prepared), backend.get()};
 }
 

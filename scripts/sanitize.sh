@@ -17,7 +17,7 @@ cmake --build build-asan -j "${RSIM_JOBS:-$(nproc)}"
 
 # No Vulkan driver: the loader finds none, the Vulkan tests skip, `auto` runs on the CPU.
 export VK_DRIVER_FILES=/nonexistent.json VK_ICD_FILENAMES=/nonexistent.json RSIM_TESTS_ALLOW_NO_VULKAN=1
-export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:strict_string_checks=1:check_initialization_order=1
+export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:strict_string_checks=1:check_initialization_order=1:allocator_may_return_null=1:max_allocation_size_mb=2048
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 cd build-asan
 # Tests that only exist to run Python or pip need the normal build (no Python module here); MPI

@@ -385,3 +385,22 @@ TEST_CASE("SIGINT or SIGTERM stops a run, removes what it had begun and leaves n
         CHECK(fs::is_empty(dir.path()));
     }
 }
+
+TEST_CASE("out-of-range numeric options give short messages, and NaN is refused", "[bad-input][cli]") {
+    TempDir dir;
+    writeFile(dir / "m.obj", "v -1 -1 0\nv 1 -1 0\nv 1 1 0\nv -1 1 0\nf 1 2 3\nf 1 3 4\n");
+    writeScene(dir, "m.obj", "position = [0.1, 0, 1]\nlook_at = [0, 0, 0]\nup = [0, 1, 0]\n");
+    // CLI11's own check printed the range up to the largest double: 309 digits.
+    const CommandResult edge = runScene(dir, "--max-edge-m -1");
+    CAPTURE(edge.output);
+    CHECK(edge.exitCode == 2);
+    CHECK(edge.output.find("--max-edge-m: expected a finite number >= 0, got -1") != std::string::npos);
+    CHECK(edge.output.size() < 300);
+    for (const std::string option : {"--chunk-mb nan", "--max-host-mb inf"}) {
+        const CommandResult r = runScene(dir, option);
+        CAPTURE(option, r.output);
+        CHECK(r.exitCode == 2);
+        CHECK(r.output.find("expected a finite number") != std::string::npos);
+    }
+    CHECK_FALSE(fs::exists(dir / "out"));
+}

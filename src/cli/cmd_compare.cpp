@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/cli.h"
+#include "cli/validators.h"
 #include "compare/compare.h"
 
 namespace rsim {
@@ -20,17 +21,10 @@ void addCompareCommand(CLI::App& app, CommandAction& action) {
     auto args = std::make_shared<Args>();
     cmd->add_option("A", args->a, "First results directory")->required();
     cmd->add_option("B", args->b, "Second results directory")->required();
-    // NaN passes CLI11's range checks (every comparison with it is false): refuse it here.
-    const CLI::Validator finite(
-        [](std::string& text) {
-            double v = 0.0;
-            if (!CLI::detail::lexical_cast(text, v) || !std::isfinite(v)) return "expected a finite number, got " + text;
-            return std::string();
-        },
-        "FINITE");
+    const CLI::Validator finite = finiteNumber();
     cmd->add_option("--tol-m", args->options.toleranceM,
                     "Largest allowed |distance_A - distance_B| per triangle and pixel, metres")
-        ->check(finite & CLI::NonNegativeNumber)
+        ->check(nonNegativeNumber())
         ->capture_default_str();
     cmd->add_option("--max-fraction", args->options.maxFraction,
                     "Fraction of triangles (and pixels) allowed beyond the tolerance (0.1% by default: "
@@ -39,7 +33,7 @@ void addCompareCommand(CLI::App& app, CommandAction& action) {
         ->capture_default_str();
     cmd->add_option("--signal-rtol", args->options.signalRtol,
                     "Largest allowed difference of the total sensor signal, relative to its peak")
-        ->check(finite & CLI::NonNegativeNumber)
+        ->check(nonNegativeNumber())
         ->capture_default_str();
     cmd->add_flag("--ignore-settings", args->ignoreSettings,
                   "Compare even when the runs' settings differ (summary.json; the [output] table is never compared)");

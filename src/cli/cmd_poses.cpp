@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/cli.h"
+#include "cli/validators.h"
 #include "geometry/prepare.h"
 #include "scene/mesh_loader.h"
 #include "scene/poses.h"
@@ -36,10 +37,10 @@ void addPosesCommand(CLI::App& app, CommandAction& action) {
     orbit->excludes(grid)->excludes(path);
     grid->excludes(path);
     cmd->add_option("--radius", a->radius, "Orbit radius as a fraction of the smaller horizontal half-extent")
-        ->check(CLI::Range(0.0, 1.0))
+        ->check(finiteNumber() & CLI::Range(0.0, 1.0))
         ->capture_default_str();
     cmd->add_option("--length", a->length, "Path length as a fraction of the way to the scene's bounds")
-        ->check(CLI::Range(0.0, 1.0))
+        ->check(finiteNumber() & CLI::Range(0.0, 1.0))
         ->capture_default_str();
     cmd->add_option("-o,--output", a->output, "Poses file to write (default: standard output)");
     cmd->footer("Positions are not checked against furniture: look at the poses before a long batch.\n"

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/cli.h"
+#include "cli/validators.h"
 #include "pipeline/run_simulation.h"
 #include "util/error.h"
 
@@ -66,13 +67,13 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
     cmd->add_option("--max-device-mb", req->backend.maxDeviceMb,
                     "Use at most this many MiB on each GPU (0: its memory budget); below K's size, "
                     "--stream auto streams")
-        ->check(CLI::NonNegativeNumber);
+        ->check(nonNegativeNumber());
     cmd->add_option("--max-host-mb", req->backend.maxHostMb,
                     "Assemble K in at most this many MiB of host memory (0: half the memory available at the start, a cgroup's limit included). When "
                     "K in fp32 needs more (several GPUs, streaming, or K too large for one GPU in fp32), "
                     "each GPU computes the full rows of its own K chunks instead: host memory stays "
                     "small, at the price of casting every pair twice")
-        ->check(CLI::NonNegativeNumber);
+        ->check(nonNegativeNumber());
     cmd->add_option("--radiosity-split", req->backend.radiositySplit,
                     "Tuning: source slices per workgroup of the GPU's far gather (0: the most the device "
                     "allows); for sweeps, see scripts/device/gpu-run.sh split")
@@ -106,14 +107,14 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
             std::string("NS in ") + kDtRangeText));
     cmd->add_option("--seed", num->seed, "Seed of the sample patterns");
     cmd->add_option("--max-edge-m", num->maxEdgeM, "Subdivide until no edge is longer (0: off)")
-        ->check(CLI::NonNegativeNumber);
+        ->check(nonNegativeNumber());
     cmd->add_flag("--direct-only", num->directOnly, "Direct light only (indirect = false)");
     cmd->add_option("--kij", req->kFormat,
                     "Storage of K: fp32, fp16, lut8-log, lut8-range, lut4-log, lut4-range (default "
                     "lut8-log: 8-bit codes into a per-chunk table spaced in ln K; see docs/benchmarks.md)");
     cmd->add_option("--chunk-mb", req->chunkMb,
                     "K chunk size in MiB: rows per look-up table (and per streamed chunk)")
-        ->check(CLI::Range(0.001, 1048576.0))
+        ->check(finiteNumber() & CLI::Range(0.001, 1048576.0))
         ->capture_default_str();
     cmd->add_flag("--kij-errors", req->kFormatErrors,
                   "With --kij fp32: report every format's error against this K in summary.json "
@@ -138,7 +139,7 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
     cmd->add_flag("--no-k-cache", req->noKCache, "Neither read nor store K in the K cache");
     cmd->add_option("--k-cache-max-gb", req->kCacheMaxGb,
                     "Most the K cache may hold; the least recently used files go first")
-        ->check(CLI::Range(0.0, 1e6))
+        ->check(finiteNumber() & CLI::Range(0.0, 1e6))
         ->capture_default_str();
     cmd->add_option("--set", *sets,
                     "Override any scene value: TABLE.KEY=VALUE (TOML value), or a material's as "

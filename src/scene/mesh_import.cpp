@@ -24,14 +24,14 @@ double importTimeoutSeconds(const std::filesystem::path& file) {
     return 10.0 + (ec ? 0.0 : double(size) / 1e6);
 }
 
-// Memory allowed to assimp: 4 GiB, or 200 bytes per byte of the file if more (an OBJ needs about
+// Memory allowed to assimp: 1 GiB, or 64 bytes per byte of the file if more (an OBJ needs about
 // 30), and never more than the machine has available. A header that asks for absurd counts
-// then fails in the reader instead of exhausting the machine.
+// then fails in the reader, in seconds, instead of exhausting the machine.
 std::uint64_t importMemoryBytes(const std::filesystem::path& file) {
     std::error_code ec;
     const auto fileSize = std::filesystem::file_size(file, ec);
     const std::uint64_t size = ec ? 0 : std::uint64_t(fileSize);
-    std::uint64_t bytes = std::max<std::uint64_t>(std::uint64_t(4) << 30, 200 * size);
+    std::uint64_t bytes = std::max<std::uint64_t>(std::uint64_t(1) << 30, 64 * size);
     if (const std::uint64_t available = availableHostBytes(); available > 0) bytes = std::min(bytes, available);
     return bytes;
 }
@@ -74,9 +74,13 @@ ImportedTriangles importTrianglesHere(const std::filesystem::path& file, const s
         // would read through them.
         ai = importer.ReadFile(file.string(), aiProcess_ValidateDataStructure | aiProcess_Triangulate |
                                                   aiProcess_PreTransformVertices | aiProcess_SortByPType);
+    } catch (const std::bad_alloc&) {
+        throw; // the memory cap (importMemoryBytes): reported as such by importTriangles
     } catch (const std::exception& e) {
         throw InputError(where + ": cannot read mesh file " + file.string() + ": " + e.what());
     }
+    // assimp turns an allocation failure into an error string: it is the memory cap's.
+    if (!ai && std::string(importer.GetErrorString()) == std::bad_alloc().what()) throw std::bad_alloc();
     if (!ai || (ai->mFlags & AI_SCENE_FLAGS_INCOMPLETE) || !ai->mRootNode)
         throw InputError(where + ": cannot read mesh file " + file.string() + ": " +
                          (importer.GetErrorString()[0] ? importer.GetErrorString() : "not a mesh assimp can read"));

@@ -59,14 +59,6 @@ PreparedScene prepare(const LoadedGeometry& geometry, const SceneDesc& scene) {
 
 } // namespace
 
-PreparedScene loadScene(const SceneDesc& scene, const RunRequest& req, std::size_t poses, PhaseTimes& times) {
-    Stopwatch sw;
-    logScene(scene, req, poses);
-    PreparedScene prepared = prepare(loadMeshes(scene), scene);
-    times.add("load", sw.seconds());
-    return prepared;
-}
-
 SceneAndBackend loadSceneAndBackend(const SceneDesc& scene, const RunRequest& req, std::size_t poses,
                                     PhaseTimes& times) {
     Stopwatch sw;

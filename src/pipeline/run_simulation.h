@@ -51,11 +51,9 @@ RunOptions optionsFor(const SceneDesc& scene, const RunRequest& request);
 
 // The run's description for summary.json (version, command line, start time: now).
 RunInfo runInfoFor(const RunRequest& request);
-// The scene's meshes loaded and prepared, timed as the `load` phase; `poses` for the log line
-// (0: a single run).
-PreparedScene loadScene(const SceneDesc& scene, const RunRequest& request, std::size_t poses, PhaseTimes& times);
-
-// loadScene, with the request's backend (makeBackend) created on another thread meanwhile.
+// The scene's meshes loaded and prepared (timed as the `load` phase; `poses` for the log line, 0:
+// a single run), with the request's backend (makeBackend) created on another thread while the
+// triangles are prepared.
 struct SceneAndBackend {
     PreparedScene prepared;
     std::unique_ptr<Backend> backend;

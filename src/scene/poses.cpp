@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <glm/geometric.hpp>
 #include <glm/mat3x3.hpp>
 
@@ -115,7 +116,8 @@ std::vector<PoseDesc> readPosesCsv(const fs::path& file) {
             // The position is a coordinate (look_at and up only give directions).
             if (k >= 1 && k <= 3 && !(std::abs(v) <= kMaxCoordinateM))
                 throw InputError(where + ": column " + std::to_string(c + 1) + " (" + kColumns[k] +
-                                 "): coordinates must be within +-1e+18 m (distances are computed in fp32), got " + f);
+                                 "): coordinates must be within +-" + fmt::format("{:g}", kMaxCoordinateM) +
+                                 " m (distances are computed in fp32), got " + f);
             return v;
         };
         PoseDesc p;

@@ -15,6 +15,8 @@
 #include "core/run_metadata.h"
 #include "core/sim_config.h"
 #include "k/host_k.h"
+#include "k/row_share.h"
+#include "util/error.h"
 
 namespace rsim {
 
@@ -57,6 +59,15 @@ class Backend {
     virtual ~Backend() = default;
     // backend, devices, visibility path, threads.
     virtual void describe(RunMetadata& meta) const = 0;
+
+    // Row-block mode of an MPI job (k/row_share.h): from now on, visibility() computes this
+    // rank's rows of K only and transport() exchanges far sums with the other ranks. `share`
+    // outlives the backend's use of it; null: the whole scene again. Backends that cannot throw
+    // InputError.
+    virtual void shareRows(const RowShare* share) {
+        if (share) throw InputError("one scene over several MPI ranks (row-block mode) runs on the CPU backend only "
+                                    "(--backend cpu); a batch of poses (--poses) is shared among ranks on any backend");
+    }
 
     // Geometry phase.
     virtual void prepare(const PreparedScene& scene) = 0; // acceleration structures

@@ -37,13 +37,17 @@ class CpuBackend final : public Backend {
                      double(rays_->memoryBytes()) / 1048576.0, sw.seconds());
     }
 
+    void shareRows(const RowShare* share) override { share_ = share; }
+
     VisibilityOutcome visibility(const KSettings& k) override {
         const PreparedScene& s = scene();
         const KChunking chunking =
             KChunking::forBudget(std::uint32_t(s.size()), k.format, k.chunkBytes);
-        HostK K(chunking);
+        if (share_ && share_->chunking().rowsPerChunk != chunking.rowsPerChunk)
+            throw Error("internal: the row share was cut for other chunks");
+        HostK K = share_ ? HostK(chunking, share_->firstChunk(), share_->endChunk()) : HostK(chunking);
         VisibilityOutcome out;
-        out.stats = computeVisibilityCpu(s, k, *rays_, K);
+        out.stats = computeVisibilityCpu(s, k, *rays_, K, share_);
         if (k.formatErrors && k.format == KFormat::Fp32) out.storage.formatErrors = formatErrorReport(K);
         Stopwatch sw;
         K.compress(k.format);
@@ -72,7 +76,12 @@ class CpuBackend final : public Backend {
             h.timesteps = poses[p].config->timesteps;
             work.push_back({poses[p].config, &poses[p].sources->E, &poses[p].sources->R, &h.B, &h.Z});
         }
-        runTransportCpu(scene(), K ? &K->host() : nullptr, work);
+        double exchange = 0.0;
+        runTransportCpu(scene(), K ? &K->host() : nullptr, work, share_, &exchange);
+        if (share_) {
+            out.details.emplace_back("radiosity_exchange", exchange);
+            out.summary = fmt::format("{:.3f} s waiting for the far sums of {} other rank(s)", exchange, share_->count() - 1);
+        }
         return out;
     }
 
@@ -100,6 +109,7 @@ class CpuBackend final : public Backend {
     }
     const PreparedScene* scene_ = nullptr;
     std::unique_ptr<EmbreeScene> rays_;
+    const RowShare* share_ = nullptr;
 };
 
 } // namespace

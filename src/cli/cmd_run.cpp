@@ -131,6 +131,12 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
     cmd->add_option("--pose-group", req->maxPoseGroup,
                     "Batch: poses whose transport runs at once, at most (default: as many as memory allows)")
         ->check(CLI::Range(1u, 1u << 20));
+    cmd->add_option("--mpi-split", req->mpiSplit,
+                    "Under mpirun: how the ranks share the work. 'rows': each rank owns a block of K's rows "
+                    "(its visibility and gathers; far sums exchanged every time block), for a scene too large "
+                    "for one machine, CPU backend; 'poses': each rank runs a block of a batch's poses (K from "
+                    "the K cache, computed once by rank 0). Default: poses for a batch, rows for one pose")
+        ->check(CLI::IsMember({"rows", "poses"}));
     auto kCache = std::make_shared<std::string>();
     cmd->add_option("--k-cache", *kCache,
                     "Folder of the K cache: K is stored there after visibility and read back by later runs "

@@ -8,15 +8,17 @@
 
 namespace rsim {
 
-HostK::HostK(KChunking chunking) : chunking_(chunking.as(KFormat::Fp32)) {
+HostK::HostK(KChunking chunking) : HostK(chunking, 0, chunking.chunks()) {}
+
+HostK::HostK(KChunking chunking, std::uint32_t firstChunk, std::uint32_t endChunk)
+    : chunking_(chunking.as(KFormat::Fp32)), firstHeld_(std::min(firstChunk, chunking.chunks())),
+      endHeld_(std::clamp(endChunk, firstHeld_, chunking.chunks())) {
     const std::uint32_t C = chunking_.chunks();
     chunks_.resize(C);
+    for (std::uint32_t c = 0; c < C; ++c) chunks_[c].count = chunking_.elements(c);
     // Zeroed in parallel: for a large K this is gigabytes.
-    parallelFor(C, 1, [&](std::size_t b, std::size_t e, unsigned) {
-        for (std::size_t c = b; c < e; ++c) {
-            chunks_[c].count = chunking_.elements(std::uint32_t(c));
-            chunks_[c].words.assign(chunks_[c].count, 0u);
-        }
+    parallelFor(endHeld_ - firstHeld_, 1, [&](std::size_t b, std::size_t e, unsigned) {
+        for (std::size_t c = firstHeld_ + b; c < firstHeld_ + e; ++c) chunks_[c].words.assign(chunks_[c].count, 0u);
     });
 }
 
@@ -24,6 +26,7 @@ HostK HostK::unfilled(KChunking chunking) {
     HostK K;
     K.chunking_ = chunking;
     K.chunks_.resize(chunking.chunks());
+    K.endHeld_ = chunking.chunks();
     for (std::uint32_t c = 0; c < chunking.chunks(); ++c)
         K.chunks_[c].count = chunking.elements(c);
     return K;
@@ -54,15 +57,14 @@ void HostK::encodeChunkAs(std::uint32_t c, KFormat format) {
 }
 
 void HostK::compress(KFormat format) {
-    const std::uint32_t C = chunkCount();
     // The log mapping and fp16 are parallel over a chunk's elements; lutrange sorts each chunk,
     // so its chunks run in parallel instead.
     if (kFormatInfo(format).logTable || kFormatInfo(format).storage <= shared::RSIM_K_FP16) {
-        for (std::uint32_t c = 0; c < C; ++c)
+        for (std::uint32_t c = firstHeld_; c < endHeld_; ++c)
             encodeChunkAs(c, format);
     } else {
-        parallelFor(C, 1, [&](std::size_t b, std::size_t e, unsigned) {
-            for (std::size_t c = b; c < e; ++c)
+        parallelFor(endHeld_ - firstHeld_, 1, [&](std::size_t b, std::size_t e, unsigned) {
+            for (std::size_t c = firstHeld_ + b; c < firstHeld_ + e; ++c)
                 encodeChunkAs(std::uint32_t(c), format);
         });
     }
@@ -84,6 +86,7 @@ double HostK::maxAbsError() const {
 }
 
 std::vector<float> HostK::decodeAll() const {
+    if (!holdsAll()) throw Error("internal: decodeAll() of a K that holds some rows only");
     const std::uint32_t n = chunking_.n;
     std::vector<float> out(std::size_t(n) * n);
     parallelFor(chunkCount(), 1, [&](std::size_t b, std::size_t e, unsigned) {

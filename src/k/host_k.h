@@ -17,6 +17,9 @@ class HostK {
     // All zero, fp32, in the chunks of `chunking` (whatever its format: that is reached by
     // compress(), or by encodeChunkAs() of every chunk and then finishEncoding()).
     explicit HostK(KChunking chunking);
+    // The same, holding chunks [firstChunk, endChunk) only (an MPI rank's rows, k/row_share.h);
+    // the other chunks have no words, and only rows of held chunks may be stored or read.
+    HostK(KChunking chunking, std::uint32_t firstChunk, std::uint32_t endChunk);
     // Chunks without words yet, in `chunking`'s format, for copies of K from elsewhere to fill.
     static HostK unfilled(KChunking chunking);
     // An fp32 K from N x N row-major values, in one chunk (tests).
@@ -26,6 +29,10 @@ class HostK {
     std::uint32_t size() const { return chunking_.n; }
     KFormat format() const { return chunking_.format; }
     std::uint32_t chunkCount() const { return std::uint32_t(chunks_.size()); }
+    // The chunks it holds: [firstHeld(), endHeld()); all of them unless built for a row block.
+    std::uint32_t firstHeld() const { return firstHeld_; }
+    std::uint32_t endHeld() const { return endHeld_; }
+    bool holdsAll() const { return firstHeld_ == 0 && endHeld_ == chunkCount(); }
     const EncodedChunk& chunk(std::uint32_t c) const { return chunks_[c]; }
     EncodedChunk& chunk(std::uint32_t c) { return chunks_[c]; }
     // fp32 values of chunk c while K is still fp32 (before compress).
@@ -60,6 +67,7 @@ class HostK {
   private:
     KChunking chunking_;
     std::vector<EncodedChunk> chunks_;
+    std::uint32_t firstHeld_ = 0, endHeld_ = 0;
 };
 
 } // namespace rsim

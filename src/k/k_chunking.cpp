@@ -30,12 +30,13 @@ std::uint64_t KChunking::bytes() const {
 
 void parallelRowTiles(
     const KChunking& ch, std::uint32_t tile,
-    const std::function<void(std::uint32_t, std::uint32_t, std::uint32_t, unsigned)>& fn) {
+    const std::function<void(std::uint32_t, std::uint32_t, std::uint32_t, unsigned)>& fn,
+    std::uint32_t firstChunk, std::uint32_t endChunk) {
     struct Tile {
         std::uint32_t chunk, begin, end;
     };
     std::vector<Tile> tiles;
-    for (std::uint32_t c = 0; c < ch.chunks(); ++c)
+    for (std::uint32_t c = firstChunk; c < std::min(endChunk, ch.chunks()); ++c)
         for (std::uint32_t a = 0; a < ch.rows(c); a += tile)
             tiles.push_back({c, a, std::min(ch.rows(c), a + tile)});
     parallelFor(tiles.size(), 1, [&](std::size_t b, std::size_t e, unsigned w) {

@@ -45,9 +45,11 @@ struct KChunking {
 };
 
 // Runs fn(c, a, b, worker) on all cores for row tiles [a, b) (offsets within chunk c) of at most
-// `tile` rows: how a chunk is read by rows, a tile's elements (j, a..b) at a time.
+// `tile` rows: how a chunk is read by rows, a tile's elements (j, a..b) at a time. Only chunks
+// [firstChunk, endChunk) when given.
 void parallelRowTiles(
     const KChunking& chunking, std::uint32_t tile,
-    const std::function<void(std::uint32_t, std::uint32_t, std::uint32_t, unsigned)>& fn);
+    const std::function<void(std::uint32_t, std::uint32_t, std::uint32_t, unsigned)>& fn,
+    std::uint32_t firstChunk = 0, std::uint32_t endChunk = UINT32_MAX);
 
 } // namespace rsim

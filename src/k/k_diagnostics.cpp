@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "rsim/shared/physics.h"
+#include "util/error.h"
 #include "util/parallel.h"
 
 namespace rsim {
@@ -56,9 +57,12 @@ VisibilityStats formFactorDiagnostics(const HostK& K, const std::vector<float>& 
     const KChunking& ch = K.chunking();
     std::vector<double> rowSum(ch.n, 0.0);
     std::vector<std::uint64_t> clamped(threadCount(), 0);
-    parallelRowTiles(ch, 64, [&](std::uint32_t c, std::uint32_t a, std::uint32_t b, unsigned w) {
-        clamped[w] += addRowSums(ch, c, K.chunk(c), area, a, b, rowSum);
-    });
+    parallelRowTiles(
+        ch, 64,
+        [&](std::uint32_t c, std::uint32_t a, std::uint32_t b, unsigned w) {
+            clamped[w] += addRowSums(ch, c, K.chunk(c), area, a, b, rowSum);
+        },
+        K.firstHeld(), K.endHeld());
     std::uint64_t total = 0;
     for (auto v : clamped)
         total += v;
@@ -73,6 +77,7 @@ void setEnergy(VisibilityStats& stats, const VisibilityStats& energy) {
 
 std::vector<KStorageReport::FormatError> formatErrorReport(const HostK& K) {
     std::vector<std::span<const float>> chunks;
+    if (!K.holdsAll()) throw Error("internal: K's format errors of a K that holds some rows only");
     for (std::uint32_t c = 0; c < K.chunkCount(); ++c)
         chunks.emplace_back(K.values(c), K.chunk(c).count);
     std::vector<KStorageReport::FormatError> out;

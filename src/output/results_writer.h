@@ -24,6 +24,7 @@ struct RunInfo {
     std::uint64_t echoesCutOff = 0; // triangles whose echo ran past the time window
     std::string pose;               // in a batch: the pose's name (its directory)
     bool kFromCache = false;        // K was read from the K cache, not computed
+    int rowRanks = 1;               // MPI ranks that shared K's rows (row-block mode)
 };
 
 // summary.json's layout version (its `schema` key): raised when a key changes meaning or goes,

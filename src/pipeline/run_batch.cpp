@@ -49,10 +49,14 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
         allPoses.push_back({p.where, configFor(posed.back(), req)});
     }
     if (ranks.rank() == 0) checkOutputDirectory(scene.output.dir);
-    // Under MPI each rank runs a block of the poses (README.md, "Several machines").
-    const auto [first, last] = posesOfRank(poseDescs.size(), ranks.rank(), ranks.size());
+    // Under MPI each rank runs a block of the poses (README.md, "Several machines"), or, with
+    // --mpi-split rows, every pose with a block of K's rows (rank 0 then has every result).
+    const bool rowMode = rowBlockMode(req, scene, true);
+    info.rowRanks = rowMode ? ranks.size() : 1;
+    const auto [first, last] = rowMode ? std::pair<std::size_t, std::size_t>(0, poseDescs.size())
+                                       : posesOfRank(poseDescs.size(), ranks.rank(), ranks.size());
     const std::vector<PoseConfig> poses(allPoses.begin() + std::ptrdiff_t(first), allPoses.begin() + std::ptrdiff_t(last));
-    if (ranks.many())
+    if (ranks.many() && !rowMode)
         spdlog::info("rank {} of {}: poses {} to {} of {}", ranks.rank(), ranks.size(), first + 1, last,
                      poseDescs.size());
 
@@ -61,7 +65,8 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
     // K once: rank 0 computes it and stores it in the K cache; the other ranks wait for that,
     // then read it (on a file system that every rank sees). Without the cache each rank computes
     // K itself.
-    const bool shareK = ranks.many() && !options.kCacheDir.empty();
+    const bool shareK = ranks.many() && !rowMode && !options.kCacheDir.empty();
+    if (rowMode) options.rowRanks = &ranks;
     if (shareK && ranks.rank() == 0) options.kReady = [&] { ranks.barrier(); };
     RunMetadata meta;
     VisibilityStats visibility;
@@ -130,8 +135,10 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
         Stopwatch sw;
         writers.wait();
         times.add("output", sw.seconds());
-        // Every rank's rows and arrays, in rank order, which is pose order.
-        const std::vector<std::string> parts = ranks.gather(collector.pack());
+        // Every rank's rows and arrays, in rank order, which is pose order (in row mode, rank 0
+        // has them all).
+        const std::vector<std::string> parts =
+            rowMode ? std::vector<std::string>{collector.pack()} : ranks.gather(collector.pack());
         if (ranks.rank() != 0) return;
         sw = Stopwatch();
         BatchCollector all(prepared.size(), scene.sim.timesteps, scene.sensor.width, scene.sensor.height,

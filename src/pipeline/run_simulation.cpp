@@ -98,6 +98,23 @@ RunOptions optionsFor(const SceneDesc& scene, const RunRequest& req) {
     return options;
 }
 
+bool rowBlockMode(const RunRequest& req, const SceneDesc& scene, bool batch) {
+    if (!Ranks::world().many()) return false;
+    const bool rows = req.mpiSplit.empty() ? !batch : req.mpiSplit == "rows";
+    if (!rows) return false;
+    // Each rank holds its rows of K only: what needs all of K in one place cannot run.
+    if (scene.output.kij)
+        throw InputError("output.kij (--write-kij) needs all of K in one process; under mpirun with --mpi-split rows "
+                         "each rank holds its rows only. Drop it, or run one process");
+    if (req.kFormatErrors)
+        throw InputError("--kij-errors needs all of K in one process; under mpirun with --mpi-split rows each rank "
+                         "holds its rows only. Drop it, or run one process");
+    // Every rank runs the same phases and would repeat rank 0's warnings: the others report
+    // errors only.
+    if (Ranks::world().rank() > 0) spdlog::set_level(spdlog::level::err);
+    return true;
+}
+
 RunOutcome runSimulation(const RunRequest& req) {
     SceneDesc scene = loadSceneFile(req.sceneFile, req.overrides);
     if (req.outputDir) scene.output.dir = std::filesystem::absolute(*req.outputDir);
@@ -108,23 +125,34 @@ RunOutcome runSimulation(const RunRequest& req) {
         return runBatch(req, scene, readPosesCsv(*req.posesFile));
     }
     if (!scene.poses.empty()) return runBatch(req, scene, scene.poses);
-    if (Ranks::world().many())
-        throw InputError("rsim under MPI shares the poses of a batch among its ranks (--poses FILE or [[pose]] "
-                         "tables); this run has one pose. One scene split over several ranks (row blocks of K) is "
-                         "not implemented yet: run it as one process");
+    const Ranks& ranks = Ranks::world();
+    if (ranks.many() && !rowBlockMode(req, scene, false))
+        throw InputError("--mpi-split poses shares the poses of a batch (--poses FILE or [[pose]] tables) among the "
+                         "ranks; this run has one pose. Use --mpi-split rows (the default for one pose)");
 
     Stopwatch total;
     PhaseTimes times;
     RunInfo info = runInfoFor(req);
+    info.rowRanks = ranks.size();
     // Fail in milliseconds on an unusable output directory, not after the simulation.
-    checkOutputDirectory(scene.output.dir);
+    if (ranks.rank() == 0) checkOutputDirectory(scene.output.dir);
     auto [prepared, backend] = loadSceneAndBackend(scene, req, 0, times);
     const std::size_t n = prepared.size();
 
     SimConfig config = configFor(scene, req);
-    const RunOptions options = optionsFor(scene, req);
+    RunOptions options = optionsFor(scene, req);
+    if (ranks.many()) options.rowRanks = &ranks;
     RunMetadata meta;
     SimulationResult result = simulate(PhaseBackends::all(*backend), prepared, config, options, times, meta);
+    RunOutcome out;
+    out.outputDir = scene.output.dir;
+    out.backend = meta.backend;
+    out.triangles = n;
+    if (ranks.rank() != 0) { // rank 0 has the results and writes them; the job ends when it has
+        ranks.barrier();
+        out.seconds = total.seconds();
+        return out;
+    }
     info.echoesCutOff = result.echoesCutOff;
     info.kFromCache = meta.kFromCache;
 
@@ -161,14 +189,12 @@ RunOutcome runSimulation(const RunRequest& req) {
         backend.reset();
         spdlog::debug("shut-down: backend released in {:.4f} s", sw.seconds());
     }
-    RunOutcome out;
-    out.outputDir = scene.output.dir;
-    out.backend = meta.backend;
-    out.triangles = n;
+    ranks.barrier();
     out.seconds = total.seconds();
-    spdlog::info("wrote {} ({} triangles, {} with a distance, mean |error| {:.2f} mm) in {:.2f} s",
+    spdlog::info("wrote {} ({} triangles, {} with a distance, mean |error| {:.2f} mm{}) in {:.2f} s",
                  out.outputDir.string(), n, withDistance,
-                 withDistance ? 1e3 * sumAbs / double(withDistance) : 0.0, out.seconds);
+                 withDistance ? 1e3 * sumAbs / double(withDistance) : 0.0,
+                 ranks.many() ? fmt::format("; K's rows over {} ranks", ranks.size()) : std::string(), out.seconds);
     return out;
 }
 

@@ -29,7 +29,13 @@ struct RunRequest {
     std::optional<std::filesystem::path> kCacheDir; // --k-cache (else KCache::defaultDir())
     bool noKCache = false;                  // --no-k-cache
     double kCacheMaxGb = 20.0;              // --k-cache-max-gb
+    std::string mpiSplit;                   // --mpi-split rows|poses (empty: poses for a batch, else rows)
 };
+
+// Under MPI: whether this run shares K's rows among the ranks (row-block mode, k/row_share.h);
+// throws InputError for what that mode cannot do, and leaves ranks other than 0 logging errors
+// only. False with one rank.
+bool rowBlockMode(const RunRequest& request, const SceneDesc& scene, bool batch);
 
 struct RunOutcome {
     std::filesystem::path outputDir;

@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "k/k_cache.h"
+#include "k/row_share.h"
 #include "scene/scene_desc.h"
 #include "pipeline/run_estimate.h"
 #include "util/host_memory.h"
@@ -202,9 +203,30 @@ void storeK(const KCache& cache, const std::string& key, KHandle& K, const KChun
     K.dropHostCopy();
 }
 
+// Row-block mode: the ranks' counts, sums and maxima of K's diagnostics, on every rank.
+void combineOverRanks(const Ranks& ranks, VisibilityStats& v, KStorageReport& k) {
+    std::vector<std::uint64_t> counts{v.candidatePairs, v.nonzeroPairs,       v.raysCast,
+                                      v.clearPairs,     v.clampedFormFactors, v.rowsOverOne};
+    ranks.sum(counts);
+    v.candidatePairs = counts[0];
+    v.nonzeroPairs = counts[1];
+    v.raysCast = counts[2];
+    v.clearPairs = counts[3];
+    v.clampedFormFactors = counts[4];
+    v.rowsOverOne = counts[5];
+    std::vector<double> maxima{v.maxRowSum, k.maxAbsError};
+    ranks.max(maxima);
+    v.maxRowSum = maxima[0];
+    k.maxAbsError = maxima[1];
+    // Each rank's RMS is over all n^2 elements, with its rows' errors only.
+    std::vector<double> squares{k.rmsError * k.rmsError};
+    ranks.sum(squares);
+    k.rmsError = std::sqrt(squares[0]);
+}
+
 // The geometry phase's K: visibility, compression, and their report.
 std::unique_ptr<KHandle> computeK(Backend& geometry, const KSettings& k, PhaseTimes& times, RunMetadata& meta,
-                                  VisibilityStats& stats) {
+                                  VisibilityStats& stats, const RowShare* share) {
     Stopwatch sw;
     VisibilityOutcome v = geometry.visibility(k);
     const double secs = sw.seconds();
@@ -212,6 +234,7 @@ std::unique_ptr<KHandle> computeK(Backend& geometry, const KSettings& k, PhaseTi
     times.add("compress", v.compressSeconds);
     stats = v.stats;
     meta.k = v.storage;
+    if (share) combineOverRanks(share->ranks(), stats, meta.k); // counts and errors of the whole K
     meta.deviceMemory = v.deviceMemory;
     noteDeviceMemory(geometry, meta, "visibility");
     meta.timingDetails.insert(meta.timingDetails.end(), v.details.begin(), v.details.end());
@@ -227,6 +250,35 @@ std::unique_ptr<KHandle> computeK(Backend& geometry, const KSettings& k, PhaseTi
     return std::move(v.K);
 }
 
+// Row-block mode: every rank must run the same triangles, K settings and time axis, or the
+// exchanges would mismatch (a hang, or wrong sums): an InputError naming the first rank that
+// differs from rank 0 (`what` describes this rank's run).
+void checkRanksAgree(const Ranks& ranks, const std::string& what) {
+    const std::vector<std::string> all = ranks.allgather(what);
+    for (std::size_t r = 1; r < all.size(); ++r)
+        if (all[r] != all[0])
+            throw InputError(fmt::format("the ranks of this job run different simulations: rank 0 has {}, rank {} has "
+                                         "{}. Start every rank with the same scene file and options",
+                                         all[0], r, all[r]));
+}
+
+// Tells the backends about a row share for the length of a batch.
+class SharedRows {
+public:
+    SharedRows(const std::vector<Backend*>& backends, const RowShare* share) : backends_(backends) {
+        if (share)
+            for (Backend* b : backends_) b->shareRows(share);
+    }
+    ~SharedRows() {
+        for (Backend* b : backends_) b->shareRows(nullptr);
+    }
+    SharedRows(const SharedRows&) = delete;
+    SharedRows& operator=(const SharedRows&) = delete;
+
+private:
+    std::vector<Backend*> backends_;
+};
+
 } // namespace
 
 BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const std::vector<PoseConfig>& poses,
@@ -234,12 +286,32 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
     if (poses.empty()) throw Error("internal: a batch without poses");
     const SimConfig& first = poses[0].config;
     b.geometry->describe(meta);
-    // Refuse, with the numbers, a run the machine's memory cannot hold, before anything large is
-    // allocated (K as if computed here: a K from the cache would need less).
-    checkHostMemory(estimateRun(meta, s.size(), first, false), first, availableHostBytes());
     std::vector<Backend*> distinct;
     for (Backend* x : {b.geometry, b.pose, b.distances})
         if (std::find(distinct.begin(), distinct.end(), x) == distinct.end()) distinct.push_back(x);
+    // Row-block mode: this rank's rows of K (none to share without indirect light).
+    std::optional<RowShare> share;
+    if (opt.rowRanks && opt.rowRanks->many() && first.indirect) {
+        if (opt.keepK || opt.heldK) throw Error("internal: row-block mode with a kept or held K");
+        const KChunking chunking = KChunking::forBudget(std::uint32_t(s.size()), first.k.format, first.k.chunkBytes);
+        checkRanksAgree(*opt.rowRanks,
+                        fmt::format("{} triangles, K key {}, {} timesteps of {} ns, {} pose(s)", s.size(),
+                                    KCache::key(s, first.k, chunking, "rows"), first.timesteps, first.dtNs,
+                                    poses.size()));
+        share.emplace(chunking, *opt.rowRanks);
+        std::string rows;
+        for (int r = 0; r < share->count(); ++r)
+            rows += fmt::format("{}{}", r ? ", " : "", share->rowEnd(r) - share->rowBegin(r));
+        spdlog::info("row blocks: {} ranks own {} of the {} rows (whole chunks of {} rows)", share->count(), rows,
+                     s.size(), share->chunking().rowsPerChunk);
+    }
+    const SharedRows rowsShared(distinct, share ? &*share : nullptr);
+    const bool poseOutputsHere = !share || share->rank() == 0;
+    // Refuse, with the numbers, a run the machine's memory cannot hold, before anything large is
+    // allocated (K as if computed here: a K from the cache would need less; a rank holds its rows).
+    RunEstimate forecast = estimateRun(meta, s.size(), first, false);
+    if (share) forecast.hostKBytes *= double(share->rowEnd() - share->rowBegin()) / double(std::max<std::size_t>(s.size(), 1));
+    checkHostMemory(forecast, first, availableHostBytes());
     std::uint64_t validationBefore = 0;
     for (Backend* x : distinct) validationBefore += x->validationErrors();
 
@@ -287,7 +359,9 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
         const KChunking chunking = KChunking::forBudget(std::uint32_t(s.size()), first.k.format, first.k.chunkBytes);
         std::optional<KCache> cache;
         std::string key;
-        if (!opt.kCacheDir.empty() && !first.k.formatErrors) {
+        if (share && !opt.kCacheDir.empty())
+            spdlog::debug("K cache: not used in row-block mode (each rank holds its rows only)");
+        if (!share && !opt.kCacheDir.empty() && !first.k.formatErrors) {
             sw = Stopwatch();
             cache.emplace(opt.kCacheDir, opt.kCacheMaxBytes);
             // What computed K: the backend, its ray path and (GPU) the devices with their
@@ -314,7 +388,7 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
                         describeEstimate(e, poses.size()));
         }
         if (!K) {
-            K = computeK(*b.geometry, first.k, times, meta, visibility);
+            K = computeK(*b.geometry, first.k, times, meta, visibility, share ? &*share : nullptr);
             if (cache) {
                 sw = Stopwatch();
                 storeK(*cache, key, *K, chunking, visibility, meta.k);
@@ -375,14 +449,14 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
                      poses.size() > 1 ? fmt::format(" of {} poses", g1 - g0) : std::string(), secs,
                      t.summary.empty() ? "" : " (" + t.summary + ")");
         // Each pose's share of its group's transport and download.
-        const double share = (secs - t.downloadSeconds) / double(g1 - g0);
+        const double poseShare = (secs - t.downloadSeconds) / double(g1 - g0);
         const double downloadShare = t.downloadSeconds / double(g1 - g0);
 
-        for (std::size_t p = g0; p < g1; ++p) {
+        for (std::size_t p = g0; p < g1 && poseOutputsHere; ++p) {
             const SimConfig& c = poses[p].config;
             PhaseTimes own;
             own.add("direct", directSeconds[p]);
-            own.add("radiosity", share);
+            own.add("radiosity", poseShare);
             if (downloadShare > 0.0) own.add("download", downloadShare);
             SimulationResult r;
             r.n = std::uint32_t(s.size());

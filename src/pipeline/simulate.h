@@ -10,6 +10,7 @@
 
 #include "backends/backend.h"
 #include "core/run_metadata.h"
+#include "util/ranks.h"
 #include "util/timer.h"
 
 namespace rsim {
@@ -37,6 +38,11 @@ struct RunOptions {
     // or not needed), before the first pose's transport: the MPI ranks that read rank 0's K
     // from the cache wait for this (pipeline/run_batch.cpp).
     std::function<void()> kReady;
+    // Row-block mode of an MPI job (k/row_share.h): K's rows shared among these ranks, each
+    // rank computing its rows' K and far sums. Every rank runs every pose's transport; only
+    // rank 0 runs the poses' signals, distances and images and hands them to the sink. No K
+    // cache, no held K, no keepK.
+    const Ranks* rowRanks = nullptr;
 };
 
 // One pose of a batch: a name for messages and its configuration, which differs from the other

@@ -6,6 +6,7 @@
 #include "rsim/shared/gpu_layout.h"
 #include "rsim/shared/transport.h"
 #include "transport/near_pairs.h"
+#include "transport/row_exchange.h"
 #include "util/error.h"
 #include "util/parallel.h"
 #include "util/progress.h"
@@ -20,7 +21,8 @@ constexpr std::uint32_t kTileRows = 64;
 
 } // namespace
 
-void runTransportCpu(const PreparedScene& s, const HostK* K, const std::vector<CpuTransportPose>& poses) {
+void runTransportCpu(const PreparedScene& s, const HostK* K, const std::vector<CpuTransportPose>& poses,
+                     const RowShare* share, double* exchangeSeconds) {
     if (poses.empty()) return;
     const SimConfig& c = *poses[0].config; // the time axis and `indirect` of every pose
     const std::size_t n = s.size(), T = c.timesteps, P = poses.size();
@@ -45,19 +47,27 @@ void runTransportCpu(const PreparedScene& s, const HostK* K, const std::vector<C
     }
     std::vector<float> rhoA(n); // rho_j A_j, the per-source factor of the importance gather
     for (std::size_t j = 0; j < n; ++j) rhoA[j] = s.reflectance[j] * s.area[j];
-    const NearLists near = buildNearLists(s, c, [K](std::uint32_t i, std::uint32_t j) { return K->get(i, j); });
     const KChunking& ch = K->chunking();
+    if (share && (K->firstHeld() != share->firstChunk() || K->endHeld() != share->endChunk()))
+        throw Error("internal: the transport's K does not hold this rank's rows");
+    auto getK = [K](std::uint32_t i, std::uint32_t j) { return K->get(i, j); };
+    const NearLists near = share ? shareNearLists(buildNearLists(s, c, getK, kBlock, share->rowBegin(), share->rowEnd()), *share)
+                                 : buildNearLists(s, c, getK);
 
     // Far sums, [(p * n + i) * kBlock + q].
     std::vector<double> sumB(P * n * kBlock), sumZ(P * n * kBlock);
     std::vector<std::vector<double>> scratchB(threadCount(), std::vector<double>(P * kTileRows * kBlock)),
         scratchZ(threadCount(), std::vector<double>(P * kTileRows * kBlock));
+    // Row-block mode: the exchanges of the block's far sums (B and Z of each half of the rows).
+    constexpr std::uint32_t kParts = 2;
+    std::vector<RowExchange> exchanges;
+    exchanges.reserve(2 * kParts);
     Progress progress("radiosity", T, "timesteps");
     for (std::size_t t0 = 0; t0 < T; t0 += kBlock) {
         const std::size_t steps = std::min(kBlock, T - t0);
         // Far pairs: every step of the block at once (sources strictly before t0), a tile of
         // receivers per task. Each receiver adds its sources in order of j, for every pose.
-        parallelRowTiles(ch, kTileRows, [&](std::uint32_t chunk, std::uint32_t a, std::uint32_t b, unsigned w) {
+        auto gatherTile = [&](std::uint32_t chunk, std::uint32_t a, std::uint32_t b, unsigned w) {
             const std::uint32_t r0 = ch.rowBegin(chunk), rows = ch.rows(chunk);
             // This worker's sums of the tile, [(p * kTileRows + r - a) * kBlock + q].
             std::vector<double>& accB = scratchB[w];
@@ -94,7 +104,27 @@ void runTransportCpu(const PreparedScene& s, const HostK* K, const std::vector<C
                     std::copy(&accB[from], &accB[from] + kBlock, &sumB[to]);
                     std::copy(&accZ[from], &accZ[from] + kBlock, &sumZ[to]);
                 }
-        });
+            // The calling thread lets the exchange of the first half move on (Ranks::Pending).
+            for (RowExchange& x : exchanges) x.poll();
+        };
+        if (!share) {
+            parallelRowTiles(ch, kTileRows, gatherTile);
+        } else {
+            // This rank's rows in two halves: the first half's sums travel while the second
+            // half is gathered.
+            exchanges.clear();
+            for (std::uint32_t part = 0; part < kParts; ++part) {
+                parallelRowTiles(ch, kTileRows, gatherTile, share->partChunk(share->rank(), part, kParts),
+                                 share->partChunk(share->rank(), part + 1, kParts));
+                for (std::vector<double>* sums : {&sumB, &sumZ}) {
+                    exchanges.emplace_back(*share, rowsOfPart(*share, part, kParts), P, n * kBlock * sizeof(double),
+                                           kBlock * sizeof(double));
+                    exchanges.back().start(sums->data());
+                }
+            }
+            for (std::size_t x = 0; x < exchanges.size(); ++x)
+                exchanges[x].finish((x % 2 ? sumZ : sumB).data(), exchangeSeconds);
+        }
         // Near pairs and the new values, one step at a time.
         for (std::size_t q = 0; q < steps; ++q) {
             const std::size_t t = t0 + q;

@@ -6,6 +6,7 @@
 #include "core/prepared_scene.h"
 #include "core/sim_config.h"
 #include "k/host_k.h"
+#include "k/row_share.h"
 
 namespace rsim {
 
@@ -22,6 +23,11 @@ struct CpuTransportPose {
 // the materials and `indirect`. Each K element read serves every pose, and each pose's sums
 // are added in the order of a pose run alone, so its B and Z are bit for bit the same. A null
 // K, or indirect == false, gives B = E, Z = R.
-void runTransportCpu(const PreparedScene& scene, const HostK* K, const std::vector<CpuTransportPose>& poses);
+// With `share` (an MPI row-block run; K holds this rank's rows), this rank gathers the far sums
+// of its rows, the ranks exchange them after each time block, and every rank runs the near
+// steps of all rows: B and Z are every rank's, bit for bit those of one process. The seconds
+// spent waiting for the exchanges are added to *exchangeSeconds.
+void runTransportCpu(const PreparedScene& scene, const HostK* K, const std::vector<CpuTransportPose>& poses,
+                     const RowShare* share = nullptr, double* exchangeSeconds = nullptr);
 
 } // namespace rsim

@@ -11,8 +11,10 @@
 namespace rsim {
 
 NearLists buildNearLists(const PreparedScene& s, const SimConfig& c,
-                         const std::function<float(std::uint32_t, std::uint32_t)>& K, std::uint32_t nearBelow) {
+                         const std::function<float(std::uint32_t, std::uint32_t)>& K, std::uint32_t nearBelow,
+                         std::uint32_t rowBegin, std::uint32_t rowEnd) {
     const std::size_t n = s.size();
+    const std::size_t r0 = std::min<std::size_t>(rowBegin, n), r1 = std::clamp<std::size_t>(rowEnd, r0, n);
     // Cells of one near radius (with a margin for rounding): near pairs are in adjacent cells.
     const double cell = (double(nearBelow) + 1.0) * c.cdtM;
     // Integer cell coordinates, so that the neighbours of a cell are found by adding -1, 0, 1
@@ -27,8 +29,8 @@ NearLists buildNearLists(const PreparedScene& s, const SimConfig& c,
     std::unordered_map<std::int64_t, std::vector<std::uint32_t>> grid;
     for (std::size_t j = 0; j < n; ++j) grid[key(cellOf(s.centroid[j]))].push_back(std::uint32_t(j));
     std::vector<std::vector<shared::NearPair>> lists(n);
-    parallelFor(n, 64, [&](std::size_t begin, std::size_t end, unsigned) {
-        for (std::size_t i = begin; i < end; ++i) {
+    parallelFor(r1 - r0, 64, [&](std::size_t begin, std::size_t end, unsigned) {
+        for (std::size_t i = r0 + begin; i < r0 + end; ++i) {
             const glm::vec3 ci = s.centroid[i];
             const glm::i64vec3 qi = cellOf(ci);
             for (int dx = -1; dx <= 1; ++dx)

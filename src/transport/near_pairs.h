@@ -18,10 +18,12 @@ struct NearLists {
 };
 
 // `K(i, j)` returns the decoded K_ij the transport uses.
-// `nearBelow`: the delays that are near (rsimIsNearDelay).
+// `nearBelow`: the delays that are near (rsimIsNearDelay). Only the lists of rows
+// [rowBegin, rowEnd) are built (the others are empty).
 NearLists buildNearLists(const PreparedScene& scene, const SimConfig& config,
                          const std::function<float(std::uint32_t, std::uint32_t)>& K,
-                         std::uint32_t nearBelow = shared::RSIM_TIME_BLOCK);
+                         std::uint32_t nearBelow = shared::RSIM_TIME_BLOCK, std::uint32_t rowBegin = 0,
+                         std::uint32_t rowEnd = UINT32_MAX);
 
 // The lists of several builders that each covered other rows (the rows' lists, in row order).
 NearLists mergeNearLists(const std::vector<NearLists>& parts);

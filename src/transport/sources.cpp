@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "transport/sources.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "util/parallel.h"
@@ -57,9 +58,13 @@ void sensorSignals(const PreparedScene& s, std::uint32_t T, const std::vector<fl
                    const std::vector<float>& R, std::vector<double>& fwd,
                    std::vector<double>& adj) {
     const std::size_t n = s.size();
-    const unsigned workers = threadCount();
-    std::vector<std::vector<double>> partFwd(workers, std::vector<double>(T, 0.0)),
-        partAdj(workers, std::vector<double>(T, 0.0));
+    // Fixed slices of the triangles, each summed in order by one worker and added in slice order:
+    // the signals do not depend on the thread count or the scheduling (MPI ranks, bound to fewer
+    // cores than one process, get the same bits).
+    constexpr std::size_t kSlices = 32;
+    const std::size_t per = (n + kSlices - 1) / kSlices;
+    std::vector<std::vector<double>> partFwd(kSlices, std::vector<double>(T, 0.0)),
+        partAdj(kSlices, std::vector<double>(T, 0.0));
     // (f * g)(t) = sum_u g(u) f(t - u), over the few bins u where the source g is non-zero.
     auto accumulate = [T](const float* f, const float* g, double weight, std::vector<double>& out) {
         for (std::uint32_t u = 0; u < T; ++u) {
@@ -68,19 +73,20 @@ void sensorSignals(const PreparedScene& s, std::uint32_t T, const std::vector<fl
             for (std::uint32_t t = u; t < T; ++t) out[t] += gu * double(f[t - u]);
         }
     };
-    parallelFor(n, 64, [&](std::size_t begin, std::size_t end, unsigned w) {
-        for (std::size_t i = begin; i < end; ++i) {
-            const std::size_t o = i * T;
-            accumulate(&B[o], &R[o], double(s.area[i]), partFwd[w]);
-            accumulate(&Z[o], &E[o], double(s.area[i]), partAdj[w]);
-        }
+    parallelFor(kSlices, 1, [&](std::size_t begin, std::size_t end, unsigned) {
+        for (std::size_t slice = begin; slice < end; ++slice)
+            for (std::size_t i = slice * per; i < std::min(n, (slice + 1) * per); ++i) {
+                const std::size_t o = i * T;
+                accumulate(&B[o], &R[o], double(s.area[i]), partFwd[slice]);
+                accumulate(&Z[o], &E[o], double(s.area[i]), partAdj[slice]);
+            }
     });
     fwd.assign(T, 0.0);
     adj.assign(T, 0.0);
-    for (unsigned w = 0; w < workers; ++w)
+    for (std::size_t slice = 0; slice < kSlices; ++slice)
         for (std::uint32_t t = 0; t < T; ++t) {
-            fwd[t] += partFwd[w][t];
-            adj[t] += partAdj[w][t];
+            fwd[t] += partFwd[slice][t];
+            adj[t] += partAdj[slice][t];
         }
 }
 

@@ -5,7 +5,10 @@
 // and rsim was built with MPI (RSIM_HAVE_MPI); otherwise this is one rank and every collective
 // is a copy.
 #pragma once
+#include <cstdint>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace rsim {
@@ -23,6 +26,38 @@ public:
     std::string broadcast(const std::string& bytes, int root = 0) const;
     // Every rank's `bytes`, in rank order, on `root` (the others get an empty list).
     std::vector<std::string> gather(const std::string& bytes, int root = 0) const;
+    // Every rank's `bytes`, in rank order, on every rank.
+    std::vector<std::string> allgather(const std::string& bytes) const;
+    // sendTo[r] goes to rank r; returns what each rank sent to this one (MPI_Alltoallv; this
+    // rank's own entry is moved across).
+    std::vector<std::vector<float>> alltoall(std::vector<std::vector<float>> sendTo) const;
+    // Each element summed (maximised) over the ranks, on every rank.
+    void sum(std::vector<std::uint64_t>& values) const;
+    void sum(std::vector<double>& values) const;
+    void max(std::vector<double>& values) const;
+
+    // A non-blocking allgather (MPI_Iallgatherv): rank r's `counts[r]` bytes land at
+    // sum(counts[0..r)) in `recv`, on every rank. `send` and `recv` must outlive it; nothing in
+    // `recv` is defined before wait(). MPI is called only from the thread that started it (the
+    // library is initialised for that: MPI_THREAD_FUNNELED), so poll() elsewhere does nothing.
+    class Pending {
+    public:
+        Pending();
+        Pending(Pending&&) noexcept;
+        Pending& operator=(Pending&&) noexcept;
+        ~Pending();
+        // Lets MPI move the data on (Open MPI progresses a collective only inside MPI calls).
+        void poll();
+        void wait();
+        bool active() const { return impl_ != nullptr; }
+
+    private:
+        friend class Ranks;
+        struct Impl;
+        std::unique_ptr<Impl> impl_;
+    };
+    Pending startAllgather(const void* send, std::size_t bytes, void* recv, const std::vector<std::size_t>& counts) const;
+
     // Ends every rank of the job with `exitCode` (MPI_Abort); returns only with one rank.
     void abortAll(int exitCode) const;
 

@@ -8,6 +8,7 @@
 
 #include "rsim/shared/form_factor.h"
 #include "rsim/shared/shaft.h"
+#include "util/error.h"
 #include "util/parallel.h"
 #include "util/progress.h"
 
@@ -89,9 +90,39 @@ float kernelEntry(const PreparedScene& s, const KSettings& c, std::size_t i, std
     return shared::rsimKPairValue(tracer.sums[0], tracer.sums[1], perSide, s.area[i], s.area[j], k.estimator);
 }
 
+namespace {
+
+// Row-block mode: the pairs (i, j) between the rows of two ranks lo < hi, every i of lo's rows
+// below every j of hi's, are cut in two by lo's rows: lo traces the first half of its rows
+// against all of hi's, hi the second half. So each pair is traced once in the job and every rank
+// traces about as many pairs as the others (its own block's upper triangle and half of a block
+// per other rank). The values go to the other rank: rows (i - i0) of (j1 - j0) values.
+struct PairBlock {
+    std::uint32_t i0 = 0, i1 = 0, j0 = 0, j1 = 0;
+    std::vector<float> values;
+    std::size_t at(std::uint32_t i, std::uint32_t j) const { return std::size_t(i - i0) * (j1 - j0) + (j - j0); }
+};
+
+PairBlock tracedBy(const RowShare& share, int tracer, int other) {
+    const int lo = std::min(tracer, other), hi = std::max(tracer, other);
+    const std::uint32_t a = share.rowBegin(lo), b = share.rowEnd(lo), middle = a + (b - a) / 2;
+    PairBlock out;
+    out.i0 = tracer == lo ? a : middle;
+    out.i1 = tracer == lo ? middle : b;
+    out.j0 = share.rowBegin(hi);
+    out.j1 = share.rowEnd(hi);
+    return out;
+}
+
+} // namespace
+
 VisibilityStats computeVisibilityCpu(const PreparedScene& s, const KSettings& c, const EmbreeScene& rays,
-                                     HostK& K) {
+                                     HostK& K, const RowShare* share) {
     const std::size_t n = s.size();
+    // The rows K holds: all of them, or this rank's block [r0, r1) (k/row_share.h).
+    const std::size_t r0 = share ? share->rowBegin() : 0, r1 = share ? share->rowEnd() : n;
+    if (share && (K.firstHeld() != share->firstChunk() || K.endHeld() != share->endChunk()))
+        throw Error("internal: K does not hold this rank's rows");
     std::optional<ShaftBvh> shafts;
     if (c.clearPairsByFormula && c.estimator != KEstimator::Area) shafts = ShaftBvh::build(s);
     const unsigned workers = threadCount();
@@ -99,16 +130,45 @@ VisibilityStats computeVisibilityCpu(const PreparedScene& s, const KSettings& c,
         std::uint64_t candidates = 0, nonzero = 0, rays = 0, clear = 0;
     };
     std::vector<Counts> counts(workers);
-    Progress progress("visibility", std::uint64_t(n) * (n - 1) / 2, "pairs");
+    // The pairs traced here: the upper triangle of the block, and (row-block mode) a block of
+    // pairs with each other rank. A task is one row i of one of them.
+    std::vector<PairBlock> blocks;
+    for (int r = 0; share && r < share->count(); ++r)
+        if (r != share->rank()) {
+            blocks.push_back(tracedBy(*share, share->rank(), r));
+            blocks.back().values.assign(std::size_t(blocks.back().i1 - blocks.back().i0) * (blocks.back().j1 - blocks.back().j0), 0.0f);
+        } else {
+            blocks.emplace_back(); // none with itself
+        }
+    struct Task {
+        int block; // -1: this block's upper triangle
+        std::uint32_t i;
+    };
+    std::vector<Task> tasks;
+    std::uint64_t pairs = 0;
+    for (std::size_t i = r0; i < r1; ++i) {
+        tasks.push_back({-1, std::uint32_t(i)});
+        pairs += r1 - 1 - i;
+    }
+    for (std::size_t x = 0; x < blocks.size(); ++x)
+        for (std::uint32_t i = blocks[x].i0; i < blocks[x].i1; ++i) {
+            tasks.push_back({int(x), i});
+            pairs += blocks[x].j1 - blocks[x].j0;
+        }
+    Progress progress("visibility", pairs, "pairs");
 
-    // Upper triangle, row by row: each row has one writer, and elements of different rows are
-    // different words (K is fp32 until compressed). Rows get shorter, so small chunks keep the
-    // cores busy.
-    parallelFor(n, 4, [&](std::size_t begin, std::size_t end, unsigned w) {
+    // Row by row: each row has one writer, and elements of different rows are different words (K
+    // is fp32 until compressed); a pair (i, j) is always traced as i < j. Rows get shorter, so
+    // small chunks keep the cores busy.
+    parallelFor(tasks.size(), 4, [&](std::size_t begin, std::size_t end, unsigned w) {
         Counts& cnt = counts[w];
-        for (std::size_t i = begin; i < end; ++i) {
+        for (std::size_t t = begin; t < end; ++t) {
+            const std::uint32_t i = tasks[t].i;
+            PairBlock* block = tasks[t].block < 0 ? nullptr : &blocks[std::size_t(tasks[t].block)];
+            const std::uint32_t j0 = block ? block->j0 : i + 1, j1 = block ? block->j1 : std::uint32_t(r1);
+            const bool rowIsMine = i >= r0 && i < r1;
             const shared::Tri ti = s.tri(i);
-            for (std::size_t j = i + 1; j < n; ++j) {
+            for (std::uint32_t j = j0; j < j1; ++j) {
                 if (!shared::rsimCanFace(ti, s.normal[i], s.tri(j), s.normal[j])) continue;
                 ++cnt.candidates;
                 bool clear = false;
@@ -116,26 +176,51 @@ VisibilityStats computeVisibilityCpu(const PreparedScene& s, const KSettings& c,
                 cnt.clear += clear ? 1 : 0;
                 if (k == 0.0f) continue;
                 ++cnt.nonzero;
-                K.store(std::uint32_t(i), std::uint32_t(j), k);
+                if (block) block->values[block->at(i, j)] = k;
+                // Row j is this rank's when row i is the other rank's: different i, different words.
+                if (rowIsMine) K.store(i, j, k);
+                else K.store(j, i, k);
             }
-            progress.add(n - 1 - i);
+            progress.add(j1 - j0);
         }
     });
     progress.finish();
-    // Mirror: row j copies its lower part from the (already stored) upper triangle. Row j is
-    // written only by its owner and only the upper triangle is read, so no two threads touch
-    // the same word.
+    // Mirror inside the block: row j copies its part left of the diagonal from the (already
+    // stored) upper triangle. Row j is written only by its owner and only the upper triangle is
+    // read, so no two threads touch the same word.
     // Tiles of 64 x 64 keep the reads of the upper triangle in cache.
-    const std::size_t tile = 64, tiles = (n + tile - 1) / tile;
+    const std::size_t tile = 64, tiles = (r1 - r0 + tile - 1) / tile;
     parallelFor(tiles, 1, [&](std::size_t begin, std::size_t end, unsigned) {
         for (std::size_t tb = begin; tb < end; ++tb) // rows j of tile tb are this thread's
             for (std::size_t ta = 0; ta <= tb; ++ta)
-                for (std::size_t i = ta * tile; i < std::min(n, (ta + 1) * tile); ++i)
-                    for (std::size_t j = std::max(i + 1, tb * tile); j < std::min(n, (tb + 1) * tile); ++j) {
+                for (std::size_t i = r0 + ta * tile; i < std::min(r1, r0 + (ta + 1) * tile); ++i)
+                    for (std::size_t j = std::max(i + 1, r0 + tb * tile); j < std::min(r1, r0 + (tb + 1) * tile); ++j) {
                         const float k = K.get(std::uint32_t(i), std::uint32_t(j));
                         if (k != 0.0f) K.store(std::uint32_t(j), std::uint32_t(i), k);
                     }
     });
+    if (share) {
+        // Each rank's half of the blocks it shares with this one, and this one's to each rank.
+        std::vector<std::vector<float>> sendTo(blocks.size());
+        for (std::size_t r = 0; r < blocks.size(); ++r) sendTo[r] = std::move(blocks[r].values);
+        const std::vector<std::vector<float>> received = share->ranks().alltoall(std::move(sendTo));
+        for (int r = 0; r < share->count(); ++r) {
+            if (r == share->rank()) continue;
+            PairBlock theirs = tracedBy(*share, r, share->rank());
+            if (received[std::size_t(r)].size() != std::size_t(theirs.i1 - theirs.i0) * (theirs.j1 - theirs.j0))
+                throw Error("internal: rank " + std::to_string(r) + " sent a block of K of another size");
+            theirs.values = received[std::size_t(r)];
+            parallelFor(theirs.i1 - theirs.i0, 16, [&](std::size_t begin, std::size_t end, unsigned) {
+                for (std::uint32_t i = theirs.i0 + std::uint32_t(begin); i < theirs.i0 + end; ++i)
+                    for (std::uint32_t j = theirs.j0; j < theirs.j1; ++j) {
+                        const float k = theirs.values[theirs.at(i, j)];
+                        if (k == 0.0f) continue;
+                        if (i >= r0 && i < r1) K.store(i, j, k);
+                        else K.store(j, i, k);
+                    }
+            });
+        }
+    }
 
     VisibilityStats stats;
     for (const Counts& cnt : counts) {

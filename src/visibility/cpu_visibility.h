@@ -7,12 +7,16 @@
 #include "core/results.h"
 #include "core/sim_config.h"
 #include "k/host_k.h"
+#include "k/row_share.h"
 
 namespace rsim {
 
-// Fills K (fp32, symmetric, zero diagonal) and returns the pair and ray counts.
+// Fills K (fp32, symmetric, zero diagonal) and returns the pair and ray counts. With `share` (an
+// MPI rank's block of rows, which K holds), this rank's rows: it traces its share of the pairs
+// and gets the rest of its rows from the other ranks, every element with the bits of a single
+// process; the counts are of the pairs traced here (over the ranks they add up to one process's).
 VisibilityStats computeVisibilityCpu(const PreparedScene& scene, const KSettings& settings,
-                                     const EmbreeScene& rays, HostK& K);
+                                     const EmbreeScene& rays, HostK& K, const RowShare* share = nullptr);
 
 // True when nothing but i and j can meet the interior of the pair's shaft (shaft.h).
 bool pairIsClear(const PreparedScene& s, const ShaftBvh& shafts, std::size_t i, std::size_t j);

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+// Row-block mode of an MPI job (README.md, "Several machines"): one scene over R ranks, rank r
+// owning a contiguous block of K's rows. It computes the visibility of its rows and gathers
+// their far sums; after each time block the ranks exchange those sums, and every rank runs the
+// near steps of all rows, so every rank holds every history. Blocks are whole chunks of K's
+// chunking (each chunk's LUT table then is the one a single process computes), as equal in
+// rows as the chunk boundaries allow: a row costs the same everywhere (n pairs to trace, n
+// sources to gather).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "k/k_chunking.h"
+#include "util/ranks.h"
+
+namespace rsim {
+
+class RowShare {
+public:
+    RowShare(const KChunking& chunking, const Ranks& ranks);
+
+    const Ranks& ranks() const { return ranks_; }
+    int rank() const { return ranks_.rank(); }
+    int count() const { return ranks_.size(); }
+    const KChunking& chunking() const { return chunking_; }
+
+    // Rank r's chunks [firstChunk(r), endChunk(r)) and rows [rowBegin(r), rowEnd(r)); without r,
+    // this rank's. A rank may own none (more ranks than chunks).
+    std::uint32_t firstChunk(int r) const { return first_[std::size_t(r)]; }
+    std::uint32_t endChunk(int r) const { return first_[std::size_t(r) + 1]; }
+    std::uint32_t rowBegin(int r) const { return std::min(chunking_.n, firstChunk(r) * chunking_.rowsPerChunk); }
+    std::uint32_t rowEnd(int r) const { return std::min(chunking_.n, endChunk(r) * chunking_.rowsPerChunk); }
+    // Rank r's chunks cut into `parts` consecutive parts (some may be empty): part p starts at
+    // partChunk(r, p, parts), and partChunk(r, parts, parts) == endChunk(r).
+    std::uint32_t partChunk(int r, std::uint32_t p, std::uint32_t parts) const {
+        return firstChunk(r) + (endChunk(r) - firstChunk(r)) * p / parts;
+    }
+    std::uint32_t rowOfChunk(std::uint32_t c) const { return std::min(chunking_.n, c * chunking_.rowsPerChunk); }
+    std::uint32_t firstChunk() const { return firstChunk(rank()); }
+    std::uint32_t endChunk() const { return endChunk(rank()); }
+    std::uint32_t rowBegin() const { return rowBegin(rank()); }
+    std::uint32_t rowEnd() const { return rowEnd(rank()); }
+
+private:
+    const Ranks& ranks_;
+    KChunking chunking_;
+    std::vector<std::uint32_t> first_; // count() + 1 entries
+};
+
+} // namespace rsim

@@ -1,0 +1,69 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Issue 20's row-block mode: one scene over 2 and 3 MPI ranks, each owning a block of K's rows,
+# gives bit for bit the results of one process on the CPU backend (the medium room with 2 ranks,
+# the tiny room with 2 and 3, one pose and a batch); ranks started with different settings, or
+# a rank that cannot start, end the job in seconds with a message naming the rank, and leave no
+# results.
+#   mpi_rows.sh RSIM MPIEXEC SOURCE_DIR WORK_DIR
+set -eu
+log() { echo "mpi_rows.sh: $* ($(date +%T))"; }
+rsim=$1 mpiexec=$2 src=$3 work=$4
+rm -rf "$work" && mkdir -p "$work"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+tiny=$src/scenes/tiny-room/scene.toml
+base="--backend cpu --samples 2 --no-k-cache -q --no-progress"
+opts="$base --timesteps 300"
+same() { # $1, $2: results directories of one pose; the sensor signal too, to the last bit
+  cmp "$1/triangles.csv" "$2/triangles.csv"
+  "$rsim" compare "$1" "$2" --tol-m 0 >"$work/compare.txt"
+  grep -q "sensor_signal_fwd .* 0 of peak" "$work/compare.txt" || { cat "$work/compare.txt"; exit 1; }
+}
+# 32 chunks of 18 rows: ranks own 11 + 11 + 10 chunks, or 16 + 16.
+"$rsim" run "$tiny" $opts --chunk-mb 0.01 -o "$work/one"
+for n in 2 3; do
+  timeout 300 "$mpiexec" --oversubscribe -np "$n" "$rsim" run "$tiny" $opts --chunk-mb 0.01 -o "$work/rows$n"
+  grep -q '"split": "rows"' "$work/rows$n/summary.json"
+  same "$work/one" "$work/rows$n"
+done
+log "one pose: 2 and 3 ranks agree"
+# A batch with the rows shared: every pose as one process computes it.
+cat >"$work/poses.csv" <<'CSV'
+name,x,y,z,look_x,look_y,look_z
+a,0.25,1.52,1.5,4.0,1.5,1.0
+b,0.8,1.8,1.6,4.0,2.0,0.8
+CSV
+"$rsim" run "$tiny" $opts --chunk-mb 0.01 --poses "$work/poses.csv" -o "$work/batch-one"
+timeout 300 "$mpiexec" --oversubscribe -np 3 "$rsim" run "$tiny" $opts --chunk-mb 0.01 --poses "$work/poses.csv" \
+  --mpi-split rows -o "$work/batch-rows3"
+cmp "$work/batch-one/batch.csv" "$work/batch-rows3/batch.csv"
+for pose in a b; do same "$work/batch-one/$pose" "$work/batch-rows3/$pose"; done
+log "a batch over 3 ranks agrees"
+# The medium room (11,458 triangles, 8 chunks), 2 ranks.
+"$rsim" generate medium-room -o "$work/medium" >/dev/null
+mopts="--backend cpu --samples 1 --timesteps 300 --no-k-cache --no-images --no-timeseries -q --no-progress"
+"$rsim" run "$work/medium/scene.toml" $mopts -o "$work/medium-one"
+timeout 600 "$mpiexec" --oversubscribe -np 2 "$rsim" run "$work/medium/scene.toml" $mopts -o "$work/medium-rows2"
+cmp "$work/medium-one/triangles.csv" "$work/medium-rows2/triangles.csv"
+log "the medium room over 2 ranks agrees"
+# Rank 1 started with other settings: both ranks see it at once, the job ends naming rank 1.
+start=$(date +%s)
+if timeout 120 "$mpiexec" --oversubscribe -np 1 "$rsim" run "$tiny" $opts -o "$work/failed" : \
+     -np 1 "$rsim" run "$tiny" $base --timesteps 400 -o "$work/failed" >"$work/differ.log" 2>&1; then
+  echo "a job whose ranks differ succeeded"; exit 1
+fi
+grep -q "rank 1 has 566 triangles, K key [0-9a-f]*, 400 timesteps" "$work/differ.log" || { cat "$work/differ.log"; exit 1; }
+# Rank 1 cannot read its scene.
+if timeout 120 "$mpiexec" --oversubscribe -np 1 "$rsim" run "$tiny" $opts -o "$work/failed" : \
+     -np 1 "$rsim" run "$work/missing.toml" $opts -o "$work/failed" >"$work/failed.log" 2>&1; then
+  echo "a job with a failing rank succeeded"; exit 1
+fi
+grep -q "rank 1 of 2: error: .*missing.toml" "$work/failed.log" || { cat "$work/failed.log"; exit 1; }
+[ $(( $(date +%s) - start )) -lt 60 ] || { echo "the failing jobs took over a minute"; exit 1; }
+[ ! -e "$work/failed" ] || { echo "a failed job left results"; exit 1; }
+# What needs all of K in one process is refused before any work.
+if "$mpiexec" --oversubscribe -np 2 "$rsim" run "$tiny" $opts --write-kij -o "$work/kij" >"$work/kij.log" 2>&1; then
+  echo "--write-kij ran in row-block mode"; exit 1
+fi
+grep -q "output.kij (--write-kij) needs all of K in one process" "$work/kij.log" || { cat "$work/kij.log"; exit 1; }
+echo "mpi rows: 1, 2 and 3 ranks agree bit for bit; differing and failing ranks end the job"

@@ -51,6 +51,7 @@ struct RunMetadata {
     // GPU time loop without its setup.
     TimingDetails timingDetails;
     bool kFromCache = false; // K was read from the K cache (k/k_cache.h), not computed
+    std::vector<std::uint32_t> rowsOfRanks; // MPI row-block mode: each rank's rows of K, in rank order
 };
 
 } // namespace rsim

@@ -188,6 +188,7 @@ void writeBatchSummaryJson(const std::filesystem::path& file, const BatchSummary
     j["k_bytes"] = b.meta.k.bytes;
     j["batch"] = {{"poses", c.rows().size()}, {"group_size", b.groupSize}, {"groups", b.groups}, {"ranks", b.ranks}};
     if (b.ranks > 1) j["mpi"] = {{"ranks", b.ranks}, {"split", b.info.rowRanks > 1 ? "rows" : "poses"}};
+    if (b.info.rowRanks > 1) j["mpi"]["rows_of_ranks"] = b.meta.rowsOfRanks;
     j["counts"] = {{"triangles", b.prepared.size()},
                    {"candidate_pairs", b.visibility.candidatePairs},
                    {"nonzero_pairs", b.visibility.nonzeroPairs}};

@@ -139,7 +139,8 @@ std::string summaryJsonText(const ResultsView& view, const PhaseTimes& times) {
     j["visibility_path"] = m.visibilityPath;
     j["k_format"] = m.k.format;
     j["k_from_cache"] = view.info.kFromCache;
-    if (view.info.rowRanks > 1) j["mpi"] = {{"ranks", view.info.rowRanks}, {"split", "rows"}};
+    if (view.info.rowRanks > 1)
+        j["mpi"] = {{"ranks", view.info.rowRanks}, {"split", "rows"}, {"rows_of_ranks", view.meta.rowsOfRanks}};
     j["streaming"] = m.k.streaming;
     j["k_bytes"] = m.k.bytes;
     j["k_chunks"] = m.k.chunks;

@@ -300,8 +300,11 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
                                     poses.size()));
         share.emplace(chunking, *opt.rowRanks);
         std::string rows;
-        for (int r = 0; r < share->count(); ++r)
-            rows += fmt::format("{}{}", r ? ", " : "", share->rowEnd(r) - share->rowBegin(r));
+        meta.rowsOfRanks.clear();
+        for (int r = 0; r < share->count(); ++r) {
+            meta.rowsOfRanks.push_back(share->rowEnd(r) - share->rowBegin(r));
+            rows += fmt::format("{}{}", r ? ", " : "", meta.rowsOfRanks.back());
+        }
         spdlog::info("row blocks: {} ranks own {} of the {} rows (whole chunks of {} rows)", share->count(), rows,
                      s.size(), share->chunking().rowsPerChunk);
     }

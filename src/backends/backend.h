@@ -63,10 +63,9 @@ class Backend {
     // Row-block mode of an MPI job (k/row_share.h): from now on, visibility() computes this
     // rank's rows of K only and transport() exchanges far sums with the other ranks. `share`
     // outlives the backend's use of it; null: the whole scene again. Backends that cannot throw
-    // InputError.
+    // InputError. The CPU and Vulkan backends can.
     virtual void shareRows(const RowShare* share) {
-        if (share) throw InputError("one scene over several MPI ranks (row-block mode) runs on the CPU backend only "
-                                    "(--backend cpu); a batch of poses (--poses) is shared among ranks on any backend");
+        if (share) throw InputError("this backend cannot share K's rows among MPI ranks (row-block mode)");
     }
 
     // Geometry phase.

@@ -23,6 +23,7 @@
 #include "k/k_diagnostics.h"
 #include "transport/vulkan_near_pairs.h"
 #include "transport/sources.h"
+#include "transport/row_exchange.h"
 #include "transport/vulkan_transport.h"
 #include "util/error.h"
 #include "util/parallel.h"
@@ -122,6 +123,10 @@ public:
         for (std::size_t d = 0; d < slots_.size(); ++d) prepareDevice(d);
     }
 
+    // Row-block mode: this rank's chunks only, computed where they live; far sums exchanged with
+    // the other ranks every pass.
+    void shareRows(const RowShare* share) override { share_ = share; }
+
     VisibilityOutcome visibility(const KSettings& k) override {
         VisibilityOutcome out;
         std::vector<DeviceBudget> budgets;
@@ -200,20 +205,22 @@ public:
             std::vector<NearLists> parts(D);
             vk::forEachDevice(D, [&](std::size_t d) {
                 parts[d] = buildNearListsVulkan(*slots_[d].device, mine->parts()[d], onDevices[d], scene(), c,
-                                                transportNearBelow(devices, tuning_));
+                                                transportNearBelow(devices, tuning_, share_ != nullptr));
             });
             near = mergeNearLists(parts);
+            if (share_) near = shareNearLists(near, *share_);
             out.details.emplace_back("near_lists", sw.seconds());
         }
-        GpuTransport gpu = runTransportVulkan(devices, n, P, near, c, c.indirect, tuning_);
+        GpuTransport gpu = runTransportVulkan(devices, n, P, near, c, c.indirect, tuning_, share_);
         out.details.emplace_back("radiosity_setup", gpu.setupSeconds);
         out.details.emplace_back("radiosity_loop", gpu.loopSeconds);
-        if (devices.size() > 1) out.details.emplace_back("radiosity_exchange", gpu.exchangeSeconds);
+        const bool exchanged = devices.size() > 1 || (share_ && c.indirect);
+        if (exchanged) out.details.emplace_back("radiosity_exchange", gpu.exchangeSeconds);
         if (gpu.streamedBytes) {
             out.details.emplace_back("streamed_gib", double(gpu.streamedBytes) / 1073741824.0);
         }
         out.summary = fmt::format("{:.3f} s time loop{}{}", gpu.loopSeconds,
-                                  devices.size() > 1 ? fmt::format(", {:.3f} s combining far sums", gpu.exchangeSeconds) : "",
+                                  exchanged ? fmt::format(", {:.3f} s combining far sums", gpu.exchangeSeconds) : "",
                                   gpu.streamedBytes ? fmt::format(", {:.1f} GiB of K streamed",
                                                                   double(gpu.streamedBytes) / 1073741824.0)
                                                     : "");
@@ -392,7 +399,10 @@ private:
                            scratch + (8ull << 20);
             budgets.push_back(b);
         }
-        return planK(chunking, budgets, stream_, maxHostBytes_);
+        if (share_ && share_->chunking().rowsPerChunk != chunking.rowsPerChunk)
+            throw Error("internal: the row share was cut for other chunks");
+        return share_ ? planK(chunking, budgets, stream_, maxHostBytes_, share_->firstChunk(), share_->endChunk())
+                      : planK(chunking, budgets, stream_, maxHostBytes_);
     }
 
     // One device computes fp32 (or fp16) K in place and compresses it there.
@@ -492,6 +502,7 @@ private:
     StreamMode stream_;
     std::uint64_t maxDeviceBytes_, maxHostBytes_;
     TransportTuning tuning_;
+    const RowShare* share_ = nullptr;
 };
 
 } // namespace

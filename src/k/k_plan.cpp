@@ -36,7 +36,7 @@ std::uint64_t defaultHostBudgetBytes() {
 }
 
 KPlan planK(KChunking chunking, const std::vector<DeviceBudget>& devices, StreamMode mode,
-            std::uint64_t hostBudgetBytes) {
+            std::uint64_t hostBudgetBytes, std::uint32_t firstChunk, std::uint32_t endChunk) {
     KPlan p;
     p.chunking = chunking;
     const std::uint32_t n = chunking.n;
@@ -44,8 +44,10 @@ KPlan planK(KChunking chunking, const std::vector<DeviceBudget>& devices, Stream
     const std::uint32_t D = std::uint32_t(devices.size());
     // Static round-robin: chunks are of equal size (the last may be shorter), so every device
     // gets the same work to within one chunk.
+    endChunk = std::min(endChunk, chunking.chunks());
+    const bool allChunks = firstChunk == 0 && endChunk == chunking.chunks();
     for (std::uint32_t c = 0; c < chunking.chunks(); ++c)
-        p.owner.push_back(c % D);
+        p.owner.push_back(c >= firstChunk && c < endChunk ? (c - firstChunk) % D : KPlan::kNoDevice);
     p.streamed.assign(D, false);
     p.streamGroup.assign(D, 1);
     for (std::uint32_t d = 0; d < D; ++d) {
@@ -85,10 +87,14 @@ KPlan planK(KChunking chunking, const std::vector<DeviceBudget>& devices, Stream
     }
     // One device that can hold fp32 K beside everything else computes K in place.
     const std::uint64_t fp32Bytes = std::uint64_t(n) * n * 4;
-    const bool inPlace = D == 1 && !p.anyStreamed() && devices[0].fixedBytes + fp32Bytes <= devices[0].budgetBytes;
-    p.hostAssembled = !inPlace && fp32Bytes <= hostBudgetBytes;
+    const bool inPlace =
+        allChunks && D == 1 && !p.anyStreamed() && devices[0].fixedBytes + fp32Bytes <= devices[0].budgetBytes;
+    p.hostAssembled = allChunks && !inPlace && fp32Bytes <= hostBudgetBytes;
     p.whereItLives = !inPlace && !p.hostAssembled;
-    if (p.whereItLives)
+    if (!allChunks)
+        spdlog::info("K computed where it lives: each device casts the full rows of its chunks of this rank's "
+                     "chunks {} to {}", firstChunk, endChunk);
+    else if (p.whereItLives)
         spdlog::info("K computed where it lives: fp32 K ({} MiB) exceeds the host memory for assembling it ({} MiB, "
                      "--max-host-mb); each device casts the full rows of its chunks, every pair twice",
                      fp32Bytes >> 20, hostBudgetBytes >> 20);

@@ -30,8 +30,9 @@ inline constexpr std::uint32_t kStreamBuffers = 4;
 inline constexpr std::uint64_t kStreamGroupBytes = 128ull << 20; // per group, when memory allows
 
 struct KPlan {
+    static constexpr std::uint32_t kNoDevice = UINT32_MAX; // a chunk another MPI rank holds
     KChunking chunking;
-    std::vector<std::uint32_t> owner;       // chunk -> device
+    std::vector<std::uint32_t> owner;       // chunk -> device (kNoDevice: not this process's)
     std::vector<bool> streamed;             // device -> streams its chunks from host memory
     std::vector<std::uint32_t> streamGroup; // device -> chunks per copy (streamed devices)
     // How K is computed. In place: one device that can hold fp32 K computes and keeps it. Host
@@ -53,7 +54,9 @@ std::uint64_t defaultHostBudgetBytes();
 
 // Throws InputError when --stream never cannot hold K, or Error when not even the streaming
 // buffers fit. `hostBudgetBytes` bounds an assembly of fp32 K in host memory (--max-host-mb).
+// Only chunks [firstChunk, endChunk) are this process's (an MPI rank's rows, k/row_share.h);
+// then K is computed where it lives.
 KPlan planK(KChunking chunking, const std::vector<DeviceBudget>& devices, StreamMode mode,
-            std::uint64_t hostBudgetBytes);
+            std::uint64_t hostBudgetBytes, std::uint32_t firstChunk = 0, std::uint32_t endChunk = UINT32_MAX);
 
 } // namespace rsim

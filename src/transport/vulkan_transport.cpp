@@ -8,6 +8,7 @@
 #include <glm/geometric.hpp>
 
 #include "k/k_plan.h"
+#include "transport/row_exchange.h"
 #include "util/error.h"
 #include "util/progress.h"
 #include "util/timer.h"
@@ -48,10 +49,12 @@ std::uint32_t paddedPoses(std::uint32_t poses, const TransportTuning& tuning) {
 }
 
 
-std::uint32_t transportNearBelow(const std::vector<TransportDevice>& devices, const TransportTuning& tuning) {
+std::uint32_t transportNearBelow(const std::vector<TransportDevice>& devices, const TransportTuning& tuning,
+                                 bool ranks) {
     bool streamed = false;
     for (const TransportDevice& d : devices) streamed = streamed || (d.k && d.k->streamed);
-    const bool exchanged = devices.size() > 1; // the backend passes one device without indirect light
+    // The backend passes one device without indirect light.
+    const bool exchanged = devices.size() > 1 || ranks;
     if (!streamed && !exchanged) return B;
     const std::uint32_t blocks = tuning.passBlocks ? tuning.passBlocks : streamed ? 4u : 2u;
     return B * std::clamp(blocks, 1u, kMaxPassBlocks);
@@ -270,7 +273,7 @@ private:
 
 GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std::uint32_t n, std::uint32_t poses,
                                 const NearLists& nearGiven, const SimConfig& config, bool indirect,
-                                const TransportTuning& tuning) {
+                                const TransportTuning& tuning, const RowShare* share) {
     Stopwatch setup;
     const std::uint32_t T = config.timesteps;
     if (poses != paddedPoses(poses, tuning)) throw Error("internal: the transport's pose count is not padded");
@@ -281,9 +284,10 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
     none.offsets.assign(n + 1, 0);
     const NearLists& near = indirect && !nearGiven.offsets.empty() ? nearGiven : none;
     const std::size_t D = indirect ? devices.size() : 1;
-    const bool exchange = D > 1;
+    if (!indirect) share = nullptr;
+    const bool exchange = D > 1 || share;
     // Blocks of this many steps: the near lists were built for it (transportNearBelow).
-    const std::uint32_t block = transportNearBelow(devices, tuning);
+    const std::uint32_t block = transportNearBelow(devices, tuning, share != nullptr);
     std::vector<std::unique_ptr<DeviceTransport>> st;
     for (std::size_t d = 0; d < D; ++d)
         st.push_back(std::make_unique<DeviceTransport>(devices[d], n, poses, near, config, exchange, tuning, block));
@@ -305,6 +309,13 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
             for (auto& s : st) s->waitForFarSums();
             Stopwatch sw;
             for (auto& s : st) s->contributeFarSums(merged, steps);
+            if (share) {
+                // Every rank's rows of every step of the block, fp32 (B, Z) per pose.
+                RowExchange ranks(*share, rowsOfPart(*share, 0, 1), block, std::size_t(n) * poses * sizeof(glm::vec2),
+                                  std::size_t(poses) * sizeof(glm::vec2));
+                ranks.start(merged.data());
+                ranks.finish(merged.data(), nullptr);
+            }
             for (auto& s : st) s->receiveFarSums(merged);
             out.exchangeSeconds += sw.seconds();
         }

@@ -11,6 +11,7 @@
 #include "core/results.h"
 #include "core/sim_config.h"
 #include "k/gpu_k.h"
+#include "k/row_share.h"
 #include "transport/near_pairs.h"
 #include "vulkan/gpu_scene.h"
 
@@ -39,14 +40,16 @@ inline constexpr std::uint32_t kMaxPassBlocks = 4;
 // The steps gathered per pass over K: one time block (RSIM_TIME_BLOCK steps), or
 // tuning.passBlocks of them when a device streams K or several devices exchange far sums.
 // Delays below it are near pairs: the near lists are built with it.
-std::uint32_t transportNearBelow(const std::vector<TransportDevice>& devices, const TransportTuning& tuning);
+// `ranks`: the far sums are exchanged with other MPI ranks (row-block mode).
+std::uint32_t transportNearBelow(const std::vector<TransportDevice>& devices, const TransportTuning& tuning,
+                                 bool ranks = false);
 
 
 struct GpuTransport {
     std::vector<vk::Buffer> histories; // per device, identical: vec2[poses][n][T] of (B, Z)
     double setupSeconds = 0.0;         // pipelines, buffers, near lists upload
     double loopSeconds = 0.0;          // the time loop
-    double exchangeSeconds = 0.0;      // host part of combining far sums across devices
+    double exchangeSeconds = 0.0;      // host part of combining far sums across devices (and ranks)
     std::uint64_t streamedBytes = 0;   // K bytes copied host -> device during the loop
 };
 
@@ -58,9 +61,11 @@ std::vector<shared::GpuTransportTri> makeTransportRecords(const PreparedScene& s
 // paddedPoses() count, and the records hold that many poses). `near` may be
 // empty. Without indirect light (MODEL §5: B = E, Z = R) neither the far sums nor the near
 // pairs are gathered, whatever K and `near` hold, and devices[0] alone runs.
+// With `share` (MPI row-block mode: the devices hold this rank's chunks), the block's far sums
+// are exchanged with the other ranks after the devices' are combined; `near` holds every row's.
 GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std::uint32_t n, std::uint32_t poses,
                                 const NearLists& near, const SimConfig& config, bool indirect,
-                                const TransportTuning& tuning);
+                                const TransportTuning& tuning, const RowShare* share = nullptr);
 
 // Poses one far-gather invocation serves for a batch of `poses` (1, 2 or 4), and the batch
 // padded to a multiple of it: the poses of the history buffer (gpu_layout.h).

@@ -384,6 +384,18 @@ TEST_CASE("SIGINT or SIGTERM stops a run, removes what it had begun and leaves n
         CHECK(r.output.find("stopped by signal") != std::string::npos);
         CHECK(fs::is_empty(dir.path()));
     }
+    // The same stop twice in quick succession (timeout and shells signal the process and its
+    // group; on a 16-core machine the second copy came after the first was handled, and killed
+    // rsim before it could clean up): still one orderly stop. 0.1 s apart, so that the first is
+    // surely handled before the second comes.
+    const CommandResult twice = runCommand("sh -c '" + std::string(RSIM_BINARY) + " run \"" + scene +
+                                           "\" --backend cpu --no-progress --no-k-cache --samples 64 --output \"" +
+                                           (dir / "out").string() +
+                                           "\" & pid=$!; sleep 1; kill -INT $pid; sleep 0.1; kill -INT $pid; wait $pid'");
+    CAPTURE(twice.output);
+    CHECK(twice.exitCode == 130);
+    CHECK(twice.output.find("stopped by signal") != std::string::npos);
+    CHECK(fs::is_empty(dir.path()));
 }
 
 TEST_CASE("out-of-range numeric options give short messages, and NaN is refused", "[bad-input][cli]") {

@@ -17,7 +17,9 @@ inline void clearCancel() { cancelFlag().store(false, std::memory_order_relaxed)
 inline bool cancelRequested() { return cancelFlag().load(std::memory_order_relaxed); }
 
 // The command-line program's handlers for SIGINT, SIGTERM and SIGHUP: the first one asks the run
-// to stop (it unwinds, removing what it had half-written); a second one ends the process at once.
+// to stop (it unwinds, removing what it had half-written); a second one ends the process at once,
+// unless it comes within half a second of the first (the same stop, sent to the process and to
+// its process group, as GNU timeout does).
 void installStopSignalHandlers();
 // The signal that asked to stop, or 0.
 int stopSignal();

@@ -183,11 +183,18 @@ std::vector<std::vector<float>> Ranks::alltoall(std::vector<std::vector<float>> 
     return out;
 }
 
+#ifdef RSIM_HAVE_MPI
+namespace {
+// Every rank's `values` combined by `op`, in place, on every rank.
+void allreduce(void* values, std::size_t count, MPI_Datatype type, MPI_Op op) {
+    if (count) check(MPI_Allreduce(MPI_IN_PLACE, values, int(count), type, op, MPI_COMM_WORLD), "MPI_Allreduce");
+}
+} // namespace
+#endif
+
 void Ranks::sum(std::vector<std::uint64_t>& values) const {
 #ifdef RSIM_HAVE_MPI
-    if (mpi_ && !values.empty())
-        check(MPI_Allreduce(MPI_IN_PLACE, values.data(), int(values.size()), MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD),
-              "MPI_Allreduce");
+    if (mpi_) allreduce(values.data(), values.size(), MPI_UINT64_T, MPI_SUM);
 #else
     (void)values;
 #endif
@@ -195,9 +202,7 @@ void Ranks::sum(std::vector<std::uint64_t>& values) const {
 
 void Ranks::sum(std::vector<double>& values) const {
 #ifdef RSIM_HAVE_MPI
-    if (mpi_ && !values.empty())
-        check(MPI_Allreduce(MPI_IN_PLACE, values.data(), int(values.size()), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD),
-              "MPI_Allreduce");
+    if (mpi_) allreduce(values.data(), values.size(), MPI_DOUBLE, MPI_SUM);
 #else
     (void)values;
 #endif
@@ -205,9 +210,7 @@ void Ranks::sum(std::vector<double>& values) const {
 
 void Ranks::max(std::vector<double>& values) const {
 #ifdef RSIM_HAVE_MPI
-    if (mpi_ && !values.empty())
-        check(MPI_Allreduce(MPI_IN_PLACE, values.data(), int(values.size()), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD),
-              "MPI_Allreduce");
+    if (mpi_) allreduce(values.data(), values.size(), MPI_DOUBLE, MPI_MAX);
 #else
     (void)values;
 #endif

@@ -300,6 +300,10 @@ TEST_CASE("options that would not apply are errors, not silently ignored", "[bad
     CAPTURE(errors.output);
     CHECK(errors.exitCode == 2);
     CHECK(errors.output.find("needs --kij fp32") != std::string::npos);
+    const CommandResult split = runScene(dir, "--mpi-split rows"); // one process, not under mpirun
+    CAPTURE(split.output);
+    CHECK(split.exitCode == 2);
+    CHECK(split.output.find("--mpi-split: this is one process") != std::string::npos);
     const CommandResult quiet = runScene(dir, "-q --log-level debug");
     CAPTURE(quiet.output);
     CHECK(quiet.exitCode == 2);

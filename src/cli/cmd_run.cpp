@@ -7,6 +7,7 @@
 #include "cli/validators.h"
 #include "pipeline/run_simulation.h"
 #include "util/error.h"
+#include "util/ranks.h"
 
 namespace rsim {
 namespace {
@@ -134,7 +135,7 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
     cmd->add_option("--mpi-split", req->mpiSplit,
                     "Under mpirun: how the ranks share the work. 'rows': each rank owns a block of K's rows "
                     "(its visibility and gathers; far sums exchanged every time block), for a scene too large "
-                    "for one machine, CPU backend; 'poses': each rank runs a block of a batch's poses (K from "
+                    "for one machine; 'poses': each rank runs a block of a batch's poses (K from "
                     "the K cache, computed once by rank 0). Default: poses for a batch, rows for one pose")
         ->check(CLI::IsMember({"rows", "poses"}));
     auto kCache = std::make_shared<std::string>();
@@ -175,6 +176,9 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
                     if (cmd->count(gpuOnly))
                         throw InputError(std::string(gpuOnly) +
                                          ": only the Vulkan backend uses it; drop it or use --backend vulkan (or auto)");
+            if (cmd->count("--mpi-split") && !Ranks::world().many())
+                throw InputError("--mpi-split: this is one process; it chooses how the ranks of an MPI job share the "
+                                 "work (mpirun -np R rsim run ...)");
             if (req->kFormatErrors && !req->kFormat.empty() && req->kFormat != "fp32")
                 throw InputError("--kij-errors measures every format against fp32 K, so it needs --kij fp32 (now --kij " +
                                  req->kFormat + ")");

@@ -199,19 +199,27 @@ public:
         for (std::size_t d = 0; d < D; ++d)
             devices.push_back({slots_[d].device.get(), &pulses[d], &onDevices[d],
                                mine && c.indirect ? &mine->parts()[d] : nullptr});
+        // Row-block mode: every rank gathers the same steps per pass (a rank that streams K would
+        // choose more), or their exchanges would not match.
+        TransportTuning tuning = tuning_;
+        if (share_ && mine && c.indirect) {
+            std::vector<std::uint64_t> blocks{transportNearBelow(devices, tuning_, true) / shared::RSIM_TIME_BLOCK};
+            share_->ranks().max(blocks);
+            tuning.passBlocks = std::uint32_t(blocks[0]);
+        }
         NearLists near;
         if (mine && c.indirect) {
             Stopwatch sw;
             std::vector<NearLists> parts(D);
             vk::forEachDevice(D, [&](std::size_t d) {
                 parts[d] = buildNearListsVulkan(*slots_[d].device, mine->parts()[d], onDevices[d], scene(), c,
-                                                transportNearBelow(devices, tuning_, share_ != nullptr));
+                                                transportNearBelow(devices, tuning, share_ != nullptr));
             });
             near = mergeNearLists(parts);
             if (share_) near = shareNearLists(near, *share_);
             out.details.emplace_back("near_lists", sw.seconds());
         }
-        GpuTransport gpu = runTransportVulkan(devices, n, P, near, c, c.indirect, tuning_, share_);
+        GpuTransport gpu = runTransportVulkan(devices, n, P, near, c, c.indirect, tuning, share_);
         out.details.emplace_back("radiosity_setup", gpu.setupSeconds);
         out.details.emplace_back("radiosity_loop", gpu.loopSeconds);
         const bool exchanged = devices.size() > 1 || (share_ && c.indirect);

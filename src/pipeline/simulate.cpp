@@ -262,6 +262,27 @@ void checkRanksAgree(const Ranks& ranks, const std::string& what) {
                                          all[0], r, all[r]));
 }
 
+// Row-block mode: this rank's rows of K, once every rank is known to run the same job; the
+// split is logged and noted in meta.rowsOfRanks.
+RowShare rowShareFor(const Ranks& ranks, const PreparedScene& s, const std::vector<PoseConfig>& poses,
+                     RunMetadata& meta) {
+    const SimConfig& first = poses[0].config;
+    const KChunking chunking = KChunking::forBudget(std::uint32_t(s.size()), first.k.format, first.k.chunkBytes);
+    checkRanksAgree(ranks, fmt::format("{} triangles, K key {}, {} timesteps of {} ns, {} pose(s), backend {}", s.size(),
+                                       KCache::key(s, first.k, chunking, "rows"), first.timesteps, first.dtNs,
+                                       poses.size(), meta.backend));
+    RowShare share(chunking, ranks);
+    std::string rows;
+    meta.rowsOfRanks.clear();
+    for (int r = 0; r < share.count(); ++r) {
+        meta.rowsOfRanks.push_back(share.rowEnd(r) - share.rowBegin(r));
+        rows += fmt::format("{}{}", r ? ", " : "", meta.rowsOfRanks.back());
+    }
+    spdlog::info("row blocks: {} ranks own {} of the {} rows (whole chunks of {} rows)", share.count(), rows, s.size(),
+                 chunking.rowsPerChunk);
+    return share;
+}
+
 // Tells the backends about a row share for the length of a batch.
 class SharedRows {
 public:
@@ -291,23 +312,8 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
         if (std::find(distinct.begin(), distinct.end(), x) == distinct.end()) distinct.push_back(x);
     // Row-block mode: this rank's rows of K (none to share without indirect light).
     std::optional<RowShare> share;
-    if (opt.rowRanks && opt.rowRanks->many() && first.indirect) {
-        if (opt.keepK || opt.heldK) throw Error("internal: row-block mode with a kept or held K");
-        const KChunking chunking = KChunking::forBudget(std::uint32_t(s.size()), first.k.format, first.k.chunkBytes);
-        checkRanksAgree(*opt.rowRanks,
-                        fmt::format("{} triangles, K key {}, {} timesteps of {} ns, {} pose(s)", s.size(),
-                                    KCache::key(s, first.k, chunking, "rows"), first.timesteps, first.dtNs,
-                                    poses.size()));
-        share.emplace(chunking, *opt.rowRanks);
-        std::string rows;
-        meta.rowsOfRanks.clear();
-        for (int r = 0; r < share->count(); ++r) {
-            meta.rowsOfRanks.push_back(share->rowEnd(r) - share->rowBegin(r));
-            rows += fmt::format("{}{}", r ? ", " : "", meta.rowsOfRanks.back());
-        }
-        spdlog::info("row blocks: {} ranks own {} of the {} rows (whole chunks of {} rows)", share->count(), rows,
-                     s.size(), share->chunking().rowsPerChunk);
-    }
+    if (opt.rowRanks && opt.rowRanks->many() && first.indirect)
+        share.emplace(rowShareFor(*opt.rowRanks, s, poses, meta));
     const SharedRows rowsShared(distinct, share ? &*share : nullptr);
     const bool poseOutputsHere = !share || share->rank() == 0;
     // Refuse, with the numbers, a run the machine's memory cannot hold, before anything large is
@@ -422,6 +428,11 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
         std::min<std::uint64_t>(poses.size(), b.pose->poseGroupLimit(first.indirect ? kUsed : nullptr, first));
     group = std::min(group, hostPoseLimit(s.size(), first.timesteps));
     if (opt.maxPoseGroup) group = std::min(group, opt.maxPoseGroup);
+    if (share) { // every rank runs the same groups: the smallest any rank's memory allows
+        std::vector<std::uint64_t> fewest{group};
+        share->ranks().min(fewest);
+        group = std::uint32_t(fewest[0]);
+    }
     report.groupSize = std::max(group, 1u);
     report.groups = std::uint32_t((poses.size() + report.groupSize - 1) / report.groupSize);
     if (poses.size() > 1)

@@ -216,6 +216,22 @@ void Ranks::max(std::vector<double>& values) const {
 #endif
 }
 
+void Ranks::max(std::vector<std::uint64_t>& values) const {
+#ifdef RSIM_HAVE_MPI
+    if (mpi_) allreduce(values.data(), values.size(), MPI_UINT64_T, MPI_MAX);
+#else
+    (void)values;
+#endif
+}
+
+void Ranks::min(std::vector<std::uint64_t>& values) const {
+#ifdef RSIM_HAVE_MPI
+    if (mpi_) allreduce(values.data(), values.size(), MPI_UINT64_T, MPI_MIN);
+#else
+    (void)values;
+#endif
+}
+
 struct Ranks::Pending::Impl {
     std::thread::id owner = std::this_thread::get_id();
     bool done = false;

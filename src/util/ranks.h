@@ -31,10 +31,12 @@ public:
     // sendTo[r] goes to rank r; returns what each rank sent to this one (MPI_Alltoallv; this
     // rank's own entry is moved across).
     std::vector<std::vector<float>> alltoall(std::vector<std::vector<float>> sendTo) const;
-    // Each element summed (maximised) over the ranks, on every rank.
+    // Each element summed (maximised, minimised) over the ranks, on every rank.
     void sum(std::vector<std::uint64_t>& values) const;
     void sum(std::vector<double>& values) const;
     void max(std::vector<double>& values) const;
+    void max(std::vector<std::uint64_t>& values) const;
+    void min(std::vector<std::uint64_t>& values) const;
 
     // A non-blocking allgather (MPI_Iallgatherv): rank r's `counts[r]` bytes land at
     // sum(counts[0..r)) in `recv`, on every rank. `send` and `recv` must outlive it; nothing in

@@ -39,6 +39,12 @@ timeout 300 "$mpiexec" --oversubscribe -np 3 "$rsim" run "$tiny" $opts --chunk-m
   --mpi-split rows -o "$work/batch-rows3"
 cmp "$work/batch-one/batch.csv" "$work/batch-rows3/batch.csv"
 for pose in a b; do same "$work/batch-one/$pose" "$work/batch-rows3/$pose"; done
+# Ranks whose memory allows other pose groups (here: told so) run the smallest group together.
+timeout 300 "$mpiexec" --oversubscribe -np 1 "$rsim" run "$tiny" $opts --chunk-mb 0.01 --poses "$work/poses.csv" \
+  --mpi-split rows --pose-group 1 -o "$work/batch-groups" : -np 1 "$rsim" run "$tiny" $opts --chunk-mb 0.01 \
+  --poses "$work/poses.csv" --mpi-split rows --pose-group 2 -o "$work/batch-groups"
+grep -q '"group_size": 1' "$work/batch-groups/summary.json"
+for pose in a b; do same "$work/batch-one/$pose" "$work/batch-groups/$pose"; done
 log "a batch over 3 ranks agrees"
 # The Vulkan backend, where a device is there.
 if "$rsim" devices 2>/dev/null | grep -q "usable:     yes"; then

@@ -169,13 +169,43 @@ public:
             });
     }
 
+    // Row-block mode, K resident: the far gathers of the block from this device's chunks among
+    // [c0, c1), then the copy of their rows' far sums to the host. Returns the value that ends it.
+    std::uint64_t submitFarOfChunks(std::uint32_t t0, std::uint32_t steps, std::uint32_t c0, std::uint32_t c1) {
+        const KChunking& ch = k_->chunking;
+        std::vector<VkBufferCopy> regions;
+        computeDone_.submit(false, [&](VkCommandBuffer cmd) {
+            vk::computeBarrier(dev_, cmd);
+            far_.bind(cmd);
+            for (std::size_t x = 0; x < k_->chunkIds.size(); ++x) {
+                const std::uint32_t c = k_->chunkIds[x];
+                if (c < c0 || c >= c1) continue;
+                dispatchFar(cmd, x, k_->buffers[x].address(), t0, steps);
+                for (std::uint32_t q = 0; q < steps; ++q) {
+                    const std::uint64_t at = (std::uint64_t(q) * n_ + ch.rowBegin(c)) * P_ * sizeof(glm::vec2);
+                    regions.push_back({at, at, std::uint64_t(ch.rows(c)) * P_ * sizeof(glm::vec2)});
+                }
+            }
+            if (regions.empty()) return;
+            vk::computeBarrier(dev_, cmd);
+            dev_.vk().vkCmdCopyBuffer(cmd, farSums_.handle(), readback_.handle(), std::uint32_t(regions.size()),
+                                      regions.data());
+        });
+        return computeDone_.value();
+    }
+    // Whether the device reached `value`, waiting at most `timeoutNs`.
+    bool reached(std::uint64_t value, std::uint64_t timeoutNs) const { return computeDone_.waitFor(value, timeoutNs); }
+    bool streamsK() const { return k_ && k_->streamed; }
+
     void waitForFarSums() const { computeDone_.waitAll(); }
-    // Copies this device's rows of the far sums into `merged` (vec2[steps][n][poses]).
-    void contributeFarSums(std::vector<glm::vec2>& merged, std::uint32_t steps) const {
+    // Copies this device's rows of the far sums (of its chunks among [c0, c1)) into `merged`
+    // (vec2[steps][n][poses]).
+    void contributeFarSums(std::vector<glm::vec2>& merged, std::uint32_t steps, std::uint32_t c0 = 0,
+                           std::uint32_t c1 = UINT32_MAX) const {
         const auto* src = static_cast<const glm::vec2*>(readback_.mapped());
         const KChunking& ch = k_->chunking;
         for (std::uint32_t c : k_->chunkIds)
-            for (std::uint32_t q = 0; q < steps; ++q) {
+            for (std::uint32_t q = 0; q < steps && c >= c0 && c < c1; ++q) {
                 const std::size_t o = (std::size_t(q) * n_ + ch.rowBegin(c)) * P_;
                 std::memcpy(&merged[o], &src[o], std::size_t(ch.rows(c)) * P_ * sizeof(glm::vec2));
             }
@@ -269,6 +299,39 @@ private:
     vk::TimelineSemaphore copyDone_, computeDone_;
 };
 
+// Row-block mode with K resident: one block's far gathers in two halves of this rank's chunks,
+// each half's far sums exchanged with the other ranks as soon as the devices have them (the
+// first half's exchange is polled while the devices gather the second); `merged` ends with every
+// rank's rows, and every device gets them. Returns the host's seconds outside the waits for the
+// devices: packing, sending, waiting for the other ranks, unpacking.
+double exchangeInHalves(std::vector<std::unique_ptr<DeviceTransport>>& st, const RowShare& share,
+                        std::vector<glm::vec2>& merged, std::uint32_t n, std::uint32_t poses, std::uint32_t block,
+                        std::uint32_t t0, std::uint32_t steps) {
+    const std::uint32_t first = share.firstChunk(), middle = share.partChunk(share.rank(), 1, 2),
+                        end = share.endChunk();
+    std::vector<std::uint64_t> firstDone, secondDone;
+    for (auto& s : st) firstDone.push_back(s->submitFarOfChunks(t0, steps, first, middle));
+    for (auto& s : st) secondDone.push_back(s->submitFarOfChunks(t0, steps, middle, end));
+    const std::size_t stride = std::size_t(n) * poses * sizeof(glm::vec2), row = std::size_t(poses) * sizeof(glm::vec2);
+    RowExchange firstHalf(share, rowsOfPart(share, 0, 2), block, stride, row);
+    RowExchange secondHalf(share, rowsOfPart(share, 1, 2), block, stride, row);
+    for (std::size_t d = 0; d < st.size(); ++d) st[d]->reached(firstDone[d], UINT64_MAX);
+    Stopwatch sw;
+    for (auto& s : st) s->contributeFarSums(merged, steps, first, middle);
+    firstHalf.start(merged.data());
+    double host = sw.seconds();
+    constexpr std::uint64_t kPollNs = 100'000;
+    for (std::size_t d = 0; d < st.size(); ++d)
+        while (!st[d]->reached(secondDone[d], kPollNs)) firstHalf.poll();
+    sw = Stopwatch();
+    for (auto& s : st) s->contributeFarSums(merged, steps, middle, end);
+    secondHalf.start(merged.data());
+    firstHalf.finish(merged.data(), nullptr);
+    secondHalf.finish(merged.data(), nullptr);
+    for (auto& s : st) s->receiveFarSums(merged);
+    return host + sw.seconds();
+}
+
 } // namespace
 
 GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std::uint32_t n, std::uint32_t poses,
@@ -296,15 +359,27 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
 
     Stopwatch loop;
     std::vector<glm::vec2> merged(exchange ? std::size_t(n) * block * poses : 0);
+    bool resident = true;
+    for (auto& s : st) resident = resident && !s->streamsK();
+    if (share) { // the exchanges in halves need every rank's K resident: all ranks take the same path
+        std::vector<std::uint64_t> all{resident ? 1u : 0u};
+        share->ranks().min(all);
+        resident = all[0] == 1;
+    }
     Progress progress("radiosity", T, "timesteps");
     for (std::uint32_t t0 = 0, b = 0; t0 < T; t0 += block, ++b) {
         const std::uint32_t steps = std::min(block, T - t0);
         for (auto& s : st) s->throttle(b);
         // Nothing can arrive before the shortest far delay: the first block has no far gather.
         const bool gather = indirect && t0 + steps > block;
-        if (gather)
+        if (gather && share && resident) {
+            // Row-block mode: the first half of this rank's chunks, then the second; the first
+            // half's far sums travel to the other ranks while the devices gather the second.
+            out.exchangeSeconds += exchangeInHalves(st, *share, merged, n, poses, block, t0, steps);
+        } else if (gather) {
             for (auto& s : st) s->submitFar(t0, steps, exchange);
-        if (gather && exchange) {
+        }
+        if (gather && exchange && !(share && resident)) {
             // Combine: each device's far sums hold the rows of its chunks.
             for (auto& s : st) s->waitForFarSums();
             Stopwatch sw;

@@ -52,4 +52,16 @@ void TimelineSemaphore::wait(std::uint64_t v) const {
     VK_CHECK(device_->vk().vkWaitSemaphores(device_->handle(), &wi, UINT64_MAX));
 }
 
+bool TimelineSemaphore::waitFor(std::uint64_t v, std::uint64_t timeoutNs) const {
+    if (v == 0) return true;
+    VkSemaphoreWaitInfo wi{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+    wi.semaphoreCount = 1;
+    wi.pSemaphores = &semaphore_;
+    wi.pValues = &v;
+    const VkResult r = device_->vk().vkWaitSemaphores(device_->handle(), &wi, timeoutNs);
+    if (r == VK_TIMEOUT) return false;
+    VK_CHECK(r);
+    return true;
+}
+
 } // namespace rsim::vk

@@ -32,6 +32,8 @@ class TimelineSemaphore {
     // Blocks until the device has signalled `v` (or everything given so far).
     void wait(std::uint64_t v) const;
     void waitAll() const { wait(value_); }
+    // Waits at most `timeoutNs` for `v`; whether the device has signalled it.
+    bool waitFor(std::uint64_t v, std::uint64_t timeoutNs) const;
 
   private:
     Device* device_;

@@ -58,6 +58,12 @@ if "$rsim" devices 2>/dev/null | grep -q "usable:     yes"; then
     grep -q '"split": "rows"' "$work/vk-rows$n/summary.json"
     "$rsim" compare "$work/vk-one" "$work/vk-rows$n" -q >/dev/null || "$rsim" compare "$work/vk-one" "$work/vk-rows$n"
   done
+  # Rank 0 streams K and rank 1 keeps it resident on two slots of the device: the ranks agree
+  # on the steps per pass and on how they exchange.
+  timeout 300 "$mpiexec" --oversubscribe -np 1 "$rsim" run "$tiny" $vopts --stream always -o "$work/vk-mixed" : \
+    -np 1 "$rsim" run "$tiny" $vopts --devices 0,0 -o "$work/vk-mixed" >"$work/vk-mixed.log" 2>&1 ||
+    { cat "$work/vk-mixed.log"; exit 1; }
+  "$rsim" compare "$work/vk-one" "$work/vk-mixed" -q >/dev/null || "$rsim" compare "$work/vk-one" "$work/vk-mixed"
   log "Vulkan: 2 and 3 ranks agree with one process"
 else
   log "no usable Vulkan device: the Vulkan part is skipped"

@@ -262,15 +262,17 @@ void checkRanksAgree(const Ranks& ranks, const std::string& what) {
                                          all[0], r, all[r]));
 }
 
-// Row-block mode: this rank's rows of K, once every rank is known to run the same job; the
-// split is logged and noted in meta.rowsOfRanks.
-RowShare rowShareFor(const Ranks& ranks, const PreparedScene& s, const std::vector<PoseConfig>& poses,
-                     RunMetadata& meta) {
+// Row-block mode: this rank's rows of K, once every rank is known to run the same job (none
+// without indirect light: there is no K); the split is logged and noted in meta.rowsOfRanks.
+std::optional<RowShare> rowShareFor(const Ranks& ranks, const PreparedScene& s, const std::vector<PoseConfig>& poses,
+                                    RunMetadata& meta) {
     const SimConfig& first = poses[0].config;
     const KChunking chunking = KChunking::forBudget(std::uint32_t(s.size()), first.k.format, first.k.chunkBytes);
-    checkRanksAgree(ranks, fmt::format("{} triangles, K key {}, {} timesteps of {} ns, {} pose(s), backend {}", s.size(),
-                                       KCache::key(s, first.k, chunking, "rows"), first.timesteps, first.dtNs,
-                                       poses.size(), meta.backend));
+    checkRanksAgree(ranks, fmt::format("{} triangles, K key {}, {} timesteps of {} ns, {} pose(s), backend {}, "
+                                       "indirect light {}",
+                                       s.size(), KCache::key(s, first.k, chunking, "rows"), first.timesteps,
+                                       first.dtNs, poses.size(), meta.backend, first.indirect ? "on" : "off"));
+    if (!first.indirect) return std::nullopt;
     RowShare share(chunking, ranks);
     std::string rows;
     meta.rowsOfRanks.clear();
@@ -310,12 +312,13 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
     std::vector<Backend*> distinct;
     for (Backend* x : {b.geometry, b.pose, b.distances})
         if (std::find(distinct.begin(), distinct.end(), x) == distinct.end()) distinct.push_back(x);
-    // Row-block mode: this rank's rows of K (none to share without indirect light).
-    std::optional<RowShare> share;
-    if (opt.rowRanks && opt.rowRanks->many() && first.indirect)
-        share.emplace(rowShareFor(*opt.rowRanks, s, poses, meta));
+    // Row-block mode: this rank's rows of K (none to share without indirect light; the ranks
+    // check that they agree on that too, before any other collective).
+    const std::optional<RowShare> share =
+        opt.rowRanks && opt.rowRanks->many() ? rowShareFor(*opt.rowRanks, s, poses, meta) : std::nullopt;
     const SharedRows rowsShared(distinct, share ? &*share : nullptr);
-    const bool poseOutputsHere = !share || share->rank() == 0;
+    // In row-block mode rank 0 alone runs the poses' outputs (with or without a K to share).
+    const bool poseOutputsHere = !(opt.rowRanks && opt.rowRanks->many()) || opt.rowRanks->rank() == 0;
     // Refuse, with the numbers, a run the machine's memory cannot hold, before anything large is
     // allocated (K as if computed here: a K from the cache would need less; a rank holds its rows).
     RunEstimate forecast = estimateRun(meta, s.size(), first, false);

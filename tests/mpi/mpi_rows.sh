@@ -27,6 +27,10 @@ for n in 2 3; do
   grep -q '"split": "rows"' "$work/rows$n/summary.json"
   same "$work/one" "$work/rows$n"
 done
+# Without indirect light there is no K to share: rank 0 alone writes, as one process would.
+"$rsim" run "$tiny" $opts --set simulation.indirect=false -o "$work/direct-one"
+timeout 300 "$mpiexec" --oversubscribe -np 2 "$rsim" run "$tiny" $opts --set simulation.indirect=false -o "$work/direct-rows2"
+same "$work/direct-one" "$work/direct-rows2"
 log "one pose: 2 and 3 ranks agree"
 # A batch with the rows shared: every pose as one process computes it.
 cat >"$work/poses.csv" <<'CSV'

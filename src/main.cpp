@@ -13,7 +13,7 @@ namespace {
 
 // Under MPI, a rank that fails ends the whole job (never a hang of the others in a collective),
 // with a message that names it.
-int fail(int exitCode, const std::string& message, bool endJob = true) {
+int fail(int exitCode, const std::string& message) {
     const rsim::Ranks* ranks = nullptr;
     try {
         ranks = &rsim::Ranks::world();
@@ -22,7 +22,7 @@ int fail(int exitCode, const std::string& message, bool endJob = true) {
     if (ranks && ranks->many()) {
         std::fprintf(stderr, "rsim: rank %d of %d: %s\n", ranks->rank(), ranks->size(), message.c_str());
         std::fflush(stderr);
-        if (endJob) ranks->abortAll(exitCode);
+        ranks->abortAll(exitCode);
         return exitCode;
     }
     std::fprintf(stderr, "rsim: %s\n", message.c_str());
@@ -40,10 +40,10 @@ int main(int argc, char** argv) {
     } catch (const rsim::Interrupted&) {
         // Stopped by a signal: the run unwound and removed what it had half-written.
         const int sig = rsim::stopSignal();
-        // Under MPI the launcher signals every rank itself (and does when another rank failed):
-        // no MPI_Abort on top.
+        // Under MPI the other ranks may be waiting in a collective for this one (the signal may
+        // reach them later, or not at all): the job ends here too, after this rank's unwinding.
         return fail(sig > 0 ? 128 + sig : rsim::kExitFailure,
-                    "stopped by signal " + std::to_string(sig) + "; results being written were removed", false);
+                    "stopped by signal " + std::to_string(sig) + "; results being written were removed");
     } catch (const rsim::Error& e) {
         return fail(e.exitCode(), std::string("error: ") + e.what());
     } catch (const std::bad_alloc&) {

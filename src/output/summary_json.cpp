@@ -139,8 +139,11 @@ std::string summaryJsonText(const ResultsView& view, const PhaseTimes& times) {
     j["visibility_path"] = m.visibilityPath;
     j["k_format"] = m.k.format;
     j["k_from_cache"] = view.info.kFromCache;
-    if (view.info.rowRanks > 1)
-        j["mpi"] = {{"ranks", view.info.rowRanks}, {"split", "rows"}, {"rows_of_ranks", view.meta.rowsOfRanks}};
+    if (view.info.rowRanks > 1) {
+        j["mpi"] = {{"ranks", view.info.rowRanks}, {"split", "rows"}};
+        // None without indirect light: there is no K to share.
+        if (!view.meta.rowsOfRanks.empty()) j["mpi"]["rows_of_ranks"] = view.meta.rowsOfRanks;
+    }
     j["streaming"] = m.k.streaming;
     j["k_bytes"] = m.k.bytes;
     j["k_chunks"] = m.k.chunks;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "util/cancel.h"
 
+#include <algorithm>
 #include <csignal>
 #include <ctime>
 
@@ -24,10 +25,12 @@ long long monotonicNs() {
 }
 
 extern "C" void onStopSignal(int sig) {
-    const long long now = monotonicNs();
-    if (g_stopSignal == 0) {
+    // max(1, ...): 0 means "no stop yet". The first copy claims the time in one step, so that a
+    // copy handled at the same moment on another thread sees it.
+    const long long now = std::max(1LL, monotonicNs());
+    long long none = 0;
+    if (g_firstStopNs.compare_exchange_strong(none, now)) {
         g_stopSignal = sig;
-        g_firstStopNs.store(now);
         requestCancel();
         return;
     }

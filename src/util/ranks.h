@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The processes of an MPI job (`mpirun -np R rsim run ...`): this process's rank, their count,
-// and the few collectives a batch spread over ranks needs (pipeline/run_batch.cpp). MPI is
+// and the collectives that a batch's poses spread over ranks (pipeline/run_batch.cpp) and K's
+// rows spread over ranks (k/row_share.h, transport/row_exchange.h) need. MPI is
 // initialised only when the process was started by an MPI launcher (mpirun, srun with PMI/PMIx)
 // and rsim was built with MPI (RSIM_HAVE_MPI); otherwise this is one rank and every collective
 // is a copy.

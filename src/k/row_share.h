@@ -28,13 +28,14 @@ public:
     // this rank's. A rank may own none (more ranks than chunks).
     std::uint32_t firstChunk(int r) const { return first_[std::size_t(r)]; }
     std::uint32_t endChunk(int r) const { return first_[std::size_t(r) + 1]; }
-    std::uint32_t rowBegin(int r) const { return std::min(chunking_.n, firstChunk(r) * chunking_.rowsPerChunk); }
-    std::uint32_t rowEnd(int r) const { return std::min(chunking_.n, endChunk(r) * chunking_.rowsPerChunk); }
+    std::uint32_t rowBegin(int r) const { return rowOfChunk(firstChunk(r)); }
+    std::uint32_t rowEnd(int r) const { return rowOfChunk(endChunk(r)); }
     // Rank r's chunks cut into `parts` consecutive parts (some may be empty): part p starts at
     // partChunk(r, p, parts), and partChunk(r, parts, parts) == endChunk(r).
     std::uint32_t partChunk(int r, std::uint32_t p, std::uint32_t parts) const {
         return firstChunk(r) + (endChunk(r) - firstChunk(r)) * p / parts;
     }
+    // The first row of chunk c (n for c == chunks()).
     std::uint32_t rowOfChunk(std::uint32_t c) const { return std::min(chunking_.n, c * chunking_.rowsPerChunk); }
     std::uint32_t firstChunk() const { return firstChunk(rank()); }
     std::uint32_t endChunk() const { return endChunk(rank()); }

@@ -51,17 +51,23 @@ void runTransportCpu(const PreparedScene& s, const HostK* K, const std::vector<C
     if (share && (K->firstHeld() != share->firstChunk() || K->endHeld() != share->endChunk()))
         throw Error("internal: the transport's K does not hold this rank's rows");
     auto getK = [K](std::uint32_t i, std::uint32_t j) { return K->get(i, j); };
-    const NearLists near = share ? shareNearLists(buildNearLists(s, c, getK, kBlock, share->rowBegin(), share->rowEnd()), *share)
-                                 : buildNearLists(s, c, getK);
+    const NearLists near =
+        share ? shareNearLists(buildNearLists(s, c, getK, kBlock, share->rowBegin(), share->rowEnd()), *share)
+              : buildNearLists(s, c, getK);
 
     // Far sums, [(p * n + i) * kBlock + q].
     std::vector<double> sumB(P * n * kBlock), sumZ(P * n * kBlock);
     std::vector<std::vector<double>> scratchB(threadCount(), std::vector<double>(P * kTileRows * kBlock)),
         scratchZ(threadCount(), std::vector<double>(P * kTileRows * kBlock));
-    // Row-block mode: the exchanges of the block's far sums (B and Z of each half of the rows).
+    // Row-block mode: the exchanges of a block's far sums, B and Z of each half of the rows
+    // (built once: their buffers serve every block).
     constexpr std::uint32_t kParts = 2;
     std::vector<RowExchange> exchanges;
     exchanges.reserve(2 * kParts);
+    for (std::uint32_t part = 0; share && part < kParts; ++part)
+        for (int sums = 0; sums < 2; ++sums)
+            exchanges.emplace_back(*share, rowsOfPart(*share, part, kParts), P, n * kBlock * sizeof(double),
+                                   kBlock * sizeof(double));
     Progress progress("radiosity", T, "timesteps");
     for (std::size_t t0 = 0; t0 < T; t0 += kBlock) {
         const std::size_t steps = std::min(kBlock, T - t0);
@@ -112,15 +118,11 @@ void runTransportCpu(const PreparedScene& s, const HostK* K, const std::vector<C
         } else {
             // This rank's rows in two halves: the first half's sums travel while the second
             // half is gathered.
-            exchanges.clear();
             for (std::uint32_t part = 0; part < kParts; ++part) {
                 parallelRowTiles(ch, kTileRows, gatherTile, share->partChunk(share->rank(), part, kParts),
                                  share->partChunk(share->rank(), part + 1, kParts));
-                for (std::vector<double>* sums : {&sumB, &sumZ}) {
-                    exchanges.emplace_back(*share, rowsOfPart(*share, part, kParts), P, n * kBlock * sizeof(double),
-                                           kBlock * sizeof(double));
-                    exchanges.back().start(sums->data());
-                }
+                exchanges[2 * part].start(sumB.data());
+                exchanges[2 * part + 1].start(sumZ.data());
             }
             for (std::size_t x = 0; x < exchanges.size(); ++x)
                 exchanges[x].finish((x % 2 ? sumZ : sumB).data(), exchangeSeconds);

@@ -304,17 +304,15 @@ private:
 // first half's exchange is polled while the devices gather the second); `merged` ends with every
 // rank's rows, and every device gets them. Returns the host's seconds outside the waits for the
 // devices: packing, sending, waiting for the other ranks, unpacking.
+// `firstHalf` and `secondHalf` exchange the rows of each half (rowsOfPart(share, 0 and 1, 2)).
 double exchangeInHalves(std::vector<std::unique_ptr<DeviceTransport>>& st, const RowShare& share,
-                        std::vector<glm::vec2>& merged, std::uint32_t n, std::uint32_t poses, std::uint32_t block,
+                        std::vector<glm::vec2>& merged, RowExchange& firstHalf, RowExchange& secondHalf,
                         std::uint32_t t0, std::uint32_t steps) {
     const std::uint32_t first = share.firstChunk(), middle = share.partChunk(share.rank(), 1, 2),
                         end = share.endChunk();
     std::vector<std::uint64_t> firstDone, secondDone;
     for (auto& s : st) firstDone.push_back(s->submitFarOfChunks(t0, steps, first, middle));
     for (auto& s : st) secondDone.push_back(s->submitFarOfChunks(t0, steps, middle, end));
-    const std::size_t stride = std::size_t(n) * poses * sizeof(glm::vec2), row = std::size_t(poses) * sizeof(glm::vec2);
-    RowExchange firstHalf(share, rowsOfPart(share, 0, 2), block, stride, row);
-    RowExchange secondHalf(share, rowsOfPart(share, 1, 2), block, stride, row);
     for (std::size_t d = 0; d < st.size(); ++d) st[d]->reached(firstDone[d], UINT64_MAX);
     Stopwatch sw;
     for (auto& s : st) s->contributeFarSums(merged, steps, first, middle);
@@ -366,6 +364,13 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
         share->ranks().min(all);
         resident = all[0] == 1;
     }
+    // Row-block mode: the exchanges of a block's far sums (every step of the block, fp32 B and Z
+    // per pose), of all this rank's rows or of each half; built once, their buffers serve every block.
+    std::vector<RowExchange> rankExchanges;
+    const std::uint32_t parts = resident ? 2 : 1;
+    for (std::uint32_t part = 0; share && part < parts; ++part)
+        rankExchanges.emplace_back(*share, rowsOfPart(*share, part, parts), block,
+                                   std::size_t(n) * poses * sizeof(glm::vec2), std::size_t(poses) * sizeof(glm::vec2));
     Progress progress("radiosity", T, "timesteps");
     for (std::uint32_t t0 = 0, b = 0; t0 < T; t0 += block, ++b) {
         const std::uint32_t steps = std::min(block, T - t0);
@@ -375,7 +380,7 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
         if (gather && share && resident) {
             // Row-block mode: the first half of this rank's chunks, then the second; the first
             // half's far sums travel to the other ranks while the devices gather the second.
-            out.exchangeSeconds += exchangeInHalves(st, *share, merged, n, poses, block, t0, steps);
+            out.exchangeSeconds += exchangeInHalves(st, *share, merged, rankExchanges[0], rankExchanges[1], t0, steps);
         } else if (gather) {
             for (auto& s : st) s->submitFar(t0, steps, exchange);
         }
@@ -385,11 +390,8 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
             Stopwatch sw;
             for (auto& s : st) s->contributeFarSums(merged, steps);
             if (share) {
-                // Every rank's rows of every step of the block, fp32 (B, Z) per pose.
-                RowExchange ranks(*share, rowsOfPart(*share, 0, 1), block, std::size_t(n) * poses * sizeof(glm::vec2),
-                                  std::size_t(poses) * sizeof(glm::vec2));
-                ranks.start(merged.data());
-                ranks.finish(merged.data(), nullptr);
+                rankExchanges[0].start(merged.data());
+                rankExchanges[0].finish(merged.data(), nullptr);
             }
             for (auto& s : st) s->receiveFarSums(merged);
             out.exchangeSeconds += sw.seconds();

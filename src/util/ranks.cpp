@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 #include "util/error.h"
 
@@ -183,54 +184,28 @@ std::vector<std::vector<float>> Ranks::alltoall(std::vector<std::vector<float>> 
     return out;
 }
 
-#ifdef RSIM_HAVE_MPI
 namespace {
-// Every rank's `values` combined by `op`, in place, on every rank.
-void allreduce(void* values, std::size_t count, MPI_Datatype type, MPI_Op op) {
-    if (count) check(MPI_Allreduce(MPI_IN_PLACE, values, int(count), type, op, MPI_COMM_WORLD), "MPI_Allreduce");
+
+enum class Reduce { Sum, Max, Min };
+
+// Every rank's `values` combined element by element, in place, on every rank (with MPI).
+template <class T> void reduceOverRanks([[maybe_unused]] bool mpi, [[maybe_unused]] std::vector<T>& values,
+                                        [[maybe_unused]] Reduce how) {
+#ifdef RSIM_HAVE_MPI
+    if (!mpi || values.empty()) return;
+    const MPI_Datatype type = std::is_same_v<T, double> ? MPI_DOUBLE : MPI_UINT64_T;
+    const MPI_Op op = how == Reduce::Sum ? MPI_SUM : how == Reduce::Max ? MPI_MAX : MPI_MIN;
+    check(MPI_Allreduce(MPI_IN_PLACE, values.data(), int(values.size()), type, op, MPI_COMM_WORLD), "MPI_Allreduce");
+#endif
 }
+
 } // namespace
-#endif
 
-void Ranks::sum(std::vector<std::uint64_t>& values) const {
-#ifdef RSIM_HAVE_MPI
-    if (mpi_) allreduce(values.data(), values.size(), MPI_UINT64_T, MPI_SUM);
-#else
-    (void)values;
-#endif
-}
-
-void Ranks::sum(std::vector<double>& values) const {
-#ifdef RSIM_HAVE_MPI
-    if (mpi_) allreduce(values.data(), values.size(), MPI_DOUBLE, MPI_SUM);
-#else
-    (void)values;
-#endif
-}
-
-void Ranks::max(std::vector<double>& values) const {
-#ifdef RSIM_HAVE_MPI
-    if (mpi_) allreduce(values.data(), values.size(), MPI_DOUBLE, MPI_MAX);
-#else
-    (void)values;
-#endif
-}
-
-void Ranks::max(std::vector<std::uint64_t>& values) const {
-#ifdef RSIM_HAVE_MPI
-    if (mpi_) allreduce(values.data(), values.size(), MPI_UINT64_T, MPI_MAX);
-#else
-    (void)values;
-#endif
-}
-
-void Ranks::min(std::vector<std::uint64_t>& values) const {
-#ifdef RSIM_HAVE_MPI
-    if (mpi_) allreduce(values.data(), values.size(), MPI_UINT64_T, MPI_MIN);
-#else
-    (void)values;
-#endif
-}
+void Ranks::sum(std::vector<std::uint64_t>& values) const { reduceOverRanks(mpi_, values, Reduce::Sum); }
+void Ranks::sum(std::vector<double>& values) const { reduceOverRanks(mpi_, values, Reduce::Sum); }
+void Ranks::max(std::vector<double>& values) const { reduceOverRanks(mpi_, values, Reduce::Max); }
+void Ranks::max(std::vector<std::uint64_t>& values) const { reduceOverRanks(mpi_, values, Reduce::Max); }
+void Ranks::min(std::vector<std::uint64_t>& values) const { reduceOverRanks(mpi_, values, Reduce::Min); }
 
 struct Ranks::Pending::Impl {
     std::thread::id owner = std::this_thread::get_id();

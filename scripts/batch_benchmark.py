@@ -89,7 +89,7 @@ def main():
 
     cols = ["scene", "mode", "poses", "wall_s", "per_pose_s", "marginal_s", "group_size", "visibility_s", "direct_s",
             "radiosity_s", "radiosity_loop_s", "download_s", "distance_s", "output_s", "k_read_gbs", "gflops",
-            "of_peak_pct", "k_cache_s"]
+            "of_peak_pct", "k_cache_s", "phases_s", "startup_s", "process_s", "exit_s"]
     print("| " + " | ".join(cols) + " |")
     print("|" + "---|" * len(cols), flush=True)
 
@@ -109,6 +109,14 @@ def main():
         for k in ("load", "accel", "direct", "visibility", "compress", "radiosity", "download", "distance", "output"):
             row[k + "_s"] = round(t.get(k, 0.0), 4)
         row["radiosity_loop_s"] = round(loop, 4)
+        # Outside the phases: start-up before the first (process to main, instance, device: the
+        # pipelines are inside the phases), the rest up to summary.json, and the exit after it.
+        up = s.get("startup_s", {})
+        row["phases_s"] = round(sum(v for k, v in t.items() if k != "total"), 4)
+        row["startup_s"] = round(sum(v for k, v in up.items() if not k.startswith(("pipeline", "vkCreateDevice"))), 4)
+        row["process_s"] = round(s.get("process_s", float("nan")), 4)
+        row["exit_s"] = round(wall - row["process_s"], 4)
+        shutil.copy(os.path.join(out, "summary.json"), os.path.join(a.out, f"summary-batch-{p}.json"))
         # The far gather requests K once per 8-step block with a far gather (all but the first)
         # for every pose: one workgroup per pose block reads it (from L2 or DRAM).
         T = json.load(open(os.path.join(out, s["poses"][0]["name"], "summary.json")))["settings"]["simulation"]["timesteps"]
@@ -151,7 +159,13 @@ def main():
             s = json.load(open(os.path.join(out, "summary.json")))
             rows.append({"scene": a.scene, "mode": label, "poses": 1, "wall_s": round(wall, 3), "per_pose_s": round(wall, 3),
                          "visibility_s": round(s["timings_s"].get("visibility", 0.0), 4),
-                         "k_cache_s": round(s["timings_s"].get("k_cache", 0.0), 4), "k_from_cache": s["k_from_cache"]})
+                         "k_cache_s": round(s["timings_s"].get("k_cache", 0.0), 4), "k_from_cache": s["k_from_cache"],
+                         "phases_s": round(sum(v for k, v in s["timings_s"].items() if k != "total"), 4),
+                         "startup_s": round(sum(v for k, v in s.get("startup_s", {}).items()
+                                                if not k.startswith(("pipeline", "vkCreateDevice"))), 4),
+                         "process_s": round(s.get("process_s", float("nan")), 4),
+                         "exit_s": round(wall - s.get("process_s", float("nan")), 4)})
+            shutil.copy(os.path.join(out, "summary.json"), os.path.join(a.out, f"summary-{label}.json"))
             show(rows[-1])
             shutil.rmtree(out)
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 #include <glm/geometric.hpp>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include "backends/backend_choice.h"
 #include "pipeline/simulate.h"
 #include "scene/poses.h"
 #include "scene/scene_config.h"
@@ -61,11 +63,12 @@ struct PoseRuns {
 };
 
 PoseRuns runBatch(const std::string& backend, const PreparedScene& s, const std::vector<PoseDesc>& poses,
-                  std::uint32_t maxGroup, bool timeseries = true) {
+                  std::uint32_t maxGroup, bool timeseries = true,
+                  const std::function<void(BackendChoice&)>& tune = {}) {
     const SceneDesc base = rig();
     std::vector<PoseConfig> configs;
     for (const PoseDesc& p : poses) configs.push_back({p.where, makeSimConfig(applyPose(base, p))});
-    auto b = makeTestBackend(backend);
+    auto b = makeTestBackend(backend, tune);
     PhaseTimes times;
     RunMetadata meta;
     RunOptions opt;
@@ -288,6 +291,40 @@ TEST_CASE("a pose of a batch gets what it gets alone on Vulkan, to fp32 order", 
         CHECK(sameBits(host.distance, dev.distance));
         CHECK(sameBits(host.totalEnergy, dev.totalEnergy));
         CHECK(sameBits(host.directEnergy, dev.directEnergy));
+    }
+}
+
+TEST_CASE("a batch in pose lanes gets what one pose per invocation gets, to fp32 order", "[batch][vulkan]") {
+    const auto paths = vulkanPathsAvailable();
+    if (paths.empty()) SKIP("no Vulkan device with ray tracing");
+    const PreparedScene s = room();
+    // 40 poses on a circle in the room: a group of 32 in pose lanes, then 8 one per invocation.
+    std::vector<PoseDesc> poses;
+    for (int k = 0; k < 40; ++k) {
+        const double a = 2.0 * 3.141592653589793 * k / 40.0;
+        poses.push_back({"p" + std::to_string(k), {1.5 + 0.8 * std::cos(a), 1.25 + 0.6 * std::sin(a), 1.2 + 0.01 * k},
+                         {1.5 - std::cos(a), 1.25 - std::sin(a), 0.9}, std::nullopt, "test pose " + std::to_string(k)});
+    }
+    const PoseRuns plain = runBatch(paths.back(), s, poses, 0, true, [](BackendChoice& c) { c.radiosityLanes = "off"; });
+    CHECK(plain.report.groupSize == 40);
+    const std::vector<std::pair<std::string, std::function<void(BackendChoice&)>>> lanes = {
+        {"lanes", [](BackendChoice&) {}},
+        // Several receivers and source slices per workgroup: the slices' sums and the barriers.
+        {"4 receivers x 3 slices", [](BackendChoice& c) { c.laneReceivers = 4; c.radiositySplit = 3; }},
+        // K's rows on two devices (slots of one): far sums combined through the host.
+        {"two devices", [](BackendChoice& c) { c.devices = "0,0"; }}};
+    for (const auto& [name, tune] : lanes) {
+        INFO(name);
+        const PoseRuns run = runBatch(paths.back(), s, poses, 0, true, tune);
+        CHECK(run.report.groupSize == 32);
+        CHECK(run.report.groups == 2);
+        for (std::size_t p = 0; p < poses.size(); ++p) {
+            INFO("pose " << poses[p].name);
+            REQUIRE(!run.results[p].B.empty());
+            CHECK(relativeDifference(plain.results[p].B, run.results[p].B) < 1e-5);
+            CHECK(relativeDifference(plain.results[p].Z, run.results[p].Z) < 1e-5);
+            CHECK(relativeDifference(plain.results[p].image.depth, run.results[p].image.depth) < 1e-5);
+        }
     }
 }
 

@@ -85,6 +85,9 @@ class Backend {
     // null) is the one transport() will get: a backend places a foreign K first, so that the
     // memory it takes is counted.
     virtual std::uint32_t poseGroupLimit(KHandle* K, const SimConfig& config) = 0;
+    // The size to split a batch into, given that at most `group` poses may run at once (a GPU
+    // prefers a multiple of its pose lanes).
+    virtual std::uint32_t preferredPoseGroup(std::uint32_t group) const { return group; }
     virtual TriangleDistances distances(const Histories& histories, const DirectTerms& direct,
                                         const SimConfig& config) = 0;
     virtual SensorImage image(const Histories& histories, const DirectTerms& direct,

@@ -116,7 +116,8 @@ std::unique_ptr<Backend> makeVulkanBackendWith(std::shared_ptr<vk::Instance> ins
                                choice.maxHostMb > 0.0 ? std::uint64_t(choice.maxHostMb * 1048576.0)
                                                       : defaultHostBudgetBytes(),
                                TransportTuning{choice.radiositySplit, choice.radiosityUnroll, choice.radiosityPoses,
-                                               choice.passBlocks});
+                                               choice.passBlocks, choice.radiosityLanes == "off",
+                                               choice.laneReceivers});
 }
 
 } // namespace

@@ -22,6 +22,8 @@ struct BackendChoice {
     std::uint32_t radiositySplit = 0;  // source slices per workgroup; 0: the most the device allows
     std::uint32_t radiosityUnroll = 1; // sources per loop trip
     std::uint32_t radiosityPoses = 0;  // poses per invocation of a batch's far gather; 0: default
+    std::string radiosityLanes = "auto"; // auto | off: pose lanes for batches of a multiple of 32
+    std::uint32_t laneReceivers = 0;     // receivers per workgroup of the pose lanes; 0: default
 };
 
 // auto: the best Vulkan GPU, else a software Vulkan device (lavapipe), else the CPU backend.

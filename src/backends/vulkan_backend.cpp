@@ -199,9 +199,11 @@ public:
         for (std::size_t d = 0; d < D; ++d)
             devices.push_back({slots_[d].device.get(), &pulses[d], &onDevices[d],
                                mine && c.indirect ? &mine->parts()[d] : nullptr});
+        TransportTuning tuning = tuning_;
+        // Pose lanes only for a group whose second history poseGroupLimit() counted.
+        if (P > lanesFit_) tuning.noLanes = true;
         // Row-block mode: every rank gathers the same steps per pass (a rank that streams K would
         // choose more), or their exchanges would not match.
-        TransportTuning tuning = tuning_;
         if (share_ && mine && c.indirect) {
             std::vector<std::uint64_t> blocks{transportNearBelow(devices, tuning_, true) / shared::RSIM_TIME_BLOCK};
             share_->ranks().max(blocks);
@@ -274,12 +276,9 @@ public:
         return out;
     }
 
-    // Poses whose histories fit device 0 (and every device with K) beside what is there now,
-    // K included (placed first when it comes from elsewhere).
-    std::uint32_t poseGroupLimit(KHandle* K, const SimConfig& c) override {
-        onDevices(K, c);
-        const std::uint32_t n = std::uint32_t(scene().size());
-        const std::uint64_t perPose = transportBytesPerPose(n, c.timesteps);
+    // Poses whose transport (perPose bytes each) fits device 0 (and every device with K) beside
+    // what is there now, within one history buffer's 32-bit index and allocation.
+    std::uint64_t fitPoses(std::uint64_t perPose, std::uint32_t n, std::uint32_t timesteps) const {
         std::uint64_t fit = std::numeric_limits<std::uint64_t>::max();
         for (const Slot& slot : slots_) {
             std::uint64_t avail = slot.device->deviceLocalBudget();
@@ -292,17 +291,33 @@ public:
             const std::uint64_t margin = (256ull << 20) + avail / 10;
             fit = std::min(fit, avail > margin ? (avail - margin) / perPose : 0);
         }
-        // The history is one buffer, its entries indexed in 32 bits.
-        const std::uint64_t history = std::uint64_t(n) * c.timesteps;
+        const std::uint64_t history = std::uint64_t(n) * timesteps;
         fit = std::min(fit, ((std::uint64_t(1) << 32) - 1) / history);
         fit = std::min(fit, slots_[0].device->maxAllocationBytes() / (history * sizeof(glm::vec2)));
-        // Padded to what one far-gather invocation serves (vulkan_transport.h).
-        fit = std::min<std::uint64_t>(fit, 1u << 20);
+        return std::min<std::uint64_t>(fit, 1u << 20);
+    }
+
+    // Poses whose histories fit device 0 (and every device with K) beside what is there now,
+    // K included (placed first when it comes from elsewhere).
+    std::uint32_t poseGroupLimit(KHandle* K, const SimConfig& c) override {
+        onDevices(K, c);
+        const std::uint32_t n = std::uint32_t(scene().size());
+        const std::uint64_t plain = fitPoses(transportBytesPerPose(n, c.timesteps, false), n, c.timesteps);
+        // Pose lanes need a second history at the end of the transport: a group of a multiple of
+        // RSIM_LANES that fits with it, else the plain layout's group.
+        lanesFit_ = std::uint32_t(fitPoses(transportBytesPerPose(n, c.timesteps, true), n, c.timesteps));
+        const std::uint32_t lanes = poseLaneGroup(lanesFit_, tuning_);
+        if (usesPoseLanes(lanes, tuning_)) return lanes;
+        lanesFit_ = 0;
         // Padded to what one far-gather invocation serves, within the dispatch's z limit.
-        const std::uint32_t k = posesPerInvocation(std::uint32_t(fit), tuning_);
-        fit = std::min<std::uint64_t>(fit, std::uint64_t(slots_[0].device->limits().maxComputeWorkGroupCount[2]) * k);
+        const std::uint32_t k = posesPerInvocation(std::uint32_t(plain), tuning_);
+        std::uint64_t fit = std::min<std::uint64_t>(plain, std::uint64_t(slots_[0].device->limits().maxComputeWorkGroupCount[2]) * k);
         fit = std::max<std::uint64_t>(fit - fit % k, k);
         return std::uint32_t(std::clamp<std::uint64_t>(fit, 1, 1u << 20));
+    }
+
+    std::uint32_t preferredPoseGroup(std::uint32_t group) const override {
+        return group <= lanesFit_ ? poseLaneGroup(group, tuning_) : group;
     }
 
     TriangleDistances distances(const Histories& h, const DirectTerms& direct, const SimConfig& c) override {
@@ -510,6 +525,7 @@ private:
     StreamMode stream_;
     std::uint64_t maxDeviceBytes_, maxHostBytes_;
     TransportTuning tuning_;
+    std::uint32_t lanesFit_ = 0; // poses whose transport fits in pose lanes (poseGroupLimit)
     const RowShare* share_ = nullptr;
 };
 

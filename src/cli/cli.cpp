@@ -89,6 +89,9 @@ int runCli(int argc, char** argv) {
     if (quiet && explicitLevel && levels.at(logLevel) < spdlog::level::warn)
         throw InputError("-q and --log-level " + logLevel + ": choose one (-q means --log-level warn)");
     spdlog::set_level(quiet && !explicitLevel ? spdlog::level::warn : levels.at(logLevel));
+    // Debug lines carry the time of day to the millisecond: where a run spends its time between
+    // the phases shows in the gaps.
+    if (spdlog::get_level() <= spdlog::level::debug) logger->set_pattern("%^[%l]%$ %H:%M:%S.%e %v");
     setProgressEnabled(!quiet && !noProgress);
     // Under MPI, rank 0 speaks for the job; the others report warnings and errors only.
     if (Ranks::world().rank() > 0) {

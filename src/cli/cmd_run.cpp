@@ -85,6 +85,16 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
                     "see scripts/batch_benchmark.py")
         ->check(CLI::IsMember({0u, 1u, 2u, 4u}))
         ->capture_default_str();
+    cmd->add_option("--radiosity-lanes", req->backend.radiosityLanes,
+                    "Tuning: on the GPU, a batch group of a multiple of 32 poses gathers with poses as "
+                    "the lanes of a warp (auto), or as one pose per invocation like smaller groups (off)")
+        ->check(CLI::IsMember({"auto", "off"}))
+        ->capture_default_str();
+    cmd->add_option("--radiosity-lane-receivers", req->backend.laneReceivers,
+                    "Tuning: receivers per workgroup of the pose lanes' far gather (0: the default, 8 on "
+                    "a GPU); --radiosity-split sets its source slices (0: 2)")
+        ->check(CLI::Range(0u, 32u))
+        ->capture_default_str();
     cmd->add_option("--radiosity-unroll", req->backend.radiosityUnroll,
                     "Tuning: sources per loop trip of the GPU's far gather")
         ->check(CLI::Range(1u, 16u))

@@ -436,6 +436,7 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
         share->ranks().min(fewest);
         group = std::uint32_t(fewest[0]);
     }
+    group = b.pose->preferredPoseGroup(group);
     report.groupSize = std::max(group, 1u);
     report.groups = std::uint32_t((poses.size() + report.groupSize - 1) / report.groupSize);
     if (poses.size() > 1)

@@ -49,6 +49,16 @@ std::uint32_t paddedPoses(std::uint32_t poses, const TransportTuning& tuning) {
 }
 
 
+bool usesPoseLanes(std::uint32_t poses, const TransportTuning& tuning) {
+    return !tuning.noLanes && posesPerInvocation(poses, tuning) == 1 && poses >= shared::RSIM_LANES &&
+           poses % shared::RSIM_LANES == 0;
+}
+
+std::uint32_t poseLaneGroup(std::uint32_t poses, const TransportTuning& tuning) {
+    const std::uint32_t lanes = poses - poses % shared::RSIM_LANES;
+    return usesPoseLanes(lanes, tuning) ? lanes : poses;
+}
+
 std::uint32_t transportNearBelow(const std::vector<TransportDevice>& devices, const TransportTuning& tuning,
                                  bool ranks) {
     bool streamed = false;
@@ -60,9 +70,10 @@ std::uint32_t transportNearBelow(const std::vector<TransportDevice>& devices, co
     return B * std::clamp(blocks, 1u, kMaxPassBlocks);
 }
 
-std::uint64_t transportBytesPerPose(std::uint32_t n, std::uint32_t timesteps) {
+std::uint64_t transportBytesPerPose(std::uint32_t n, std::uint32_t timesteps, bool lanes) {
     // Far sums, their exchange buffers: three of B steps, times the blocks of a streamed K's copy.
-    return std::uint64_t(n) * (std::uint64_t(timesteps) * 8 + 3 * B * kMaxPassBlocks * 8 + sizeof(shared::GpuTransportTri));
+    const std::uint64_t history = std::uint64_t(timesteps) * 8 * (lanes ? 2 : 1);
+    return std::uint64_t(n) * (history + 3 * B * kMaxPassBlocks * 8 + sizeof(shared::GpuTransportTri));
 }
 
 namespace {
@@ -82,13 +93,35 @@ std::uint32_t farSplit(vk::Device& device, const TransportTuning& tuning, std::u
     return split;
 }
 
+// The pose lanes' far gather: receivers and source slices per workgroup. A software device runs
+// one row at a time; a GPU takes 8 receivers by 2 slices unless told (measured on an H100, 32
+// poses of the medium room: 8 x 2, 16 x 2 and 32 x 1 alike, 4 x 4 and 8 x 4 6% slower, 4 x 8 14%;
+// docs/benchmarks.md), within its shared memory (1 KiB per row and the K table's).
+struct LaneShape {
+    std::uint32_t receivers, slices;
+};
+LaneShape laneShape(vk::Device& device, const TransportTuning& tuning) {
+    LaneShape s{tuning.laneReceivers, tuning.split};
+    const bool cpu = device.info().isCpu();
+    if (!s.receivers) s.receivers = cpu ? 1 : 8;
+    if (!s.slices) s.slices = cpu ? 1 : 2;
+    const std::uint64_t rowBytes = 2 * shared::RSIM_LANES * sizeof(glm::vec4);
+    const std::uint64_t rows = std::min<std::uint64_t>(
+        (device.limits().maxComputeSharedMemorySize - 256 * sizeof(float)) / rowBytes,
+        device.limits().maxComputeWorkGroupInvocations / shared::RSIM_LANES);
+    s.receivers = std::clamp<std::uint32_t>(s.receivers, 1, std::uint32_t(rows));
+    s.slices = std::clamp<std::uint32_t>(s.slices, 1, std::uint32_t(rows / s.receivers));
+    return s;
+}
+
 // One device's part of the time loop: its buffers and passes, and what it submits per block.
 class DeviceTransport {
 public:
     DeviceTransport(const TransportDevice& in, std::uint32_t n, std::uint32_t poses, const NearLists& near,
                     const SimConfig& c, bool exchange, const TransportTuning& tuning, std::uint32_t blockSteps)
         : dev_(*in.device), k_(in.k), n_(n), T_(c.timesteps), P_(poses),
-          perInvocation_(posesPerInvocation(poses, tuning)), blockSteps_(blockSteps),
+          perInvocation_(posesPerInvocation(poses, tuning)), lanes_(usesPoseLanes(poses, tuning)),
+          laneShape_(laneShape(dev_, tuning)), blockSteps_(blockSteps),
           farBytes_(std::uint64_t(n_) * blockSteps * P_ * sizeof(glm::vec2)),
           history_(dev_, std::uint64_t(n_) * T_ * P_ * sizeof(glm::vec2), vk::kStorageUsage, vk::MemoryKind::Device,
                    "B/Z history"),
@@ -98,12 +131,15 @@ public:
                          ? vk::Buffer(dev_, sizeof(shared::NearPair), vk::kStorageUsage, vk::MemoryKind::Device,
                                       "near pairs")
                          : vk::makeStorage(dev_, near.pairs, "near pairs")),
-          far_(dev_, vk::shaders::radiosityFar(),
-               vk::specConstants({{shared::RSIM_SPEC_RADIOSITY_SPLIT, farSplit(dev_, tuning, posesPerInvocation(P_, tuning))},
-                                  {shared::RSIM_SPEC_RADIOSITY_UNROLL, std::clamp(tuning.unroll, 1u, 16u)},
-                                  {shared::RSIM_SPEC_K_FORMAT, k_ ? k_->chunking.storage() : 0u},
-                                  {shared::RSIM_SPEC_RADIOSITY_POSES, posesPerInvocation(P_, tuning)}}),
-               "radiosity far gather"),
+          far_(dev_, lanes_ ? vk::shaders::radiosityFarLanes() : vk::shaders::radiosityFar(),
+               lanes_ ? vk::specConstants({{shared::RSIM_SPEC_LANES_RECEIVERS, laneShape_.receivers},
+                                           {shared::RSIM_SPEC_LANES_SLICES, laneShape_.slices},
+                                           {shared::RSIM_SPEC_K_FORMAT, k_ ? k_->chunking.storage() : 0u}})
+                      : vk::specConstants({{shared::RSIM_SPEC_RADIOSITY_SPLIT, farSplit(dev_, tuning, perInvocation_)},
+                                           {shared::RSIM_SPEC_RADIOSITY_UNROLL, std::clamp(tuning.unroll, 1u, 16u)},
+                                           {shared::RSIM_SPEC_K_FORMAT, k_ ? k_->chunking.storage() : 0u},
+                                           {shared::RSIM_SPEC_RADIOSITY_POSES, perInvocation_}}),
+               lanes_ ? "radiosity far gather (pose lanes)" : "radiosity far gather"),
           near_(dev_, vk::shaders::radiosityNear(), {}, "radiosity near steps"), copyDone_(dev_, "K copies"),
           computeDone_(dev_, "transport work") {
         vk::fillZero(dev_, history_);
@@ -140,6 +176,7 @@ public:
         np_.pulseLength = std::uint32_t(c.pulse.size());
         np_.poses = P_;
         np_.poseStride = n_ * T_;
+        np_.lanes = lanes_ ? 1u : 0u;
     }
 
     // The host stays at most one block ahead of the device: submissions that wait on semaphores
@@ -238,7 +275,32 @@ public:
         computeDone_.waitAll();
         dev_.reclaim();
     }
-    vk::Buffer takeHistory() { return std::move(history_); }
+    // The history in the plain layout (gpu_layout.h): with pose lanes, rewritten into a new buffer.
+    vk::Buffer takeHistory() {
+        if (!lanes_) return std::move(history_);
+        vk::Buffer plain(dev_, history_.size(), vk::kStorageUsage, vk::MemoryKind::Device, "B/Z history");
+        vk::Pass<shared::HistoryFromLanesPush> pass(dev_, vk::shaders::historyFromLanes(), {},
+                                                    "B/Z history from pose lanes");
+        shared::HistoryFromLanesPush push{};
+        push.source = history_.address();
+        push.destination = plain.address();
+        push.n = n_;
+        push.timesteps = T_;
+        push.poses = P_;
+        const std::uint64_t groups =
+            (std::uint64_t(n_) * T_ * P_ + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR;
+        const std::uint32_t maxX = dev_.limits().maxComputeWorkGroupCount[0];
+        const std::uint32_t rows = std::uint32_t((groups + maxX - 1) / maxX);
+        computeDone_.submit(false, [&](VkCommandBuffer cmd) {
+            vk::computeBarrier(dev_, cmd);
+            pass.bind(cmd);
+            pass.dispatch(cmd, push, std::uint32_t((groups + rows - 1) / rows), rows);
+        });
+        computeDone_.waitAll();
+        dev_.reclaim();
+        history_ = vk::Buffer();
+        return plain;
+    }
     std::uint64_t streamedBytes() const { return streamedBytes_; }
 
 private:
@@ -250,9 +312,13 @@ private:
             fp_.t0 = t0 + q0;
             fp_.steps = std::min(B, steps - q0);
             fp_.farSums = farSums_.address() + std::uint64_t(q0) * n_ * P_ * sizeof(glm::vec2);
-            far_.dispatch(cmd, fp_,
-                          (fp_.k.rowEnd - fp_.k.rowBegin + shared::RSIM_WG_RADIOSITY_X - 1) / shared::RSIM_WG_RADIOSITY_X,
-                          1, P_ / perInvocation_);
+            const std::uint32_t rows = fp_.k.rowEnd - fp_.k.rowBegin;
+            if (lanes_)
+                far_.dispatch(cmd, fp_, (rows + laneShape_.receivers - 1) / laneShape_.receivers, 1,
+                              P_ / shared::RSIM_LANES);
+            else
+                far_.dispatch(cmd, fp_, (rows + shared::RSIM_WG_RADIOSITY_X - 1) / shared::RSIM_WG_RADIOSITY_X, 1,
+                              P_ / perInvocation_);
         }
     }
 
@@ -285,6 +351,8 @@ private:
     vk::Device& dev_;
     const DeviceK* k_;
     std::uint32_t n_, T_, P_, perInvocation_;
+    bool lanes_;          // the history in pose lanes, the far gather radiosity_far_lanes.comp
+    LaneShape laneShape_;
     std::uint32_t blockSteps_; // steps per block: far gathers at once, near steps after
     std::uint64_t farBytes_;
     vk::Buffer history_, farSums_, nearOffsets_, nearPairs_, stream_[kStreamBuffers], readback_, upload_;

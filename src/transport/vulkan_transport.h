@@ -34,6 +34,11 @@ struct TransportTuning {
     // several devices (one exchange of far sums per pass): --pass-blocks; 0: 4 when K is
     // streamed, else 2 (the best measured, docs/benchmarks.md).
     std::uint32_t passBlocks = 0;
+    // Pose lanes (radiosity_far_lanes.comp, gpu_layout.h): used for a batch of a multiple of
+    // RSIM_LANES poses unless `noLanes`; `laneReceivers` receivers per workgroup (0: the
+    // default), `split` its source slices.
+    bool noLanes = false;
+    std::uint32_t laneReceivers = 0;
 };
 inline constexpr std::uint32_t kMaxPassBlocks = 4;
 
@@ -72,7 +77,14 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
 std::uint32_t posesPerInvocation(std::uint32_t poses, const TransportTuning& tuning);
 std::uint32_t paddedPoses(std::uint32_t poses, const TransportTuning& tuning);
 
-// Device bytes the transport of one more pose needs (history, far sums, records, exchange).
-std::uint64_t transportBytesPerPose(std::uint32_t n, std::uint32_t timesteps);
+// Whether the transport of `poses` poses runs in pose lanes (gpu_layout.h), and the largest
+// group of at most `poses` that the batch should be split into for them (a multiple of
+// RSIM_LANES when the lanes are used, `poses` otherwise).
+bool usesPoseLanes(std::uint32_t poses, const TransportTuning& tuning);
+std::uint32_t poseLaneGroup(std::uint32_t poses, const TransportTuning& tuning);
+
+// Device bytes the transport of one more pose needs (history, far sums, records, exchange; with
+// pose lanes, the plain history that the lanes' is turned into at the end).
+std::uint64_t transportBytesPerPose(std::uint32_t n, std::uint32_t timesteps, bool lanes);
 
 } // namespace rsim

@@ -12,7 +12,9 @@
 #include "shaders/primary_rgen.spv.h"
 #include "shaders/primary_rq.spv.h"
 #include "shaders/near_pairs.spv.h"
+#include "shaders/history_from_lanes.spv.h"
 #include "shaders/radiosity_far.spv.h"
+#include "shaders/radiosity_far_lanes.spv.h"
 #include "shaders/radiosity_near.spv.h"
 #include "shaders/rt_closest_hit.spv.h"
 #include "shaders/rt_miss.spv.h"
@@ -43,7 +45,9 @@ ShaderCode primary(RayPath p) {
 ShaderCode rtMiss() { return code(rsim_spv_rt_miss); }
 ShaderCode rtClosestHit() { return code(rsim_spv_rt_closest_hit); }
 ShaderCode radiosityFar() { return code(rsim_spv_radiosity_far); }
+ShaderCode radiosityFarLanes() { return code(rsim_spv_radiosity_far_lanes); }
 ShaderCode radiosityNear() { return code(rsim_spv_radiosity_near); }
+ShaderCode historyFromLanes() { return code(rsim_spv_history_from_lanes); }
 ShaderCode nearPairs() { return code(rsim_spv_near_pairs); }
 ShaderCode distances() { return code(rsim_spv_distances); }
 ShaderCode pixels() { return code(rsim_spv_pixels); }

@@ -109,13 +109,15 @@ SceneDesc basicScene(glm::dvec3 eye, glm::dvec3 lookAt) {
     return s;
 }
 
-std::unique_ptr<Backend> makeTestBackend(const std::string& backend) {
+std::unique_ptr<Backend> makeTestBackend(const std::string& backend,
+                                         const std::function<void(BackendChoice&)>& tune) {
     if (backend == "cpu") return makeCpuBackend();
     // "vulkan-ray-query" / "vulkan-pipeline", always under the validation layer.
     BackendChoice choice;
     choice.backend = "vulkan";
     choice.visibility = backend.substr(std::string("vulkan-").size());
     choice.validation = true;
+    if (tune) tune(choice);
     return makeVulkanBackend(choice);
 }
 

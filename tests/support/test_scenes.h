@@ -2,12 +2,14 @@
 // Analytic test scenes built in memory (no mesh files), and helpers to run a backend on them.
 #pragma once
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include <glm/glm.hpp>
 
 #include "backends/backend.h"
+#include "backends/backend_choice.h"
 #include "pipeline/simulate.h"
 #include "geometry/prepare.h"
 #include "scene/scene_config.h"
@@ -48,7 +50,9 @@ struct SceneBuilder {
 SceneDesc basicScene(glm::dvec3 eye, glm::dvec3 lookAt);
 
 // The named backend: "cpu", "vulkan-ray-query" or "vulkan-pipeline" (under the validation layer).
-std::unique_ptr<Backend> makeTestBackend(const std::string& backend);
+// `tune` may change the Vulkan choice (devices, tuning) before the backend is made.
+std::unique_ptr<Backend> makeTestBackend(const std::string& backend,
+                                         const std::function<void(BackendChoice&)>& tune = {});
 
 // Runs the named backend on a scene; Vulkan runs under the validation layer and throws if it
 // reports any error. `meta`, when given, receives the run's description.

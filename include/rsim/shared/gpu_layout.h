@@ -32,6 +32,9 @@ RSIM_CONST uint RSIM_SPEC_K_FORMAT = 2u;
 RSIM_CONST uint RSIM_SPEC_RADIOSITY_POSES = 3u;
 // Poses one invocation of the far gather serves (radiosity_far.comp), at most.
 RSIM_CONST uint RSIM_MAX_RADIOSITY_POSES = 4u;
+// The pose-lane far gather (radiosity_far_lanes.comp): receivers and source slices per workgroup.
+RSIM_CONST uint RSIM_SPEC_LANES_RECEIVERS = 4u;
+RSIM_CONST uint RSIM_SPEC_LANES_SLICES = 5u;
 
 // Poses of a transport batch (MODEL.md §9) share K and one B/Z history buffer: each pose's
 // plain [n][T] one after the other, entry (i, t) of pose p at rsimHistoryIndex (poseStride =
@@ -45,6 +48,15 @@ RSIM_CONST uint RSIM_BINDING_TLAS = 0u;
 
 RSIM_FN uint rsimHistoryIndex(uint i, uint t, uint T, uint pose, uint poseStride) {
     return pose * poseStride + i * T + t;
+}
+
+// Pose lanes: a batch of a multiple of RSIM_LANES poses may run its transport in another layout,
+// blocks of RSIM_LANES poses side by side, [poses / RSIM_LANES][n][T][RSIM_LANES], so that the
+// far gather's lanes are poses of one pair (radiosity_far_lanes.comp) and read one contiguous
+// run per step. The transport turns it into the layout above before any other pass reads it.
+RSIM_CONST uint RSIM_LANES = 32u;
+RSIM_FN uint rsimLaneHistoryIndex(uint i, uint t, uint T, uint n, uint pose) {
+    return ((pose / RSIM_LANES * n + i) * T + t) * RSIM_LANES + pose % RSIM_LANES;
 }
 
 // One triangle for the ray passes (internal order).
@@ -220,6 +232,17 @@ struct RadiosityNearPush {
     uint pulseLength;
     uint poses;
     uint poseStride;      // n T
+    uint lanes;           // 1: the history in pose lanes (rsimLaneHistoryIndex), 0: rsimHistoryIndex
+};
+
+// The pose lanes' history (rsimLaneHistoryIndex) into the plain layout (rsimHistoryIndex), one
+// invocation per entry of the destination.
+struct HistoryFromLanesPush {
+    uint64_t source;
+    uint64_t destination;
+    uint n;
+    uint timesteps;
+    uint poses;
     uint pad0;
 };
 

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+// The far gather of radiosity_far.comp with poses as lanes: for a batch whose history is in pose
+// lanes (rsimLaneHistoryIndex), each row of RSIM_LANES invocations is one receiver i and
+// RSIM_LANES poses. A pair's K, delay and coefficients are the same for every pose, so a row
+// computes them for RSIM_LANES sources at once, one per lane, and leaves them in shared memory;
+// then every lane gathers its own pose from each of those sources in turn, reading, per step, one
+// contiguous run of the source's history (the RSIM_LANES poses of one (j, t)). A workgroup is
+// RECEIVERS consecutive receivers (y) by SLICES slices of the sources (z); the receivers of a slice
+// take the same sources at the same time, and being neighbours (Morton order) their delays to a
+// source differ little, so their history reads share cache lines. Workgroup z of the dispatch
+// picks the block of RSIM_LANES poses.
+#version 460
+#extension GL_GOOGLE_include_directive : require
+#include "common/rsim.glsl"
+#include "common/kread.glsl"
+#include "rsim/shared/transport.h"
+layout(constant_id = RSIM_SPEC_LANES_RECEIVERS) const uint RECEIVERS = 8u;
+layout(constant_id = RSIM_SPEC_LANES_SLICES) const uint SLICES = 4u;
+layout(local_size_x = RSIM_LANES, local_size_y_id = RSIM_SPEC_LANES_RECEIVERS,
+       local_size_z_id = RSIM_SPEC_LANES_SLICES) in;
+layout(push_constant) uniform Push { RadiosityFarPush pc; };
+
+const uint ROWS = RECEIVERS * SLICES;
+
+// Per row (receiver, slice) and lane: the coefficients (B, Z) of the pair with source j0 + lane,
+// its delay (bits) and 1 when it is gathered (0: K = 0, near, or too late for the block); two
+// sets, so that one barrier per batch of sources suffices. At the end, set 0 holds the slices'
+// partial sums.
+shared vec4 pairs[2][ROWS][RSIM_LANES];
+shared float lut[256];
+
+float loadK(uint e) {
+    uint word = UintRefs(pc.k.data).v[rsimKWord(KFORMAT, e)];
+    if (KFORMAT <= RSIM_K_FP16) return rsimKPlain(KFORMAT, word, e);
+    return lut[rsimKCode(KFORMAT, word, e)];
+}
+
+void main() {
+    uint lane = gl_LocalInvocationID.x, slice = gl_LocalInvocationID.z;
+    uint row = slice * RECEIVERS + gl_LocalInvocationID.y;
+    uint local = row * RSIM_LANES + lane;
+    if (KFORMAT > RSIM_K_FP16) {
+        uint entries = rsimKTableSize(KFORMAT);
+        for (uint k = local; k < entries; k += RECEIVERS * SLICES * RSIM_LANES) lut[k] = FloatRefs(pc.k.table).v[k];
+        barrier();
+    }
+    uint i = pc.k.rowBegin + gl_WorkGroupID.x * RECEIVERS + gl_LocalInvocationID.y;
+    uint pose = gl_WorkGroupID.z * RSIM_LANES + lane;
+    bool isActive = i < pc.k.rowEnd;
+    TransportTriRefs tris = TransportTriRefs(pc.tris);
+    Vec2Refs hist = Vec2Refs(pc.history);
+    vec2 acc[RSIM_TIME_BLOCK];
+    for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q) acc[q] = vec2(0.0);
+    // Nothing can arrive before a block that ends at or before the shortest far delay (the same
+    // for the whole workgroup, as the barriers below need).
+    if (pc.t0 + pc.steps > pc.nearBelow) {
+        vec4 me = tris.t[isActive ? i : pc.k.rowBegin].centroidArea;
+        uint rows = pc.k.rowEnd - pc.k.rowBegin, col = i - pc.k.rowBegin;
+        uint last = pc.t0 + pc.steps - 1u;
+        uint batches = (pc.n + RSIM_LANES - 1u) / RSIM_LANES;
+        // Every row runs the same number of trips (the barrier); slices past the end find no source.
+        uint trips = (batches + SLICES - 1u) / SLICES;
+        // This lane's pose, in the pose block's [n][T][RSIM_LANES].
+        uint poseBase = (gl_WorkGroupID.z * pc.n * pc.timesteps) * RSIM_LANES + lane;
+        for (uint b = 0u; b < trips; ++b) {
+            uint j0 = (b * SLICES + slice) * RSIM_LANES;
+            uint j = j0 + lane;
+            vec4 mine = vec4(0.0);
+            if (isActive && j < pc.n) {
+                float k = loadK(j * rows + col);
+                if (k != 0.0) {
+                    vec4 cj = tris.t[j].centroidArea;
+                    uint tau = rsimDelaySteps(me.xyz, cj.xyz, pc.invCdtSq);
+                    if (!rsimIsNearDelay(tau, pc.nearBelow) && tau <= last)
+                        mine = vec4(rsimGatherCoefficients(k, me.w, cj.w, tris.t[j].extra.x), uintBitsToFloat(tau), 1.0);
+                }
+            }
+            pairs[b & 1u][row][lane] = mine;
+            barrier();
+            for (uint s = 0u; s < RSIM_LANES; ++s) {
+                vec4 pair = pairs[b & 1u][row][s]; // the same for the whole row: no divergence
+                if (pair.w == 0.0) continue;
+                uint tau = floatBitsToUint(pair.z);
+                // Step q reads time t0 + q - tau (>= 0 from q = tau - t0 on); unsigned wrap-around
+                // keeps `at + q * RSIM_LANES` right for those q.
+                uint at = poseBase + ((j0 + s) * pc.timesteps + pc.t0 - tau) * RSIM_LANES;
+                uint first = tau > pc.t0 ? tau - pc.t0 : 0u;
+                if (first == 0u && pc.steps == RSIM_TIME_BLOCK) {
+                    for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q) acc[q] += pair.xy * hist.v[at + q * RSIM_LANES];
+                } else {
+                    for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q)
+                        if (q >= first && q < pc.steps) acc[q] += pair.xy * hist.v[at + q * RSIM_LANES];
+                }
+            }
+        }
+    }
+    // Sum the slices, one step at a time (after the last batch's reads of `pairs`).
+    barrier();
+    for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q) {
+        pairs[0][row][lane].xy = acc[q];
+        barrier();
+        if (slice == 0u && isActive && q < pc.steps) {
+            vec2 sum = pairs[0][row][lane].xy;
+            for (uint s = 1u; s < SLICES; ++s) sum += pairs[0][s * RECEIVERS + gl_LocalInvocationID.y][lane].xy;
+            Vec2Refs(pc.farSums).v[(q * pc.n + i) * pc.poses + pose] = sum;
+        }
+        barrier();
+    }
+}

@@ -42,6 +42,9 @@ void writeImagesExr(const std::filesystem::path& file, const ResultsView& view) 
     try {
         Imf::Header header{int(W), int(H)};
         header.compression() = Imf::ZIP_COMPRESSION;
+        // zlib's fastest level: a batch writes one file per pose (the medium room's 320 x 240
+        // pixels: 13.5 ms at level 1 against 16.6 ms at the default level 4, for 3% more bytes).
+        header.zipCompressionLevel() = 1;
         header.insert("rsim_conventions",
                       Imf::StringAttribute("the datasets of images.h5 of the same names (MODEL.md section 8); Z = "
                                            "z_depth_m, the estimated depth along the optical axis; metres; NaN: none"));

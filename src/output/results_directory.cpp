@@ -4,7 +4,9 @@
 #include <string>
 #include <system_error>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -118,19 +120,29 @@ fs::path withSuffix(const fs::path& dir, const std::string& suffix) {
 
 void writeAll(const fs::path& tmp, const ResultsView& view, PhaseTimes& times,
               const Stopwatch& sw) {
-    writeTrianglesCsv(tmp / "triangles.csv", view);
-    writeErrorPly(tmp / "mesh_error.ply", view);
+    // Each file's time, for --log-level debug.
+    std::string spent;
+    Stopwatch file;
+    auto timed = [&](const char* name, auto&& write) {
+        file = Stopwatch();
+        write();
+        spent += fmt::format("{}{} {:.3f} s", spent.empty() ? "" : ", ", name, file.seconds());
+    };
+    timed("triangles.csv", [&] { writeTrianglesCsv(tmp / "triangles.csv", view); });
+    timed("mesh_error.ply", [&] { writeErrorPly(tmp / "mesh_error.ply", view); });
     // K lives in timeseries.h5, so output.kij = true writes the file even when
     // output.timeseries = false; it then holds K, the geometry and the per-triangle terms but
     // not B, Z, E, R (its `layout` attribute says so).
-    if (output::timeseriesWritten(view)) writeTimeseriesH5(tmp / "timeseries.h5", view);
+    if (output::timeseriesWritten(view))
+        timed("timeseries.h5", [&] { writeTimeseriesH5(tmp / "timeseries.h5", view); });
     if (output::imagesWritten(view)) {
-        writeSensorImages(tmp, view);
-        writeImagesH5(tmp / "images.h5", view);
-        writeImagesExr(tmp / "images.exr", view);
+        timed("images", [&] { writeSensorImages(tmp, view); });
+        timed("images.h5", [&] { writeImagesH5(tmp / "images.h5", view); });
+        timed("images.exr", [&] { writeImagesExr(tmp / "images.exr", view); });
     }
     times.add("output", sw.seconds());
-    writeSummaryJson(tmp / "summary.json", view, times);
+    timed("summary.json", [&] { writeSummaryJson(tmp / "summary.json", view, times); });
+    spdlog::debug("{}: {}", tmp.string(), spent);
 }
 
 } // namespace

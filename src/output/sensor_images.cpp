@@ -42,6 +42,7 @@ void writePng(const std::filesystem::path& file, std::uint32_t w, std::uint32_t 
     image.width = w;
     image.height = h;
     image.format = rgb ? PNG_FORMAT_RGB : PNG_FORMAT_GRAY;
+    image.flags = PNG_IMAGE_FLAG_FAST; // previews: encoding time matters more than bytes
     if (!png_image_write_to_file(&image, file.c_str(), 0, pixels.data(), 0, nullptr)) {
         const std::string message = image.message;
         png_image_free(&image);

@@ -125,11 +125,18 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
                         ++measuredPoses;
                     const SimConfig* config = &allPoses[p].config;
                     const std::filesystem::path dir = tmp / desc.name;
-                    writers.submit([job, config, dir, &prepared] {
+                    // Waiting for a free writer is output time too.
+                    Stopwatch handOver;
+                    writers.submit([job, config, dir, &prepared, where = desc.where] {
+                        const Stopwatch sw;
                         writeResultsFiles(dir,
                                           ResultsView{job->scene, prepared, *config, job->result, job->meta, job->info},
                                           job->times);
+                        spdlog::debug("{}: files written in {:.3f} s", where, sw.seconds());
                     });
+                    const double waited = handOver.seconds();
+                    times.add("output", waited);
+                    if (waited > 0.001) spdlog::debug("{}: waited {:.3f} s for a free writer", desc.where, waited);
                 });
         // The time the last poses' files took beyond the simulation.
         Stopwatch sw;

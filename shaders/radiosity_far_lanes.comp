@@ -27,6 +27,9 @@ const uint ROWS = RECEIVERS * SLICES;
 // sets, so that one barrier per batch of sources suffices. At the end, set 0 holds the slices'
 // partial sums.
 shared vec4 pairs[2][ROWS][RSIM_LANES];
+// Per row, bit s: the batch's source s is gathered; three sets, so that one is cleared while
+// another is filled and the third read (bitwise or: the same bits in any order).
+shared uint gathered[3][ROWS];
 shared float lut[256];
 
 float loadK(uint e) {
@@ -44,6 +47,8 @@ void main() {
         for (uint k = local; k < entries; k += RECEIVERS * SLICES * RSIM_LANES) lut[k] = FloatRefs(pc.k.table).v[k];
         barrier();
     }
+    if (lane == 0u) gathered[0][row] = 0u;
+    barrier();
     uint i = pc.k.rowBegin + gl_WorkGroupID.x * RECEIVERS + gl_LocalInvocationID.y;
     uint pose = gl_WorkGroupID.z * RSIM_LANES + lane;
     bool isActive = i < pc.k.rowEnd;
@@ -76,20 +81,38 @@ void main() {
                 }
             }
             pairs[b & 1u][row][lane] = mine;
+            if (mine.w != 0.0) atomicOr(gathered[b % 3u][row], 1u << lane);
+            // The set of batch b + 1, last read in batch b - 2: every lane is past that.
+            if (lane == 0u) gathered[(b + 1u) % 3u][row] = 0u;
             barrier();
-            for (uint s = 0u; s < RSIM_LANES; ++s) {
-                vec4 pair = pairs[b & 1u][row][s]; // the same for the whole row: no divergence
-                if (pair.w == 0.0) continue;
-                uint tau = floatBitsToUint(pair.z);
+            // Only the sources that are gathered, in order (the same for the whole row), two per
+            // trip so that both sources' history runs are requested before their sums (3% faster
+            // than one on the H100, docs/benchmarks.md); an odd one out is paired with itself at
+            // coefficient 0.
+            for (uint left = gathered[b % 3u][row]; left != 0u;) {
+                uint s0 = findLSB(left);
+                left &= left - 1u;
+                uint s1 = left != 0u ? findLSB(left) : s0;
+                left &= left - 1u;
+                vec4 pair0 = pairs[b & 1u][row][s0], pair1 = pairs[b & 1u][row][s1];
+                vec2 f1 = s1 != s0 ? pair1.xy : vec2(0.0);
+                uint tau0 = floatBitsToUint(pair0.z), tau1 = floatBitsToUint(pair1.z);
                 // Step q reads time t0 + q - tau (>= 0 from q = tau - t0 on); unsigned wrap-around
                 // keeps `at + q * RSIM_LANES` right for those q.
-                uint at = poseBase + ((j0 + s) * pc.timesteps + pc.t0 - tau) * RSIM_LANES;
-                uint first = tau > pc.t0 ? tau - pc.t0 : 0u;
-                if (first == 0u && pc.steps == RSIM_TIME_BLOCK) {
-                    for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q) acc[q] += pair.xy * hist.v[at + q * RSIM_LANES];
+                uint at0 = poseBase + ((j0 + s0) * pc.timesteps + pc.t0 - tau0) * RSIM_LANES;
+                uint at1 = poseBase + ((j0 + s1) * pc.timesteps + pc.t0 - tau1) * RSIM_LANES;
+                uint first0 = tau0 > pc.t0 ? tau0 - pc.t0 : 0u, first1 = tau1 > pc.t0 ? tau1 - pc.t0 : 0u;
+                if (first0 == 0u && first1 == 0u && pc.steps == RSIM_TIME_BLOCK) {
+                    for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q) {
+                        vec2 h0 = hist.v[at0 + q * RSIM_LANES], h1 = hist.v[at1 + q * RSIM_LANES];
+                        acc[q] += pair0.xy * h0;
+                        acc[q] += f1 * h1;
+                    }
                 } else {
-                    for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q)
-                        if (q >= first && q < pc.steps) acc[q] += pair.xy * hist.v[at + q * RSIM_LANES];
+                    for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q) {
+                        if (q >= first0 && q < pc.steps) acc[q] += pair0.xy * hist.v[at0 + q * RSIM_LANES];
+                        if (q >= first1 && q < pc.steps) acc[q] += f1 * hist.v[at1 + q * RSIM_LANES];
+                    }
                 }
             }
         }

@@ -27,7 +27,8 @@ done
 # Opened at run time rather than linked: the Vulkan loader, and glvnd's dispatch libraries,
 # which NVIDIA's Vulkan driver (libGLX_nvidia.so.0) needs and CUDA-only images often lack.
 for lib in libvulkan.so.1 libGLdispatch.so.0 libGLX.so.0 libEGL.so.1 libOpenGL.so.0; do
-  p=$(ldconfig -p | awk -v l="$lib" '$1==l && /x86-64/ {print $NF; exit}')
+  # awk reads to the end: leaving early could end ldconfig with SIGPIPE, and pipefail the script.
+  p=$(ldconfig -p | awk -v l="$lib" '$1==l && /x86-64/ && !found {print $NF; found=1}')
   [[ -n $p ]] && cp -Ln "$p" "$out/lib/$lib"
 done
 cat > "$out/rsim" <<'WRAP'

@@ -11,6 +11,7 @@
 #include "backends/backend_choice.h"
 #include "geometry/prepare.h"
 #include "k/k_cache.h"
+#include "pipeline/job_agreement.h"
 #include "pipeline/simulate.h"
 #include "scene/scene_config.h"
 #include "output/results_writer.h"
@@ -118,6 +119,9 @@ bool rowBlockMode(const RunRequest& req, const SceneDesc& scene, bool batch) {
 RunOutcome runSimulation(const RunRequest& req) {
     SceneDesc scene = loadSceneFile(req.sceneFile, req.overrides);
     if (req.outputDir) scene.output.dir = std::filesystem::absolute(*req.outputDir);
+    // Under MPI: the first collective of every job, before the ranks take their ways (a rank
+    // with --poses beside one without would otherwise wait in another collective for ever).
+    if (Ranks::world().many()) checkRanksAgree(Ranks::world(), jobFingerprint(req, scene));
     if (req.posesFile) {
         if (!scene.poses.empty())
             spdlog::warn("--poses {}: replaces the scene file's {} [[pose]] table(s)", req.posesFile->string(),
@@ -138,6 +142,7 @@ RunOutcome runSimulation(const RunRequest& req) {
     if (ranks.rank() == 0) checkOutputDirectory(scene.output.dir);
     auto [prepared, backend] = loadSceneAndBackend(scene, req, 0, times);
     const std::size_t n = prepared.size();
+    if (ranks.many()) checkRanksAgree(ranks, triangleFingerprint(prepared));
 
     SimConfig config = configFor(scene, req);
     RunOptions options = optionsFor(scene, req);

@@ -13,6 +13,7 @@
 
 #include "k/k_cache.h"
 #include "k/row_share.h"
+#include "pipeline/job_agreement.h"
 #include "scene/scene_desc.h"
 #include "pipeline/run_estimate.h"
 #include "util/host_memory.h"
@@ -248,18 +249,6 @@ std::unique_ptr<KHandle> computeK(Backend& geometry, const KSettings& k, PhaseTi
                      meta.k.format, meta.k.chunks, meta.k.rowsPerChunk, double(meta.k.bytes) / 1048576.0,
                      meta.k.rmsError, v.compressSeconds);
     return std::move(v.K);
-}
-
-// Row-block mode: every rank must run the same triangles, K settings and time axis, or the
-// exchanges would mismatch (a hang, or wrong sums): an InputError naming the first rank that
-// differs from rank 0 (`what` describes this rank's run).
-void checkRanksAgree(const Ranks& ranks, const std::string& what) {
-    const std::vector<std::string> all = ranks.allgather(what);
-    for (std::size_t r = 1; r < all.size(); ++r)
-        if (all[r] != all[0])
-            throw InputError(fmt::format("the ranks of this job run different simulations: rank 0 has {}, rank {} has "
-                                         "{}. Start every rank with the same scene file and options",
-                                         all[0], r, all[r]));
 }
 
 // Row-block mode: this rank's rows of K, once every rank is known to run the same job (none

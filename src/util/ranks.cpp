@@ -75,14 +75,79 @@ void Ranks::barrier() const {
 #endif
 }
 
+#ifdef RSIM_HAVE_MPI
+namespace {
+
+// The most bytes one MPI call moves per rank: MPI's counts are int, so every collective below
+// sends in pieces of at most this (1 GiB; RSIM_MPI_PIECE_BYTES lowers it, so that tests reach
+// the pieces with small scenes).
+std::size_t pieceBytes() {
+    static const std::size_t bytes = [] {
+        const char* v = std::getenv("RSIM_MPI_PIECE_BYTES");
+        const long long n = v ? std::atoll(v) : 0;
+        return n > 0 ? std::size_t(std::min<long long>(n, 1ll << 30)) : std::size_t(1) << 30;
+    }();
+    return bytes;
+}
+
+// Every rank's count, on every rank.
+std::vector<std::uint64_t> allCounts(std::uint64_t mine, int size) {
+    std::vector<std::uint64_t> all(static_cast<std::size_t>(size));
+    check(MPI_Allgather(&mine, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD), "MPI_Allgather");
+    return all;
+}
+
+// Every rank's `bytes` on every rank (root < 0), or on `root` only, in rounds of at most
+// pieceBytes() / ranks per rank, so that no count or displacement passes INT_MAX.
+std::vector<std::string> gatherInPieces(const std::string& bytes, int root, int rank, int size) {
+    const std::vector<std::uint64_t> sizes = allCounts(bytes.size(), size);
+    const std::size_t R = sizes.size();
+    const std::uint64_t cap = std::max<std::uint64_t>(1, pieceBytes() / R);
+    std::uint64_t rounds = 0;
+    for (std::uint64_t n : sizes) rounds = std::max(rounds, (n + cap - 1) / cap);
+    const bool here = root < 0 || root == rank;
+    std::vector<std::string> out(here ? R : 0);
+    for (std::size_t r = 0; r < out.size(); ++r) out[r].resize(sizes[r]);
+    std::vector<int> counts(R), displs(R);
+    std::string round;
+    for (std::uint64_t k = 0; k < rounds; ++k) {
+        int total = 0;
+        for (std::size_t r = 0; r < R; ++r) {
+            const std::uint64_t at = k * cap;
+            counts[r] = int(sizes[r] > at ? std::min(cap, sizes[r] - at) : 0);
+            displs[r] = total;
+            total += counts[r];
+        }
+        round.resize(here ? std::size_t(total) : 0);
+        const char* send = bytes.data() + std::min<std::uint64_t>(k * cap, bytes.size());
+        const int mine = counts[std::size_t(rank)];
+        if (root < 0)
+            check(MPI_Allgatherv(send, mine, MPI_BYTE, round.data(), counts.data(), displs.data(), MPI_BYTE,
+                                 MPI_COMM_WORLD),
+                  "MPI_Allgatherv");
+        else
+            check(MPI_Gatherv(send, mine, MPI_BYTE, round.data(), counts.data(), displs.data(), MPI_BYTE, root,
+                              MPI_COMM_WORLD),
+                  "MPI_Gatherv");
+        for (std::size_t r = 0; r < out.size(); ++r)
+            std::memcpy(out[r].data() + k * cap, round.data() + displs[r], std::size_t(counts[r]));
+    }
+    return out;
+}
+
+} // namespace
+#endif
+
 std::string Ranks::broadcast(const std::string& bytes, int root) const {
 #ifdef RSIM_HAVE_MPI
     if (mpi_) {
         unsigned long long n = bytes.size();
         check(MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, root, MPI_COMM_WORLD), "MPI_Bcast");
-        if (n > INT_MAX) throw Error("MPI: a broadcast of more than 2 GiB");
         std::string out = rank_ == root ? bytes : std::string(n, '\0');
-        check(MPI_Bcast(out.data(), int(n), MPI_BYTE, root, MPI_COMM_WORLD), "MPI_Bcast");
+        for (std::size_t at = 0; at < n; at += pieceBytes())
+            check(MPI_Bcast(out.data() + at, int(std::min<std::size_t>(pieceBytes(), n - at)), MPI_BYTE, root,
+                            MPI_COMM_WORLD),
+                  "MPI_Bcast");
         return out;
     }
 #else
@@ -93,25 +158,7 @@ std::string Ranks::broadcast(const std::string& bytes, int root) const {
 
 std::vector<std::string> Ranks::gather(const std::string& bytes, int root) const {
 #ifdef RSIM_HAVE_MPI
-    if (mpi_) {
-        if (bytes.size() > INT_MAX) throw Error("MPI: a rank's part of a gather is over 2 GiB");
-        int n = int(bytes.size());
-        std::vector<int> counts(rank_ == root ? std::size_t(size_) : 0), displs(counts.size());
-        check(MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, root, MPI_COMM_WORLD), "MPI_Gather");
-        long long total = 0;
-        for (std::size_t r = 0; r < counts.size(); ++r) {
-            displs[r] = int(total);
-            total += counts[r];
-        }
-        if (total > INT_MAX) throw Error("MPI: a gather of more than 2 GiB");
-        std::string all(std::size_t(total), '\0');
-        check(MPI_Gatherv(bytes.data(), n, MPI_BYTE, all.data(), counts.data(), displs.data(), MPI_BYTE, root,
-                          MPI_COMM_WORLD),
-              "MPI_Gatherv");
-        std::vector<std::string> out;
-        for (std::size_t r = 0; r < counts.size(); ++r) out.push_back(all.substr(std::size_t(displs[r]), std::size_t(counts[r])));
-        return out;
-    }
+    if (mpi_) return gatherInPieces(bytes, root, rank_, size_);
 #else
     (void)root;
 #endif
@@ -120,26 +167,7 @@ std::vector<std::string> Ranks::gather(const std::string& bytes, int root) const
 
 std::vector<std::string> Ranks::allgather(const std::string& bytes) const {
 #ifdef RSIM_HAVE_MPI
-    if (mpi_) {
-        if (bytes.size() > INT_MAX) throw Error("MPI: a rank's part of an allgather is over 2 GiB");
-        int n = int(bytes.size());
-        std::vector<int> counts(static_cast<std::size_t>(size_)), displs(counts.size());
-        check(MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Allgather");
-        long long total = 0;
-        for (std::size_t r = 0; r < counts.size(); ++r) {
-            displs[r] = int(total);
-            total += counts[r];
-        }
-        if (total > INT_MAX) throw Error("MPI: an allgather of more than 2 GiB");
-        std::string all(std::size_t(total), '\0');
-        check(MPI_Allgatherv(bytes.data(), n, MPI_BYTE, all.data(), counts.data(), displs.data(), MPI_BYTE,
-                             MPI_COMM_WORLD),
-              "MPI_Allgatherv");
-        std::vector<std::string> out;
-        for (std::size_t r = 0; r < counts.size(); ++r)
-            out.push_back(all.substr(std::size_t(displs[r]), std::size_t(counts[r])));
-        return out;
-    }
+    if (mpi_) return gatherInPieces(bytes, -1, rank_, size_);
 #endif
     return {bytes};
 }
@@ -150,35 +178,31 @@ std::vector<std::vector<float>> Ranks::alltoall(std::vector<std::vector<float>> 
     out[std::size_t(rank_)] = std::move(sendTo[std::size_t(rank_)]);
 #ifdef RSIM_HAVE_MPI
     if (mpi_) {
-        const std::size_t R = std::size_t(size_);
-        std::vector<int> sendCounts(R), recvCounts(R), sendDispls(R), recvDispls(R);
-        long long total = 0;
+        // Each part goes straight from its vector into the receiver's, in messages of at most
+        // pieceBytes() (no packed copy of all parts, no int counts over 2^31).
+        const std::size_t R = std::size_t(size_), me = std::size_t(rank_);
+        std::vector<std::uint64_t> sendCounts(R), recvCounts(R);
+        for (std::size_t r = 0; r < R; ++r) sendCounts[r] = r == me ? 0 : sendTo[r].size();
+        check(MPI_Alltoall(sendCounts.data(), 1, MPI_UINT64_T, recvCounts.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD),
+              "MPI_Alltoall");
+        const std::size_t piece = std::max<std::size_t>(1, pieceBytes() / sizeof(float));
+        std::vector<MPI_Request> requests;
         for (std::size_t r = 0; r < R; ++r) {
-            const std::size_t c = r == std::size_t(rank_) ? 0 : sendTo[r].size();
-            if (total + static_cast<long long>(c) > INT_MAX)
-                throw Error("MPI: a rank's part of an alltoall is over 2^31 values");
-            sendCounts[r] = int(c);
-            sendDispls[r] = int(total);
-            total += static_cast<long long>(c);
+            if (r == me) continue;
+            out[r].resize(recvCounts[r]);
+            for (std::size_t at = 0, tag = 0; at < recvCounts[r]; at += piece, ++tag)
+                check(MPI_Irecv(out[r].data() + at, int(std::min<std::size_t>(piece, recvCounts[r] - at)), MPI_FLOAT,
+                                int(r), int(tag % 32768), MPI_COMM_WORLD, &requests.emplace_back()),
+                      "MPI_Irecv");
         }
-        std::vector<float> send(static_cast<std::size_t>(total));
-        for (std::size_t r = 0; r < R; ++r)
-            if (sendCounts[r]) std::copy(sendTo[r].begin(), sendTo[r].end(), send.begin() + sendDispls[r]);
-        sendTo.clear();
-        check(MPI_Alltoall(sendCounts.data(), 1, MPI_INT, recvCounts.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Alltoall");
-        total = 0;
         for (std::size_t r = 0; r < R; ++r) {
-            if (total + recvCounts[r] > INT_MAX) throw Error("MPI: an alltoall receiving over 2^31 values");
-            recvDispls[r] = int(total);
-            total += recvCounts[r];
+            if (r == me) continue;
+            for (std::size_t at = 0, tag = 0; at < sendCounts[r]; at += piece, ++tag)
+                check(MPI_Isend(sendTo[r].data() + at, int(std::min<std::size_t>(piece, sendCounts[r] - at)), MPI_FLOAT,
+                                int(r), int(tag % 32768), MPI_COMM_WORLD, &requests.emplace_back()),
+                      "MPI_Isend");
         }
-        std::vector<float> recv(static_cast<std::size_t>(total));
-        check(MPI_Alltoallv(send.data(), sendCounts.data(), sendDispls.data(), MPI_FLOAT, recv.data(), recvCounts.data(),
-                            recvDispls.data(), MPI_FLOAT, MPI_COMM_WORLD),
-              "MPI_Alltoallv");
-        for (std::size_t r = 0; r < R; ++r)
-            if (r != std::size_t(rank_))
-                out[r].assign(recv.begin() + recvDispls[r], recv.begin() + recvDispls[r] + recvCounts[r]);
+        check(MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
     }
 #endif
     return out;

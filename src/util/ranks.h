@@ -29,8 +29,9 @@ public:
     std::vector<std::string> gather(const std::string& bytes, int root = 0) const;
     // Every rank's `bytes`, in rank order, on every rank.
     std::vector<std::string> allgather(const std::string& bytes) const;
-    // sendTo[r] goes to rank r; returns what each rank sent to this one (MPI_Alltoallv; this
-    // rank's own entry is moved across).
+    // sendTo[r] goes to rank r; returns what each rank sent to this one (this rank's own entry
+    // is moved across). Like every collective here, in messages of at most 1 GiB (MPI's counts
+    // are int; RSIM_MPI_PIECE_BYTES lowers the piece for tests), so no part is too large.
     std::vector<std::vector<float>> alltoall(std::vector<std::vector<float>> sendTo) const;
     // Each element summed (maximised, minimised) over the ranks, on every rank.
     void sum(std::vector<std::uint64_t>& values) const;

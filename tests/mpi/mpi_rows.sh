@@ -5,7 +5,9 @@
 # the tiny room with 2 and 3, one pose and a batch), and on a Vulkan device (lavapipe in CI)
 # agrees with one process within rsim compare's tolerances (the far sums are combined over
 # 16 steps instead of 8: other fp32 rounding); ranks started with different settings, or a rank
-# that cannot start, end the job in seconds with a message naming the rank, and leave no results.
+# that cannot start, end the job in seconds with a message naming the rank, and leave no results;
+# so do ranks with and without a poses file, or with other meshes. Collectives in small pieces
+# give the same results.
 #   mpi_rows.sh RSIM MPIEXEC SOURCE_DIR WORK_DIR
 set -eu
 log() { echo "mpi_rows.sh: $* ($(date +%T))"; }
@@ -27,6 +29,11 @@ for n in 2 3; do
   grep -q '"split": "rows"' "$work/rows$n/summary.json"
   same "$work/one" "$work/rows$n"
 done
+# Every MPI collective in pieces of at most 4 KiB (RSIM_MPI_PIECE_BYTES; 1 GiB by default): the
+# half-block swap, the near lists' and the results' gathers cross many pieces, bit for bit.
+RSIM_MPI_PIECE_BYTES=4096 timeout 300 "$mpiexec" --oversubscribe -x RSIM_MPI_PIECE_BYTES -np 3 "$rsim" run "$tiny" \
+  $opts --chunk-mb 0.01 -o "$work/rows3-pieces"
+same "$work/one" "$work/rows3-pieces"
 # Without indirect light there is no K to share: rank 0 alone writes, as one process would.
 "$rsim" run "$tiny" $opts --set simulation.indirect=false -o "$work/direct-one"
 timeout 300 "$mpiexec" --oversubscribe -np 2 "$rsim" run "$tiny" $opts --set simulation.indirect=false -o "$work/direct-rows2"
@@ -85,7 +92,23 @@ if timeout 120 "$mpiexec" --oversubscribe -np 1 "$rsim" run "$tiny" $opts -o "$w
      -np 1 "$rsim" run "$tiny" $base --timesteps 400 -o "$work/failed" >"$work/differ.log" 2>&1; then
   echo "a job whose ranks differ succeeded"; exit 1
 fi
-grep -q "rank 1 has 566 triangles, K key [0-9a-f]*, 400 timesteps" "$work/differ.log" || { cat "$work/differ.log"; exit 1; }
+grep -q "rank 1 has rsim .*simulation.timesteps=400" "$work/differ.log" || { cat "$work/differ.log"; exit 1; }
+# Rank 0 with a poses file, rank 1 without (rank 1 waited in another collective for ever before).
+if timeout 120 "$mpiexec" --oversubscribe -np 1 "$rsim" run "$tiny" $opts --poses "$work/poses.csv" -o "$work/failed" : \
+     -np 1 "$rsim" run "$tiny" $opts -o "$work/failed" >"$work/poses.log" 2>&1; then
+  echo "a job with poses on one rank only succeeded"; exit 1
+fi
+grep -q "rank 1 has rsim .*no poses file" "$work/poses.log" || { cat "$work/poses.log"; exit 1; }
+# The same scene file next to other meshes on rank 1: the triangles differ, the job ends.
+mkdir -p "$work/other"
+cp "$tiny" "$work/other/scene.toml"
+awk '/^v / && !done {$2 = $2 + 0.01; done = 1} 1' "$src/scenes/tiny-room/room.obj" >"$work/other/room.obj"
+if timeout 120 "$mpiexec" --oversubscribe -np 1 "$rsim" run "$tiny" $opts -o "$work/failed" : \
+     -np 1 "$rsim" run "$work/other/scene.toml" $opts -o "$work/failed" >"$work/meshes.log" 2>&1; then
+  echo "a job whose ranks read different meshes succeeded"; exit 1
+fi
+grep -q "rank 1 has 566 triangles (vertices, reflectances and ids [0-9a-f]*)" "$work/meshes.log" ||
+  { cat "$work/meshes.log"; exit 1; }
 # Rank 1 cannot read its scene.
 if timeout 120 "$mpiexec" --oversubscribe -np 1 "$rsim" run "$tiny" $opts -o "$work/failed" : \
      -np 1 "$rsim" run "$work/missing.toml" $opts -o "$work/failed" >"$work/failed.log" 2>&1; then

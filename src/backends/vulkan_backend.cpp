@@ -240,7 +240,7 @@ public:
         vk::Device& d0 = *slots_[0].device;
         const std::size_t count = std::size_t(n) * c.timesteps;
         auto shared = std::make_shared<VulkanBatchHistory>();
-        shared->history = std::move(gpu.histories[0]);
+        shared->history = std::move(gpu.history);
         shared->records = std::move(onDevices[0]);
         shared->n = n;
         shared->poseBytes = count * sizeof(glm::vec2);

@@ -420,12 +420,12 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
         std::min<std::uint64_t>(poses.size(), b.pose->poseGroupLimit(first.indirect ? kUsed : nullptr, first));
     group = std::min(group, hostPoseLimit(s.size(), first.timesteps));
     if (opt.maxPoseGroup) group = std::min(group, opt.maxPoseGroup);
+    group = b.pose->preferredPoseGroup(group);
     if (share) { // every rank runs the same groups: the smallest any rank's memory allows
         std::vector<std::uint64_t> fewest{group};
         share->ranks().min(fewest);
         group = std::uint32_t(fewest[0]);
     }
-    group = b.pose->preferredPoseGroup(group);
     report.groupSize = std::max(group, 1u);
     report.groups = std::uint32_t((poses.size() + report.groupSize - 1) / report.groupSize);
     if (poses.size() > 1)

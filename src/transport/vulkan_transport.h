@@ -51,7 +51,7 @@ std::uint32_t transportNearBelow(const std::vector<TransportDevice>& devices, co
 
 
 struct GpuTransport {
-    std::vector<vk::Buffer> histories; // per device, identical: vec2[poses][n][T] of (B, Z)
+    vk::Buffer history;                // device 0's: vec2[poses][n][T] of (B, Z) (the plain layout)
     double setupSeconds = 0.0;         // pipelines, buffers, near lists upload
     double loopSeconds = 0.0;          // the time loop
     double exchangeSeconds = 0.0;      // host part of combining far sums across devices (and ranks)

@@ -66,9 +66,42 @@ private:
 
 // A batch's B/Z history and transport records on device 0, shared by its poses.
 struct VulkanBatchHistory {
-    vk::Buffer history, records; // vec2[poses][n][T], GpuTransportTri[poses][n]
-    std::uint32_t n = 0;
-    std::uint64_t poseBytes = 0; // of one pose's vec2[n][T]
+    vk::Buffer history, records; // B and Z (rsimHistoryIndex, or with `lanes` rsimLaneHistoryIndex), GpuTransportTri[poses][n]
+    std::uint32_t n = 0, timesteps = 0;
+    bool lanes = false;
+    // With pose lanes: the one pose read out into a plain vec2[n][T] last (the distance phases
+    // take one pose at a time, three passes each).
+    mutable vk::Buffer plain;
+    mutable std::uint32_t inPlain = UINT32_MAX;
+
+    // Pose p's vec2[n][T] on `device` (device 0).
+    VkDeviceAddress poseHistory(std::uint32_t p, vk::Device& device, vk::PosePasses& passes) const {
+        const std::uint64_t poseBytes = std::uint64_t(n) * timesteps * sizeof(glm::vec2);
+        if (!lanes) return history.address() + VkDeviceAddress(p) * poseBytes;
+        if (inPlain != p) {
+            if (!plain) plain = vk::Buffer(device, poseBytes, vk::kStorageUsage, vk::MemoryKind::Device, "B/Z history of a pose");
+            if (!passes.fromLanes)
+                passes.fromLanes = std::make_unique<vk::Pass<shared::HistoryFromLanesPush>>(
+                    device, vk::shaders::historyFromLanes(), vk::SpecConstants{}, "B/Z history from pose lanes");
+            shared::HistoryFromLanesPush push{};
+            push.source = history.address();
+            push.destination = plain.address();
+            push.n = n;
+            push.timesteps = timesteps;
+            push.pose = p;
+            // Rows of workgroups when one row of the dispatch cannot hold them all.
+            const std::uint64_t groups = (std::uint64_t(n) * timesteps + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR;
+            const std::uint32_t maxX = device.limits().maxComputeWorkGroupCount[0];
+            const std::uint32_t rows = std::uint32_t((groups + maxX - 1) / maxX);
+            device.submitAndWait([&](VkCommandBuffer cmd) {
+                vk::computeBarrier(device, cmd);
+                passes.fromLanes->bind(cmd);
+                passes.fromLanes->dispatch(cmd, push, std::uint32_t((groups + rows - 1) / rows), rows);
+            });
+            inPlain = p;
+        }
+        return plain.address();
+    }
 };
 
 // One pose's view of it, for the distance phases.
@@ -76,9 +109,9 @@ struct VulkanHistory final : DeviceCopy {
     const void* owner = nullptr;
     std::shared_ptr<const VulkanBatchHistory> batch;
     std::uint32_t pose = 0;
-    DeviceHistoryView view() const {
+    DeviceHistoryView view(vk::Device& device, vk::PosePasses& passes) const {
         return {batch->records.address() + VkDeviceAddress(pose) * batch->n * sizeof(shared::GpuTransportTri),
-                batch->history.address() + VkDeviceAddress(pose) * batch->poseBytes};
+                batch->poseHistory(pose, device, passes)};
     }
 };
 
@@ -200,8 +233,6 @@ public:
             devices.push_back({slots_[d].device.get(), &pulses[d], &onDevices[d],
                                mine && c.indirect ? &mine->parts()[d] : nullptr});
         TransportTuning tuning = tuning_;
-        // Pose lanes only for a group whose second history poseGroupLimit() counted.
-        if (P > lanesFit_) tuning.noLanes = true;
         // Row-block mode: every rank gathers the same steps per pass (a rank that streams K would
         // choose more), or their exchanges would not match.
         if (share_ && mine && c.indirect) {
@@ -243,7 +274,8 @@ public:
         shared->history = std::move(gpu.history);
         shared->records = std::move(onDevices[0]);
         shared->n = n;
-        shared->poseBytes = count * sizeof(glm::vec2);
+        shared->timesteps = c.timesteps;
+        shared->lanes = gpu.lanes;
         out.histories.resize(batch.size());
         const std::uint32_t real = std::uint32_t(batch.size());
         if (hostHistories) {
@@ -252,11 +284,16 @@ public:
                 h.B.resize(count);
                 h.Z.resize(count);
             }
-            // Each pose's [n][T] follows the previous one's (gpu_layout.h).
+            // Each pose's [n][T] follows the previous one's, or the poses lie side by side in
+            // lanes (gpu_layout.h).
             parallelFor(count, 1 << 14, [&](std::size_t begin, std::size_t end, unsigned) {
                 for (std::uint32_t p = 0; p < real; ++p)
                     for (std::size_t k = begin; k < end; ++k) {
-                        const glm::vec2 v = bz[std::size_t(p) * count + k];
+                        const std::size_t at =
+                            gpu.lanes ? shared::rsimLaneHistoryIndex(std::uint32_t(k / c.timesteps),
+                                                                     std::uint32_t(k % c.timesteps), c.timesteps, n, p)
+                                      : std::size_t(p) * count + k;
+                        const glm::vec2 v = bz[at];
                         out.histories[p].B[k] = v.x;
                         out.histories[p].Z[k] = v.y;
                     }
@@ -302,13 +339,10 @@ public:
     std::uint32_t poseGroupLimit(KHandle* K, const SimConfig& c) override {
         onDevices(K, c);
         const std::uint32_t n = std::uint32_t(scene().size());
-        const std::uint64_t plain = fitPoses(transportBytesPerPose(n, c.timesteps, false), n, c.timesteps);
-        // Pose lanes need a second history at the end of the transport: a group of a multiple of
-        // RSIM_LANES that fits with it, else the plain layout's group.
-        lanesFit_ = std::uint32_t(fitPoses(transportBytesPerPose(n, c.timesteps, true), n, c.timesteps));
-        const std::uint32_t lanes = poseLaneGroup(lanesFit_, tuning_);
+        const std::uint64_t plain = fitPoses(transportBytesPerPose(n, c.timesteps), n, c.timesteps);
+        // A multiple of RSIM_LANES where that many fit (pose lanes).
+        const std::uint32_t lanes = poseLaneGroup(std::uint32_t(plain), tuning_);
         if (usesPoseLanes(lanes, tuning_)) return lanes;
-        lanesFit_ = 0;
         // Padded to what one far-gather invocation serves, within the dispatch's z limit.
         const std::uint32_t k = posesPerInvocation(std::uint32_t(plain), tuning_);
         std::uint64_t fit = std::min<std::uint64_t>(plain, std::uint64_t(slots_[0].device->limits().maxComputeWorkGroupCount[2]) * k);
@@ -316,15 +350,13 @@ public:
         return std::uint32_t(std::clamp<std::uint64_t>(fit, 1, 1u << 20));
     }
 
-    std::uint32_t preferredPoseGroup(std::uint32_t group) const override {
-        return group <= lanesFit_ ? poseLaneGroup(group, tuning_) : group;
-    }
+    std::uint32_t preferredPoseGroup(std::uint32_t group) const override { return poseLaneGroup(group, tuning_); }
 
     TriangleDistances distances(const Histories& h, const DirectTerms& direct, const SimConfig& c) override {
         Slot& s = slots_[0];
         const auto history = onDevice(h, direct, c);
         const GpuPose pose(*s.device, c);
-        return computeTriangleDistancesVulkan(*s.device, pose, s.passes, history->view(), h.n, c);
+        return computeTriangleDistancesVulkan(*s.device, pose, s.passes, history->view(*s.device, s.passes), h.n, c);
     }
 
     void signals(const Histories& h, const DirectTerms& direct, const SimConfig& c, std::vector<double>& fwd,
@@ -336,14 +368,14 @@ public:
         Slot& s = slots_[0];
         const auto history = onDevice(h, direct, c);
         const GpuPose pose(*s.device, c);
-        sensorSignalsVulkan(*s.device, pose, s.passes, history->view(), h.n, c, fwd, adj);
+        sensorSignalsVulkan(*s.device, pose, s.passes, history->view(*s.device, s.passes), h.n, c, fwd, adj);
     }
 
     SensorImage image(const Histories& h, const DirectTerms& direct, const SimConfig& c) override {
         Slot& s = slots_[0];
         const auto history = onDevice(h, direct, c);
         const GpuPose pose(*s.device, c);
-        return renderSensorImageVulkan(*s.device, *s.geometry, pose, *s.accel, s.passes, history->view(), scene(), c);
+        return renderSensorImageVulkan(*s.device, *s.geometry, pose, *s.accel, s.passes, history->view(*s.device, s.passes), scene(), c);
     }
 
 private:
@@ -525,7 +557,6 @@ private:
     StreamMode stream_;
     std::uint64_t maxDeviceBytes_, maxHostBytes_;
     TransportTuning tuning_;
-    std::uint32_t lanesFit_ = 0; // poses whose transport fits in pose lanes (poseGroupLimit)
     const RowShare* share_ = nullptr;
 };
 

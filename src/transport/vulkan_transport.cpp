@@ -70,10 +70,9 @@ std::uint32_t transportNearBelow(const std::vector<TransportDevice>& devices, co
     return B * std::clamp(blocks, 1u, kMaxPassBlocks);
 }
 
-std::uint64_t transportBytesPerPose(std::uint32_t n, std::uint32_t timesteps, bool lanes) {
+std::uint64_t transportBytesPerPose(std::uint32_t n, std::uint32_t timesteps) {
     // Far sums, their exchange buffers: three of B steps, times the blocks of a streamed K's copy.
-    const std::uint64_t history = std::uint64_t(timesteps) * 8 * (lanes ? 2 : 1);
-    return std::uint64_t(n) * (history + 3 * B * kMaxPassBlocks * 8 + sizeof(shared::GpuTransportTri));
+    return std::uint64_t(n) * (std::uint64_t(timesteps) * 8 + 3 * B * kMaxPassBlocks * 8 + sizeof(shared::GpuTransportTri));
 }
 
 namespace {
@@ -276,32 +275,8 @@ public:
         computeDone_.waitAll();
         dev_.reclaim();
     }
-    // The history in the plain layout (gpu_layout.h): with pose lanes, rewritten into a new buffer.
-    vk::Buffer takeHistory() {
-        if (!lanes_) return std::move(history_);
-        vk::Buffer plain(dev_, history_.size(), vk::kStorageUsage, vk::MemoryKind::Device, "B/Z history");
-        vk::Pass<shared::HistoryFromLanesPush> pass(dev_, vk::shaders::historyFromLanes(), {},
-                                                    "B/Z history from pose lanes");
-        shared::HistoryFromLanesPush push{};
-        push.source = history_.address();
-        push.destination = plain.address();
-        push.n = n_;
-        push.timesteps = T_;
-        push.poses = P_;
-        const std::uint64_t groups =
-            (std::uint64_t(n_) * T_ * P_ + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR;
-        const std::uint32_t maxX = dev_.limits().maxComputeWorkGroupCount[0];
-        const std::uint32_t rows = std::uint32_t((groups + maxX - 1) / maxX);
-        computeDone_.submit(false, [&](VkCommandBuffer cmd) {
-            vk::computeBarrier(dev_, cmd);
-            pass.bind(cmd);
-            pass.dispatch(cmd, push, std::uint32_t((groups + rows - 1) / rows), rows);
-        });
-        computeDone_.waitAll();
-        dev_.reclaim();
-        history_ = vk::Buffer();
-        return plain;
-    }
+    vk::Buffer takeHistory() { return std::move(history_); }
+    bool lanes() const { return lanes_; }
     std::uint64_t streamedBytes() const { return streamedBytes_; }
 
 private:
@@ -473,6 +448,7 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
     out.loopSeconds = loop.seconds();
     for (auto& s : st) out.streamedBytes += s->streamedBytes();
     // The devices' histories are identical: device 0's serves the later passes.
+    out.lanes = st[0]->lanes();
     out.history = st[0]->takeHistory();
     return out;
 }

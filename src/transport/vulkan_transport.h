@@ -51,7 +51,8 @@ std::uint32_t transportNearBelow(const std::vector<TransportDevice>& devices, co
 
 
 struct GpuTransport {
-    vk::Buffer history;                // device 0's: vec2[poses][n][T] of (B, Z) (the plain layout)
+    vk::Buffer history;                // device 0's B and Z: rsimHistoryIndex, or with `lanes`
+    bool lanes = false;                // rsimLaneHistoryIndex (gpu_layout.h)
     double setupSeconds = 0.0;         // pipelines, buffers, near lists upload
     double loopSeconds = 0.0;          // the time loop
     double exchangeSeconds = 0.0;      // host part of combining far sums across devices (and ranks)
@@ -83,8 +84,7 @@ std::uint32_t paddedPoses(std::uint32_t poses, const TransportTuning& tuning);
 bool usesPoseLanes(std::uint32_t poses, const TransportTuning& tuning);
 std::uint32_t poseLaneGroup(std::uint32_t poses, const TransportTuning& tuning);
 
-// Device bytes the transport of one more pose needs (history, far sums, records, exchange; with
-// pose lanes, the plain history that the lanes' is turned into at the end).
-std::uint64_t transportBytesPerPose(std::uint32_t n, std::uint32_t timesteps, bool lanes);
+// Device bytes the transport of one more pose needs (history, far sums, records, exchange).
+std::uint64_t transportBytesPerPose(std::uint32_t n, std::uint32_t timesteps);
 
 } // namespace rsim

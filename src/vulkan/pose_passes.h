@@ -16,6 +16,7 @@ struct PosePasses {
     std::unique_ptr<Pass<shared::DistancePush>> distances;
     std::unique_ptr<Pass<shared::PixelPush>> pixels;
     std::unique_ptr<Pass<shared::SignalPush>> signals;
+    std::unique_ptr<Pass<shared::HistoryFromLanesPush>> fromLanes;
 };
 
 } // namespace rsim::vk

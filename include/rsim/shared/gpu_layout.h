@@ -53,7 +53,8 @@ RSIM_FN uint rsimHistoryIndex(uint i, uint t, uint T, uint pose, uint poseStride
 // Pose lanes: a batch of a multiple of RSIM_LANES poses may run its transport in another layout,
 // blocks of RSIM_LANES poses side by side, [poses / RSIM_LANES][n][T][RSIM_LANES], so that the
 // far gather's lanes are poses of one pair (radiosity_far_lanes.comp) and read one contiguous
-// run per step. The transport turns it into the layout above before any other pass reads it.
+// run per step. The passes after the transport read a pose's history out of it into a plain
+// vec2[n][T] first (history_from_lanes.comp).
 RSIM_CONST uint RSIM_LANES = 32u;
 RSIM_FN uint rsimLaneHistoryIndex(uint i, uint t, uint T, uint n, uint pose) {
     return ((pose / RSIM_LANES * n + i) * T + t) * RSIM_LANES + pose % RSIM_LANES;
@@ -235,14 +236,14 @@ struct RadiosityNearPush {
     uint lanes;           // 1: the history in pose lanes (rsimLaneHistoryIndex), 0: rsimHistoryIndex
 };
 
-// The pose lanes' history (rsimLaneHistoryIndex) into the plain layout (rsimHistoryIndex), one
+// One pose's history out of the pose lanes' (rsimLaneHistoryIndex) into a plain vec2[n][T], one
 // invocation per entry of the destination.
 struct HistoryFromLanesPush {
     uint64_t source;
     uint64_t destination;
     uint n;
     uint timesteps;
-    uint poses;
+    uint pose;
     uint pad0;
 };
 

@@ -311,7 +311,12 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
     // Refuse, with the numbers, a run the machine's memory cannot hold, before anything large is
     // allocated (K as if computed here: a K from the cache would need less; a rank holds its rows).
     RunEstimate forecast = estimateRun(meta, s.size(), first, false);
-    if (share) forecast.hostKBytes *= double(share->rowEnd() - share->rowBegin()) / double(std::max<std::size_t>(s.size(), 1));
+    if (share && forecast.hostKBytes > 0.0) {
+        // A rank holds its rows, and the CPU's visibility swaps half of each block it shares with
+        // another rank: it sends and receives fp32 values for rows x (n - rows) / 2 pairs each way.
+        const double n = double(std::max<std::size_t>(s.size(), 1)), rows = double(share->rowEnd() - share->rowBegin());
+        forecast.hostKBytes = forecast.hostKBytes * rows / n + rows * (n - rows) * 4.0;
+    }
     checkHostMemory(forecast, first, availableHostBytes());
     std::uint64_t validationBefore = 0;
     for (Backend* x : distinct) validationBefore += x->validationErrors();

@@ -10,6 +10,7 @@
 #include "backends/vulkan_backend.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <mutex>
 #include <utility>
@@ -188,7 +189,7 @@ public:
 
     DirectTerms direct(const SimConfig& c) override {
         Slot& s = slots_[0];
-        const GpuPose pose(*s.device, c);
+        const GpuPose& pose = gpuPose(c);
         return computeDirectVulkan(*s.device, *s.geometry, pose, *s.accel, s.passes, scene(), c);
     }
 
@@ -355,7 +356,7 @@ public:
     TriangleDistances distances(const Histories& h, const DirectTerms& direct, const SimConfig& c) override {
         Slot& s = slots_[0];
         const auto history = onDevice(h, direct, c);
-        const GpuPose pose(*s.device, c);
+        const GpuPose& pose = gpuPose(c);
         return computeTriangleDistancesVulkan(*s.device, pose, s.passes, history->view(*s.device, s.passes), h.n, c);
     }
 
@@ -367,14 +368,14 @@ public:
         }
         Slot& s = slots_[0];
         const auto history = onDevice(h, direct, c);
-        const GpuPose pose(*s.device, c);
+        const GpuPose& pose = gpuPose(c);
         sensorSignalsVulkan(*s.device, pose, s.passes, history->view(*s.device, s.passes), h.n, c, fwd, adj);
     }
 
     SensorImage image(const Histories& h, const DirectTerms& direct, const SimConfig& c) override {
         Slot& s = slots_[0];
         const auto history = onDevice(h, direct, c);
-        const GpuPose pose(*s.device, c);
+        const GpuPose& pose = gpuPose(c);
         return renderSensorImageVulkan(*s.device, *s.geometry, pose, *s.accel, s.passes, history->view(*s.device, s.passes), scene(), c);
     }
 
@@ -431,6 +432,19 @@ private:
         copy->owner = this;
         copy->batch = std::move(batch);
         return copy;
+    }
+
+    // Device 0's light, sensor and pulse for `config`: the last pose's when they are the same
+    // (a pose's direct terms, signals, distances and image each need them; uploading them is a
+    // copy and a wait each time).
+    const GpuPose& gpuPose(const SimConfig& config) {
+        const shared::LightSensorRecord record = makeLightSensorRecord(config);
+        if (!lastPose_ || std::memcmp(&record, &lastPoseRecord_, sizeof record) != 0 || config.pulse != lastPulse_) {
+            lastPose_ = std::make_unique<GpuPose>(*slots_[0].device, config);
+            lastPoseRecord_ = record;
+            lastPulse_ = config.pulse;
+        }
+        return *lastPose_;
     }
 
     // Memory each device may use and what it needs besides K.
@@ -558,6 +572,9 @@ private:
     std::uint64_t maxDeviceBytes_, maxHostBytes_;
     TransportTuning tuning_;
     const RowShare* share_ = nullptr;
+    std::unique_ptr<GpuPose> lastPose_; // gpuPose()
+    shared::LightSensorRecord lastPoseRecord_{};
+    std::vector<float> lastPulse_;
 };
 
 } // namespace

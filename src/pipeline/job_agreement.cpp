@@ -14,6 +14,7 @@ namespace {
 
 std::string hashOfFile(const std::filesystem::path& file) {
     std::ifstream in(file, std::ios::binary);
+    if (!in) throw InputError(file.string() + ": cannot be read");
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     return fmt::format("{:016x}", XXH3_64bits(bytes.data(), bytes.size()));
 }

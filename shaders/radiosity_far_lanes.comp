@@ -11,11 +11,15 @@
 // picks the block of RSIM_LANES poses.
 #version 460
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #include "common/rsim.glsl"
 #include "common/kread.glsl"
 #include "rsim/shared/transport.h"
 layout(constant_id = RSIM_SPEC_LANES_RECEIVERS) const uint RECEIVERS = 8u;
 layout(constant_id = RSIM_SPEC_LANES_SLICES) const uint SLICES = 4u;
+// Sources gathered per loop trip (1 to MAX_PER_TRIP).
+layout(constant_id = RSIM_SPEC_RADIOSITY_UNROLL) const uint PER_TRIP = 4u;
+const uint MAX_PER_TRIP = 8u;
 layout(local_size_x = RSIM_LANES, local_size_y_id = RSIM_SPEC_LANES_RECEIVERS,
        local_size_z_id = RSIM_SPEC_LANES_SLICES) in;
 layout(push_constant) uniform Push { RadiosityFarPush pc; };
@@ -85,34 +89,38 @@ void main() {
             // The set of batch b + 1, last read in batch b - 2: every lane is past that.
             if (lane == 0u) gathered[(b + 1u) % 3u][row] = 0u;
             barrier();
-            // Only the sources that are gathered, in order (the same for the whole row), two per
-            // trip so that both sources' history runs are requested before their sums (3% faster
-            // than one on the H100, docs/benchmarks.md); an odd one out is paired with itself at
-            // coefficient 0.
+            // Only the sources that are gathered, in order (the same for the whole row), PER_TRIP
+            // per trip so that their history runs are all requested before their sums (four: 17%
+            // faster than one on the H100, docs/benchmarks.md); the trip's last sources may repeat
+            // its first at coefficient 0.
             for (uint left = gathered[b % 3u][row]; left != 0u;) {
+                uint at[MAX_PER_TRIP], first[MAX_PER_TRIP];
+                vec2 f[MAX_PER_TRIP];
+                bool whole = pc.steps == RSIM_TIME_BLOCK;
                 uint s0 = findLSB(left);
-                left &= left - 1u;
-                uint s1 = left != 0u ? findLSB(left) : s0;
-                left &= left - 1u;
-                vec4 pair0 = pairs[b & 1u][row][s0], pair1 = pairs[b & 1u][row][s1];
-                vec2 f1 = s1 != s0 ? pair1.xy : vec2(0.0);
-                uint tau0 = floatBitsToUint(pair0.z), tau1 = floatBitsToUint(pair1.z);
-                // Step q reads time t0 + q - tau (>= 0 from q = tau - t0 on); unsigned wrap-around
-                // keeps `at + q * RSIM_LANES` right for those q.
-                uint at0 = poseBase + ((j0 + s0) * pc.timesteps + pc.t0 - tau0) * RSIM_LANES;
-                uint at1 = poseBase + ((j0 + s1) * pc.timesteps + pc.t0 - tau1) * RSIM_LANES;
-                uint first0 = tau0 > pc.t0 ? tau0 - pc.t0 : 0u, first1 = tau1 > pc.t0 ? tau1 - pc.t0 : 0u;
-                if (first0 == 0u && first1 == 0u && pc.steps == RSIM_TIME_BLOCK) {
-                    for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q) {
-                        vec2 h0 = hist.v[at0 + q * RSIM_LANES], h1 = hist.v[at1 + q * RSIM_LANES];
-                        acc[q] += pair0.xy * h0;
-                        acc[q] += f1 * h1;
+                [[unroll]] for (uint u = 0u; u < PER_TRIP; ++u) {
+                    bool some = left != 0u;
+                    uint s = some ? findLSB(left) : s0;
+                    left &= left - 1u;
+                    vec4 pair = pairs[b & 1u][row][s];
+                    f[u] = some ? pair.xy : vec2(0.0);
+                    uint tau = floatBitsToUint(pair.z);
+                    // Step q reads time t0 + q - tau (>= 0 from q = tau - t0 on); unsigned
+                    // wrap-around keeps `at + q * RSIM_LANES` right for those q.
+                    at[u] = poseBase + ((j0 + s) * pc.timesteps + pc.t0 - tau) * RSIM_LANES;
+                    first[u] = tau > pc.t0 ? tau - pc.t0 : 0u;
+                    whole = whole && first[u] == 0u;
+                }
+                if (whole) {
+                    [[unroll]] for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q) {
+                        vec2 h[MAX_PER_TRIP];
+                        [[unroll]] for (uint u = 0u; u < PER_TRIP; ++u) h[u] = hist.v[at[u] + q * RSIM_LANES];
+                        [[unroll]] for (uint u = 0u; u < PER_TRIP; ++u) acc[q] += f[u] * h[u];
                     }
                 } else {
-                    for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q) {
-                        if (q >= first0 && q < pc.steps) acc[q] += pair0.xy * hist.v[at0 + q * RSIM_LANES];
-                        if (q >= first1 && q < pc.steps) acc[q] += f1 * hist.v[at1 + q * RSIM_LANES];
-                    }
+                    for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q)
+                        [[unroll]] for (uint u = 0u; u < PER_TRIP; ++u)
+                            if (q >= first[u] && q < pc.steps) acc[q] += f[u] * hist.v[at[u] + q * RSIM_LANES];
                 }
             }
         }

@@ -311,6 +311,9 @@ TEST_CASE("a batch in pose lanes gets what one pose per invocation gets, to fp32
         {"lanes", [](BackendChoice&) {}},
         // Several receivers and source slices per workgroup: the slices' sums and the barriers.
         {"4 receivers x 3 slices", [](BackendChoice& c) { c.laneReceivers = 4; c.radiositySplit = 3; }},
+        // One and three sources per loop trip (four by default), a trip's last ones repeating its first.
+        {"1 source per trip", [](BackendChoice& c) { c.radiosityUnroll = 1; }},
+        {"3 sources per trip", [](BackendChoice& c) { c.radiosityUnroll = 3; }},
         // K's rows on two devices (slots of one): far sums combined through the host.
         {"two devices", [](BackendChoice& c) { c.devices = "0,0"; }}};
     for (const auto& [name, tune] : lanes) {

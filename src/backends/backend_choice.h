@@ -20,7 +20,7 @@ struct BackendChoice {
     double maxHostMb = 0.0;          // cap on the host memory K's assembly may take (0: half the machine's)
     // Workgroup shape of the GPU's far gather, for tuning sweeps (transport/vulkan_transport.h).
     std::uint32_t radiositySplit = 0;  // source slices per workgroup; 0: the most the device allows
-    std::uint32_t radiosityUnroll = 1; // sources per loop trip
+    std::uint32_t radiosityUnroll = 0; // sources per loop trip; 0: the default
     std::uint32_t radiosityPoses = 0;  // poses per invocation of a batch's far gather; 0: default
     std::string radiosityLanes = "auto"; // auto | off: pose lanes for batches of a multiple of 32
     std::uint32_t laneReceivers = 0;     // receivers per workgroup of the pose lanes; 0: default

@@ -96,8 +96,9 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
         ->check(CLI::Range(0u, 32u))
         ->capture_default_str();
     cmd->add_option("--radiosity-unroll", req->backend.radiosityUnroll,
-                    "Tuning: sources per loop trip of the GPU's far gather")
-        ->check(CLI::Range(1u, 16u))
+                    "Tuning: sources per loop trip of the GPU's far gather (0: the default, 1; in pose lanes "
+                    "4, at most 8)")
+        ->check(CLI::Range(0u, 16u))
         ->capture_default_str();
     cmd->add_flag("--validation", req->backend.validation,
                   "Run under the Khronos validation layer and report its errors (slow)");

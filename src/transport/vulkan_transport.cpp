@@ -97,10 +97,12 @@ std::uint32_t farSplit(vk::Device& device, const TransportTuning& tuning, std::u
 // poses of the medium room: 8 x 2, 16 x 2 and 32 x 1 alike, 4 x 4 and 8 x 4 6% slower, 4 x 8 14%;
 // docs/benchmarks.md), within its shared memory (1 KiB per row and the K table's).
 struct LaneShape {
-    std::uint32_t receivers, slices;
+    std::uint32_t receivers, slices, perTrip;
 };
 LaneShape laneShape(vk::Device& device, const TransportTuning& tuning) {
-    LaneShape s{tuning.laneReceivers, tuning.split};
+    // Sources per loop trip: 4 unless told (1 to 8, radiosity_far_lanes.comp; H100, 32 poses of
+    // the medium room, time loop: 1.13 s with 1, 1.08 s with 2, 0.94 s with 4 and 8, 0.97 s with 6).
+    LaneShape s{tuning.laneReceivers, tuning.split, tuning.unroll ? std::clamp(tuning.unroll, 1u, 8u) : 4u};
     const bool cpu = device.info().isCpu();
     if (!s.receivers) s.receivers = cpu ? 1 : 8;
     if (!s.slices) s.slices = cpu ? 1 : 2;
@@ -134,6 +136,7 @@ public:
           far_(dev_, lanes_ ? vk::shaders::radiosityFarLanes() : vk::shaders::radiosityFar(),
                lanes_ ? vk::specConstants({{shared::RSIM_SPEC_LANES_RECEIVERS, laneShape_.receivers},
                                            {shared::RSIM_SPEC_LANES_SLICES, laneShape_.slices},
+                                           {shared::RSIM_SPEC_RADIOSITY_UNROLL, laneShape_.perTrip},
                                            {shared::RSIM_SPEC_K_FORMAT, k_ ? k_->chunking.storage() : 0u}})
                       : vk::specConstants({{shared::RSIM_SPEC_RADIOSITY_SPLIT, farSplit(dev_, tuning, perInvocation_)},
                                            {shared::RSIM_SPEC_RADIOSITY_UNROLL, std::clamp(tuning.unroll, 1u, 16u)},

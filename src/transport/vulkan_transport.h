@@ -28,7 +28,7 @@ struct TransportDevice {
 // and the time blocks per copy of a streamed K.
 struct TransportTuning {
     std::uint32_t split = 0;  // source slices per workgroup; 0: as many as the device allows
-    std::uint32_t unroll = 1; // sources gathered per loop trip
+    std::uint32_t unroll = 0; // sources gathered per loop trip; 0: the default (1, 4 in pose lanes)
     std::uint32_t poses = 0;  // poses per invocation of a batch (1, 2, 4); 0: the default (1)
     // Time blocks gathered per pass over K when K is streamed (one copy per pass) or spread over
     // several devices (one exchange of far sums per pass): --pass-blocks; 0: 4 when K is

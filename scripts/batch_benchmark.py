@@ -29,6 +29,17 @@ def run(cmd):
     return run_timed(cmd, "batch_benchmark")
 
 
+def outside_phases(s, wall):
+    """The phases' sum and what lies outside them, from a summary.json: start-up before the first
+    phase (process to main, instance, device: the pipelines are inside the phases), the process's
+    age at summary.json, and the exit after it."""
+    up = s.get("startup_s", {})
+    process = s.get("process_s", float("nan"))
+    return {"phases_s": round(sum(v for k, v in s["timings_s"].items() if k != "total"), 4),
+            "startup_s": round(sum(v for k, v in up.items() if not k.startswith(("pipeline", "vkCreateDevice"))), 4),
+            "process_s": round(process, 4), "exit_s": round(wall - process, 4)}
+
+
 def far_pair_steps(h5file, dt_ns, T):
     """Sum over ordered pairs with K > 0 and tau >= 8 of max(0, T - tau)."""
     import h5py
@@ -109,13 +120,7 @@ def main():
         for k in ("load", "accel", "direct", "visibility", "compress", "radiosity", "download", "distance", "output"):
             row[k + "_s"] = round(t.get(k, 0.0), 4)
         row["radiosity_loop_s"] = round(loop, 4)
-        # Outside the phases: start-up before the first (process to main, instance, device: the
-        # pipelines are inside the phases), the rest up to summary.json, and the exit after it.
-        up = s.get("startup_s", {})
-        row["phases_s"] = round(sum(v for k, v in t.items() if k != "total"), 4)
-        row["startup_s"] = round(sum(v for k, v in up.items() if not k.startswith(("pipeline", "vkCreateDevice"))), 4)
-        row["process_s"] = round(s.get("process_s", float("nan")), 4)
-        row["exit_s"] = round(wall - row["process_s"], 4)
+        row.update(outside_phases(s, wall))
         shutil.copy(os.path.join(out, "summary.json"), os.path.join(a.out, f"summary-batch-{p}.json"))
         # The far gather requests K once per 8-step block with a far gather (all but the first)
         # for every pose: one workgroup per pose block reads it (from L2 or DRAM).
@@ -160,11 +165,7 @@ def main():
             rows.append({"scene": a.scene, "mode": label, "poses": 1, "wall_s": round(wall, 3), "per_pose_s": round(wall, 3),
                          "visibility_s": round(s["timings_s"].get("visibility", 0.0), 4),
                          "k_cache_s": round(s["timings_s"].get("k_cache", 0.0), 4), "k_from_cache": s["k_from_cache"],
-                         "phases_s": round(sum(v for k, v in s["timings_s"].items() if k != "total"), 4),
-                         "startup_s": round(sum(v for k, v in s.get("startup_s", {}).items()
-                                                if not k.startswith(("pipeline", "vkCreateDevice"))), 4),
-                         "process_s": round(s.get("process_s", float("nan")), 4),
-                         "exit_s": round(wall - s.get("process_s", float("nan")), 4)})
+                         **outside_phases(s, wall)})
             shutil.copy(os.path.join(out, "summary.json"), os.path.join(a.out, f"summary-{label}.json"))
             show(rows[-1])
             shutil.rmtree(out)

@@ -10,8 +10,7 @@ layout(local_size_x = RSIM_WG_LINEAR) in;
 layout(push_constant) uniform Push { HistoryFromLanesPush pc; };
 
 void main() {
-    // Rows of workgroups (y) when the entries exceed what one row of the dispatch holds.
-    uint g = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * RSIM_WG_LINEAR + gl_LocalInvocationID.x;
+    uint g = RSIM_ROWS_INDEX();
     if (g >= pc.n * pc.timesteps) return;
     uint i = g / pc.timesteps, t = g % pc.timesteps;
     Vec2Refs(pc.destination).v[g] = Vec2Refs(pc.source).v[rsimLaneHistoryIndex(i, t, pc.timesteps, pc.n, pc.pose)];

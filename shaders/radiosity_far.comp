@@ -19,15 +19,9 @@ layout(constant_id = RSIM_SPEC_RADIOSITY_POSES) const uint POSES = 1u; // 1, 2 o
 layout(local_size_x = RSIM_WG_RADIOSITY_X, local_size_y_id = RSIM_SPEC_RADIOSITY_SPLIT) in;
 layout(push_constant) uniform Push { RadiosityFarPush pc; };
 
-shared vec2 partial[RSIM_MAX_RADIOSITY_SPLIT][RSIM_WG_RADIOSITY_X];
-// The chunk's table (LUT formats), read once per workgroup.
-shared float lut[256];
+#include "common/kread_table.glsl"
 
-float loadK(uint e) {
-    uint word = UintRefs(pc.k.data).v[rsimKWord(KFORMAT, e)];
-    if (KFORMAT <= RSIM_K_FP16) return rsimKPlain(KFORMAT, word, e);
-    return lut[rsimKCode(KFORMAT, word, e)];
-}
+shared vec2 partial[RSIM_MAX_RADIOSITY_SPLIT][RSIM_WG_RADIOSITY_X];
 
 // Step q of the block gathers each pose's history entry `at` (rsimHistoryIndex) with coefficients f.
 #define GATHER_STEP(q, at)                                                   \
@@ -42,12 +36,7 @@ float loadK(uint e) {
 
 void main() {
     uint lane = gl_LocalInvocationID.x, slice = gl_LocalInvocationID.y;
-    if (KFORMAT > RSIM_K_FP16) {
-        uint entries = rsimKTableSize(KFORMAT);
-        for (uint k = slice * RSIM_WG_RADIOSITY_X + lane; k < entries; k += SPLIT * RSIM_WG_RADIOSITY_X)
-            lut[k] = FloatRefs(pc.k.table).v[k];
-        barrier();
-    }
+    rsimLoadKTable(slice * RSIM_WG_RADIOSITY_X + lane, SPLIT * RSIM_WG_RADIOSITY_X);
     uint i = pc.k.rowBegin + gl_WorkGroupID.x * RSIM_WG_RADIOSITY_X + lane;
     uint pose0 = gl_WorkGroupID.z * POSES; // pc.poses is a multiple of POSES
     bool isActive = i < pc.k.rowEnd;

@@ -16,7 +16,7 @@
 #include "common/kread.glsl"
 #include "rsim/shared/transport.h"
 layout(constant_id = RSIM_SPEC_LANES_RECEIVERS) const uint RECEIVERS = 8u;
-layout(constant_id = RSIM_SPEC_LANES_SLICES) const uint SLICES = 4u;
+layout(constant_id = RSIM_SPEC_LANES_SLICES) const uint SLICES = 2u;
 // Sources gathered per loop trip (1 to MAX_PER_TRIP).
 layout(constant_id = RSIM_SPEC_RADIOSITY_UNROLL) const uint PER_TRIP = 4u;
 const uint MAX_PER_TRIP = 8u;
@@ -34,23 +34,12 @@ shared vec4 pairs[2][ROWS][RSIM_LANES];
 // Per row, bit s: the batch's source s is gathered; three sets, so that one is cleared while
 // another is filled and the third read (bitwise or: the same bits in any order).
 shared uint gathered[3][ROWS];
-shared float lut[256];
-
-float loadK(uint e) {
-    uint word = UintRefs(pc.k.data).v[rsimKWord(KFORMAT, e)];
-    if (KFORMAT <= RSIM_K_FP16) return rsimKPlain(KFORMAT, word, e);
-    return lut[rsimKCode(KFORMAT, word, e)];
-}
+#include "common/kread_table.glsl"
 
 void main() {
     uint lane = gl_LocalInvocationID.x, slice = gl_LocalInvocationID.z;
     uint row = slice * RECEIVERS + gl_LocalInvocationID.y;
-    uint local = row * RSIM_LANES + lane;
-    if (KFORMAT > RSIM_K_FP16) {
-        uint entries = rsimKTableSize(KFORMAT);
-        for (uint k = local; k < entries; k += RECEIVERS * SLICES * RSIM_LANES) lut[k] = FloatRefs(pc.k.table).v[k];
-        barrier();
-    }
+    rsimLoadKTable(row * RSIM_LANES + lane, ROWS * RSIM_LANES);
     if (lane == 0u) gathered[0][row] = 0u;
     barrier();
     uint i = pc.k.rowBegin + gl_WorkGroupID.x * RECEIVERS + gl_LocalInvocationID.y;
@@ -69,7 +58,8 @@ void main() {
         uint batches = (pc.n + RSIM_LANES - 1u) / RSIM_LANES;
         // Every row runs the same number of trips (the barrier); slices past the end find no source.
         uint trips = (batches + SLICES - 1u) / SLICES;
-        // This lane's pose, in the pose block's [n][T][RSIM_LANES].
+        // rsimLaneHistoryIndex split in two: this lane's pose block and lane here, each source's
+        // (j, t) below.
         uint poseBase = (gl_WorkGroupID.z * pc.n * pc.timesteps) * RSIM_LANES + lane;
         for (uint b = 0u; b < trips; ++b) {
             uint j0 = (b * SLICES + slice) * RSIM_LANES;

@@ -13,8 +13,7 @@ layout(push_constant) uniform Push { RadiosityNearPush pc; };
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer NearPairRefs { NearPair p[]; };
 
 void main() {
-    // Rows of workgroups (y) when n * poses exceeds what one row of the dispatch holds.
-    uint g = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * RSIM_WG_LINEAR + gl_LocalInvocationID.x;
+    uint g = RSIM_ROWS_INDEX();
     if (g >= pc.n * pc.poses) return;
     uint i, pose;
     if (pc.lanes != 0u) { // [pose block][n][lane]

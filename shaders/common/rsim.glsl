@@ -17,6 +17,12 @@ layout(buffer_reference, std430, buffer_reference_align = 4) buffer UintRefs { u
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer Vec2Refs { vec2 v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer Vec4Refs { vec4 v[]; };
 
+// The invocation's index in a 1-D compute pass of RSIM_WG_LINEAR-wide workgroups dispatched as
+// rows (y) of workgroups when one row cannot hold them all (vk::Pass::dispatchRows). A macro:
+// the ray-generation shaders include this file too, and have no workgroups.
+#define RSIM_ROWS_INDEX() \
+    ((gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * RSIM_WG_LINEAR + gl_LocalInvocationID.x)
+
 Tri rsimTri(GpuTriangle g) { return Tri(g.v0Area.xyz, g.v1Rho.xyz, g.v2.xyz); }
 
 PointLight rsimLight(LightSensorRecord r) {

@@ -90,14 +90,10 @@ struct VulkanBatchHistory {
             push.n = n;
             push.timesteps = timesteps;
             push.pose = p;
-            // Rows of workgroups when one row of the dispatch cannot hold them all.
-            const std::uint64_t groups = (std::uint64_t(n) * timesteps + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR;
-            const std::uint32_t maxX = device.limits().maxComputeWorkGroupCount[0];
-            const std::uint32_t rows = std::uint32_t((groups + maxX - 1) / maxX);
             device.submitAndWait([&](VkCommandBuffer cmd) {
                 vk::computeBarrier(device, cmd);
                 passes.fromLanes->bind(cmd);
-                passes.fromLanes->dispatch(cmd, push, std::uint32_t((groups + rows - 1) / rows), rows);
+                passes.fromLanes->dispatchRows(cmd, push, std::uint64_t(n) * timesteps);
             });
             inPlain = p;
         }
@@ -233,9 +229,9 @@ public:
         for (std::size_t d = 0; d < D; ++d)
             devices.push_back({slots_[d].device.get(), &pulses[d], &onDevices[d],
                                mine && c.indirect ? &mine->parts()[d] : nullptr});
-        TransportTuning tuning = tuning_;
         // Row-block mode: every rank gathers the same steps per pass (a rank that streams K would
         // choose more), or their exchanges would not match.
+        TransportTuning tuning = tuning_;
         if (share_ && mine && c.indirect) {
             std::vector<std::uint64_t> blocks{transportNearBelow(devices, tuning_, true) / shared::RSIM_TIME_BLOCK};
             share_->ranks().max(blocks);
@@ -314,9 +310,12 @@ public:
         return out;
     }
 
-    // Poses whose transport (perPose bytes each) fits device 0 (and every device with K) beside
-    // what is there now, within one history buffer's 32-bit index and allocation.
-    std::uint64_t fitPoses(std::uint64_t perPose, std::uint32_t n, std::uint32_t timesteps) const {
+    // Poses whose histories fit device 0 (and every device with K) beside what is there now,
+    // K included (placed first when it comes from elsewhere).
+    std::uint32_t poseGroupLimit(KHandle* K, const SimConfig& c) override {
+        onDevices(K, c);
+        const std::uint32_t n = std::uint32_t(scene().size());
+        const std::uint64_t perPose = transportBytesPerPose(n, c.timesteps);
         std::uint64_t fit = std::numeric_limits<std::uint64_t>::max();
         for (const Slot& slot : slots_) {
             std::uint64_t avail = slot.device->deviceLocalBudget();
@@ -329,24 +328,17 @@ public:
             const std::uint64_t margin = (256ull << 20) + avail / 10;
             fit = std::min(fit, avail > margin ? (avail - margin) / perPose : 0);
         }
-        const std::uint64_t history = std::uint64_t(n) * timesteps;
+        // The history is one buffer, its entries indexed in 32 bits.
+        const std::uint64_t history = std::uint64_t(n) * c.timesteps;
         fit = std::min(fit, ((std::uint64_t(1) << 32) - 1) / history);
         fit = std::min(fit, slots_[0].device->maxAllocationBytes() / (history * sizeof(glm::vec2)));
-        return std::min<std::uint64_t>(fit, 1u << 20);
-    }
-
-    // Poses whose histories fit device 0 (and every device with K) beside what is there now,
-    // K included (placed first when it comes from elsewhere).
-    std::uint32_t poseGroupLimit(KHandle* K, const SimConfig& c) override {
-        onDevices(K, c);
-        const std::uint32_t n = std::uint32_t(scene().size());
-        const std::uint64_t plain = fitPoses(transportBytesPerPose(n, c.timesteps), n, c.timesteps);
+        fit = std::min<std::uint64_t>(fit, 1u << 20);
         // A multiple of RSIM_LANES where that many fit (pose lanes).
-        const std::uint32_t lanes = poseLaneGroup(std::uint32_t(plain), tuning_);
-        if (usesPoseLanes(lanes, tuning_)) return lanes;
+        if (usesPoseLanes(poseLaneGroup(std::uint32_t(fit), tuning_), tuning_))
+            return poseLaneGroup(std::uint32_t(fit), tuning_);
         // Padded to what one far-gather invocation serves, within the dispatch's z limit.
-        const std::uint32_t k = posesPerInvocation(std::uint32_t(plain), tuning_);
-        std::uint64_t fit = std::min<std::uint64_t>(plain, std::uint64_t(slots_[0].device->limits().maxComputeWorkGroupCount[2]) * k);
+        const std::uint32_t k = posesPerInvocation(std::uint32_t(fit), tuning_);
+        fit = std::min<std::uint64_t>(fit, std::uint64_t(slots_[0].device->limits().maxComputeWorkGroupCount[2]) * k);
         fit = std::max<std::uint64_t>(fit - fit % k, k);
         return std::uint32_t(std::clamp<std::uint64_t>(fit, 1, 1u << 20));
     }

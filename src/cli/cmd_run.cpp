@@ -77,7 +77,7 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
         ->check(nonNegativeNumber());
     cmd->add_option("--radiosity-split", req->backend.radiositySplit,
                     "Tuning: source slices per workgroup of the GPU's far gather (0: the most the device "
-                    "allows); for sweeps, see scripts/device/gpu-run.sh split")
+                    "allows; in pose lanes 2); for sweeps, see scripts/device/gpu-run.sh split")
         ->check(CLI::Range(0u, 32u))
         ->capture_default_str();
     cmd->add_option("--radiosity-poses", req->backend.radiosityPoses,

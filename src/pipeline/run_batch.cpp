@@ -12,7 +12,6 @@
 #include "geometry/prepare.h"
 #include "output/batch_outputs.h"
 #include "output/h5_writer.h"
-#include "pipeline/job_agreement.h"
 #include "pipeline/run_simulation.h"
 #include "pipeline/simulate.h"
 #include "scene/mesh_loader.h"
@@ -62,8 +61,6 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
                      poseDescs.size());
 
     auto [prepared, backend] = loadSceneAndBackend(scene, req, std::max<std::size_t>(poses.size(), 1), times);
-    // Every rank read the same meshes (pose mode would mix results of different scenes).
-    if (ranks.many()) checkRanksAgree(ranks, triangleFingerprint(prepared));
     RunOptions options = optionsFor(scene, req);
     // K once: rank 0 computes it and stores it in the K cache; the other ranks wait for that,
     // then read it (on a file system that every rank sees). Without the cache each rank computes

@@ -75,7 +75,10 @@ SceneAndBackend loadSceneAndBackend(const SceneDesc& scene, const RunRequest& re
         std::async(std::launch::async, [&req] { return makeBackend(req.backend); });
     PreparedScene prepared = prepare(geometry, scene);
     times.add("load", sw.seconds());
-    return {std::move(prepared), backend.get()};
+    std::unique_ptr<Backend> made = backend.get();
+    // Under MPI every rank read the same meshes (pose mode would mix results of different scenes).
+    if (Ranks::world().many()) checkRanksAgree(Ranks::world(), triangleFingerprint(prepared));
+    return {std::move(prepared), std::move(made)};
 }
 
 SimConfig configFor(const SceneDesc& scene, const RunRequest& req) {
@@ -142,7 +145,6 @@ RunOutcome runSimulation(const RunRequest& req) {
     if (ranks.rank() == 0) checkOutputDirectory(scene.output.dir);
     auto [prepared, backend] = loadSceneAndBackend(scene, req, 0, times);
     const std::size_t n = prepared.size();
-    if (ranks.many()) checkRanksAgree(ranks, triangleFingerprint(prepared));
 
     SimConfig config = configFor(scene, req);
     RunOptions options = optionsFor(scene, req);

@@ -59,7 +59,8 @@ RunOptions optionsFor(const SceneDesc& scene, const RunRequest& request);
 RunInfo runInfoFor(const RunRequest& request);
 // The scene's meshes loaded and prepared (timed as the `load` phase; `poses` for the log line, 0:
 // a single run), with the request's backend (makeBackend) created on another thread while the
-// triangles are prepared.
+// triangles are prepared. Under MPI the ranks then check that they loaded the same triangles
+// (pipeline/job_agreement.h).
 struct SceneAndBackend {
     PreparedScene prepared;
     std::unique_ptr<Backend> backend;

@@ -261,13 +261,10 @@ public:
             }
             vk::computeBarrier(dev_, cmd);
             near_.bind(cmd);
-            const std::uint64_t groups = (std::uint64_t(n_) * P_ + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR;
-            const std::uint32_t maxX = dev_.limits().maxComputeWorkGroupCount[0];
-            const std::uint32_t rows = std::uint32_t((groups + maxX - 1) / maxX);
             for (std::uint32_t q = 0; q < steps; ++q) {
                 np_.t = t0 + q;
                 np_.q = q;
-                near_.dispatch(cmd, np_, std::uint32_t((groups + rows - 1) / rows), rows);
+                near_.dispatchRows(cmd, np_, std::uint64_t(n_) * P_);
                 vk::computeBarrier(dev_, cmd);
             }
         });

@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "rsim/shared/gpu_layout.h"
 #include "vulkan/pipeline.h"
 
 namespace rsim::vk {
@@ -46,6 +47,16 @@ template <class Push> class Pass {
                           p.end = end;
                           dispatch(cmd, p, (end - begin + group - 1) / group);
                       });
+    }
+
+    // Items [0, count) of a 1-D pass of RSIM_WG_LINEAR-wide workgroups in one launch, as rows (y)
+    // of workgroups when one row cannot hold them all; the shader takes RSIM_ROWS_INDEX() and
+    // leaves the items past `count`. The pass must be bound.
+    void dispatchRows(VkCommandBuffer cmd, const Push& p, std::uint64_t count) const {
+        const std::uint64_t groups = (count + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR;
+        const std::uint32_t maxX = device_->limits().maxComputeWorkGroupCount[0];
+        const std::uint32_t rows = std::uint32_t((groups + maxX - 1) / maxX);
+        dispatch(cmd, p, std::uint32_t((groups + rows - 1) / rows), rows);
     }
 
   private:

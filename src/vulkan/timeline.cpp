@@ -43,14 +43,7 @@ std::uint64_t TimelineSemaphore::submit(bool transferQueue,
     return ++value_;
 }
 
-void TimelineSemaphore::wait(std::uint64_t v) const {
-    if (v == 0) return;
-    VkSemaphoreWaitInfo wi{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
-    wi.semaphoreCount = 1;
-    wi.pSemaphores = &semaphore_;
-    wi.pValues = &v;
-    VK_CHECK(device_->vk().vkWaitSemaphores(device_->handle(), &wi, UINT64_MAX));
-}
+void TimelineSemaphore::wait(std::uint64_t v) const { waitFor(v, UINT64_MAX); }
 
 bool TimelineSemaphore::waitFor(std::uint64_t v, std::uint64_t timeoutNs) const {
     if (v == 0) return true;

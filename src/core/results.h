@@ -89,4 +89,15 @@ struct SimulationResult {
     std::uint64_t echoesCutOff = 0;           // triangles whose echo ran past the simulated time
 };
 
+// The bytes a result's arrays hold (what a writer queue holds per pose).
+inline std::uint64_t heldBytes(const SimulationResult& r) {
+    auto of = [](const auto& v) { return std::uint64_t(v.size()) * sizeof(v[0]); };
+    const SensorImage& i = r.image;
+    const DirectTerms& d = r.direct;
+    return of(r.B) + of(r.Z) + of(r.E) + of(r.R) + of(r.K) + of(d.irradiance) + of(d.importance) + of(d.tLight) +
+           of(d.tSensor) + of(r.pathLength) + of(r.distance) + of(r.directEnergy) + of(r.totalEnergy) +
+           of(r.signalFwd) + of(r.signalAdj) + of(i.depth) + of(i.trueDepth) + of(i.amplitude) + of(i.directDepth) +
+           of(i.noisyDepth) + of(i.triangle) + of(i.phasor) + of(i.taps) + of(i.tapsPhase) + of(i.transient);
+}
+
 } // namespace rsim

@@ -22,8 +22,9 @@ TriangleDistances computeTriangleDistancesVulkan(vk::Device& device, const GpuPo
         passes.distances =
             std::make_unique<vk::Pass<shared::DistancePush>>(device, vk::shaders::distances(), vk::SpecConstants{}, "distances");
     const auto& pass = *passes.distances;
-    vk::Buffer out(device, std::uint64_t(n) * sizeof(glm::vec4), vk::kStorageUsage,
-                   vk::MemoryKind::Device, "distances");
+    const std::uint64_t outBytes = std::uint64_t(n) * sizeof(glm::vec4);
+    const vk::Buffer& out =
+        passes.distancesOut.get(device, outBytes, vk::kStorageUsage, vk::MemoryKind::Device, "distances");
     shared::DistancePush push{};
     push.tris = history.records;
     push.history = history.history;
@@ -38,11 +39,14 @@ TriangleDistances computeTriangleDistancesVulkan(vk::Device& device, const GpuPo
     push.timesteps = c.timesteps;
     push.pulseLength = std::uint32_t(c.pulse.size());
     push.mode = sensorModeId(c.mode);
+    vk::HostReadback back(device, passes.readback, outBytes);
+    std::uint64_t at = 0;
     device.submitAndWait([&](VkCommandBuffer cmd) {
         pass.bind(cmd);
         pass.dispatchLinear(cmd, push, n, shared::RSIM_WG_LINEAR);
+        at = back.add(cmd, out, outBytes);
     });
-    const auto values = vk::download<glm::vec4>(device, out, n);
+    const glm::vec4* values = back.at<glm::vec4>(at);
     const double nan = std::numeric_limits<double>::quiet_NaN();
     TriangleDistances r;
     r.pathLength.assign(n, nan);
@@ -66,8 +70,9 @@ void sensorSignalsVulkan(vk::Device& device, const GpuPose& pose, vk::PosePasses
                                                                         vk::SpecConstants{}, "sensor signals");
     // Enough slices of the triangles to give the GPU work when T is short.
     const std::uint32_t slices = std::clamp(n / 256u, 1u, 64u);
-    vk::Buffer out(device, std::uint64_t(slices) * c.timesteps * sizeof(glm::vec2), vk::kStorageUsage,
-                   vk::MemoryKind::Device, "sensor signals");
+    const std::uint64_t outBytes = std::uint64_t(slices) * c.timesteps * sizeof(glm::vec2);
+    const vk::Buffer& out =
+        passes.signalsOut.get(device, outBytes, vk::kStorageUsage, vk::MemoryKind::Device, "sensor signals");
     shared::SignalPush push{};
     push.tris = history.records;
     push.history = history.history;
@@ -77,6 +82,8 @@ void sensorSignalsVulkan(vk::Device& device, const GpuPose& pose, vk::PosePasses
     push.timesteps = c.timesteps;
     push.pulseLength = std::uint32_t(c.pulse.size());
     push.slices = slices;
+    vk::HostReadback back(device, passes.readback, outBytes);
+    std::uint64_t at = 0;
     device.submitAndWait([&](VkCommandBuffer cmd) {
         passes.signals->bind(cmd);
         vk::forEachLaunch(c.timesteps, vk::maxLinearLaunch(device, shared::RSIM_WG_LINEAR),
@@ -86,8 +93,9 @@ void sensorSignalsVulkan(vk::Device& device, const GpuPose& pose, vk::PosePasses
                               passes.signals->dispatch(cmd, push, (end - begin + shared::RSIM_WG_LINEAR - 1) /
                                                                       shared::RSIM_WG_LINEAR, slices);
                           });
+        at = back.add(cmd, out, outBytes);
     });
-    const auto values = vk::download<glm::vec2>(device, out, std::size_t(slices) * c.timesteps);
+    const glm::vec2* values = back.at<glm::vec2>(at);
     fwd.assign(c.timesteps, 0.0);
     adj.assign(c.timesteps, 0.0);
     for (std::uint32_t s = 0; s < slices; ++s)
@@ -113,10 +121,11 @@ SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& scene
         passes.pixels = std::make_unique<vk::Pass<shared::PixelPush>>(device, vk::shaders::pixels(), vk::SpecConstants{}, "pixels");
     const vk::Pipeline* primary = passes.primary.get();
     const auto& signal = *passes.pixels;
-    vk::Buffer hits(device, std::uint64_t(pixels) * sizeof(glm::vec4), vk::kStorageUsage,
-                    vk::MemoryKind::Device, "pixel hits");
-    vk::Buffer out(device, std::uint64_t(pixels) * sizeof(glm::vec4), vk::kStorageUsage,
-                   vk::MemoryKind::Device, "pixel depth");
+    const std::uint64_t pixelBytes = std::uint64_t(pixels) * sizeof(glm::vec4);
+    const vk::Buffer& hits =
+        passes.pixelHits.get(device, pixelBytes, vk::kStorageUsage, vk::MemoryKind::Device, "pixel hits");
+    const vk::Buffer& out =
+        passes.pixelOut.get(device, pixelBytes, vk::kStorageUsage, vk::MemoryKind::Device, "pixel depth");
     shared::PrimaryPush pp{};
     pp.triangles = scene.triangles.address();
     pp.lightSensor = pose.lightSensor.address();
@@ -172,15 +181,19 @@ SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& scene
         outputs = vk::makeStorage(device, std::vector<shared::PixelOutputs>{o}, "pixel outputs");
         px.outputs = outputs.address();
     }
+    vk::HostReadback back(device, passes.readback, 2 * vk::HostReadback::rounded(pixelBytes));
+    std::uint64_t hitsAt = 0, outAt = 0;
     device.submitAndWait([&](VkCommandBuffer cmd) {
         primary->bind(cmd, nullptr);
         launchRayPassLinear(device, *primary, cmd, pp, pixels);
         vk::computeBarrier(device, cmd);
         signal.bind(cmd);
         signal.dispatchLinear(cmd, px, pixels, shared::RSIM_WG_LINEAR);
+        hitsAt = back.add(cmd, hits, pixelBytes);
+        outAt = back.add(cmd, out, pixelBytes);
     });
-    const auto h = vk::download<glm::vec4>(device, hits, pixels);
-    const auto o = vk::download<glm::vec4>(device, out, pixels);
+    const glm::vec4* h = back.at<glm::vec4>(hitsAt);
+    const glm::vec4* o = back.at<glm::vec4>(outAt);
     const float nan = std::numeric_limits<float>::quiet_NaN();
     img.depth.resize(pixels);
     img.trueDepth.resize(pixels);

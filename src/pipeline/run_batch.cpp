@@ -82,13 +82,16 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
         // Each pose's files are written on background threads while the next poses run; the
         // collector takes its small arrays here, in pose order. Each writer holds a pose's
         // result: with time series (large, and written one at a time under HDF5's lock) two.
-        // images.h5 is HDF5 too: one writer only where the library is not thread-safe.
+        // images.h5 is HDF5 too: one writer only where the library is not thread-safe. Without
+        // time series the poses that wait for a writer (up to kWriterBacklogBytes) do not hold
+        // up the next poses: their files are written while the next group's transport runs.
         const bool series = scene.output.timeseries || scene.output.kij;
         const bool h5 = series || scene.output.images;
         const unsigned writerCount = h5 && !output::hdf5ThreadSafe() ? 1u
                                      : series                         ? 2u
                                                                       : std::max(1u, std::min(8u, threadCount() / 2));
-        BackgroundTasks writers(writerCount);
+        constexpr std::uint64_t kWriterBacklogBytes = 512ull << 20;
+        BackgroundTasks writers(writerCount, series ? 0 : kWriterBacklogBytes);
         if (!poses.empty())
             report = simulateBatch(
                 PhaseBackends::all(*backend), prepared, poses, options, times, meta,
@@ -127,13 +130,14 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
                     const std::filesystem::path dir = tmp / desc.name;
                     // Waiting for a free writer is output time too.
                     Stopwatch handOver;
+                    const std::uint64_t held = heldBytes(job->result);
                     writers.submit([job, config, dir, &prepared, where = desc.where] {
                         const Stopwatch sw;
                         writeResultsFiles(dir,
                                           ResultsView{job->scene, prepared, *config, job->result, job->meta, job->info},
                                           job->times);
                         spdlog::debug("{}: files written in {:.3f} s", where, sw.seconds());
-                    });
+                    }, held);
                     const double waited = handOver.seconds();
                     times.add("output", waited);
                     if (waited > 0.001) spdlog::debug("{}: waited {:.3f} s for a free writer", desc.where, waited);

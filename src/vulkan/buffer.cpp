@@ -151,4 +151,30 @@ void computeBarrier(Device& device, VkCommandBuffer cmd) {
     device.vk().vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &mb, 0, nullptr, 0, nullptr);
 }
 
+Buffer& ScratchBuffer::get(Device& device, std::uint64_t bytes, VkBufferUsageFlags usage, MemoryKind kind,
+                           const std::string& name) {
+    if (!buffer_ || buffer_.size() < bytes) {
+        buffer_.reset();
+        buffer_ = Buffer(device, bytes, usage, kind, name);
+    }
+    return buffer_;
+}
+
+HostReadback::HostReadback(Device& device, ScratchBuffer& scratch, std::uint64_t bytes)
+    : device_(device),
+      buffer_(&scratch.get(device, std::max<std::uint64_t>(bytes, 16), 0, MemoryKind::Readback, "pose readback")) {}
+
+std::uint64_t HostReadback::add(VkCommandBuffer cmd, const Buffer& src, std::uint64_t bytes) {
+    if (!barrier_) { // the passes' writes before the copies
+        computeBarrier(device_, cmd);
+        barrier_ = true;
+    }
+    const std::uint64_t at = used_;
+    used_ += rounded(bytes);
+    if (used_ > buffer_->size()) throw Error("internal: a pose readback larger than its buffer");
+    VkBufferCopy region{0, at, bytes};
+    device_.vk().vkCmdCopyBuffer(cmd, src.handle(), buffer_->handle(), 1, &region);
+    return at;
+}
+
 } // namespace rsim::vk

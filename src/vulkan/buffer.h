@@ -75,4 +75,34 @@ template <class T> std::vector<T> download(Device& device, const Buffer& src, st
 // Execution + memory barrier between compute/ray-tracing work and what follows.
 void computeBarrier(Device& device, VkCommandBuffer cmd);
 
+// A buffer kept from one call to the next while it is large enough: the passes that run once per
+// pose allocate their buffers once per batch, not once per pose.
+class ScratchBuffer {
+  public:
+    Buffer& get(Device& device, std::uint64_t bytes, VkBufferUsageFlags usage, MemoryKind kind, const std::string& name);
+
+  private:
+    Buffer buffer_;
+};
+
+// One submission's results for the host: `add` records a copy of a device buffer's first bytes
+// into a host-visible buffer (after the compute work recorded before it) and returns where they
+// will be; after the submission, `at` reads them.
+class HostReadback {
+  public:
+    // Room for `bytes` in all, 16-byte aligned pieces included.
+    HostReadback(Device& device, ScratchBuffer& scratch, std::uint64_t bytes);
+    std::uint64_t add(VkCommandBuffer cmd, const Buffer& src, std::uint64_t bytes);
+    template <class T> const T* at(std::uint64_t offset) const {
+        return reinterpret_cast<const T*>(static_cast<const char*>(buffer_->mapped()) + offset);
+    }
+    static std::uint64_t rounded(std::uint64_t bytes) { return (bytes + 15) & ~std::uint64_t(15); }
+
+  private:
+    Device& device_;
+    Buffer* buffer_;
+    std::uint64_t used_ = 0;
+    bool barrier_ = false;
+};
+
 } // namespace rsim::vk

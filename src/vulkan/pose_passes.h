@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The pipelines of the pose phase on one device (direct terms, distances, the sensor image),
 // made on first use and kept while the scene's TLAS lives (the ray passes bind it): a batch
-// creates them once, not once per pose.
+// creates them once, not once per pose. So are their output buffers, and the host-visible
+// buffer that each pass's results come back in (one submission per pass).
 #pragma once
 #include <memory>
 
 #include "rsim/shared/gpu_layout.h"
+#include "vulkan/buffer.h"
 #include "vulkan/pass.h"
 #include "vulkan/pipeline.h"
 
@@ -17,6 +19,7 @@ struct PosePasses {
     std::unique_ptr<Pass<shared::PixelPush>> pixels;
     std::unique_ptr<Pass<shared::SignalPush>> signals;
     std::unique_ptr<Pass<shared::HistoryFromLanesPush>> fromLanes;
+    ScratchBuffer directOut, directCounters, signalsOut, distancesOut, pixelHits, pixelOut, readback;
 };
 
 } // namespace rsim::vk

@@ -31,18 +31,33 @@ void launchRayPass(const vk::Pipeline& p, VkCommandBuffer cmd, std::uint32_t wid
 }
 
 GpuCounters::GpuCounters(vk::Device& d, std::uint32_t counters, const char* name)
-    : device_(d), counters_(counters), buffer_(d, std::uint64_t(counters) * kStatSlots * 4,
-                                               vk::kStorageUsage, vk::MemoryKind::Device, name) {
-    vk::fillZero(d, buffer_);
+    : device_(d), counters_(counters),
+      own_(d, std::uint64_t(counters) * kStatSlots * 4, vk::kStorageUsage, vk::MemoryKind::Device, name),
+      buffer_(&own_) {
+    vk::fillZero(d, own_);
+}
+
+GpuCounters::GpuCounters(vk::Device& d, std::uint32_t counters, vk::ScratchBuffer& kept, const char* name)
+    : device_(d), counters_(counters),
+      buffer_(&kept.get(d, std::uint64_t(counters) * kStatSlots * 4, vk::kStorageUsage, vk::MemoryKind::Device, name)) {}
+
+std::uint64_t GpuCounters::bytes() const { return std::uint64_t(counters_) * kStatSlots * 4; }
+
+void GpuCounters::zero(VkCommandBuffer cmd) const {
+    device_.vk().vkCmdFillBuffer(cmd, buffer_->handle(), 0, bytes(), 0);
+    vk::computeBarrier(device_, cmd);
 }
 
 std::vector<std::uint64_t> GpuCounters::read() const {
-    auto slots = vk::download<std::uint32_t>(device_, buffer_, std::size_t(counters_) * kStatSlots);
-    std::vector<std::uint64_t> sums(counters_, 0);
+    return sums(vk::download<std::uint32_t>(device_, *buffer_, std::size_t(counters_) * kStatSlots).data());
+}
+
+std::vector<std::uint64_t> GpuCounters::sums(const std::uint32_t* slots) const {
+    std::vector<std::uint64_t> out(counters_, 0);
     for (std::uint32_t c = 0; c < counters_; ++c)
         for (std::uint32_t s = 0; s < kStatSlots; ++s)
-            sums[c] += slots[c * kStatSlots + s];
-    return sums;
+            out[c] += slots[c * kStatSlots + s];
+    return out;
 }
 
 } // namespace rsim

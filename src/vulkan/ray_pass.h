@@ -6,6 +6,7 @@
 
 #include "rsim/shared/gpu_layout.h"
 #include "vulkan/accel.h"
+#include "vulkan/buffer.h"
 #include "vulkan/pass.h"
 #include "vulkan/pipeline.h"
 #include "vulkan/shaders.h"
@@ -41,14 +42,24 @@ void launchRayPassLinear(vk::Device& device, const vk::Pipeline& p, VkCommandBuf
 // RSIM_STAT_SLOTS slots each.
 class GpuCounters {
   public:
+    // Its own buffer, zeroed before this returns.
     GpuCounters(vk::Device& device, std::uint32_t counters, const char* name);
-    VkDeviceAddress address() const { return buffer_.address(); }
+    // A buffer kept from call to call (a pass that runs once per pose), zeroed by zero() in the
+    // pass's own submission.
+    GpuCounters(vk::Device& device, std::uint32_t counters, vk::ScratchBuffer& kept, const char* name);
+    VkDeviceAddress address() const { return buffer_->address(); }
+    const vk::Buffer& buffer() const { return *buffer_; }
+    std::uint64_t bytes() const;
+    void zero(VkCommandBuffer cmd) const;
     std::vector<std::uint64_t> read() const;
+    // The counters from a copy of the buffer's slots.
+    std::vector<std::uint64_t> sums(const std::uint32_t* slots) const;
 
   private:
     vk::Device& device_;
     std::uint32_t counters_;
-    vk::Buffer buffer_;
+    vk::Buffer own_;
+    vk::Buffer* buffer_;
 };
 
 } // namespace rsim

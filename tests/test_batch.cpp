@@ -18,6 +18,7 @@
 #include "scene/poses.h"
 #include "scene/scene_config.h"
 #include "scene/scene_desc.h"
+#include "support/h5_read.h"
 #include "support/run_command.h"
 #include "support/test_scenes.h"
 #include "util/error.h"
@@ -364,6 +365,26 @@ TEST_CASE("rsim run --poses writes a results directory per pose, batch.csv and b
     const std::string csv = readFile(dir / "out" / "batch.csv");
     CHECK_THAT(csv, ContainsSubstring("\nfront,0.25,1.52,1.5,4,1.5,1,"));
     CHECK_THAT(csv, ContainsSubstring("\nside,1,1,1.2,3,2.5,1,"));
+    // batch.h5's rows are the poses' own results, in the poses file's order (the writers fill
+    // them in whatever order they finish).
+    std::vector<hsize_t> dims;
+    const auto signals = readAll<double>(dir / "out" / "batch.h5", "signal", H5T_NATIVE_DOUBLE, &dims);
+    REQUIRE(dims.size() == 2);
+    REQUIRE(dims[0] == 2);
+    const char* order[] = {"front", "side"};
+    for (std::size_t k = 0; k < 2; ++k) {
+        const auto own = nlohmann::json::parse(readFile(dir / "out" / order[k] / "summary.json"))["sensor_signal_fwd"]
+                             .get<std::vector<double>>();
+        REQUIRE(own.size() == dims[1]);
+        double peak = 0.0, diff = 0.0;
+        for (std::size_t t = 0; t < own.size(); ++t) {
+            peak = std::max(peak, std::abs(own[t]));
+            diff = std::max(diff, std::abs(own[t] - signals[k * dims[1] + t]));
+        }
+        INFO(order[k]);
+        CHECK(peak > 0.0);
+        CHECK(diff <= 1e-6 * peak);
+    }
     // A second run replaces the batch directory it wrote.
     const auto again = runRsim("run " + scene + " --backend cpu --timesteps 400 --samples 4 --no-progress -q --poses " +
                                (dir / "poses.csv").string() + " -o " + (dir / "out").string());

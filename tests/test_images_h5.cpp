@@ -17,6 +17,7 @@
 #include <OpenEXR/ImfInputFile.h>
 #include <hdf5.h>
 
+#include "support/h5_read.h"
 #include "support/run_command.h"
 #include "support/test_scenes.h"
 #include "vulkan/instance.h"
@@ -25,28 +26,6 @@ using namespace rsim::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-// A whole dataset of `file`, converted to `memType`; its dimensions in `dims`.
-template <class T>
-std::vector<T> readAll(const fs::path& file, const char* name, hid_t memType, std::vector<hsize_t>* dims = nullptr) {
-    hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-    REQUIRE(f >= 0);
-    hid_t ds = H5Dopen2(f, name, H5P_DEFAULT);
-    INFO(name);
-    REQUIRE(ds >= 0);
-    hid_t space = H5Dget_space(ds);
-    std::vector<hsize_t> d(std::size_t(H5Sget_simple_extent_ndims(space)));
-    H5Sget_simple_extent_dims(space, d.data(), nullptr);
-    std::size_t count = 1;
-    for (hsize_t x : d) count *= std::size_t(x);
-    std::vector<T> out(count);
-    REQUIRE(H5Dread(ds, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) >= 0);
-    H5Sclose(space);
-    H5Dclose(ds);
-    H5Fclose(f);
-    if (dims) *dims = d;
-    return out;
-}
 
 using Vec = std::array<double, 3>;
 Vec sub(Vec a, Vec b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }

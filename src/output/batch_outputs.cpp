@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "output/batch_outputs.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -9,6 +10,7 @@
 
 #include "output/h5_writer.h"
 #include "util/byte_stream.h"
+#include "util/error.h"
 #include "output/startup_json.h"
 #include "output/output_util.h"
 
@@ -19,10 +21,18 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 }
 
 BatchCollector::BatchCollector(std::size_t triangles, std::uint32_t timesteps, std::uint32_t width,
-                               std::uint32_t height, bool images)
-    : n_(triangles), T_(timesteps), width_(width), height_(height), images_(images) {}
+                               std::uint32_t height, bool images, std::size_t poses)
+    : n_(triangles), T_(timesteps), width_(width), height_(height), images_(images), rows_(poses),
+      distance_(poses * triangles), signal_(poses * timesteps) {
+    const std::size_t pixels = images ? std::size_t(width) * height : 0;
+    depth_.resize(poses * pixels);
+    amplitude_.resize(poses * pixels);
+    error_.resize(poses * pixels);
+}
 
-void BatchCollector::add(const std::string& name, const ResultsView& view) {
+void BatchCollector::add(std::size_t pose, const std::string& name, const ResultsView& view) {
+    if (pose >= rows_.size()) throw Error("internal: pose " + std::to_string(pose) + " of a batch collector of " +
+                                          std::to_string(rows_.size()));
     const SimulationResult& r = view.result;
     BatchPoseRow row;
     row.name = name;
@@ -37,9 +47,9 @@ void BatchCollector::add(const std::string& name, const ResultsView& view) {
         }
     row.triangleMeanAbsErrorMm = row.trianglesMeasured ? 1e3 * sum / double(row.trianglesMeasured) : kNaN;
     row.triangleP95AbsErrorMm = row.trianglesMeasured ? 1e3 * output::absPercentile(errors, 0.95) : kNaN;
-    for (std::size_t id = 0; id < n_; ++id) distance_.push_back(r.distance[view.prepared.internalOf[id]]);
+    for (std::size_t id = 0; id < n_; ++id) distance_[pose * n_ + id] = r.distance[view.prepared.internalOf[id]];
     output::requireSize(r.signalFwd.size(), T_, "signalFwd");
-    signal_.insert(signal_.end(), r.signalFwd.begin(), r.signalFwd.end());
+    std::copy(r.signalFwd.begin(), r.signalFwd.end(), signal_.begin() + std::ptrdiff_t(pose * T_));
 
     row.pixelMeanAbsErrorMm = row.pixelP95AbsErrorMm = kNaN;
     if (images_) {
@@ -51,20 +61,20 @@ void BatchCollector::add(const std::string& name, const ResultsView& view) {
         for (std::size_t k = 0; k < pixels; ++k) {
             const float e = im.depth[k] - im.trueDepth[k];
             pixelErrors[k] = double(e);
-            error_.push_back(e);
+            error_[pose * pixels + k] = e;
             if (std::isfinite(e)) {
                 ++row.pixelsMeasured;
                 pixelSum += std::abs(double(e));
             }
         }
-        depth_.insert(depth_.end(), im.depth.begin(), im.depth.end());
-        amplitude_.insert(amplitude_.end(), im.amplitude.begin(), im.amplitude.end());
+        std::copy(im.depth.begin(), im.depth.end(), depth_.begin() + std::ptrdiff_t(pose * pixels));
+        std::copy(im.amplitude.begin(), im.amplitude.end(), amplitude_.begin() + std::ptrdiff_t(pose * pixels));
         if (row.pixelsMeasured) {
             row.pixelMeanAbsErrorMm = 1e3 * pixelSum / double(row.pixelsMeasured);
             row.pixelP95AbsErrorMm = 1e3 * output::absPercentile(pixelErrors, 0.95);
         }
     }
-    rows_.push_back(row);
+    rows_[pose] = row;
 }
 
 std::string BatchCollector::pack() const {

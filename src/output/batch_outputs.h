@@ -24,11 +24,12 @@ struct BatchPoseRow {
 
 class BatchCollector {
   public:
+    // Room for `poses` poses, which add() fills in any order, each from its own thread if need be.
     BatchCollector(std::size_t triangles, std::uint32_t timesteps, std::uint32_t width, std::uint32_t height,
-                   bool images);
-    // The pose's summary row and its arrays (view.result must still hold its distances, image
+                   bool images, std::size_t poses = 0);
+    // Pose `pose`'s summary row and its arrays (view.result must still hold its distances, image
     // and signals).
-    void add(const std::string& name, const ResultsView& view);
+    void add(std::size_t pose, const std::string& name, const ResultsView& view);
     const std::vector<BatchPoseRow>& rows() const { return rows_; }
     // This collector's rows and arrays as bytes, and another's appended after this one's poses
     // (the ranks of an MPI job; both collectors of the same scene and settings).

@@ -77,10 +77,10 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
     auto writeBatch = [&](const std::filesystem::path& tmpOfRank0) {
         const std::filesystem::path tmp = ranks.broadcast(tmpOfRank0.string());
         BatchCollector collector(prepared.size(), scene.sim.timesteps, scene.sensor.width, scene.sensor.height,
-                                 scene.output.images);
+                                 scene.output.images, poses.size());
         if (shareK && ranks.rank() != 0) ranks.barrier();
-        // Each pose's files are written on background threads while the next poses run; the
-        // collector takes its small arrays here, in pose order. Each writer holds a pose's
+        // Each pose's files are written on background threads while the next poses run, and the
+        // collector takes its small arrays there, each pose into its own place. Each writer holds a pose's
         // result: with time series (large, and written one at a time under HDF5's lock) two.
         // images.h5 is HDF5 too: one writer only where the library is not thread-safe. Without
         // time series the poses that wait for a writer (up to kWriterBacklogBytes) do not hold
@@ -118,26 +118,20 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
                     job->info.kFromCache = meta.kFromCache; // K is settled before the first pose ends
                     // The batch's summary.json has the sub-phase details, summed over its groups.
                     job->meta.timingDetails.clear();
-                    Stopwatch collect;
-                    collector.add(desc.name, ResultsView{job->scene, prepared, allPoses[p].config, job->result,
-                                                         job->meta, job->info});
-                    times.add("output", collect.seconds());
-                    if (collector.rows().back().trianglesMeasured == 0)
-                        spdlog::warn("{}: no triangle got a distance (see its summary.json)", desc.where);
-                    else
-                        ++measuredPoses;
                     const SimConfig* config = &allPoses[p].config;
                     const std::filesystem::path dir = tmp / desc.name;
                     // Waiting for a free writer is output time too.
                     Stopwatch handOver;
                     const std::uint64_t held = heldBytes(job->result);
-                    writers.submit([job, config, dir, &prepared, where = desc.where] {
-                        const Stopwatch sw;
-                        writeResultsFiles(dir,
-                                          ResultsView{job->scene, prepared, *config, job->result, job->meta, job->info},
-                                          job->times);
-                        spdlog::debug("{}: files written in {:.3f} s", where, sw.seconds());
-                    }, held);
+                    writers.submit(
+                        [job, config, dir, mine, &prepared, &collector, name = desc.name, where = desc.where] {
+                            const Stopwatch sw;
+                            const ResultsView view{job->scene, prepared, *config, job->result, job->meta, job->info};
+                            collector.add(mine, name, view);
+                            writeResultsFiles(dir, view, job->times);
+                            spdlog::debug("{}: files written in {:.3f} s", where, sw.seconds());
+                        },
+                        held);
                     const double waited = handOver.seconds();
                     times.add("output", waited);
                     if (waited > 0.001) spdlog::debug("{}: waited {:.3f} s for a free writer", desc.where, waited);
@@ -146,6 +140,12 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
         Stopwatch sw;
         writers.wait();
         times.add("output", sw.seconds());
+        // (In row-block mode the other ranks have no pose outputs.)
+        for (std::size_t mine = 0; (!rowMode || ranks.rank() == 0) && mine < collector.rows().size(); ++mine)
+            if (collector.rows()[mine].trianglesMeasured == 0)
+                spdlog::warn("{}: no triangle got a distance (see its summary.json)", poseDescs[first + mine].where);
+            else
+                ++measuredPoses;
         // Every rank's rows and arrays, in rank order, which is pose order (in row mode, rank 0
         // has them all).
         const std::vector<std::string> parts =

@@ -41,6 +41,8 @@ struct Slot {
     std::unique_ptr<GpuGeometry> geometry;
     std::unique_ptr<vk::SceneAccel> accel;
     vk::PosePasses passes; // bind `accel`: reset with it
+    // The history of a batch's last group, for the next group (VulkanBatchHistory gives it back).
+    std::shared_ptr<vk::Buffer> spareHistory = std::make_shared<vk::Buffer>();
     std::uint64_t budgetAtStart = 0; // deviceLocalBudget() before rsim allocated anything
 };
 
@@ -74,6 +76,15 @@ struct VulkanBatchHistory {
     // take one pose at a time, three passes each).
     mutable vk::Buffer plain;
     mutable std::uint32_t inPlain = UINT32_MAX;
+    // Where the history goes when the group's poses are done: the next group takes it.
+    std::weak_ptr<vk::Buffer> spare;
+
+    VulkanBatchHistory() = default;
+    VulkanBatchHistory(const VulkanBatchHistory&) = delete;
+    VulkanBatchHistory& operator=(const VulkanBatchHistory&) = delete;
+    ~VulkanBatchHistory() {
+        if (const auto to = spare.lock(); to && !*to) *to = std::move(history);
+    }
 
     // Pose p's vec2[n][T] on `device` (device 0).
     VkDeviceAddress poseHistory(std::uint32_t p, vk::Device& device, vk::PosePasses& passes) const {
@@ -228,7 +239,7 @@ public:
         }
         for (std::size_t d = 0; d < D; ++d)
             devices.push_back({slots_[d].device.get(), &pulses[d], &onDevices[d],
-                               mine && c.indirect ? &mine->parts()[d] : nullptr});
+                               mine && c.indirect ? &mine->parts()[d] : nullptr, slots_[d].spareHistory.get()});
         // Row-block mode: every rank gathers the same steps per pass (a rank that streams K would
         // choose more), or their exchanges would not match.
         TransportTuning tuning = tuning_;
@@ -237,19 +248,24 @@ public:
             share_->ranks().max(blocks);
             tuning.passBlocks = std::uint32_t(blocks[0]);
         }
-        NearLists near;
-        if (mine && c.indirect) {
+        // The near lists depend on the geometry, K and the time step, not on the poses: a batch's
+        // later groups take the first group's.
+        const std::uint32_t nearBelow = transportNearBelow(devices, tuning, share_ != nullptr);
+        const NearKey nearKey{mine, c.invCdtSq, nearBelow, D};
+        if (mine && c.indirect && !(nearKey == nearKey_)) {
             Stopwatch sw;
             std::vector<NearLists> parts(D);
             vk::forEachDevice(D, [&](std::size_t d) {
-                parts[d] = buildNearListsVulkan(*slots_[d].device, mine->parts()[d], onDevices[d], scene(), c,
-                                                transportNearBelow(devices, tuning, share_ != nullptr));
+                parts[d] = buildNearListsVulkan(*slots_[d].device, mine->parts()[d], onDevices[d], scene(), c, nearBelow);
             });
-            near = mergeNearLists(parts);
-            if (share_) near = shareNearLists(near, *share_);
+            near_ = mergeNearLists(parts);
+            if (share_) near_ = shareNearLists(near_, *share_);
+            nearKey_ = nearKey;
             out.details.emplace_back("near_lists", sw.seconds());
         }
-        GpuTransport gpu = runTransportVulkan(devices, n, P, near, c, c.indirect, tuning, share_);
+        const NearLists none;
+        GpuTransport gpu = runTransportVulkan(devices, n, P, mine && c.indirect ? near_ : none, c, c.indirect, tuning,
+                                             share_);
         out.details.emplace_back("radiosity_setup", gpu.setupSeconds);
         out.details.emplace_back("radiosity_loop", gpu.loopSeconds);
         const bool exchanged = devices.size() > 1 || (share_ && c.indirect);
@@ -273,6 +289,7 @@ public:
         shared->n = n;
         shared->timesteps = c.timesteps;
         shared->lanes = gpu.lanes;
+        shared->spare = slots_[0].spareHistory;
         out.histories.resize(batch.size());
         const std::uint32_t real = std::uint32_t(batch.size());
         if (hostHistories) {
@@ -313,6 +330,11 @@ public:
     // Poses whose histories fit device 0 (and every device with K) beside what is there now,
     // K included (placed first when it comes from elsewhere).
     std::uint32_t poseGroupLimit(KHandle* K, const SimConfig& c) override {
+        // A new batch: an earlier batch's spare histories would only shrink its groups, and its
+        // K may be gone (a new one could have the old one's address).
+        for (Slot& slot : slots_) slot.spareHistory->reset();
+        nearKey_ = NearKey{};
+        near_ = NearLists{};
         onDevices(K, c);
         const std::uint32_t n = std::uint32_t(scene().size());
         const std::uint64_t perPose = transportBytesPerPose(n, c.timesteps);
@@ -567,6 +589,16 @@ private:
     std::unique_ptr<GpuPose> lastPose_; // gpuPose()
     shared::LightSensorRecord lastPoseRecord_{};
     std::vector<float> lastPulse_;
+    // The near lists of this batch's groups and what they were built for (transport()).
+    struct NearKey {
+        const VulkanK* k = nullptr;
+        float invCdtSq = 0.0f;
+        std::uint32_t nearBelow = 0;
+        std::size_t devices = 0;
+        bool operator==(const NearKey&) const = default;
+    };
+    NearKey nearKey_;
+    NearLists near_;
 };
 
 } // namespace

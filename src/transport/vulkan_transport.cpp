@@ -116,6 +116,13 @@ LaneShape laneShape(vk::Device& device, const TransportTuning& tuning) {
     return s;
 }
 
+// A group's B/Z history: the spare one when it is large enough.
+vk::Buffer historyBuffer(vk::Device& device, std::uint64_t bytes, vk::Buffer* spare) {
+    if (spare && *spare && spare->size() >= bytes) return std::move(*spare);
+    if (spare) spare->reset(); // too small: freed before the new one is allocated
+    return vk::Buffer(device, bytes, vk::kStorageUsage, vk::MemoryKind::Device, "B/Z history");
+}
+
 // One device's part of the time loop: its buffers and passes, and what it submits per block.
 class DeviceTransport {
 public:
@@ -125,8 +132,7 @@ public:
           perInvocation_(posesPerInvocation(poses, tuning)), lanes_(usesPoseLanes(poses, tuning)),
           laneShape_(laneShape(dev_, tuning)), blockSteps_(blockSteps),
           farBytes_(std::uint64_t(n_) * blockSteps * P_ * sizeof(glm::vec2)),
-          history_(dev_, std::uint64_t(n_) * T_ * P_ * sizeof(glm::vec2), vk::kStorageUsage, vk::MemoryKind::Device,
-                   "B/Z history"),
+          history_(historyBuffer(dev_, std::uint64_t(n_) * T_ * P_ * sizeof(glm::vec2), in.spareHistory)),
           farSums_(dev_, farBytes_, vk::kStorageUsage, vk::MemoryKind::Device, "far sums"),
           nearOffsets_(vk::makeStorage(dev_, near.offsets, "near-pair offsets")),
           nearPairs_(near.pairs.empty()
@@ -447,9 +453,12 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
     progress.finish();
     out.loopSeconds = loop.seconds();
     for (auto& s : st) out.streamedBytes += s->streamedBytes();
-    // The devices' histories are identical: device 0's serves the later passes.
+    // The devices' histories are identical: device 0's serves the later passes; the others'
+    // wait for the next group.
     out.lanes = st[0]->lanes();
     out.history = st[0]->takeHistory();
+    for (std::size_t d = 1; d < st.size(); ++d)
+        if (devices[d].spareHistory) *devices[d].spareHistory = st[d]->takeHistory();
     return out;
 }
 

@@ -22,6 +22,10 @@ struct TransportDevice {
     const GpuPose* pose = nullptr;       // the pulse (the same for every pose)
     const vk::Buffer* records = nullptr; // GpuTransportTri[poses][n] (makeTransportRecords) on this device
     const DeviceK* k = nullptr;          // the chunks it gathers from (none without indirect light)
+    // A history buffer of an earlier group, taken instead of a new one when it is large enough
+    // (allocating and freeing a group's history cost tens of ms each); devices other than
+    // device 0 give theirs back into it after the loop.
+    vk::Buffer* spareHistory = nullptr;
 };
 
 // Workgroup shape of the far gather, for tuning sweeps (`rsim run --radiosity-split/-unroll`),

@@ -143,6 +143,10 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
     cmd->add_option("--pose-group", req->maxPoseGroup,
                     "Batch: poses whose transport runs at once, at most (default: as many as memory allows)")
         ->check(CLI::Range(1u, 1u << 20));
+    cmd->add_option("--writers", req->writers,
+                    "Batch: background threads that write the poses' files while the next poses run "
+                    "(default: half the CPU threads, at most 8; one where HDF5 is not thread-safe)")
+        ->check(CLI::Range(1u, 256u));
     cmd->add_option("--mpi-split", req->mpiSplit,
                     "Under mpirun: how the ranks share the work. 'rows': each rank owns a block of K's rows "
                     "(its visibility and gathers; far sums exchanged every time block), for a scene too large "

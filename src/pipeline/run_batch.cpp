@@ -88,6 +88,7 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
         const bool series = scene.output.timeseries || scene.output.kij;
         const bool h5 = series || scene.output.images;
         const unsigned writerCount = h5 && !output::hdf5ThreadSafe() ? 1u
+                                     : req.writers                    ? req.writers
                                      : series                         ? 2u
                                                                       : std::max(1u, std::min(8u, threadCount() / 2));
         constexpr std::uint64_t kWriterBacklogBytes = 512ull << 20;

@@ -26,6 +26,7 @@ struct RunRequest {
     bool kFormatErrors = false;             // --kij-errors
     std::optional<std::filesystem::path> posesFile; // --poses (else the scene's [[pose]] tables)
     std::uint32_t maxPoseGroup = 0;         // --pose-group (0: as memory allows)
+    std::uint32_t writers = 0;              // --writers (0: the default)
     std::optional<std::filesystem::path> kCacheDir; // --k-cache (else KCache::defaultDir())
     bool noKCache = false;                  // --no-k-cache
     double kCacheMaxGb = 20.0;              // --k-cache-max-gb

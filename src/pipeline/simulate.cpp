@@ -480,8 +480,10 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
             h.R = std::move(sources[p - g0].R);
             sw = Stopwatch();
             b.distances->signals(h, r.direct, c, r.signalFwd, r.signalAdj);
+            const double signalSeconds = sw.seconds();
             warnOnce(windowWarned, p, windowWarning(r.signalFwd, c));
             TriangleDistances d = b.distances->distances(h, r.direct, c);
+            const double triangleSeconds = sw.seconds() - signalSeconds;
             r.pathLength = std::move(d.pathLength);
             r.distance = std::move(d.distance);
             r.totalEnergy = std::move(d.totalEnergy);
@@ -503,8 +505,9 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
             h = Histories{};
             Stopwatch handOver;
             sink(p, r, own);
-            spdlog::debug("{}: distances, signals and image {:.3f} s, handed to the output in {:.3f} s",
-                          poses[p].label, distanceSeconds, handOver.seconds());
+            spdlog::debug("{}: distances, signals and image {:.4f} s (signals {:.4f} s, distances {:.4f} s), handed "
+                          "to the output in {:.4f} s",
+                          poses[p].label, distanceSeconds, signalSeconds, triangleSeconds, handOver.seconds());
         }
     }
 

@@ -145,7 +145,8 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
         ->check(CLI::Range(1u, 1u << 20));
     cmd->add_option("--writers", req->writers,
                     "Batch: background threads that write the poses' files while the next poses run "
-                    "(default: half the CPU threads, at most 8; one where HDF5 is not thread-safe)")
+                    "(default: one per CPU thread, at most 16, with the transport on a GPU; half the threads, at most 8, "
+                    "on the CPU backend; one where HDF5 is not thread-safe)")
         ->check(CLI::Range(1u, 256u));
     cmd->add_option("--mpi-split", req->mpiSplit,
                     "Under mpirun: how the ranks share the work. 'rows': each rank owns a block of K's rows "

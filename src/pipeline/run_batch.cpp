@@ -87,10 +87,17 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
         // up the next poses: their files are written while the next group's transport runs.
         const bool series = scene.output.timeseries || scene.output.kij;
         const bool h5 = series || scene.output.images;
+        // With the transport on a GPU the CPU threads are free for them: one per thread, at most
+        // 16 (H100 machine, 16 threads: 32 poses of the medium room 2.86-2.91 s with 16 writers,
+        // 3.07 s with 8; docs/benchmarks.md); on the CPU backend half the threads, at most 8.
+        RunMetadata described;
+        backend->describe(described);
+        const unsigned writerDefault = described.backend == "cpu" ? std::min(8u, threadCount() / 2)
+                                                                   : std::min(16u, threadCount());
         const unsigned writerCount = h5 && !output::hdf5ThreadSafe() ? 1u
                                      : req.writers                    ? req.writers
                                      : series                         ? 2u
-                                                                      : std::max(1u, std::min(8u, threadCount() / 2));
+                                                                      : std::max(1u, writerDefault);
         constexpr std::uint64_t kWriterBacklogBytes = 512ull << 20;
         BackgroundTasks writers(writerCount, series ? 0 : kWriterBacklogBytes);
         if (!poses.empty())

@@ -124,15 +124,25 @@ void finish(uint row, uint col, float k, uint rays) {
 
 KSampling sampling() { return KSampling(pc.samples, pc.nearFactor, pc.seed, pc.estimator, pc.rayEps); }
 
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer FacingListRef {
+    FacingListHeader header;
+    uvec2 pairs[];
+};
+
 void pairsPhase() {
-    uint col = pc.colBegin + RSIM_LAUNCH_ID.x;
-    uint row = pc.rowBegin + RSIM_LAUNCH_ID.y;
-    if (row >= pc.rowEnd || col >= pc.n || col == row || (col < row && pc.mirror != RSIM_K_FULL_ROWS)) return;
+    // The launch's facing pairs (shaders/facing_pairs.comp), one per invocation in launch order
+    // (the launch is as wide as the launch's columns); the other pairs have K = 0.
+    uint width = pc.n - pc.colBegin;
+    if (RSIM_LAUNCH_ID.x >= width) return; // the compute build's last workgroup of a row
+    uint index = RSIM_LAUNCH_ID.y * width + RSIM_LAUNCH_ID.x;
+    FacingListRef facing = FacingListRef(pc.facingList);
+    if (index >= facing.header.count) return;
+    uvec2 pair = facing.pairs[index];
+    uint row = pair.x, col = pair.y;
     // The pair (i, j), i < j, whichever of its elements this invocation stores.
     uint i = min(row, col), j = max(row, col);
     Tri ti = rsimTri(tri(i));
     Tri tj = rsimTri(tri(j));
-    if (!rsimCanFace(ti, tri(i).normal.xyz, tj, tri(j).normal.xyz)) return; // K = 0
     if (countsPair(row, col)) rsimCount(pc.stats, 0u, i + j, 1u);
     uint rays = 0u;
     if (pc.estimator == RSIM_K_ESTIMATOR_AREA) {

@@ -16,6 +16,8 @@
 #   scripts/device/gpu-run.sh agree           GPU vs CPU reference over a matrix of settings (rsim compare)
 #   scripts/device/gpu-run.sh estimator       K estimators: rays/s of the former and the new one, and the
 #                                             row sums of every bundled and generated scene (issue 12)
+#   scripts/device/gpu-run.sh raysab OLD LIST  visibility alone: this bundle's rsim against OLD, LIST of
+#                                             SCENE[@MAX_EDGE_M[@SAMPLES]], interleaved VIS_REPEATS times
 #   scripts/device/gpu-run.sh ab OLD SCENES   this bundle's rsim against an older build's binary OLD
 #                                             (same libraries), GPU benchmark runs interleaved 3 times
 #   scripts/device/gpu-run.sh batch SCENE SIZES  poses per run (issue 14): batches of SIZES poses of SCENE,
@@ -169,6 +171,28 @@ shafts)
   gen ${2:-tiny-room,small-room,medium-room,large-room,traffic,industry}
   python3 scripts/estimator_benchmark.py --rsim $RSIM --backend vulkan --scenes ${2:-tiny-room,small-room,medium-room,large-room,traffic,industry} \
     --variants rays,default --repeat 2 --out "$OUT/shafts" --tmp /tmp/est 2>&1 | tee "$OUT/shafts.txt" ;;
+raysab)
+  # Visibility alone (issue 17 point 4): this bundle's rsim against an older build's binary OLD
+  # (same libraries), interleaved VIS_REPEATS times, each SCENE[@MAX_EDGE_M[@SAMPLES]] once per
+  # repeat (K cache off, 20 timesteps: the phase of interest is the visibility's). Prints the
+  # log's visibility line (candidate pairs, rays, seconds, Mrays/s) and `rsim compare` of the
+  # last repeat's outputs, old against new.
+  old=${2:?raysab: the older rsim binary}; list=${3:-medium-room,large-room,industry}
+  cp "$old" /tmp/rsimb/rsim-bundle/bin/rsim-old && chmod +x /tmp/rsimb/rsim-bundle/bin/rsim-old
+  sed 's#/bin/rsim"#/bin/rsim-old"#' $RSIM > /tmp/rsimb/rsim-bundle/rsim-old && chmod +x /tmp/rsimb/rsim-bundle/rsim-old
+  for item in ${list//,/ }; do gen "${item%%@*}"; done
+  for r in $(seq "${VIS_REPEATS:-2}"); do for item in ${list//,/ }; do for which in old new; do
+    IFS=@ read -r s edge samples <<< "$item"
+    bin=$RSIM; [[ $which == old ]] && bin=/tmp/rsimb/rsim-bundle/rsim-old
+    f=scenes/$s/scene.toml; [[ -f $f ]] || f=scenes/generated/$s/scene.toml
+    $bin run "$f" --backend vulkan --no-k-cache --timesteps 20 --no-progress ${edge:+--max-edge-m $edge} \
+      ${samples:+--samples $samples} -o "/tmp/raysab/$which-$s${edge:+-$edge}" > /tmp/raysab.log 2>&1 ||
+      { cat /tmp/raysab.log; exit 1; }
+    echo "$which $r $item: $(grep -o 'visibility: .*' /tmp/raysab.log)"
+  done; done; done | tee "$OUT/raysab.txt"
+  for d in /tmp/raysab/new-*; do
+    echo "compare ${d#/tmp/raysab/new-}: $($RSIM compare "/tmp/raysab/old-${d#/tmp/raysab/new-}" "$d" --max-fraction 0 --tol-m 1e-6 2>&1 | tail -1)"
+  done | tee -a "$OUT/raysab.txt" ;;
 ab)
   # A paired comparison for a change that must not slow rsim down: the older binary runs with
   # this bundle's libraries (a copy of the wrapper pointing at it), alternating with the new one.

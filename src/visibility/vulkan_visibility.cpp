@@ -58,10 +58,25 @@ shared::VisibilityPush visibilityPush(const GpuGeometry& geometry, const Prepare
     return push;
 }
 
-NearVisibilityList::NearVisibilityList(vk::Device& device, std::uint64_t pairsPerLaunch, const char* name)
+VisibilityPipelines makeVisibilityPipelines(vk::Device& device, const KSettings& settings,
+                                            const vk::SceneAccel& accel) {
+    VisibilityPipelines p;
+    p.facing = std::make_unique<vk::Pass<shared::VisibilityPush>>(device, vk::shaders::facingPairs(),
+                                                                  vk::SpecConstants{}, "visibility facing pairs");
+    p.rays = makeRayPassPipeline(device, visibilityShader(settings), sizeof(shared::VisibilityPush), false, accel,
+                                 "visibility");
+    return p;
+}
+
+VisibilityLists::VisibilityLists(vk::Device& device, std::uint64_t pairsPerLaunch, std::uint32_t n,
+                                 const char* name)
     : capacity(std::uint32_t(std::clamp<std::uint64_t>(pairsPerLaunch / 16, 4096, 1u << 20))),
       buffer(device, sizeof(shared::NearVisibilityListHeader) + std::uint64_t(capacity) * sizeof(shared::NearVisibilityPair), vk::kStorageUsage,
-             vk::MemoryKind::Device, name) {}
+             vk::MemoryKind::Device, name),
+      facing(device,
+             sizeof(shared::FacingListHeader) +
+                 std::min<std::uint64_t>(pairsPerLaunch, std::uint64_t(n) * n) * 2 * sizeof(std::uint32_t),
+             vk::kStorageUsage, vk::MemoryKind::Device, std::string(name) + " (facing pairs)") {}
 
 std::uint64_t visibilityPairsPerLaunch(vk::Device& device) {
     std::uint64_t maxItems = std::uint64_t(1) << 24;
@@ -71,46 +86,53 @@ std::uint64_t visibilityPairsPerLaunch(vk::Device& device) {
 }
 
 namespace {
-// One launch of both phases: the pairs, then the near pairs they listed (gpu_layout.h). The list
-// is emptied first; the barrier at the end lets the next launch reuse it.
-void recordLaunch(vk::Device& device, const vk::Pipeline& pipeline, shared::VisibilityPush p,
-                  std::uint32_t width, std::uint32_t rows, std::uint64_t pairs, const NearVisibilityList& near,
+// One launch of its three phases: the facing pairs listed, their rays, then the near pairs the
+// rays listed (gpu_layout.h). The lists are emptied first; the barrier at the end lets the next
+// launch reuse them.
+void recordLaunch(vk::Device& device, const VisibilityPipelines& pipelines, shared::VisibilityPush p,
+                  std::uint32_t width, std::uint32_t rows, std::uint64_t pairs, const VisibilityLists& lists,
                   VkCommandBuffer cmd) {
-    device.vk().vkCmdFillBuffer(cmd, near.buffer.handle(), 0, sizeof(shared::NearVisibilityListHeader), 0);
+    device.vk().vkCmdFillBuffer(cmd, lists.buffer.handle(), 0, sizeof(shared::NearVisibilityListHeader), 0);
+    device.vk().vkCmdFillBuffer(cmd, lists.facing.handle(), 0, sizeof(shared::FacingListHeader), 0);
     vk::computeBarrier(device, cmd);
-    p.nearList = near.buffer.address();
-    p.nearCapacity = near.capacity;
+    p.nearList = lists.buffer.address();
+    p.nearCapacity = lists.capacity;
+    p.facingList = lists.facing.address();
+    pipelines.facing->bind(cmd);
+    pipelines.facing->dispatch(cmd, p, (width + shared::RSIM_WG_PAIRS_X - 1) / shared::RSIM_WG_PAIRS_X, rows);
+    vk::computeBarrier(device, cmd);
+    const vk::Pipeline& rays = *pipelines.rays;
     p.phase = shared::RSIM_VIS_PAIRS;
-    pipeline.bind(cmd, &p);
-    launchRayPass(pipeline, cmd, width, rows, shared::RSIM_WG_PAIRS_X);
+    rays.bind(cmd, &p);
+    launchRayPass(rays, cmd, width, rows, shared::RSIM_WG_PAIRS_X);
     vk::computeBarrier(device, cmd);
     p.phase = shared::RSIM_VIS_NEAR;
-    pipeline.pushConstants(cmd, &p);
-    launchRayPass(pipeline, cmd, std::uint32_t(std::min<std::uint64_t>(near.capacity, pairs)), 1,
+    rays.pushConstants(cmd, &p);
+    launchRayPass(rays, cmd, std::uint32_t(std::min<std::uint64_t>(lists.capacity, pairs)), 1,
                   shared::RSIM_WG_PAIRS_X);
     vk::computeBarrier(device, cmd);
 }
 } // namespace
 
-void castVisibilityRows(vk::Device& device, const vk::Pipeline& pipeline, shared::VisibilityPush push,
-                        std::uint32_t rowBegin, std::uint32_t rowEnd, const NearVisibilityList& near,
+void castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines, shared::VisibilityPush push,
+                        std::uint32_t rowBegin, std::uint32_t rowEnd, const VisibilityLists& lists,
                         Progress& progress) {
     forEachVisibilityLaunch(device, push, rowBegin, rowEnd,
                             [&](shared::VisibilityPush p, std::uint32_t width, std::uint32_t rows, std::uint64_t pairs) {
                                 device.submitAndWait([&](VkCommandBuffer cmd) {
-                                    recordLaunch(device, pipeline, p, width, rows, pairs, near, cmd);
+                                    recordLaunch(device, pipelines, p, width, rows, pairs, lists, cmd);
                                 });
                                 progress.add(pairs);
                             });
 }
 
-std::uint64_t recordVisibilityRows(vk::Device& device, const vk::Pipeline& pipeline,
+std::uint64_t recordVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines,
                                    shared::VisibilityPush push, std::uint32_t rowBegin, std::uint32_t rowEnd,
-                                   const NearVisibilityList& near, VkCommandBuffer cmd) {
+                                   const VisibilityLists& lists, VkCommandBuffer cmd) {
     std::uint64_t total = 0;
     forEachVisibilityLaunch(device, push, rowBegin, rowEnd,
                             [&](shared::VisibilityPush p, std::uint32_t width, std::uint32_t rows, std::uint64_t pairs) {
-                                recordLaunch(device, pipeline, p, width, rows, pairs, near, cmd);
+                                recordLaunch(device, pipelines, p, width, rows, pairs, lists, cmd);
                                 total += pairs;
                             });
     return total;
@@ -121,8 +143,7 @@ VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& g
                                         const KSettings& settings, DeviceK& K, double& raySeconds,
                                         std::uint32_t nearCapacity) {
     const std::uint32_t n = geometry.n;
-    auto pipeline = makeRayPassPipeline(device, visibilityShader(settings),
-                                        sizeof(shared::VisibilityPush), false, accel, "visibility");
+    const VisibilityPipelines pipelines = makeVisibilityPipelines(device, settings, accel);
     GpuCounters counters(device, kVisibilityCounters, "visibility counters");
     const vk::Buffer addresses = chunkAddressTable(device, K);
     shared::VisibilityPush push = visibilityPush(geometry, prepared, settings);
@@ -136,9 +157,9 @@ VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& g
     // the group-count and ray-dispatch limits; ~16M pairs per submission keeps progress live.
     Progress progress("visibility", std::uint64_t(n) * (n - 1) / 2, "pairs");
     Stopwatch rayTime;
-    NearVisibilityList near(device, visibilityPairsPerLaunch(device), "visibility near pairs");
-    if (nearCapacity > 0) near.capacity = std::min(near.capacity, nearCapacity);
-    castVisibilityRows(device, *pipeline, push, 0, n - 1, near, progress);
+    VisibilityLists lists(device, visibilityPairsPerLaunch(device), n, "visibility lists");
+    if (nearCapacity > 0) lists.capacity = std::min(lists.capacity, nearCapacity);
+    castVisibilityRows(device, pipelines, push, 0, n - 1, lists, progress);
     progress.finish();
     raySeconds = rayTime.seconds();
 

@@ -3,6 +3,7 @@
 // of pairs i < j, writing K through a table of chunk addresses (k/gpu_k.h).
 #pragma once
 #include <cstdint>
+#include <memory>
 
 #include "core/prepared_scene.h"
 #include "core/results.h"
@@ -11,6 +12,7 @@
 #include "util/progress.h"
 #include "vulkan/accel.h"
 #include "vulkan/gpu_scene.h"
+#include "vulkan/pass.h"
 #include "vulkan/pipeline.h"
 #include "vulkan/ray_pass.h"
 
@@ -23,13 +25,24 @@ vk::ShaderCode (*visibilityShader(const KSettings& settings))(vk::RayPath);
 shared::VisibilityPush visibilityPush(const GpuGeometry& geometry, const PreparedScene& prepared,
                                       const KSettings& settings);
 
-// The list through which the visibility pass hands its near pairs to its second phase
-// (VisibilityPush in gpu_layout.h): one per command buffer in flight.
-struct NearVisibilityList {
-    NearVisibilityList(vk::Device& device, std::uint64_t pairsPerLaunch, const char* name);
-    std::uint32_t capacity; // a sixteenth of a launch's pairs, in [4096, 2^20]; pairs beyond it
-                            // are finished in the first phase
-    vk::Buffer buffer;
+// The visibility pass's pipelines: the facing pairs' list (a compute pass on either path) and
+// the rays.
+struct VisibilityPipelines {
+    std::unique_ptr<vk::Pass<shared::VisibilityPush>> facing;
+    std::unique_ptr<vk::Pipeline> rays;
+};
+VisibilityPipelines makeVisibilityPipelines(vk::Device& device, const KSettings& settings,
+                                            const vk::SceneAccel& accel);
+
+// The lists of one launch (VisibilityPush in gpu_layout.h), one set per command buffer in
+// flight: its facing pairs, and the near pairs its ray phase hands to its second phase.
+struct VisibilityLists {
+    // `n` triangles: a launch covers at most min(pairsPerLaunch, n^2) pairs.
+    VisibilityLists(vk::Device& device, std::uint64_t pairsPerLaunch, std::uint32_t n, const char* name);
+    std::uint32_t capacity; // of the near list: a sixteenth of a launch's pairs, in [4096, 2^20];
+                            // pairs beyond it are finished in the first phase
+    vk::Buffer buffer;      // the near list
+    vk::Buffer facing;      // FacingListHeader, then uvec2 pairs
 };
 // The counters VisibilityPush::stats points at: candidate pairs, non-zero pairs, rays cast,
 // clear pairs.
@@ -42,16 +55,16 @@ std::uint64_t visibilityPairsPerLaunch(vk::Device& device);
 // Casts the visibility rays of rows [rowBegin, rowEnd) (pairs i < j), in launches the device's
 // limits allow, one blocking submission each; `push` has everything but the row range and the
 // near list.
-void castVisibilityRows(vk::Device& device, const vk::Pipeline& pipeline, shared::VisibilityPush push,
-                        std::uint32_t rowBegin, std::uint32_t rowEnd, const NearVisibilityList& near,
+void castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines, shared::VisibilityPush push,
+                        std::uint32_t rowBegin, std::uint32_t rowEnd, const VisibilityLists& lists,
                         Progress& progress);
 // The same launches recorded into one command buffer (no wait); returns the pairs they cover.
-std::uint64_t recordVisibilityRows(vk::Device& device, const vk::Pipeline& pipeline,
+std::uint64_t recordVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines,
                                    shared::VisibilityPush push, std::uint32_t rowBegin, std::uint32_t rowEnd,
-                                   const NearVisibilityList& near, VkCommandBuffer cmd);
+                                   const VisibilityLists& lists, VkCommandBuffer cmd);
 
 // K in place on one device (fp32 or fp16, every chunk, both halves). `raySeconds` receives the
-// time of the ray dispatches alone. `nearCapacity` caps the near list (0: NearVisibilityList's
+// time of the ray dispatches alone. `nearCapacity` caps the near list (0: VisibilityLists'
 // default); the tests use it to run the first phase's fallback.
 VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& geometry,
                                         const vk::SceneAccel& accel, const PreparedScene& prepared,

@@ -59,8 +59,7 @@ public:
     ChunkCaster(const VisibilityDevice& d, const PreparedScene& prepared, const KSettings& settings,
                 const KPlan& plan, std::vector<std::uint32_t> chunks, bool fullRows = false)
         : dev_(*d.device), plan_(plan), chunks_(std::move(chunks)), fullRows_(fullRows),
-          pipeline_(makeRayPassPipeline(dev_, visibilityShader(settings), sizeof(shared::VisibilityPush), false,
-                                        *d.accel, "visibility (chunked)")),
+          pipelines_(makeVisibilityPipelines(dev_, settings, *d.accel)),
           counters_(dev_, kVisibilityCounters, "visibility counters"), chunkDone_(dev_, "visibility chunks") {
         std::uint64_t largest = 0;
         for (std::uint32_t c : chunks_) largest = std::max(largest, plan.chunking.elements(c));
@@ -75,7 +74,8 @@ public:
             // Every chunk index points at the slot's scratch: only the current chunk's rows are written.
             slot.table = vk::makeStorage(dev_, std::vector<std::uint64_t>(plan.chunking.chunks(), slot.scratch.address()),
                                          "K chunk addresses, slot " + tag);
-            slot.near = std::make_unique<NearVisibilityList>(dev_, visibilityPairsPerLaunch(dev_), "visibility near pairs");
+            slot.lists = std::make_unique<VisibilityLists>(dev_, visibilityPairsPerLaunch(dev_),
+                                                           std::uint32_t(prepared.size()), "visibility lists");
         }
         push_ = visibilityPush(*d.geometry, prepared, settings);
         push_.stats = counters_.address();
@@ -100,8 +100,8 @@ public:
                 vk::computeBarrier(dev_, cmd);
                 dev_.vk().vkCmdFillBuffer(cmd, s.scratch.handle(), 0, VK_WHOLE_SIZE, 0);
                 vk::computeBarrier(dev_, cmd);
-                pairs_[k] = recordVisibilityRows(dev_, *pipeline_, push_, plan_.chunking.rowBegin(c),
-                                                 plan_.chunking.rowEnd(c), *s.near, cmd);
+                pairs_[k] = recordVisibilityRows(dev_, pipelines_, push_, plan_.chunking.rowBegin(c),
+                                                 plan_.chunking.rowEnd(c), *s.lists, cmd);
                 vk::computeBarrier(dev_, cmd);
                 const VkBufferCopy region{0, 0, plan_.chunking.elements(c) * 4};
                 dev_.vk().vkCmdCopyBuffer(cmd, s.scratch.handle(), s.readback.handle(), 1, &region);
@@ -138,13 +138,13 @@ public:
 private:
     struct Slot {
         vk::Buffer scratch, readback, table;
-        std::unique_ptr<NearVisibilityList> near;
+        std::unique_ptr<VisibilityLists> lists;
     };
     vk::Device& dev_;
     const KPlan& plan_;
     std::vector<std::uint32_t> chunks_;
     bool fullRows_;
-    std::unique_ptr<vk::Pipeline> pipeline_;
+    VisibilityPipelines pipelines_;
     GpuCounters counters_;
     std::array<Slot, 2> slots_;
     std::vector<std::uint64_t> pairs_;

@@ -7,6 +7,7 @@
 #include "shaders/formfactor_sums.spv.h"
 #include "shaders/kencode.spv.h"
 #include "shaders/formula_probe.spv.h"
+#include "shaders/facing_pairs.spv.h"
 #include "shaders/pixels.spv.h"
 #include "shaders/sensor_signals.spv.h"
 #include "shaders/primary_rgen.spv.h"
@@ -49,6 +50,7 @@ ShaderCode radiosityFarLanes() { return code(rsim_spv_radiosity_far_lanes); }
 ShaderCode radiosityNear() { return code(rsim_spv_radiosity_near); }
 ShaderCode historyFromLanes() { return code(rsim_spv_history_from_lanes); }
 ShaderCode nearPairs() { return code(rsim_spv_near_pairs); }
+ShaderCode facingPairs() { return code(rsim_spv_facing_pairs); }
 ShaderCode distances() { return code(rsim_spv_distances); }
 ShaderCode pixels() { return code(rsim_spv_pixels); }
 ShaderCode sensorSignals() { return code(rsim_spv_sensor_signals); }

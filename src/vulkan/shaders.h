@@ -16,6 +16,7 @@ ShaderCode radiosityFarLanes();
 ShaderCode radiosityNear();
 ShaderCode historyFromLanes();
 ShaderCode nearPairs();
+ShaderCode facingPairs();
 ShaderCode distances();
 ShaderCode pixels();
 ShaderCode sensorSignals();

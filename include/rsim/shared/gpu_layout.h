@@ -77,8 +77,9 @@ struct GpuTransportTri {
     vec4 extra;          // rho_i A_i, unused x3
 };
 
-// Visibility pass: pairs (i, j), i in [rowBegin, rowEnd), j in [colBegin, n), j > i. Phase
-// RSIM_VIS_PAIRS casts S/2 samples per side of every pair and stores K; a near pair (more
+// Visibility pass: pairs (i, j), i in [rowBegin, rowEnd), j in [colBegin, n), j > i. First
+// shaders/facing_pairs.comp lists the pairs that can face each other (facingList). Phase
+// RSIM_VIS_PAIRS then casts S/2 samples per side of every listed pair, one per invocation, and stores K; a near pair (more
 // samples, form_factor.h) instead appends its partial sums to the near list when it has room.
 // Phase RSIM_VIS_NEAR then finishes the listed pairs, one per invocation, so that the threads
 // of a warp cast the same number of rays in both phases.
@@ -94,6 +95,15 @@ struct NearVisibilityPair {
 // The near list's header, followed by NearVisibilityPair[nearCapacity].
 struct NearVisibilityListHeader {
     uint count; // pairs appended (may exceed the capacity: those were finished in phase 0)
+    uint pad0;
+    uint pad1;
+    uint pad2;
+};
+// The facing pairs of one visibility launch, listed by shaders/facing_pairs.comp so that the
+// ray phase's invocations all cast rays: the header, then uvec2 (row, column)[pairs of the
+// launch], in the launch's order within each subgroup.
+struct FacingListHeader {
+    uint count;
     uint pad0;
     uint pad1;
     uint pad2;
@@ -121,6 +131,7 @@ struct VisibilityPush {
     uint64_t shaftPrims; // uint[n]: the triangles the BVH's leaves list
     float shaftEps;      // touching tolerance of the shafts, m
     uint clearPairs;     // 1: pairs nothing can occlude take rsimClearPairValue, no rays
+    uint64_t facingList; // FacingListHeader, then the launch's facing pairs (RSIM_VIS_PAIRS reads them)
 };
 
 // What a visibility launch stores (VisibilityPush::mirror). Every pair's value is computed in one
@@ -382,9 +393,10 @@ static_assert(sizeof(rsim::shared::FormulaProbePush) == 24);
 static_assert(sizeof(rsim::shared::KChunkRef) == 24);
 static_assert(sizeof(rsim::shared::GpuTriangle) == 80);
 static_assert(sizeof(rsim::shared::GpuTransportTri) == 64);
-static_assert(sizeof(rsim::shared::VisibilityPush) == 112);
+static_assert(sizeof(rsim::shared::VisibilityPush) == 120);
 static_assert(sizeof(rsim::shared::NearVisibilityPair) == 16);
 static_assert(sizeof(rsim::shared::NearVisibilityListHeader) == 16);
+static_assert(sizeof(rsim::shared::FacingListHeader) == 16);
 static_assert(sizeof(rsim::shared::DirectPush) == 64);
 static_assert(sizeof(rsim::shared::FormFactorPush) == 56);
 static_assert(sizeof(rsim::shared::KEncodePush) == 64);

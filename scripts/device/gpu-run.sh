@@ -174,7 +174,7 @@ shafts)
 raysab)
   # Visibility alone (issue 17 point 4): this bundle's rsim against an older build's binary OLD
   # (same libraries), interleaved VIS_REPEATS times, each SCENE[@MAX_EDGE_M[@SAMPLES]] once per
-  # repeat (K cache off, 20 timesteps: the phase of interest is the visibility's). Prints the
+  # repeat (K cache off, the scene's own settings otherwise). Prints the
   # log's visibility line (candidate pairs, rays, seconds, Mrays/s) and `rsim compare` of the
   # last repeat's outputs, old against new.
   old=${2:?raysab: the older rsim binary}; list=${3:-medium-room,large-room,industry}
@@ -185,7 +185,7 @@ raysab)
     IFS=@ read -r s edge samples <<< "$item"
     bin=$RSIM; [[ $which == old ]] && bin=/tmp/rsimb/rsim-bundle/rsim-old
     f=scenes/$s/scene.toml; [[ -f $f ]] || f=scenes/generated/$s/scene.toml
-    $bin run "$f" --backend vulkan --no-k-cache --timesteps 20 --no-progress ${edge:+--max-edge-m $edge} \
+    $bin run "$f" --backend vulkan --no-k-cache --no-timeseries --no-progress ${edge:+--max-edge-m $edge} \
       ${samples:+--samples $samples} -o "/tmp/raysab/$which-$s${edge:+-$edge}" > /tmp/raysab.log 2>&1 ||
       { cat /tmp/raysab.log; exit 1; }
     echo "$which $r $item: $(grep -o 'visibility: .*' /tmp/raysab.log)"

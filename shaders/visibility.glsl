@@ -130,11 +130,10 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Fa
 };
 
 void pairsPhase() {
-    // The launch's facing pairs (shaders/facing_pairs.comp), one per invocation in launch order
-    // (the launch is as wide as the launch's columns); the other pairs have K = 0.
-    uint width = pc.n - pc.colBegin;
-    if (RSIM_LAUNCH_ID.x >= width) return; // the compute build's last workgroup of a row
-    uint index = RSIM_LAUNCH_ID.y * width + RSIM_LAUNCH_ID.x;
+    // The launch's facing pairs (shaders/facing_pairs.comp), one per invocation in launch order;
+    // the other pairs have K = 0.
+    if (RSIM_LAUNCH_ID.x >= pc.facingWidth) return; // the compute build's last workgroup of a row
+    uint index = RSIM_LAUNCH_ID.y * pc.facingWidth + RSIM_LAUNCH_ID.x;
     FacingListRef facing = FacingListRef(pc.facingList);
     if (index >= facing.header.count) return;
     uvec2 pair = facing.pairs[index];

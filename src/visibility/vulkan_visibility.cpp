@@ -101,10 +101,15 @@ void recordLaunch(vk::Device& device, const VisibilityPipelines& pipelines, shar
     pipelines.facing->bind(cmd);
     pipelines.facing->dispatch(cmd, p, (width + shared::RSIM_WG_PAIRS_X - 1) / shared::RSIM_WG_PAIRS_X, rows);
     vk::computeBarrier(device, cmd);
+    // The ray phase: on the RT pipeline one row of width x rows invocations, so that a warp takes
+    // consecutive listed pairs (a 2-D launch may give a warp a tile of several rows); the compute
+    // build keeps the 2-D shape, whose x is bounded by the workgroup count.
     const vk::Pipeline& rays = *pipelines.rays;
+    const bool oneRow = rays.isRayTracing();
     p.phase = shared::RSIM_VIS_PAIRS;
+    p.facingWidth = oneRow ? width * rows : width;
     rays.bind(cmd, &p);
-    launchRayPass(rays, cmd, width, rows, shared::RSIM_WG_PAIRS_X);
+    launchRayPass(rays, cmd, p.facingWidth, oneRow ? 1 : rows, shared::RSIM_WG_PAIRS_X);
     vk::computeBarrier(device, cmd);
     p.phase = shared::RSIM_VIS_NEAR;
     rays.pushConstants(cmd, &p);

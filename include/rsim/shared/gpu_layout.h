@@ -131,6 +131,7 @@ struct VisibilityPush {
     uint64_t shaftPrims; // uint[n]: the triangles the BVH's leaves list
     float shaftEps;      // touching tolerance of the shafts, m
     uint clearPairs;     // 1: pairs nothing can occlude take rsimClearPairValue, no rays
+    uint facingWidth;    // RSIM_VIS_PAIRS: invocation (x, y) takes listed pair y * facingWidth + x, x < facingWidth
     uint64_t facingList; // FacingListHeader, then the launch's facing pairs (RSIM_VIS_PAIRS reads them)
 };
 
@@ -393,7 +394,7 @@ static_assert(sizeof(rsim::shared::FormulaProbePush) == 24);
 static_assert(sizeof(rsim::shared::KChunkRef) == 24);
 static_assert(sizeof(rsim::shared::GpuTriangle) == 80);
 static_assert(sizeof(rsim::shared::GpuTransportTri) == 64);
-static_assert(sizeof(rsim::shared::VisibilityPush) == 120);
+static_assert(sizeof(rsim::shared::VisibilityPush) == 128);
 static_assert(sizeof(rsim::shared::NearVisibilityPair) == 16);
 static_assert(sizeof(rsim::shared::NearVisibilityListHeader) == 16);
 static_assert(sizeof(rsim::shared::FacingListHeader) == 16);

@@ -154,6 +154,7 @@ public:
     // chunks and the transport's rows are spread over all of them.
     void prepare(const PreparedScene& scene) override {
         scene_ = &scene;
+        dropBatchReuse();
         placed_.reset();
         placedFrom_ = nullptr;
         for (auto& slot : slots_) {
@@ -169,6 +170,7 @@ public:
     void shareRows(const RowShare* share) override { share_ = share; }
 
     VisibilityOutcome visibility(const KSettings& k) override {
+        dropBatchReuse(); // the memory plan for K sees what the devices hold
         VisibilityOutcome out;
         std::vector<DeviceBudget> budgets;
         const KPlan plan =
@@ -330,11 +332,7 @@ public:
     // Poses whose histories fit device 0 (and every device with K) beside what is there now,
     // K included (placed first when it comes from elsewhere).
     std::uint32_t poseGroupLimit(KHandle* K, const SimConfig& c) override {
-        // A new batch: an earlier batch's spare histories would only shrink its groups, and its
-        // K may be gone (a new one could have the old one's address).
-        for (Slot& slot : slots_) slot.spareHistory->reset();
-        nearKey_ = NearKey{};
-        near_ = NearLists{};
+        dropBatchReuse(); // a new batch
         onDevices(K, c);
         const std::uint32_t n = std::uint32_t(scene().size());
         const std::uint64_t perPose = transportBytesPerPose(n, c.timesteps);
@@ -394,6 +392,15 @@ public:
     }
 
 private:
+    // What a batch's groups reuse (spare histories, near lists) is dropped when a new batch, a
+    // visibility or a scene begins: the spares would take memory the new plan counts on, and the
+    // near lists' K may be gone (a new one could have its address).
+    void dropBatchReuse() {
+        for (Slot& slot : slots_) slot.spareHistory->reset();
+        nearKey_ = NearKey{};
+        near_ = NearLists{};
+    }
+
     const PreparedScene& scene() const {
         if (!scene_) throw Error("internal: the Vulkan backend ran a phase before prepare()");
         return *scene_;

@@ -17,7 +17,7 @@ import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rsim_bench import ROOT, k_estimator_options, run_rsim, scene_file, write_csv  # noqa: E402
+from rsim_bench import ROOT, k_estimator_options, run_rsim, scene_file, write_csv, write_table  # noqa: E402
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -62,18 +62,15 @@ def main():
     last = {}
     for r in rows:
         last[(r["scene"], r["variant"])] = r
-    lines = ["| scene | triangles | variant | clear pairs | rays | visibility (s) | ray dispatches (s) | GRays/s | "
-             "max row sum | rows > 1.05 | clamped F |", "| --- " * 11 + "|"]
+    header = ["scene", "triangles", "variant", "clear pairs", "rays", "visibility (s)", "ray dispatches (s)",
+              "GRays/s", "max row sum", "rows > 1.05", "clamped F"]
+    table = []
     for (scene, variant), r in last.items():
         clear = r["clear_pairs"] / r["candidate_pairs"] if r["candidate_pairs"] else 0.0
-        lines.append("| %s | %s | %s | %.1f%% | %.3g G | %.3f | %.3f | %.2f | %.3f | %d | %d |" % (
-            scene, f"{r['triangles']:,}", variant, 100 * clear, r["rays"] / 1e9, r["visibility_s"],
-            r["visibility_rays_s"], r["grays_per_s"], r["max_row_sum"], r["rows_over_1_05"], r["clamped"]))
-    text = "\n".join(lines)
-    print(text)
-    with open(os.path.join(args.out, "estimator_benchmark.md"), "w") as f:
-        f.write(text + "\n")
-
+        table.append([scene, f"{r['triangles']:,}", variant, "%.1f%%" % (100 * clear), "%.3g G" % (r["rays"] / 1e9),
+                      "%.3f" % r["visibility_s"], "%.3f" % r["visibility_rays_s"], "%.2f" % r["grays_per_s"],
+                      "%.3f" % r["max_row_sum"], str(r["rows_over_1_05"]), str(r["clamped"])])
+    write_table(os.path.join(args.out, "estimator_benchmark.md"), header, table)
 
 if __name__ == "__main__":
     main()

@@ -8,7 +8,7 @@ Runs `rsim run` with four variants of the K estimator, for S from 4 to 256 and s
   model        MODEL.md section 2's combination: solid-angle sampling, the two sides' G
                averaged, no extra samples for near pairs ("solid-angle-mean", near_pair_factor = 1)
   area-blend   the same with the sides blended by area ("solid-angle", near_pair_factor = 1)
-  default      rsim's default: area blend, near pairs at 8 S ("solid-angle", near_pair_factor = 8)
+  default      rsim's default: area blend, near pairs at 32 S ("solid-angle", near_pair_factor = 32)
 
 on three scenes written here and the bundled tiny room:
 

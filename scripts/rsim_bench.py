@@ -85,6 +85,17 @@ def write_csv(path, rows, fields=None):
             w.writerow({k: r.get(k, "") for k in fields})
 
 
+def write_table(path, header, rows):
+    """A Markdown table (header: column names; rows: lists of formatted cells): printed, and
+    written to path."""
+    lines = ["| " + " | ".join(header) + " |", "| --- " * len(header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    text = "\n".join(lines)
+    print(text)
+    with open(path, "w") as f:
+        f.write(text + "\n")
+
+
 def pyplot(who="benchmark"):
     """matplotlib.pyplot drawing to files, or None (said on stderr) where it is not installed."""
     try:
@@ -107,8 +118,9 @@ K_ESTIMATOR_VARIANTS = {
     "area": ("area", 1, "rays"),                 # the former estimator: x and y by area
     "model": ("solid-angle-mean", 1, "rays"),    # MODEL.md section 2's combination of the two sides
     "area-blend": ("solid-angle", 1, "rays"),    # the sides blended by area
-    "rays": ("solid-angle", 8, "rays"),          # issue 12's default: rays for every pair
-    "default": ("solid-angle", 8, "formula"),    # rsim's default: clear pairs by formula (issue 18)
+    "near8": ("solid-angle", 8, "rays"),         # near pairs at 8 S, the default until issue 18's row sums
+    "rays": ("solid-angle", 32, "rays"),         # rsim's default: rays for every pair, near pairs at 32 S
+    "default": ("solid-angle", 32, "formula"),   # clear pairs by formula (issue 18; not the default yet)
 }
 
 

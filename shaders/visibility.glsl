@@ -65,20 +65,23 @@ bool pairIsClear(uint i, uint j, Tri ti, Tri tj) {
 }
 #endif
 
+KSampling sampling() { return KSampling(pc.samples, pc.nearFactor, pc.seed, pc.estimator, pc.rayEps); }
+
 // Adds the unoccluded weights of samples [s0, s1) of both sides of the pair (i, j) and counts
 // the rays. The triangles are read again for every sample rather than held in registers across
 // the rays: on a ray-tracing pipeline, what lives across traceRayEXT is spilled, and fewer live
 // values leave more threads to hide the traversal's latency.
-vec2 castSides(uint i, uint j, uint s0, uint s1, bool shareVertex, inout uint rays) {
+vec2 castSides(uint i, uint j, uint s0, uint s1, bool shareVertex, bool nearPair, inout uint rays) {
     vec2 sums = vec2(0.0);
     for (uint side = 0u; side < 2u; ++side) {
         uint e = side == 0u ? i : j, o = side == 0u ? j : i;
         vec4 offset = rsimKSideOffset(tri(e).meta.x, tri(o).meta.x, pc.seed);
+        uvec2 stride = rsimKSideStride(sampling(), nearPair, tri(e).meta.x, tri(o).meta.x);
         for (uint s = s0; s < s1; ++s) {
             GpuTriangle ge = tri(e);
             GpuTriangle go = tri(o);
             RaySegment seg = rsimKSideSample(rsimTri(ge), ge.normal.xyz, rsimTri(go), go.normal.xyz, go.v0Area.w,
-                                             shareVertex, s, offset, pc.rayEps);
+                                             shareVertex, s, stride, offset, pc.rayEps);
             if (seg.weight <= 0.0) continue;
             ++rays;
             if (!rsimOccluded(seg)) sums[side] += seg.weight;
@@ -122,8 +125,6 @@ void finish(uint row, uint col, float k, uint rays) {
     rsimCount(pc.stats, 2u, row + col, rays);
 }
 
-KSampling sampling() { return KSampling(pc.samples, pc.nearFactor, pc.seed, pc.estimator, pc.rayEps); }
-
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer FacingListRef {
     FacingListHeader header;
     uvec2 pairs[];
@@ -162,7 +163,8 @@ void pairsPhase() {
     uint base = rsimKBaseSamplesPerSide(pc.samples);
     uint perSide = rsimKSamplesPerSide(sampling(), ti, tj);
     bool shareVertex = rsimShareVertex(ti, tj);
-    vec2 sums = castSides(i, j, 0u, base, shareVertex, rays);
+    bool nearPair = perSide > base;
+    vec2 sums = castSides(i, j, 0u, base, shareVertex, nearPair, rays);
     if (perSide > base && pc.nearList != 0ul) {
         NearListRef list = NearListRef(pc.nearList);
         uint slot = atomicAdd(list.header.count, 1u);
@@ -172,7 +174,7 @@ void pairsPhase() {
             return;
         }
     }
-    if (perSide > base) sums += castSides(i, j, base, perSide, shareVertex, rays);
+    if (nearPair) sums += castSides(i, j, base, perSide, shareVertex, true, rays);
     finish(row, col, rsimKPairValue(sums.x, sums.y, perSide, tri(i).v0Area.w, tri(j).v0Area.w, pc.estimator),
            rays);
 }
@@ -188,7 +190,7 @@ void nearPhase() {
     uint perSide = rsimKSamplesPerSide(sampling(), ti, tj);
     uint rays = 0u;
     vec2 sums = vec2(p.sumFromI, p.sumFromJ) +
-                castSides(i, j, rsimKBaseSamplesPerSide(pc.samples), perSide, rsimShareVertex(ti, tj), rays);
+                castSides(i, j, rsimKBaseSamplesPerSide(pc.samples), perSide, rsimShareVertex(ti, tj), true, rays);
     finish(p.i, p.j, rsimKPairValue(sums.x, sums.y, perSide, tri(i).v0Area.w, tri(j).v0Area.w, pc.estimator),
            rays);
 }

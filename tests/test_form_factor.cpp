@@ -319,13 +319,16 @@ TEST_CASE("a pair's K is the same from either side, and rows share their points"
     const glm::vec4 fromA = rsimKSideOffset(3, 9, 1), fromB = rsimKSideOffset(9, 3, 1);
     CHECK(fromA != fromB);
     float sumA = 0.0f, sumB = 0.0f;
+    const glm::uvec2 inOrder = rsimKSideStride(k, true, 3, 9);
+    REQUIRE(inOrder == glm::uvec2(1, 0)); // near pairs take the row's points in order
     for (std::uint32_t s = 0; s < n; ++s) {
-        const RaySegment sa = rsimKSideSample(a, na, b, nb, triArea(b), true, s, fromA, 1e-5f);
-        const RaySegment sb = rsimKSideSample(b, nb, a, na, triArea(a), true, s, fromB, 1e-5f);
+        const RaySegment sa = rsimKSideSample(a, na, b, nb, triArea(b), true, s, inOrder, fromA, 1e-5f);
+        const RaySegment sb = rsimKSideSample(b, nb, a, na, triArea(a), true, s, inOrder, fromB, 1e-5f);
         sumA += sa.weight;
         sumB += sb.weight;
         // Every pair of a's row uses the same points on a.
-        const RaySegment sc = rsimKSideSample(a, na, c, nc, triArea(c), false, s, rsimKSideOffset(3, 4, 1), 1e-5f);
+        const RaySegment sc =
+            rsimKSideSample(a, na, c, nc, triArea(c), false, s, inOrder, rsimKSideOffset(3, 4, 1), 1e-5f);
         CHECK(sc.origin == sa.origin);
     }
     const std::uint32_t est = RSIM_K_ESTIMATOR_SOLID_ANGLE;
@@ -338,4 +341,46 @@ TEST_CASE("a pair's K is the same from either side, and rows share their points"
     // At least one sample per side, for any S.
     CHECK(rsimKBaseSamplesPerSide(1) == 1u);
     CHECK(rsimKBaseSamplesPerSide(17) == 8u);
+}
+
+TEST_CASE("a row's far pairs take every nearFactor-th of its points, each from a phase of its own",
+          "[shared][kernel]") {
+    const Tri a{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
+    const Tri b{{0, 0, 0}, {0, 1, 0}, {0, 0, 1}}; // near: on a's edge
+    const Tri far{{5, 0, 1}, {5, 1, 1}, {6, 0, 1}};
+    const glm::vec3 na = triNormal(a), nb = triNormal(b), nf = triNormal(far);
+    const std::uint32_t S = 16, factor = 8, base = S / 2;
+    const KSampling k{S, factor, 1, RSIM_K_ESTIMATOR_SOLID_ANGLE, 1e-5f};
+    REQUIRE(rsimKSamplesPerSide(k, a, b) == base * factor);
+    REQUIRE(rsimKSamplesPerSide(k, a, far) == base);
+    // The far pairs of row 3 (other ids 100..299): stride = the factor, and every phase is used,
+    // so that together they cover all the points the row's near pairs take.
+    std::vector<int> phases(factor, 0);
+    for (std::uint32_t other = 100; other < 300; ++other) {
+        const glm::uvec2 st = rsimKSideStride(k, false, 3, other);
+        REQUIRE(st.x == factor);
+        REQUIRE(st.y < factor);
+        ++phases[st.y];
+    }
+    for (std::uint32_t p = 0; p < factor; ++p) CHECK(phases[p] > 0);
+    // The two sides of a pair draw their phases independently; the seed changes them.
+    int sameSides = 0, sameSeeds = 0;
+    for (std::uint32_t other = 100; other < 300; ++other) {
+        sameSides += rsimKSideStride(k, false, 3, other) == rsimKSideStride(k, false, other, 3);
+        sameSeeds += rsimKSideStride(k, false, 3, other) ==
+                     rsimKSideStride(KSampling{S, factor, 2, RSIM_K_ESTIMATOR_SOLID_ANGLE, 1e-5f}, false, 3, other);
+    }
+    CHECK(sameSides < 60); // about 200 / 8 by chance
+    CHECK(sameSeeds < 60);
+    // Sample s of a far pair sits where sample s * factor + phase of a near pair of the same row
+    // does: the points are the row's, only the directions are the pair's.
+    const glm::uvec2 st = rsimKSideStride(k, false, 3, 7);
+    for (std::uint32_t s = 0; s < base; ++s) {
+        const RaySegment toFar = rsimKSideSample(a, na, far, nf, triArea(far), false, s, st, rsimKSideOffset(3, 7, 1), 1e-5f);
+        const RaySegment toNear = rsimKSideSample(a, na, b, nb, triArea(b), true, s * factor + st.y, glm::uvec2(1, 0),
+                                                  rsimKSideOffset(3, 5, 1), 1e-5f);
+        CHECK(toFar.origin == toNear.origin);
+    }
+    // Without extra samples for near pairs, every pair takes the row's points in order.
+    CHECK(rsimKSideStride(KSampling{S, 1, 1, RSIM_K_ESTIMATOR_SOLID_ANGLE, 1e-5f}, false, 3, 7) == glm::uvec2(1, 0));
 }

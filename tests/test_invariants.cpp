@@ -7,7 +7,10 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators_range.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "support/catalogue.h"
+#include "support/run_command.h"
 #include "support/test_scenes.h"
 
 using namespace rsim;
@@ -153,6 +156,28 @@ TEST_CASE("invariant 3: enclosure sums to one, in corners too", "[invariants][ke
     CHECK(meanAbs <= 0.02);
     CHECK(double(over) <= 0.04 * double(n));
     CHECK(minSum >= 0.85);
+}
+
+TEST_CASE("invariant 3: the bundled tiny room's rows at the default S, over seeds", "[invariants][kernel][cli]") {
+    // The tiny room has what a closed box lacks: a panel 1 cm in front of a wall, slivers on
+    // walls, T-junctions. Its largest row sum at the default S and K format, seeds 1 to 4:
+    // observed 1.030, 1.030, 1.046, 1.036. Before near pairs took 32 S and far pairs spread over
+    // their row's points (near pairs at 8 S, every far pair on the row's first S/2 points) seeds
+    // 2-4 gave 1.084, 1.092 and 1.101. Issue 18 holds every bundled and generated scene to 1.08.
+    const std::string scene = std::string(RSIM_SOURCE_DIR) + "/scenes/tiny-room/scene.toml";
+    for (int seed = 1; seed <= 4; ++seed) {
+        TempDir dir;
+        const CommandResult run = runRsim("run " + scene + " --backend cpu --timesteps 100 --no-images --no-timeseries "
+                                          "--no-progress --no-k-cache --seed " + std::to_string(seed) + " -o " +
+                                          (dir / "out").string());
+        INFO(run.output);
+        REQUIRE(run.exitCode == 0);
+        const auto summary = nlohmann::json::parse(readFile(dir / "out" / "summary.json"));
+        const double maxRow = summary["max_form_factor_row_sum"].get<double>();
+        CAPTURE(seed, maxRow);
+        CHECK(maxRow <= 1.08);
+        CHECK(maxRow >= 0.95); // the room is nearly closed: some row sees almost only surfaces
+    }
 }
 
 TEST_CASE("invariant 4: a screen over half the view halves the transfer", "[invariants][kernel]") {

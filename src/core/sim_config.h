@@ -23,7 +23,7 @@ enum class KEstimator { SolidAngle, SolidAngleMean, Area };
 struct KSettings {
     std::uint32_t samples = 16; // S
     KEstimator estimator = KEstimator::SolidAngle;
-    std::uint32_t nearPairFactor = 8; // near pairs take this many times S (form_factor.h)
+    std::uint32_t nearPairFactor = 32; // near pairs take this many times S (form_factor.h)
     std::uint32_t seed = 1;
     // Pairs that nothing can occlude (include/rsim/shared/shaft.h) take the exact unoccluded
     // form factor instead of rays (simulation.clear_pairs = "formula"; off by default until the

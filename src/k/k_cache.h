@@ -22,7 +22,7 @@ namespace rsim {
 
 // Raise when what the visibility pass computes for the same inputs changes (form_factor.h,
 // the sampling, the ray offsets), so that older cache files stop matching.
-inline constexpr std::uint32_t kKEstimatorVersion = 1;
+inline constexpr std::uint32_t kKEstimatorVersion = 2;
 
 struct CachedK {
     HostK K;

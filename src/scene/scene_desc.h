@@ -20,7 +20,7 @@ struct SimulationSettings {
     std::uint32_t timesteps = 1000;
     std::uint32_t samples = 16;
     KEstimator k_estimator = KEstimator::SolidAngle;
-    std::uint32_t near_pair_factor = 8;  // near pairs take this many times `samples`
+    std::uint32_t near_pair_factor = 32; // near pairs take this many times `samples`
     bool clear_pairs_formula = false;    // clear_pairs = "formula" (default "rays")
     std::uint32_t direct_samples = 16;
     std::uint32_t seed = 1;

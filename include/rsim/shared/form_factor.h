@@ -360,10 +360,29 @@ RSIM_FN vec4 rsimKSideOffset(uint emitter, uint other, uint seed) {
     return vec4(rows, rsimUnitFloat(rsimHash32(h + 5u + side)), rsimUnitFloat(rsimHash32(h + 6u + side)));
 }
 
-// Sample s of the side that emits from e towards o (offset from rsimKSideOffset).
+// Salt of a far pair's phase in its row's points.
+RSIM_CONST uint RSIM_SALT_POINT_PHASE = 0x70686173u; // "phas"
+
+// Which of its row's points a side's samples take (docs/model-choices.md, "Points of a row"),
+// as (stride, phase): sample s uses point s * stride + phase of the row's R4 sequence. A row's
+// sequence has nearFactor x S/2 points. A near pair takes all of them in order (1, 0). A far
+// pair, with S/2 samples, takes every nearFactor-th point from a phase of its own, hashed from
+// (emitter, other, seed): its samples still cover the whole triangle evenly, and the far pairs
+// of a row together cover every point of the row, as its near pairs do. Were every far pair to
+// take the row's first S/2 points, their errors would all be the same error (how much of the
+// far scene those few points see), and a row whose view changes sharply across its triangle
+// (next to a thin gap, in a shelf) would carry it undivided into its sum.
+RSIM_FN uvec2 rsimKSideStride(KSampling k, bool nearPair, uint emitter, uint other) {
+    if (nearPair || k.nearFactor <= 1u) return uvec2(1u, 0u);
+    uint h = rsimHash32(rsimPairHash(emitter, other, k.seed) ^ RSIM_SALT_POINT_PHASE);
+    return uvec2(k.nearFactor, h % k.nearFactor);
+}
+
+// Sample s of the side that emits from e towards o (offset from rsimKSideOffset, stride and
+// phase from rsimKSideStride).
 RSIM_FN RaySegment rsimKSideSample(Tri e, vec3 ne, Tri o, vec3 no, float areaO, bool shareVertex,
-                                   uint s, vec4 offset, float eps) {
-    return rsimFormFactorSample(e, ne, o, no, areaO, shareVertex, rsimR4Point(s, offset), eps);
+                                   uint s, uvec2 stride, vec4 offset, float eps) {
+    return rsimFormFactorSample(e, ne, o, no, areaO, shareVertex, rsimR4Point(s * stride.x + stride.y, offset), eps);
 }
 
 // K_ab from the sums of the unoccluded weights of each side over perSide samples (divided by the

@@ -72,5 +72,6 @@ def main():
                       "%.3f" % r["max_row_sum"], str(r["rows_over_1_05"]), str(r["clamped"])])
     write_table(os.path.join(args.out, "estimator_benchmark.md"), header, table)
 
+
 if __name__ == "__main__":
     main()

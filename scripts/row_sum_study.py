@@ -67,7 +67,7 @@ def main():
         path = scene_file(builds[0][1], scene, ROOT)
         ref = None
         if args.reference_samples:
-            r = run(builds[0][1], path, args.tmp, args.reference_samples, args.reference_seed, args.timesteps, extra)
+            run(builds[0][1], path, args.tmp, args.reference_samples, args.reference_seed, args.timesteps, extra)
             ref = form_factors(args.tmp)
             print("  %-12s reference S = %d seed %d: max row sum %.4f" % (
                 scene, args.reference_samples, args.reference_seed, ref.sum(1).max()), file=sys.stderr)
@@ -100,6 +100,7 @@ def main():
             cells += ["%.3f" % r["k_sq_error"], "%.4f" % r["row_rms_error"]]
         table.append(cells)
     write_table(os.path.join(args.out, "row_sum_study.md"), header, table)
+
 
 if __name__ == "__main__":
     main()

@@ -67,16 +67,17 @@ bool pairIsClear(uint i, uint j, Tri ti, Tri tj) {
 
 KSampling sampling() { return KSampling(pc.samples, pc.nearFactor, pc.seed, pc.estimator, pc.rayEps); }
 
-// Adds the unoccluded weights of samples [s0, s1) of both sides of the pair (i, j) and counts
+// Adds the unoccluded weights of samples [s0, s1) of both sides of the pair (i, j), which takes
+// perSide samples per side (rsimKSamplesPerSide: which of the row's points it uses), and counts
 // the rays. The triangles are read again for every sample rather than held in registers across
 // the rays: on a ray-tracing pipeline, what lives across traceRayEXT is spilled, and fewer live
 // values leave more threads to hide the traversal's latency.
-vec2 castSides(uint i, uint j, uint s0, uint s1, bool shareVertex, bool nearPair, inout uint rays) {
+vec2 castSides(uint i, uint j, uint s0, uint s1, uint perSide, bool shareVertex, inout uint rays) {
     vec2 sums = vec2(0.0);
     for (uint side = 0u; side < 2u; ++side) {
         uint e = side == 0u ? i : j, o = side == 0u ? j : i;
         vec4 offset = rsimKSideOffset(tri(e).meta.x, tri(o).meta.x, pc.seed);
-        uvec2 stride = rsimKSideStride(sampling(), nearPair, tri(e).meta.x, tri(o).meta.x);
+        uvec2 stride = rsimKSideStride(sampling(), perSide, tri(e).meta.x, tri(o).meta.x);
         for (uint s = s0; s < s1; ++s) {
             GpuTriangle ge = tri(e);
             GpuTriangle go = tri(o);
@@ -163,8 +164,7 @@ void pairsPhase() {
     uint base = rsimKBaseSamplesPerSide(pc.samples);
     uint perSide = rsimKSamplesPerSide(sampling(), ti, tj);
     bool shareVertex = rsimShareVertex(ti, tj);
-    bool nearPair = perSide > base;
-    vec2 sums = castSides(i, j, 0u, base, shareVertex, nearPair, rays);
+    vec2 sums = castSides(i, j, 0u, base, perSide, shareVertex, rays);
     if (perSide > base && pc.nearList != 0ul) {
         NearListRef list = NearListRef(pc.nearList);
         uint slot = atomicAdd(list.header.count, 1u);
@@ -174,7 +174,7 @@ void pairsPhase() {
             return;
         }
     }
-    if (nearPair) sums += castSides(i, j, base, perSide, shareVertex, true, rays);
+    if (perSide > base) sums += castSides(i, j, base, perSide, perSide, shareVertex, rays);
     finish(row, col, rsimKPairValue(sums.x, sums.y, perSide, tri(i).v0Area.w, tri(j).v0Area.w, pc.estimator),
            rays);
 }
@@ -190,7 +190,7 @@ void nearPhase() {
     uint perSide = rsimKSamplesPerSide(sampling(), ti, tj);
     uint rays = 0u;
     vec2 sums = vec2(p.sumFromI, p.sumFromJ) +
-                castSides(i, j, rsimKBaseSamplesPerSide(pc.samples), perSide, rsimShareVertex(ti, tj), true, rays);
+                castSides(i, j, rsimKBaseSamplesPerSide(pc.samples), perSide, perSide, rsimShareVertex(ti, tj), rays);
     finish(p.i, p.j, rsimKPairValue(sums.x, sums.y, perSide, tri(i).v0Area.w, tri(j).v0Area.w, pc.estimator),
            rays);
 }

@@ -319,7 +319,7 @@ TEST_CASE("a pair's K is the same from either side, and rows share their points"
     const glm::vec4 fromA = rsimKSideOffset(3, 9, 1), fromB = rsimKSideOffset(9, 3, 1);
     CHECK(fromA != fromB);
     float sumA = 0.0f, sumB = 0.0f;
-    const glm::uvec2 inOrder = rsimKSideStride(k, true, 3, 9);
+    const glm::uvec2 inOrder = rsimKSideStride(k, n, 3, 9);
     REQUIRE(inOrder == glm::uvec2(1, 0)); // near pairs take the row's points in order
     for (std::uint32_t s = 0; s < n; ++s) {
         const RaySegment sa = rsimKSideSample(a, na, b, nb, triArea(b), true, s, inOrder, fromA, 1e-5f);
@@ -357,7 +357,7 @@ TEST_CASE("a row's far pairs take every nearFactor-th of its points, each from a
     // so that together they cover all the points the row's near pairs take.
     std::vector<int> phases(factor, 0);
     for (std::uint32_t other = 100; other < 300; ++other) {
-        const glm::uvec2 st = rsimKSideStride(k, false, 3, other);
+        const glm::uvec2 st = rsimKSideStride(k, base, 3, other);
         REQUIRE(st.x == factor);
         REQUIRE(st.y < factor);
         ++phases[st.y];
@@ -366,15 +366,15 @@ TEST_CASE("a row's far pairs take every nearFactor-th of its points, each from a
     // The two sides of a pair draw their phases independently; the seed changes them.
     int sameSides = 0, sameSeeds = 0;
     for (std::uint32_t other = 100; other < 300; ++other) {
-        sameSides += rsimKSideStride(k, false, 3, other) == rsimKSideStride(k, false, other, 3);
-        sameSeeds += rsimKSideStride(k, false, 3, other) ==
-                     rsimKSideStride(KSampling{S, factor, 2, RSIM_K_ESTIMATOR_SOLID_ANGLE, 1e-5f}, false, 3, other);
+        sameSides += rsimKSideStride(k, base, 3, other) == rsimKSideStride(k, base, other, 3);
+        sameSeeds += rsimKSideStride(k, base, 3, other) ==
+                     rsimKSideStride(KSampling{S, factor, 2, RSIM_K_ESTIMATOR_SOLID_ANGLE, 1e-5f}, base, 3, other);
     }
     CHECK(sameSides < 60); // about 200 / 8 by chance
     CHECK(sameSeeds < 60);
     // Sample s of a far pair sits where sample s * factor + phase of a near pair of the same row
     // does: the points are the row's, only the directions are the pair's.
-    const glm::uvec2 st = rsimKSideStride(k, false, 3, 7);
+    const glm::uvec2 st = rsimKSideStride(k, base, 3, 7);
     for (std::uint32_t s = 0; s < base; ++s) {
         const RaySegment toFar = rsimKSideSample(a, na, far, nf, triArea(far), false, s, st, rsimKSideOffset(3, 7, 1), 1e-5f);
         const RaySegment toNear = rsimKSideSample(a, na, b, nb, triArea(b), true, s * factor + st.y, glm::uvec2(1, 0),
@@ -382,5 +382,5 @@ TEST_CASE("a row's far pairs take every nearFactor-th of its points, each from a
         CHECK(toFar.origin == toNear.origin);
     }
     // Without extra samples for near pairs, every pair takes the row's points in order.
-    CHECK(rsimKSideStride(KSampling{S, 1, 1, RSIM_K_ESTIMATOR_SOLID_ANGLE, 1e-5f}, false, 3, 7) == glm::uvec2(1, 0));
+    CHECK(rsimKSideStride(KSampling{S, 1, 1, RSIM_K_ESTIMATOR_SOLID_ANGLE, 1e-5f}, base, 3, 7) == glm::uvec2(1, 0));
 }

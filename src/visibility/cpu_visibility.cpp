@@ -76,12 +76,11 @@ float kernelEntry(const PreparedScene& s, const KSettings& c, std::size_t i, std
         return shared::rsimClearPairValue(ti, s.normal[i], s.area[i], tj, s.normal[j], s.area[j], k.estimator);
     }
     const std::uint32_t perSide = shared::rsimKSamplesPerSide(k, ti, tj);
-    const bool near = perSide > shared::rsimKBaseSamplesPerSide(k.samples);
     const bool share = shared::rsimShareVertex(ti, tj);
     for (int side = 0; side < 2; ++side) {
         const std::size_t e = side == 0 ? i : j, o = side == 0 ? j : i;
         const glm::vec4 offset = shared::rsimKSideOffset(s.id[e], s.id[o], k.seed);
-        const glm::uvec2 stride = shared::rsimKSideStride(k, near, s.id[e], s.id[o]);
+        const glm::uvec2 stride = shared::rsimKSideStride(k, perSide, s.id[e], s.id[o]);
         for (std::uint32_t n = 0; n < perSide; ++n) {
             const shared::RaySegment seg = shared::rsimKSideSample(
                 s.tri(e), s.normal[e], s.tri(o), s.normal[o], s.area[o], share, n, stride, offset, k.eps);

@@ -365,15 +365,16 @@ RSIM_CONST uint RSIM_SALT_POINT_PHASE = 0x70686173u; // "phas"
 
 // Which of its row's points a side's samples take (docs/model-choices.md, "Points of a row"),
 // as (stride, phase): sample s uses point s * stride + phase of the row's R4 sequence. A row's
-// sequence has nearFactor x S/2 points. A near pair takes all of them in order (1, 0). A far
+// sequence has nearFactor x S/2 points. A near pair (perSide, from rsimKSamplesPerSide, above
+// S/2) takes all of them in order (1, 0). A far
 // pair, with S/2 samples, takes every nearFactor-th point from a phase of its own, hashed from
 // (emitter, other, seed): its samples still cover the whole triangle evenly, and the far pairs
 // of a row together cover every point of the row, as its near pairs do. Were every far pair to
 // take the row's first S/2 points, their errors would all be the same error (how much of the
 // far scene those few points see), and a row whose view changes sharply across its triangle
 // (next to a thin gap, in a shelf) would carry it undivided into its sum.
-RSIM_FN uvec2 rsimKSideStride(KSampling k, bool nearPair, uint emitter, uint other) {
-    if (nearPair || k.nearFactor <= 1u) return uvec2(1u, 0u);
+RSIM_FN uvec2 rsimKSideStride(KSampling k, uint perSide, uint emitter, uint other) {
+    if (perSide > rsimKBaseSamplesPerSide(k.samples) || k.nearFactor <= 1u) return uvec2(1u, 0u);
     uint h = rsimHash32(rsimPairHash(emitter, other, k.seed) ^ RSIM_SALT_POINT_PHASE);
     return uvec2(k.nearFactor, h % k.nearFactor);
 }

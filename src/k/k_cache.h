@@ -20,9 +20,10 @@
 
 namespace rsim {
 
-// Raise when what the visibility pass computes for the same inputs changes (form_factor.h,
-// the sampling, the ray offsets), so that older cache files stop matching.
-inline constexpr std::uint32_t kKEstimatorVersion = 2;
+// Raise when what the visibility pass computes or stores for the same inputs changes
+// (form_factor.h, the sampling, the ray offsets, the encoders), so that older cache files stop
+// matching. 3: the logarithmic formats' tables from the largest value, rows' errors carried.
+inline constexpr std::uint32_t kKEstimatorVersion = 3;
 
 struct CachedK {
     HostK K;

@@ -63,8 +63,8 @@ struct ErrorAccumulator {
     }
 };
 
-// ln K spaced evenly over the chunk's non-zero range onto codes 1..L-1 (paper §4.1), with the
-// code boundaries of logTable(). A float logarithm guesses the code; comparisons with the
+// ln K spaced evenly over the chunk's non-zero range, rounded outwards (logTable), onto codes
+// 1..L-1 (paper §4.1), with the code boundaries of logTable(). A float logarithm guesses the code; comparisons with the
 // boundaries then make it exact (the rule the GPU encoder applies by binary search).
 void encodeLog(const float* v, std::uint64_t count, std::uint32_t storage, EncodedChunk& out) {
     const std::uint32_t L = shared::rsimKTableSize(storage);
@@ -87,7 +87,7 @@ void encodeLog(const float* v, std::uint64_t count, std::uint32_t storage, Encod
     if (!(vmin <= vmax)) return; // all zero: every code 0
     const float* bounds = lut.bounds.data();
     const std::uint32_t maxCode = L - 1;
-    const float lo = std::log(vmin), span = std::log(vmax) - lo;
+    const float lo = std::log(out.table[1]), span = std::log(out.table[L - 1]) - lo;
     const float scale = span > 0.0f ? float(L - 2) / span : 0.0f;
     auto* bytes = reinterpret_cast<std::uint8_t*>(out.words.data());
     ErrorAccumulator errors(workers);
@@ -180,7 +180,10 @@ LogTable logTable(float vmin, float vmax, std::uint32_t storage) {
     const std::uint32_t L = shared::rsimKTableSize(storage);
     LogTable t{std::vector<float>(L, 0.0f), std::vector<float>(L, INFINITY)};
     if (!(vmin <= vmax) || !(vmin > 0.0f)) return t;
-    const double lo = std::log(double(vmin)), span = std::log(double(vmax)) - lo,
+    // The range, rounded outwards onto grids (kLogTopGrid, kLogSpan): a value that changes a
+    // little changes the table only where it crosses a grid line.
+    const double hi = std::ceil(std::log(double(vmax)) * kLogTopGrid) / kLogTopGrid;
+    const double lo = std::min(std::floor(std::log(double(vmin))), hi - kLogSpan), span = hi - lo,
                  steps = double(L - 2);
     for (std::uint32_t c = 1; c < L; ++c)
         t.table[c] = float(std::exp(span > 0.0 ? lo + double(c - 1) * span / steps : lo));

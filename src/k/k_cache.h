@@ -22,8 +22,9 @@ namespace rsim {
 
 // Raise when what the visibility pass computes or stores for the same inputs changes
 // (form_factor.h, the sampling, the ray offsets, the encoders), so that older cache files stop
-// matching. 3: the logarithmic formats' tables from the largest value, rows' errors carried.
-inline constexpr std::uint32_t kKEstimatorVersion = 3;
+// matching. 3: the logarithmic tables' range rounded outwards. 4: K's segments start and end
+// on the pair's triangles, which the tracers skip by id (form_factor.h, RSIM_K_RAY_START).
+inline constexpr std::uint32_t kKEstimatorVersion = 4;
 
 struct CachedK {
     HostK K;

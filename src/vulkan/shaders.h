@@ -11,6 +11,7 @@ ShaderCode direct(RayPath path);
 ShaderCode primary(RayPath path);
 ShaderCode rtMiss();
 ShaderCode rtClosestHit();
+ShaderCode rtAnyHitSkip();
 ShaderCode radiosityFar();
 ShaderCode radiosityFarLanes();
 ShaderCode radiosityNear();

@@ -64,8 +64,9 @@ struct ErrorAccumulator {
 };
 
 // ln K spaced evenly over the chunk's non-zero range, rounded outwards (logTable), onto codes
-// 1..L-1 (paper §4.1), with the code boundaries of logTable(). A float logarithm guesses the code; comparisons with the
-// boundaries then make it exact (the rule the GPU encoder applies by binary search).
+// 1..L-1 (paper §4.1), with the code boundaries of logTable(). A float logarithm guesses the
+// code; comparisons with the boundaries then make it exact (the rule the GPU encoder applies
+// by binary search).
 void encodeLog(const float* v, std::uint64_t count, std::uint32_t storage, EncodedChunk& out) {
     const std::uint32_t L = shared::rsimKTableSize(storage);
     const unsigned workers = threadCount();

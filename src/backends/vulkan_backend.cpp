@@ -532,11 +532,11 @@ private:
         out.compressSeconds = v.compressSeconds;
         out.details.emplace_back("visibility_rays", v.raySeconds);
         out.details.emplace_back("visibility_host_allocation", v.allocationSeconds);
+        out.details.emplace_back("visibility_host_assembly", v.assemblySeconds);
         if (k.formatErrors) spdlog::warn("--kij-errors is only computed when one device holds fp32 K; not reported");
         const double n = double(plan.chunking.n);
         out.storage.rmsError = std::sqrt(K.sumSquaredError() / (n * n));
         out.storage.maxAbsError = K.maxAbsError();
-        setEnergy(out.stats, formFactorDiagnostics(K, scene().area));
         Stopwatch sw;
         // K is not needed here once placed: each chunk's words go as soon as they are on their
         // device (or in its pinned memory), so that a streamed K is not held twice.

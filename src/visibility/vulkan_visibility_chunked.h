@@ -28,6 +28,7 @@ struct ChunkedVisibility {
     double raySeconds = 0.0;        // the devices' casting, until the last chunk arrived
     double allocationSeconds = 0.0; // zeroed host chunks before the first ray
     double compressSeconds = 0.0;   // mirroring and encoding after the last chunk arrived
+    double assemblySeconds = 0.0;   // all of the assembling thread's mirroring, encoding, row sums
 };
 
 // Fills K (in plan.chunking's format) from the devices; chunk c is cast by plan.owner[c].

@@ -240,12 +240,6 @@ RSIM_FN vec4 rsimSampleTowardsTriangle(vec3 A, vec3 B, vec3 C, vec3 ne, float om
     return vec4(rsimSampleSphericalTriangle(A, B, C, omega, vec2(warped.x, warped.y)), warped.z);
 }
 
-// One sample of F(x -> o) for x on the emitting triangle e, from the 4-D point u: dims 0,1 place
-// x, dims 2,3 choose the direction (or y, in the area fallback). Directions are drawn in the
-// part of o in front of e's plane (a triangle, or a quad as two triangles chosen by solid
-// angle): the rest has cos_e <= 0 and contributes nothing. weight is the estimate
-// Omega cos_e / (pi pdf_warp), or A_o cos_e cos_o / (pi r^2) in the fallback, to be counted when
-// the segment is unoccluded; 0 means no contribution and no ray.
 // The segment runs from x on e to o's plane but for a thousandth of eps at either end: the
 // tracer skips e, o and their two-sided twins by their ids instead (rsimOccludedSkipping), so
 // that a surface in contact with e or o, closer than eps (a panel against a wall, a sliver on a
@@ -254,6 +248,12 @@ RSIM_FN vec4 rsimSampleTowardsTriangle(vec3 A, vec3 B, vec3 C, vec3 ne, float om
 // panel, with F = 0.18).
 RSIM_CONST float RSIM_K_RAY_START = 1e-3f;
 
+// One sample of F(x -> o) for x on the emitting triangle e, from the 4-D point u: dims 0,1 place
+// x, dims 2,3 choose the direction (or y, in the area fallback). Directions are drawn in the
+// part of o in front of e's plane (a triangle, or a quad as two triangles chosen by solid
+// angle): the rest has cos_e <= 0 and contributes nothing. weight is the estimate
+// Omega cos_e / (pi pdf_warp), or A_o cos_e cos_o / (pi r^2) in the fallback, to be counted when
+// the segment is unoccluded; 0 means no contribution and no ray.
 RSIM_FN RaySegment rsimFormFactorSample(Tri e, vec3 ne, Tri o, vec3 no, float areaO,
                                         bool shareVertex, vec4 u, float eps) {
     vec3 x = rsimPointOnTriangle(e, vec2(u.x, u.y));

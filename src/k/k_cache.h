@@ -22,7 +22,8 @@ namespace rsim {
 
 // Raise when what the visibility pass computes or stores for the same inputs changes
 // (form_factor.h, the sampling, the ray offsets, the encoders), so that older cache files stop
-// matching. 3: the logarithmic tables' range rounded outwards. 4: K's segments start and end
+// matching. 2: near pairs at 32 S, far pairs spread over their row's points. 3: the
+// logarithmic tables' range rounded outwards. 4: K's segments start and end
 // on the pair's triangles, which the tracers skip by id (form_factor.h, RSIM_K_RAY_START).
 inline constexpr std::uint32_t kKEstimatorVersion = 4;
 

@@ -42,9 +42,9 @@ std::uint64_t addChunkRowSums(const KChunking& ch, std::uint32_t c, const Encode
     std::vector<std::uint64_t> clamped(threadCount(), 0);
     // Tiles of rows on all cores; each row is summed by one worker, in order of j. A tile reads
     // its rows' elements of each column together (element (i, j) at j * rows + i), so tiles as
-    // wide as the cores allow (up to 64 rows) read more of each cache line than 4-row tiles
-    // (docs/benchmarks.md, "Two GPUs again": with 4-row tiles per chunk, two H200s' assembly
-    // of the large room grew from 1.47 to 2.84 s).
+    // wide as the cores allow (up to 64 rows) read more of each cache line than 4-row tiles.
+    // (docs/benchmarks.md, "Two GPUs again": with 4-row tiles, adding the row sums to the host
+    // assembly took it from 1.47 to 2.84 s on two H200s; wider tiles not yet measured there.)
     const std::uint32_t tile = std::clamp<std::uint32_t>(ch.rows(c) / std::max(1u, threadCount()), 4, 64);
     parallelFor((ch.rows(c) + tile - 1) / tile, 1, [&](std::size_t b, std::size_t e, unsigned w) {
         for (std::size_t t = b; t < e; ++t) {

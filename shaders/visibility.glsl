@@ -85,7 +85,7 @@ vec2 castSides(uint i, uint j, uint s0, uint s1, uint perSide, bool shareVertex,
                                              shareVertex, s, stride, offset, pc.rayEps);
             if (seg.weight <= 0.0) continue;
             ++rays;
-            if (!rsimOccludedSkipping(seg, uvec4(e, ge.meta.y, o, go.meta.y))) sums[side] += seg.weight;
+            if (!rsimOccluded(seg)) sums[side] += seg.weight;
         }
     }
     return sums;

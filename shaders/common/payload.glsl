@@ -2,5 +2,4 @@
 struct RsimPayload {
     int triangle;
     float t;
-    uvec4 skip; // triangles whose hits do not count (rsimOccludedSkipping)
 };

@@ -16,19 +16,6 @@ bool rsimOccluded(RaySegment s) {
     return rsimPayload.triangle != -1;
 }
 
-// The same for a segment between two triangles: hits on the four of `skip` (the two and their
-// twins) do not count (form_factor.h, RSIM_K_RAY_START). Not opaque, so that the pass's any-hit
-// shader (rt_any_hit_skip.rahit) sees every candidate and ignores those four.
-bool rsimOccludedSkipping(RaySegment s, uvec4 skip) {
-    rsimPayload.triangle = 0;
-    rsimPayload.skip = skip;
-    traceRayEXT(rsimTlas,
-                gl_RayFlagsNoOpaqueEXT | gl_RayFlagsTerminateOnFirstHitEXT |
-                    gl_RayFlagsSkipClosestHitShaderEXT,
-                0xffu, 0u, 0u, 0u, s.origin, s.tmin, s.dir, s.tmax, 0);
-    return rsimPayload.triangle != -1;
-}
-
 RsimHit rsimClosestHit(vec3 origin, vec3 dir, float tmin, float tmax) {
     rsimPayload.triangle = -1;
     rsimPayload.t = 0.0;

@@ -13,19 +13,6 @@ bool rsimOccluded(RaySegment s) {
     return rayQueryGetIntersectionTypeEXT(q, true) != gl_RayQueryCommittedIntersectionNoneEXT;
 }
 
-// The same for a segment between two triangles: hits on the four of `skip` (the two and their
-// twins) do not count (form_factor.h, RSIM_K_RAY_START).
-bool rsimOccludedSkipping(RaySegment s, uvec4 skip) {
-    rayQueryEXT q;
-    rayQueryInitializeEXT(q, rsimTlas, gl_RayFlagsNoOpaqueEXT | gl_RayFlagsTerminateOnFirstHitEXT,
-                          0xffu, s.origin, s.tmin, s.dir, s.tmax);
-    while (rayQueryProceedEXT(q)) {
-        uint t = uint(rayQueryGetIntersectionPrimitiveIndexEXT(q, false));
-        if (!any(equal(uvec4(t), skip))) rayQueryConfirmIntersectionEXT(q);
-    }
-    return rayQueryGetIntersectionTypeEXT(q, true) != gl_RayQueryCommittedIntersectionNoneEXT;
-}
-
 RsimHit rsimClosestHit(vec3 origin, vec3 dir, float tmin, float tmax) {
     rayQueryEXT q;
     rayQueryInitializeEXT(q, rsimTlas, gl_RayFlagsOpaqueEXT, 0xffu, origin, tmin, dir, tmax);

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "accel/embree_scene.h"
 
-#include <cstddef>
-#include <cstdint>
 #include <string>
 
 #include <spdlog/spdlog.h>
@@ -14,25 +12,6 @@ namespace {
 void onEmbreeError(void*, RTCError code, const char* message) {
     spdlog::error("Embree error {}: {}", int(code), message ? message : "");
 }
-// occluded16's context: the triangles each ray of the packet skips, by the ray's id.
-struct SkipContext {
-    RTCIntersectContext context;
-    const std::uint32_t* skip;
-};
-
-// Rejects the hits of each ray on the four triangles it skips (Embree calls it for every hit
-// found, before accepting it).
-void skipOwnTriangles(const RTCFilterFunctionNArguments* args) {
-    const auto* ctx = reinterpret_cast<const SkipContext*>(args->context);
-    for (unsigned k = 0; k < args->N; ++k) {
-        if (args->valid[k] != -1) continue;
-        const unsigned ray = RTCRayN_id(args->ray, args->N, k);
-        const unsigned prim = RTCHitN_primID(args->hit, args->N, k);
-        const std::uint32_t* own = ctx->skip + 4 * ray;
-        if (prim == own[0] || prim == own[1] || prim == own[2] || prim == own[3]) args->valid[k] = 0;
-    }
-}
-
 bool onMemory(void* user, ssize_t bytes, bool) {
     auto* total = static_cast<std::size_t*>(user);
     *total = std::size_t(ssize_t(*total) + bytes);
@@ -48,8 +27,7 @@ EmbreeScene::EmbreeScene(const PreparedScene& s) {
     rtcSetDeviceMemoryMonitorFunction(device_, onMemory, &bytes_);
     scene_ = rtcNewScene(device_);
     // Robust: watertight traversal, like the GPUs' hardware intersection.
-    // Context filters: occluded16 skips each segment's own triangles.
-    rtcSetSceneFlags(scene_, RTCSceneFlags(RTC_SCENE_FLAG_ROBUST | RTC_SCENE_FLAG_CONTEXT_FILTER_FUNCTION));
+    rtcSetSceneFlags(scene_, RTC_SCENE_FLAG_ROBUST);
     rtcSetSceneBuildQuality(scene_, RTC_BUILD_QUALITY_HIGH);
 
     const std::size_t n = s.size();
@@ -100,14 +78,10 @@ bool EmbreeScene::occluded(const glm::vec3& o, const glm::vec3& d, float tmin, f
     return ray.tfar < 0.0f; // Embree sets tfar = -inf on a hit
 }
 
-void EmbreeScene::occluded16(const shared::RaySegment* seg, const std::uint32_t* skip, int count,
-                             bool* occluded) const {
-    SkipContext skipping;
-    RTCIntersectContext& ctx = skipping.context;
+void EmbreeScene::occluded16(const shared::RaySegment* seg, int count, bool* occluded) const {
+    RTCIntersectContext ctx;
     rtcInitIntersectContext(&ctx);
     ctx.flags = RTC_INTERSECT_CONTEXT_FLAG_COHERENT;
-    ctx.filter = skipOwnTriangles;
-    skipping.skip = skip;
     alignas(64) int valid[16];
     alignas(64) RTCRay16 rays;
     for (int k = 0; k < 16; ++k) {
@@ -128,7 +102,6 @@ void EmbreeScene::occluded16(const shared::RaySegment* seg, const std::uint32_t*
         rays.flags[k] = 0;
     }
     rtcOccluded16(valid, scene_, &ctx, &rays);
-    static_assert(offsetof(SkipContext, context) == 0, "Embree passes the context it was given");
     for (int k = 0; k < count; ++k) occluded[k] = rays.tfar[k] < 0.0f;
 }
 

@@ -25,11 +25,8 @@ public:
 
     // Occlusion of up to 16 segments at once (an Embree ray packet): coherent rays, such as the
     // samples between one pair of triangles, traverse the BVH together. occluded[k] is set for
-    // k < count. Hits on the triangles skip[4k..4k+3] (internal indices; kNoTwin for none) do
-    // not count: the two triangles a segment joins and their twins (form_factor.h,
-    // RSIM_K_RAY_START).
-    void occluded16(const shared::RaySegment* segments, const std::uint32_t* skip, int count,
-                    bool* occluded) const;
+    // k < count.
+    void occluded16(const shared::RaySegment* segments, int count, bool* occluded) const;
 
     struct Hit {
         std::int32_t triangle = -1; // internal index, -1 for none

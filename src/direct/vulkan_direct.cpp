@@ -12,7 +12,7 @@ DirectTerms computeDirectVulkan(vk::Device& device, const GpuGeometry& scene, co
                                 const vk::SceneAccel& accel, vk::PosePasses& passes, const PreparedScene& prepared,
                                 const SimConfig& config) {
     if (!passes.direct)
-        passes.direct = makeRayPassPipeline(device, &vk::shaders::direct, sizeof(shared::DirectPush), RayHits::None, accel,
+        passes.direct = makeRayPassPipeline(device, &vk::shaders::direct, sizeof(shared::DirectPush), false, accel,
                                             "direct");
     const vk::Pipeline* pipeline = passes.direct.get();
     const GpuCounters counters(device, 1, passes.directCounters, "direct counters");

@@ -115,7 +115,7 @@ SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& scene
     img.height = c.height;
     img.rays = pixels; // primary rays; shadow rays are not counted here
     if (!passes.primary)
-        passes.primary = makeRayPassPipeline(device, &vk::shaders::primary, sizeof(shared::PrimaryPush), RayHits::Closest, accel,
+        passes.primary = makeRayPassPipeline(device, &vk::shaders::primary, sizeof(shared::PrimaryPush), true, accel,
                                              "primary rays");
     if (!passes.pixels)
         passes.pixels = std::make_unique<vk::Pass<shared::PixelPush>>(device, vk::shaders::pixels(), vk::SpecConstants{}, "pixels");

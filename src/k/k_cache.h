@@ -24,8 +24,9 @@ namespace rsim {
 // (form_factor.h, the sampling, the ray offsets, the encoders), so that older cache files stop
 // matching. 2: near pairs at 32 S, far pairs spread over their row's points. 3: the
 // logarithmic tables' range rounded outwards. 4: K's segments start and end
-// on the pair's triangles, which the tracers skip by id (form_factor.h, RSIM_K_RAY_START).
-inline constexpr std::uint32_t kKEstimatorVersion = 4;
+// on the pair's triangles, which the tracers skip by id. 5: they stop a pad of a few fp32 units
+// from either plane instead, and the rays are opaque again (form_factor.h, rsimKRayPad).
+inline constexpr std::uint32_t kKEstimatorVersion = 5;
 
 struct CachedK {
     HostK K;

@@ -19,23 +19,14 @@ namespace {
 class PacketTracer {
 public:
     PacketTracer(const EmbreeScene& scene, std::uint64_t& rays) : scene_(scene), rays_(rays) {}
-    // A segment between triangles e and o (twins et and ot, PreparedScene::kNoTwin for none):
-    // hits on those four do not count.
-    void add(const shared::RaySegment& seg, int side, std::uint32_t e = PreparedScene::kNoTwin,
-             std::uint32_t et = PreparedScene::kNoTwin, std::uint32_t o = PreparedScene::kNoTwin,
-             std::uint32_t ot = PreparedScene::kNoTwin) {
+    void add(const shared::RaySegment& seg, int side) {
         batch_[count_] = seg;
-        std::uint32_t* skip = skip_ + 4 * count_;
-        skip[0] = e;
-        skip[1] = et;
-        skip[2] = o;
-        skip[3] = ot;
         side_[count_++] = side;
         if (count_ == 16) flush();
     }
     void flush() {
         if (count_ == 0) return;
-        scene_.occluded16(batch_, skip_, count_, occluded_);
+        scene_.occluded16(batch_, count_, occluded_);
         for (int k = 0; k < count_; ++k)
             if (!occluded_[k]) sums[side_[k]] += batch_[k].weight;
         rays_ += std::uint64_t(count_);
@@ -47,7 +38,6 @@ private:
     const EmbreeScene& scene_;
     std::uint64_t& rays_;
     shared::RaySegment batch_[16];
-    std::uint32_t skip_[64] = {};
     int side_[16];
     bool occluded_[16];
     int count_ = 0;
@@ -94,7 +84,7 @@ float kernelEntry(const PreparedScene& s, const KSettings& c, std::size_t i, std
         for (std::uint32_t n = 0; n < perSide; ++n) {
             const shared::RaySegment seg = shared::rsimKSideSample(
                 s.tri(e), s.normal[e], s.tri(o), s.normal[o], s.area[o], share, n, stride, offset, k.eps);
-            if (seg.weight > 0.0f) tracer.add(seg, side, std::uint32_t(e), s.twin[e], std::uint32_t(o), s.twin[o]);
+            if (seg.weight > 0.0f) tracer.add(seg, side);
         }
     }
     tracer.flush();

@@ -63,7 +63,7 @@ VisibilityPipelines makeVisibilityPipelines(vk::Device& device, const KSettings&
     VisibilityPipelines p;
     p.facing = std::make_unique<vk::Pass<shared::VisibilityPush>>(device, vk::shaders::facingPairs(),
                                                                   vk::SpecConstants{}, "visibility facing pairs");
-    p.rays = makeRayPassPipeline(device, visibilityShader(settings), sizeof(shared::VisibilityPush), RayHits::SkipOwn, accel,
+    p.rays = makeRayPassPipeline(device, visibilityShader(settings), sizeof(shared::VisibilityPush), false, accel,
                                  "visibility");
     return p;
 }

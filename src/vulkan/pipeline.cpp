@@ -125,12 +125,12 @@ Pipeline::Pipeline(Device& device, ShaderCode compute, std::uint32_t pushBytes,
 }
 
 Pipeline::Pipeline(Device& device, ShaderCode raygen, ShaderCode miss, ShaderCode closestHit,
-                   std::uint32_t pushBytes, const std::string& name, ShaderCode anyHit)
+                   std::uint32_t pushBytes, const std::string& name)
     : device_(device), name_(name), rayTracing_(true) {
     StartupTimer timer("pipeline " + name);
     const auto& vk = device.vk();
     const VkShaderStageFlags stages = VK_SHADER_STAGE_RAYGEN_BIT_KHR | VK_SHADER_STAGE_MISS_BIT_KHR |
-                                      VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR | VK_SHADER_STAGE_ANY_HIT_BIT_KHR;
+                                      VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR;
     createLayout(pushBytes, true, stages);
     std::vector<VkPipelineShaderStageCreateInfo> st;
     std::vector<VkRayTracingShaderGroupCreateInfoKHR> groups;
@@ -142,23 +142,21 @@ Pipeline::Pipeline(Device& device, ShaderCode raygen, ShaderCode miss, ShaderCod
         st.push_back(s);
         return std::uint32_t(st.size() - 1);
     };
-    auto group = [&](VkRayTracingShaderGroupTypeKHR type, std::uint32_t general, std::uint32_t hit,
-                     std::uint32_t any = VK_SHADER_UNUSED_KHR) {
+    auto group = [&](VkRayTracingShaderGroupTypeKHR type, std::uint32_t general, std::uint32_t hit) {
         VkRayTracingShaderGroupCreateInfoKHR g{VK_STRUCTURE_TYPE_RAY_TRACING_SHADER_GROUP_CREATE_INFO_KHR};
         g.type = type;
         g.generalShader = general;
         g.closestHitShader = hit;
-        g.anyHitShader = any;
+        g.anyHitShader = VK_SHADER_UNUSED_KHR;
         g.intersectionShader = VK_SHADER_UNUSED_KHR;
         groups.push_back(g);
     };
     group(VK_RAY_TRACING_SHADER_GROUP_TYPE_GENERAL_KHR, addStage(raygen, VK_SHADER_STAGE_RAYGEN_BIT_KHR), VK_SHADER_UNUSED_KHR);
     group(VK_RAY_TRACING_SHADER_GROUP_TYPE_GENERAL_KHR, addStage(miss, VK_SHADER_STAGE_MISS_BIT_KHR), VK_SHADER_UNUSED_KHR);
-    const bool hasHit = closestHit.words != nullptr || anyHit.words != nullptr;
+    const bool hasHit = closestHit.words != nullptr;
     if (hasHit)
         group(VK_RAY_TRACING_SHADER_GROUP_TYPE_TRIANGLES_HIT_GROUP_KHR, VK_SHADER_UNUSED_KHR,
-              closestHit.words ? addStage(closestHit, VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR) : VK_SHADER_UNUSED_KHR,
-              anyHit.words ? addStage(anyHit, VK_SHADER_STAGE_ANY_HIT_BIT_KHR) : VK_SHADER_UNUSED_KHR);
+              addStage(closestHit, VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR));
 
     VkRayTracingPipelineCreateInfoKHR ci{VK_STRUCTURE_TYPE_RAY_TRACING_PIPELINE_CREATE_INFO_KHR};
     ci.stageCount = std::uint32_t(st.size());

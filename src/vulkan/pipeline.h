@@ -24,10 +24,9 @@ public:
     // A compute pipeline.
     Pipeline(Device& device, ShaderCode compute, std::uint32_t pushBytes, bool usesTlas,
              const SpecConstants& spec, const std::string& name);
-    // A ray-tracing pipeline: raygen, one miss shader, optionally a hit group of a closest-hit
-    // and/or an any-hit shader.
+    // A ray-tracing pipeline: raygen, one miss shader, optionally a closest-hit group.
     Pipeline(Device& device, ShaderCode raygen, ShaderCode miss, ShaderCode closestHit,
-             std::uint32_t pushBytes, const std::string& name, ShaderCode anyHit = {});
+             std::uint32_t pushBytes, const std::string& name);
     ~Pipeline();
     Pipeline(const Pipeline&) = delete;
     Pipeline& operator=(const Pipeline&) = delete;

@@ -8,7 +8,7 @@ constexpr std::uint32_t kStatSlots = 4096; // RSIM_STAT_SLOTS in shaders/common/
 
 std::unique_ptr<vk::Pipeline> makeRayPassPipeline(vk::Device& d,
                                                   vk::ShaderCode (*pass)(vk::RayPath),
-                                                  std::uint32_t pushBytes, RayHits hits,
+                                                  std::uint32_t pushBytes, bool withHit,
                                                   const vk::SceneAccel& accel, const char* name) {
     std::unique_ptr<vk::Pipeline> p;
     if (d.rayPath() == vk::RayPath::RayQuery)
@@ -16,9 +16,8 @@ std::unique_ptr<vk::Pipeline> makeRayPassPipeline(vk::Device& d,
                                            vk::SpecConstants{}, name);
     else
         p = std::make_unique<vk::Pipeline>(d, pass(vk::RayPath::Pipeline), vk::shaders::rtMiss(),
-                                           hits == RayHits::Closest ? vk::shaders::rtClosestHit() : vk::ShaderCode{},
-                                           pushBytes, name,
-                                           hits == RayHits::SkipOwn ? vk::shaders::rtAnyHitSkip() : vk::ShaderCode{});
+                                           withHit ? vk::shaders::rtClosestHit() : vk::ShaderCode{},
+                                           pushBytes, name);
     p->bindTlas(accel.tlas());
     return p;
 }

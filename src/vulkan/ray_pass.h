@@ -13,15 +13,11 @@
 
 namespace rsim {
 
-// What a ray pass's hits run on the RT pipeline: nothing (opaque segments), the closest-hit
-// shader (primary rays), or the any-hit shader that skips a segment's own triangles
-// (visibility's rsimOccludedSkipping).
-enum class RayHits { None, Closest, SkipOwn };
-
-// A pipeline for a ray pass on the device's path. The TLAS is bound.
+// A pipeline for a ray pass on the device's path; `withHit` adds the closest-hit shader
+// (primary rays). The TLAS is bound.
 std::unique_ptr<vk::Pipeline> makeRayPassPipeline(vk::Device& device,
                                                   vk::ShaderCode (*pass)(vk::RayPath),
-                                                  std::uint32_t pushBytes, RayHits hits,
+                                                  std::uint32_t pushBytes, bool withHit,
                                                   const vk::SceneAccel& accel, const char* name);
 
 // Launches a ray pass over width x height items (compute: groups of groupX x 1).

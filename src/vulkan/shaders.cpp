@@ -17,7 +17,6 @@
 #include "shaders/radiosity_far.spv.h"
 #include "shaders/radiosity_far_lanes.spv.h"
 #include "shaders/radiosity_near.spv.h"
-#include "shaders/rt_any_hit_skip.spv.h"
 #include "shaders/rt_closest_hit.spv.h"
 #include "shaders/rt_miss.spv.h"
 #include "shaders/visibility_rgen.spv.h"
@@ -46,7 +45,6 @@ ShaderCode primary(RayPath p) {
 }
 ShaderCode rtMiss() { return code(rsim_spv_rt_miss); }
 ShaderCode rtClosestHit() { return code(rsim_spv_rt_closest_hit); }
-ShaderCode rtAnyHitSkip() { return code(rsim_spv_rt_any_hit_skip); }
 ShaderCode radiosityFar() { return code(rsim_spv_radiosity_far); }
 ShaderCode radiosityFarLanes() { return code(rsim_spv_radiosity_far_lanes); }
 ShaderCode radiosityNear() { return code(rsim_spv_radiosity_near); }

@@ -11,7 +11,6 @@ ShaderCode direct(RayPath path);
 ShaderCode primary(RayPath path);
 ShaderCode rtMiss();
 ShaderCode rtClosestHit();
-ShaderCode rtAnyHitSkip();
 ShaderCode radiosityFar();
 ShaderCode radiosityFarLanes();
 ShaderCode radiosityNear();

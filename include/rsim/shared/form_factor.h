@@ -240,13 +240,34 @@ RSIM_FN vec4 rsimSampleTowardsTriangle(vec3 A, vec3 B, vec3 C, vec3 ne, float om
     return vec4(rsimSampleSphericalTriangle(A, B, C, omega, vec2(warped.x, warped.y)), warped.z);
 }
 
-// The segment runs from x on e to o's plane but for a thousandth of eps at either end: the
-// tracer skips e, o and their two-sided twins by their ids instead (rsimOccludedSkipping), so
-// that a surface in contact with e or o, closer than eps (a panel against a wall, a sliver on a
-// shelf), still occludes. Starting and stopping eps away let the rays pass behind such a
-// surface (industry: a sliver 20-60 um from a panel saw the wall 5 cm behind it through the
-// panel, with F = 0.18).
+// The segment runs from x on e to o's plane but for a pad at either end, so that a tracer
+// cannot hit e, o or their two-sided twins (which lie in the same planes) by rounding, while a
+// surface in contact with e or o (a panel against a wall, a sliver on a shelf) still occludes.
+// A pad keeps the segment's end RSIM_K_RAY_ULPS units in the last place away from the plane,
+// measured along the plane's normal (so it grows as 1 / cos along the ray), and at least a
+// thousandth of eps. The unit is that of the largest vertex coordinate of the triangle there,
+// and at the far end also of the segment's length: points and hits in fp32 are off by a few
+// such units. What lies closer to e or o than the pad (8 um for triangles 16-32 m from the
+// origin) is in contact with it and does not occlude. Fixed offsets of eps (1e-5 of the
+// scene's diagonal) let the rays pass behind contact surfaces (industry: a sliver 20-60 um from
+// a panel saw the wall 5 cm behind it, with F = 0.18); skipping the four triangles by id
+// instead made every ray 16-30% slower on the H100 and H200 (rays that are not opaque).
 RSIM_CONST float RSIM_K_RAY_START = 1e-3f;
+RSIM_CONST float RSIM_K_RAY_ULPS = 4.0f;
+
+// One unit in the last place of m >= 0 (the power of two at or below it, times 2^-23): the
+// scale of fp32 rounding there, exactly the same in C++ and GLSL.
+RSIM_FN float rsimUlpOf(float m) {
+    return uintBitsToFloat(floatBitsToUint(m) & 0x7f800000u) * (1.0f / 8388608.0f);
+}
+
+RSIM_FN float rsimMaxAbs(vec3 p) { return max(abs(p.x), max(abs(p.y), abs(p.z))); }
+
+// The pad at an end of a segment whose direction makes cosine c > 0 with the plane's normal
+// there, where `ulp` is the rounding scale of the points and of t at that end.
+RSIM_FN float rsimKRayPad(float ulp, float c, float eps) {
+    return max(RSIM_K_RAY_START * eps, RSIM_K_RAY_ULPS * ulp / c);
+}
 
 // One sample of F(x -> o) for x on the emitting triangle e, from the 4-D point u: dims 0,1 place
 // x, dims 2,3 choose the direction (or y, in the area fallback). Directions are drawn in the
@@ -282,13 +303,15 @@ RSIM_FN RaySegment rsimFormFactorSample(Tri e, vec3 ne, Tri o, vec3 no, float ar
     float omega = omega1 + omega2;
     float weight = 0.0f;
     float r = 0.0f;
+    float cosE = 0.0f, cosO = 0.0f;
     vec3 w;
     if (omega < RSIM_MIN_SPHERICAL_SOLID_ANGLE && !shareVertex) {
         vec3 d = rsimPointOnTriangle(o, vec2(u.z, u.w)) - x;
         float r2 = dot(d, d);
         r = sqrt(r2);
         w = r > 0.0f ? d / r : ne;
-        float cosE = dot(ne, w), cosO = -dot(no, w);
+        cosE = dot(ne, w);
+        cosO = -dot(no, w);
         if (cosE > 0.0f && cosO > 0.0f && r2 > 0.0f) weight = areaO * cosE * cosO / (RSIM_PI * r2);
     } else {
         // u.z picks the sub-triangle in proportion to its solid angle and is stretched back to [0,
@@ -300,7 +323,8 @@ RSIM_FN RaySegment rsimFormFactorSample(Tri e, vec3 ne, Tri o, vec3 no, float ar
             rsimSampleTowardsTriangle(p0, second ? p2 : p1, second ? p3 : p2, ne,
                                       second ? omega2 : omega1, vec2(min(uz, 0.99999994f), u.w));
         w = vec3(sampled.x, sampled.y, sampled.z);
-        float cosE = dot(ne, w), cosO = -dot(no, w);
+        cosE = dot(ne, w);
+        cosO = -dot(no, w);
         if (cosE > 0.0f && cosO > 0.0f && sampled.w > 0.0f) {
             weight = omega * cosE / (RSIM_PI * sampled.w);
             r = height / cosO; // distance along w to o's plane
@@ -308,8 +332,13 @@ RSIM_FN RaySegment rsimFormFactorSample(Tri e, vec3 ne, Tri o, vec3 no, float ar
     }
     if (!(weight > 0.0f) || !(r > 0.0f)) return seg; // also rejects NaN from degenerate inputs
     seg.dir = w;
-    // Ends as close to o's plane as it starts to e (the tracer skips o and its twin too).
-    seg.tmax = max(r - RSIM_K_RAY_START * eps, seg.tmin);
+    // The rounding scale at the start is that of e's vertices (x lies on e, and a tracer's error
+    // on a triangle grows with its vertices' size); at the end, that of o's vertices and of
+    // t = r itself (a tracer hits o's plane at r within a unit or two of it).
+    float atE = max(rsimMaxAbs(e.v0), max(rsimMaxAbs(e.v1), rsimMaxAbs(e.v2)));
+    float atO = max(r, max(rsimMaxAbs(o.v0), max(rsimMaxAbs(o.v1), rsimMaxAbs(o.v2))));
+    seg.tmin = rsimKRayPad(rsimUlpOf(atE), cosE, eps);
+    seg.tmax = max(r - rsimKRayPad(rsimUlpOf(atO), cosO, eps), seg.tmin);
     seg.weight = weight;
     return seg;
 }

@@ -264,9 +264,10 @@ RSIM_FN float rsimUlpOf(float m) {
 RSIM_FN float rsimMaxAbs(vec3 p) { return max(abs(p.x), max(abs(p.y), abs(p.z))); }
 
 // The pad at an end of a segment whose direction makes cosine c > 0 with the plane's normal
-// there, where `ulp` is the rounding scale of the points and of t at that end.
+// there, where `ulp` is the rounding scale of the points and of t at that end. Finite even for
+// a denormal c (a tracer's tmin must be), and then longer than any segment, as it should be.
 RSIM_FN float rsimKRayPad(float ulp, float c, float eps) {
-    return max(RSIM_K_RAY_START * eps, RSIM_K_RAY_ULPS * ulp / c);
+    return min(max(RSIM_K_RAY_START * eps, RSIM_K_RAY_ULPS * ulp / c), 1e30f);
 }
 
 // One sample of F(x -> o) for x on the emitting triangle e, from the 4-D point u: dims 0,1 place

@@ -50,6 +50,7 @@ TEST_CASE("every format keeps exact zeros and its error bound", "[compression]")
         if (x > 0.0f) lo = std::min(lo, x), hi = std::max(hi, x);
     // lutrange: each code decodes to the mean of the values sharing it.
     std::map<std::uint32_t, std::pair<float, float>> codeRange; // code -> (min, max) of its values
+    std::size_t fineValues = 0; // values in the fine top part of an 8-bit logarithmic table
     double sumSquared = 0.0;
     for (std::size_t e = 0; e < v.size(); ++e) {
         const float d = decodeElement(c, info.storage, e);
@@ -69,16 +70,24 @@ TEST_CASE("every format keeps exact zeros and its error bound", "[compression]")
             break;
         default: {
             if (info.logTable) {
-                // Nearest of L - 1 steps evenly spaced in ln K over the table, which covers the
-                // values: relative error at most exp(ln(top / bottom) / (2 (L - 2))) - 1 (plus
-                // fp32 rounding of the table).
+                // The table covers the values, at least kLogSpan, and d is the nearest entry in
+                // ln K (boundaries at geometric midpoints; plus fp32 rounding of the table). In
+                // the top kLogFineSpan of an 8-bit table the steps are kLogFineSpan /
+                // (kLogFineCodes - 1): relative error at most exp(half of that) - 1.
                 const std::size_t L = shared::rsimKTableSize(info.storage);
                 REQUIRE(c.table[1] <= lo);
                 REQUIRE(c.table[L - 1] >= hi);
                 const double span = std::log(double(c.table[L - 1]) / double(c.table[1]));
                 REQUIRE(span >= kLogSpan * (1.0 - 1e-6));
-                const double bound = std::exp(span / (2.0 * (double(L) - 2.0))) - 1.0;
-                REQUIRE(std::abs(double(d) / double(v[e]) - 1.0) <= bound * 1.0001 + 1e-6);
+                const std::uint32_t code = shared::rsimKCode(
+                    info.storage, c.words[shared::rsimKWord(info.storage, std::uint32_t(e))], std::uint32_t(e));
+                const double lv = std::log(double(v[e])), off = std::abs(lv - std::log(double(d)));
+                if (code > 1) REQUIRE(off <= std::abs(lv - std::log(double(c.table[code - 1]))) + 1e-6);
+                if (code + 1 < L) REQUIRE(off <= std::abs(lv - std::log(double(c.table[code + 1]))) + 1e-6);
+                if (L == 256 && lv >= std::log(double(c.table[L - 1])) - kLogFineSpan) {
+                    ++fineValues;
+                    REQUIRE(off <= kLogFineSpan / (2.0 * double(kLogFineCodes - 1)) * 1.0001 + 1e-6);
+                }
             } else {
                 const std::uint32_t code = shared::rsimKCode(
                     info.storage, c.words[shared::rsimKWord(info.storage, std::uint32_t(e))], std::uint32_t(e));
@@ -99,6 +108,7 @@ TEST_CASE("every format keeps exact zeros and its error bound", "[compression]")
         REQUIRE((d >= mn * (1.0f - 1e-6f) && d <= mx * (1.0f + 1e-6f)));
     }
     CHECK(std::abs(c.sumSquaredError - sumSquared) <= 1e-9 * std::max(1.0, sumSquared));
+    if (info.logTable && info.storage == shared::RSIM_K_LUT8) CHECK(fineValues > v.size() / 2);
 }
 
 TEST_CASE("a logarithmic table stays put when a chunk's extreme values change a little", "[compression]") {

@@ -25,8 +25,9 @@ namespace rsim {
 // matching. 2: near pairs at 32 S, far pairs spread over their row's points. 3: the
 // logarithmic tables' range rounded outwards. 4: K's segments start and end
 // on the pair's triangles, which the tracers skip by id. 5: they stop a pad of a few fp32 units
-// from either plane instead, and the rays are opaque again (form_factor.h, rsimKRayPad).
-inline constexpr std::uint32_t kKEstimatorVersion = 5;
+// from either plane instead, and the rays are opaque again (form_factor.h, rsimKRayPad). 6: the
+// 8-bit logarithmic tables finer in their top 14 (k_encode.h, logTable).
+inline constexpr std::uint32_t kKEstimatorVersion = 6;
 
 struct CachedK {
     HostK K;

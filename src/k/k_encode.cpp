@@ -63,10 +63,10 @@ struct ErrorAccumulator {
     }
 };
 
-// ln K spaced evenly over the chunk's non-zero range, rounded outwards (logTable), onto codes
-// 1..L-1 (paper §4.1), with the code boundaries of logTable(). A float logarithm guesses the
-// code; comparisons with the boundaries then make it exact (the rule the GPU encoder applies
-// by binary search).
+// ln K over the chunk's non-zero range, rounded outwards, onto codes 1..L-1 (paper §4.1; finer
+// at the top with 8-bit codes: logTable), with the code boundaries of logTable(). A float
+// logarithm guesses the code; comparisons with the boundaries then make it exact (the rule the
+// GPU encoder applies by binary search).
 void encodeLog(const float* v, std::uint64_t count, std::uint32_t storage, EncodedChunk& out) {
     const std::uint32_t L = shared::rsimKTableSize(storage);
     const unsigned workers = threadCount();
@@ -87,9 +87,13 @@ void encodeLog(const float* v, std::uint64_t count, std::uint32_t storage, Encod
     out.table = std::move(lut.table);
     if (!(vmin <= vmax)) return; // all zero: every code 0
     const float* bounds = lut.bounds.data();
-    const std::uint32_t maxCode = L - 1;
-    const float lo = std::log(out.table[1]), span = std::log(out.table[L - 1]) - lo;
-    const float scale = span > 0.0f ? float(L - 2) / span : 0.0f;
+    const std::uint32_t maxCode = L - 1, fineFrom = lut.fineFrom;
+    // The guess inverts each evenly spaced part: [1, fineFrom) from the bottom, [fineFrom, L)
+    // from the knee (the same part when fineFrom is 1).
+    const float lo = std::log(out.table[1]), knee = std::log(out.table[fineFrom]),
+                top = std::log(out.table[L - 1]);
+    const float coarse = fineFrom > 1 ? float(fineFrom - 1) / (knee - lo) : 0.0f,
+                fine = top > knee ? float(L - 1 - fineFrom) / (top - knee) : 0.0f;
     auto* bytes = reinterpret_cast<std::uint8_t*>(out.words.data());
     ErrorAccumulator errors(workers);
     forElements(count, [&](std::uint64_t b, std::uint64_t e, unsigned w) {
@@ -97,8 +101,10 @@ void encodeLog(const float* v, std::uint64_t count, std::uint32_t storage, Encod
         for (std::uint64_t k = b; k < e; ++k) {
             const float x = v[k];
             if (!(x > 0.0f)) continue;
-            const float guess = std::clamp((std::log(x) - lo) * scale + 0.5f, 0.0f, float(L - 2));
-            std::uint32_t code = 1u + std::uint32_t(guess);
+            const float lx = std::log(x);
+            const float guess = lx >= knee ? float(fineFrom) + std::clamp((lx - knee) * fine + 0.5f, 0.0f, float(L - 1 - fineFrom))
+                                           : 1.0f + std::clamp((lx - lo) * coarse + 0.5f, 0.0f, float(fineFrom - 1));
+            std::uint32_t code = std::min(maxCode, std::uint32_t(guess));
             while (code < maxCode && bounds[code - 1] <= x)
                 ++code;
             while (code > 1u && x < bounds[code - 2])
@@ -184,13 +190,22 @@ LogTable logTable(float vmin, float vmax, std::uint32_t storage) {
     // The range, rounded outwards onto grids (kLogTopGrid, kLogSpan): a value that changes a
     // little changes the table only where it crosses a grid line.
     const double hi = std::ceil(std::log(double(vmax)) * kLogTopGrid) / kLogTopGrid;
-    const double lo = std::min(std::floor(std::log(double(vmin))), hi - kLogSpan), span = hi - lo,
-                 steps = double(L - 2);
-    for (std::uint32_t c = 1; c < L; ++c)
-        t.table[c] = float(std::exp(span > 0.0 ? lo + double(c - 1) * span / steps : lo));
-    if (span > 0.0)
-        for (std::uint32_t m = 0; m + 2 < L; ++m)
-            t.bounds[m] = float(std::exp(lo + (double(m) + 0.5) * span / steps));
+    const double lo = std::min(std::floor(std::log(double(vmin))), hi - kLogSpan);
+    // ln K of codes 1..L-1: with 8-bit codes, codes fineFrom..L-1 from the knee to the top and
+    // 1..fineFrom-1 from the bottom up to one coarse step below the knee; else evenly.
+    std::vector<double> ln(L, 0.0);
+    if (L == 256) {
+        const double knee = hi - kLogFineSpan;
+        t.fineFrom = L - kLogFineCodes;
+        const double fine = kLogFineSpan / double(kLogFineCodes - 1),
+                     coarse = (knee - lo) / double(t.fineFrom - 1);
+        for (std::uint32_t c = 1; c < t.fineFrom; ++c) ln[c] = lo + double(c - 1) * coarse;
+        for (std::uint32_t c = t.fineFrom; c < L; ++c) ln[c] = knee + double(c - t.fineFrom) * fine;
+    } else {
+        for (std::uint32_t c = 1; c < L; ++c) ln[c] = lo + double(c - 1) * (hi - lo) / double(L - 2);
+    }
+    for (std::uint32_t c = 1; c < L; ++c) t.table[c] = float(std::exp(ln[c]));
+    for (std::uint32_t m = 0; m + 2 < L; ++m) t.bounds[m] = float(std::exp(0.5 * (ln[m + 1] + ln[m + 2])));
     return t;
 }
 

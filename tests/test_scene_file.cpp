@@ -137,6 +137,22 @@ TEST_CASE("a valid scene file loads with its values", "[scene]") {
                       ContainsSubstring("cannot be overridden"));
 }
 
+TEST_CASE("a mesh's scale may be one number, and scenes/example.toml loads as it says", "[scene]") {
+    TempDir dir;
+    writeFile(dir / "cube.obj", kCubeObj);
+    // One number scales all three axes (it was reported as an unknown key before).
+    CHECK(errorOf(dir, "path = \"cube.obj\"", "path = \"cube.obj\"\nscale = 2.0", true) == "(no error)");
+    std::string text = kScene;
+    text.replace(text.find("path = \"cube.obj\""), 17, "path = \"cube.obj\"\nscale = 2.0");
+    writeFile(dir / "scene.toml", text);
+    const SceneDesc s = loadSceneFile(dir / "scene.toml");
+    REQUIRE(s.meshes.size() == 1);
+    CHECK(s.meshes[0].scale == glm::dvec3(2.0, 2.0, 2.0));
+    // The documented example, every key written out, loads with its mesh.
+    SceneDesc example = loadSceneFile(std::filesystem::path(RSIM_SOURCE_DIR) / "scenes/example.toml");
+    CHECK_NOTHROW(loadMeshes(example));
+}
+
 TEST_CASE("scene file errors are precise", "[scene][errors]") {
     TempDir dir;
     writeFile(dir / "cube.obj", kCubeObj);

@@ -184,7 +184,7 @@ class TableReader {
 
     // A number or an array of 3 numbers (the mesh's `scale`), each of magnitude in [lo, hi].
     glm::dvec3 scalarOrVec3(const std::string& key, glm::dvec3 def, double lo, double hi) {
-        const toml::node* n = table_.get(key);
+        const toml::node* n = find(key); // a known key, also when it is a single number
         glm::dvec3 v = def;
         if (n && n->is_number()) {
             const double s = *n->value<double>();

@@ -10,6 +10,7 @@
 #include <catch2/generators/catch_generators_range.hpp>
 
 #include "k/host_k.h"
+#include "k/k_diagnostics.h"
 #include "support/test_scenes.h"
 #include "k/gpu_k.h"
 #include "vulkan/instance.h"
@@ -73,7 +74,7 @@ TEST_CASE("every format keeps exact zeros and its error bound", "[compression]")
                 // The table covers the values, at least kLogSpan, and d is the nearest entry in
                 // ln K (boundaries at geometric midpoints; plus fp32 rounding of the table). In
                 // the top kLogFineSpan of an 8-bit table the steps are kLogFineSpan /
-                // (kLogFineCodes - 1): relative error at most exp(half of that) - 1.
+                // (kLogFineCodes - 1): d is off by at most half of that in ln K.
                 const std::size_t L = shared::rsimKTableSize(info.storage);
                 REQUIRE(c.table[1] <= lo);
                 REQUIRE(c.table[L - 1] >= hi);
@@ -137,6 +138,42 @@ TEST_CASE("a logarithmic table stays put when a chunk's extreme values change a 
         // (unless ln of the largest sits on a multiple of 1/8, which this data's does not)
         REQUIRE(std::abs(std::log(double(hi)) * kLogTopGrid - std::round(std::log(double(hi)) * kLogTopGrid)) > 1e-3);
         CHECK(encodeChunk(w.data(), w.size(), format).table == base.table);
+    }
+}
+
+TEST_CASE("a chunk's row sums are the sums of its decoded rows", "[compression]") {
+    // 1,500 sources (blocks of 512 columns, the last one partial), chunks of 400 rows, lut8-log
+    // and fp32; areas up to 1 m^2 and values up to e^7, so that some form factors are clamped.
+    const std::uint32_t n = 1500;
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> areaOf(1e-3f, 1.0f);
+    std::vector<float> area(n);
+    for (float& a : area) a = areaOf(rng);
+    const std::vector<float> v = logNormal(std::size_t(n) * n, 9);
+    for (const KFormat format : {KFormat::Lut8Log, KFormat::Fp32}) {
+        CAPTURE(kFormatInfo(format).name);
+        const KChunking ch = KChunking::forBudget(n, format, 400ull * n * shared::rsimKBits(kFormatInfo(format).storage) / 8);
+        REQUIRE(ch.chunks() == 4);
+        HostK K(ch);
+        for (std::uint32_t i = 0; i < n; ++i)
+            for (std::uint32_t j = 0; j < n; ++j) K.store(i, j, i == j ? 0.0f : v[std::size_t(i) * n + j]);
+        for (std::uint32_t c = 0; c < ch.chunks(); ++c) K.encodeChunkAs(c, format);
+        K.finishEncoding(format);
+        std::vector<double> rowSum(n, 0.0), expected(n, 0.0);
+        std::uint64_t clamped = 0, expectedClamped = 0;
+        for (std::uint32_t c = 0; c < ch.chunks(); ++c) clamped += addChunkRowSums(ch, c, K.chunk(c), area, rowSum);
+        for (std::uint32_t i = 0; i < n; ++i)
+            for (std::uint32_t j = 0; j < n; ++j) {
+                const float k = K.get(i, j);
+                expectedClamped += k * area[j] > 1.0f;
+                expected[i] += double(shared::rsimFormFactor(k, area[j]));
+            }
+        CHECK(clamped == expectedClamped);
+        CHECK(expectedClamped > 0);
+        for (std::uint32_t i = 0; i < n; ++i) {
+            CAPTURE(i);
+            REQUIRE(std::abs(rowSum[i] - expected[i]) <= 1e-12 * expected[i]);
+        }
     }
 }
 

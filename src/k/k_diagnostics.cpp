@@ -39,19 +39,38 @@ std::uint64_t addRowSums(const KChunking& ch, std::uint32_t c, const EncodedChun
 
 std::uint64_t addChunkRowSums(const KChunking& ch, std::uint32_t c, const EncodedChunk& chunk,
                               const std::vector<float>& area, std::vector<double>& rowSum) {
+    // Blocks of kColumns sources on all cores. A block reads its columns whole (element (i, j) at
+    // j * rows + i: every row of column j in one run of bytes) into sums of its own, one per row;
+    // the blocks' sums are then added in block order. The block size is fixed, so the result
+    // does not depend on the core count. (Tiles of rows instead read a few bytes of each column's
+    // cache lines: with 4-row tiles the row sums took the host assembly from 1.47 to 2.84 s on
+    // two H200s, and 76.8 s of the 299k run's host work, docs/benchmarks.md.)
+    constexpr std::uint32_t kColumns = 512;
+    const std::uint32_t rows = ch.rows(c), r0 = ch.rowBegin(c), blocks = (ch.n + kColumns - 1) / kColumns;
+    const std::uint32_t storage = ch.storage();
+    std::vector<double> partial(std::size_t(blocks) * rows, 0.0);
     std::vector<std::uint64_t> clamped(threadCount(), 0);
-    // Tiles of rows on all cores; each row is summed by one worker, in order of j. A tile reads
-    // its rows' elements of each column together (element (i, j) at j * rows + i), so tiles as
-    // wide as the cores allow (up to 64 rows) read more of each cache line than 4-row tiles.
-    // (docs/benchmarks.md, "Two GPUs again": with 4-row tiles, adding the row sums to the host
-    // assembly took it from 1.47 to 2.84 s on two H200s; wider tiles not yet measured there.)
-    const std::uint32_t tile = std::clamp<std::uint32_t>(ch.rows(c) / std::max(1u, threadCount()), 4, 64);
-    parallelFor((ch.rows(c) + tile - 1) / tile, 1, [&](std::size_t b, std::size_t e, unsigned w) {
-        for (std::size_t t = b; t < e; ++t) {
-            const std::uint32_t a = std::uint32_t(t) * tile;
-            clamped[w] += addRowSums(ch, c, chunk, area, a, std::min(ch.rows(c), a + tile), rowSum);
+    parallelFor(blocks, 1, [&](std::size_t b, std::size_t e, unsigned w) {
+        std::uint64_t over = 0;
+        for (std::size_t blk = b; blk < e; ++blk) {
+            double* sums = partial.data() + blk * rows;
+            const std::uint32_t j1 = std::min<std::uint32_t>(ch.n, std::uint32_t(blk + 1) * kColumns);
+            for (std::uint32_t j = std::uint32_t(blk) * kColumns; j < j1; ++j) {
+                const float a = area[j];
+                const std::uint64_t base = std::uint64_t(j) * rows;
+                for (std::uint32_t r = 0; r < rows; ++r) {
+                    const float k = decodeElement(chunk, storage, base + r);
+                    if (k == 0.0f) continue;
+                    over += k * a > 1.0f;
+                    sums[r] += double(shared::rsimFormFactor(k, a));
+                }
+            }
         }
+        clamped[w] += over;
     });
+    for (std::uint32_t blk = 0; blk < blocks; ++blk)
+        for (std::uint32_t r = 0; r < rows; ++r)
+            rowSum[r0 + r] += partial[std::size_t(blk) * rows + r];
     std::uint64_t total = 0;
     for (auto v : clamped) total += v;
     return total;

@@ -17,7 +17,9 @@ VisibilityStats summariseRowSums(const std::vector<double>& rowSums, std::uint64
 
 // The same over a K in host memory; `area` by internal index.
 VisibilityStats formFactorDiagnostics(const HostK& K, const std::vector<float>& area);
-// The same sums for the rows of chunk c alone, into rowSum[r0, r1); returns the clamped count.
+// The same sums for the rows of chunk c alone, added to rowSum[r0, r1); returns the clamped
+// count. Each row's sources are added in blocks of columns, so a row's sum may differ from
+// formFactorDiagnostics' in its last bits.
 std::uint64_t addChunkRowSums(const KChunking& ch, std::uint32_t c, const EncodedChunk& chunk,
                               const std::vector<float>& area, std::vector<double>& rowSum);
 

@@ -102,8 +102,9 @@ void encodeLog(const float* v, std::uint64_t count, std::uint32_t storage, Encod
             const float x = v[k];
             if (!(x > 0.0f)) continue;
             const float lx = std::log(x);
-            const float guess = lx >= knee ? float(fineFrom) + std::clamp((lx - knee) * fine + 0.5f, 0.0f, float(L - 1 - fineFrom))
-                                           : 1.0f + std::clamp((lx - lo) * coarse + 0.5f, 0.0f, float(fineFrom - 1));
+            const float guess =
+                lx >= knee ? float(fineFrom) + std::clamp((lx - knee) * fine + 0.5f, 0.0f, float(L - 1 - fineFrom))
+                           : 1.0f + std::clamp((lx - lo) * coarse + 0.5f, 0.0f, float(fineFrom - 1));
             std::uint32_t code = std::min(maxCode, std::uint32_t(guess));
             while (code < maxCode && bounds[code - 1] <= x)
                 ++code;

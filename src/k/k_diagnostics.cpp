@@ -19,24 +19,6 @@ VisibilityStats summariseRowSums(const std::vector<double>& rowSums, std::uint64
     return v;
 }
 
-namespace {
-// Rows [a, b) of chunk c (relative), in one pass over its elements, j by j: each row's sum
-// still adds its sources in order of j.
-std::uint64_t addRowSums(const KChunking& ch, std::uint32_t c, const EncodedChunk& chunk, const std::vector<float>& area,
-                         std::uint32_t a, std::uint32_t b, std::vector<double>& rowSum) {
-    const std::uint32_t r0 = ch.rowBegin(c), rows = ch.rows(c);
-    std::uint64_t clamped = 0;
-    for (std::uint32_t j = 0; j < ch.n; ++j)
-        for (std::uint32_t r = a; r < b; ++r) {
-            const float k = decodeElement(chunk, ch.storage(), std::uint64_t(j) * rows + r);
-            if (k == 0.0f) continue;
-            clamped += k * area[j] > 1.0f;
-            rowSum[r0 + r] += double(shared::rsimFormFactor(k, area[j]));
-        }
-    return clamped;
-}
-} // namespace
-
 std::uint64_t addChunkRowSums(const KChunking& ch, std::uint32_t c, const EncodedChunk& chunk,
                               const std::vector<float>& area, std::vector<double>& rowSum) {
     // Blocks of kColumns sources on all cores. A block reads its columns whole (element (i, j) at
@@ -79,17 +61,10 @@ std::uint64_t addChunkRowSums(const KChunking& ch, std::uint32_t c, const Encode
 VisibilityStats formFactorDiagnostics(const HostK& K, const std::vector<float>& area) {
     const KChunking& ch = K.chunking();
     std::vector<double> rowSum(ch.n, 0.0);
-    std::vector<std::uint64_t> clamped(threadCount(), 0);
-    parallelRowTiles(
-        ch, 64,
-        [&](std::uint32_t c, std::uint32_t a, std::uint32_t b, unsigned w) {
-            clamped[w] += addRowSums(ch, c, K.chunk(c), area, a, b, rowSum);
-        },
-        K.firstHeld(), K.endHeld());
-    std::uint64_t total = 0;
-    for (auto v : clamped)
-        total += v;
-    return summariseRowSums(rowSum, total);
+    std::uint64_t clamped = 0;
+    for (std::uint32_t c = K.firstHeld(); c < K.endHeld(); ++c)
+        clamped += addChunkRowSums(ch, c, K.chunk(c), area, rowSum);
+    return summariseRowSums(rowSum, clamped);
 }
 
 void setEnergy(VisibilityStats& stats, const VisibilityStats& energy) {

@@ -15,11 +15,10 @@ namespace rsim {
 // The energy fields of VisibilityStats from per-row sums and the count of clamped entries.
 VisibilityStats summariseRowSums(const std::vector<double>& rowSums, std::uint64_t clamped);
 
-// The same over a K in host memory; `area` by internal index.
+// The same over a K in host memory (the chunks it holds); `area` by internal index.
 VisibilityStats formFactorDiagnostics(const HostK& K, const std::vector<float>& area);
 // The same sums for the rows of chunk c alone, added to rowSum[r0, r1); returns the clamped
-// count. Each row's sources are added in blocks of columns, so a row's sum may differ from
-// formFactorDiagnostics' in its last bits.
+// count. formFactorDiagnostics adds up these, chunk by chunk.
 std::uint64_t addChunkRowSums(const KChunking& ch, std::uint32_t c, const EncodedChunk& chunk,
                               const std::vector<float>& area, std::vector<double>& rowSum);
 

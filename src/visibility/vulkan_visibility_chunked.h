@@ -27,7 +27,7 @@ struct ChunkedVisibility {
     VisibilityStats stats;
     double raySeconds = 0.0;        // the devices' casting, until the last chunk arrived
     double allocationSeconds = 0.0; // zeroed host chunks before the first ray
-    double compressSeconds = 0.0;   // mirroring and encoding after the last chunk arrived
+    double compressSeconds = 0.0;   // the assembling thread's work after the last chunk arrived
     double assemblySeconds = 0.0;   // all of the assembling thread's mirroring, encoding, row sums
 };
 

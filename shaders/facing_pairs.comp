@@ -23,7 +23,7 @@ void main() {
     uint col = pc.colBegin + gl_GlobalInvocationID.x;
     uint row = pc.rowBegin + gl_GlobalInvocationID.y;
     // No early return: every invocation of the subgroup takes part in the ballot.
-    bool facing = row < pc.rowEnd && col < pc.n && col != row && (col > row || pc.mirror == RSIM_K_FULL_ROWS);
+    bool facing = row < pc.rowEnd && col < pc.colEnd && col != row && (col > row || pc.mirror == RSIM_K_FULL_ROWS);
     if (facing) {
         uint i = min(row, col), j = max(row, col);
         GpuTriangle gi = tri(i), gj = tri(j);

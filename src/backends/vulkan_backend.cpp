@@ -31,6 +31,7 @@
 #include "util/timer.h"
 #include "visibility/vulkan_visibility.h"
 #include "visibility/vulkan_visibility_chunked.h"
+#include "visibility/vulkan_visibility_ranks.h"
 #include "vulkan/device_group.h"
 
 namespace rsim {
@@ -184,7 +185,8 @@ public:
             }
             out.deviceMemory.push_back(m);
         }
-        std::vector<DeviceK> parts = plan.hostAssembled  ? hostAssembledK(k, plan, out)
+        std::vector<DeviceK> parts = rankAssembled(plan, budgets) ? rankAssembledK(k, plan, out)
+                                     : plan.hostAssembled ? hostAssembledK(k, plan, out)
                                      : plan.whereItLives ? whereItLivesK(k, plan, out)
                                                          : inPlaceK(k, out);
         out.storage.format = kFormatInfo(k.format).name;
@@ -544,6 +546,48 @@ private:
             std::vector<std::uint32_t>().swap(K.chunk(c).words);
         });
         out.details.emplace_back("k_placement", sw.seconds());
+        return parts;
+    }
+
+    // Row-block mode: whether the ranks cast each pair once and swap half blocks, each on its one
+    // device that holds its rows of K in fp32 beside everything else (they agree), or each casts
+    // the full rows of its chunks (K computed where it lives).
+    bool rankAssembled(const KPlan& plan, const std::vector<DeviceBudget>& budgets) const {
+        if (!share_ || share_->count() < 2) return false;
+        const KFormat format = plan.chunking.format;
+        const bool encodable = format == KFormat::Fp32 || kFormatInfo(format).logTable;
+        const bool fits = slots_.size() == 1 && !plan.anyStreamed() && encodable &&
+                          budgets[0].fixedBytes + rankAssemblyDeviceBytes(*share_) <= budgets[0].budgetBytes;
+        std::vector<std::uint64_t> all{fits ? 1u : 0u};
+        share_->ranks().min(all);
+        if (all[0])
+            spdlog::info("K of this rank's chunks {} to {}: each pair cast once in the job, half blocks swapped with "
+                         "the other ranks, assembled on {} ({} MiB of fp32)",
+                         share_->firstChunk(), share_->endChunk(), slots_[0].device->label(),
+                         rankAssemblyDeviceBytes(*share_) >> 20);
+        else
+            spdlog::info("K computed where it lives: each device casts the full rows of its chunks of this rank's "
+                         "chunks {} to {} (casting each pair once needs every rank to hold its rows of K in fp32 on "
+                         "one device, in lut8-log, lut4-log or fp32)",
+                         share_->firstChunk(), share_->endChunk());
+        return all[0] != 0;
+    }
+
+    // This rank's chunks, each pair cast once in the job (visibility/vulkan_visibility_ranks.h).
+    std::vector<DeviceK> rankAssembledK(const KSettings& k, const KPlan& plan, VisibilityOutcome& out) {
+        const Slot& s = slots_[0];
+        RankAssembledK v =
+            computeKRankAssembled({s.device.get(), s.geometry.get(), s.accel.get()}, scene(), k, plan, *share_);
+        out.stats = v.stats;
+        out.compressSeconds = v.compressSeconds;
+        out.details.emplace_back("visibility_rays", v.raySeconds);
+        out.details.emplace_back("visibility_rank_exchange", v.exchangeSeconds);
+        if (k.formatErrors) spdlog::warn("--kij-errors is only computed when one device holds fp32 K; not reported");
+        const double n = double(plan.chunking.n);
+        out.storage.rmsError = std::sqrt(v.errors.sumSquared / (n * n));
+        out.storage.maxAbsError = v.errors.maxAbs;
+        std::vector<DeviceK> parts;
+        parts.push_back(std::move(v.K));
         return parts;
     }
 

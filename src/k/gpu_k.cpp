@@ -32,6 +32,10 @@ float DeviceK::hostElement(std::size_t held, std::uint32_t i, std::uint32_t j) c
 }
 
 DeviceK allocateDeviceK(vk::Device& device, KChunking chunking) {
+    return allocateDeviceK(device, chunking, 0, chunking.chunks());
+}
+
+DeviceK allocateDeviceK(vk::Device& device, KChunking chunking, std::uint32_t firstChunk, std::uint32_t endChunk) {
     // The chunking is never adapted to the device: its tables, and so the results, would depend
     // on the machine.
     if (chunking.chunkBytes(0) > device.maxAllocationBytes())
@@ -40,14 +44,16 @@ DeviceK allocateDeviceK(vk::Device& device, KChunking chunking) {
                          " (" + std::to_string(device.maxAllocationBytes() >> 20) + " MiB); use a smaller --chunk-mb");
     DeviceK K;
     K.chunking = chunking;
-    for (std::uint32_t c = 0; c < chunking.chunks(); ++c) {
+    for (std::uint32_t c = firstChunk; c < endChunk; ++c) {
         K.chunkIds.push_back(c);
         K.buffers.emplace_back(device, chunking.chunkBytes(c), vk::kStorageUsage,
                                vk::MemoryKind::Device,
                                "K rows " + std::to_string(chunking.rowBegin(c)) + ".." +
                                    std::to_string(chunking.rowEnd(c)));
-        vk::fillZero(device, K.buffers.back());
     }
+    device.submitAndWait([&](VkCommandBuffer cmd) { // zeroed in one submission
+        for (const vk::Buffer& b : K.buffers) device.vk().vkCmdFillBuffer(cmd, b.handle(), 0, VK_WHOLE_SIZE, 0);
+    });
     return K;
 }
 
@@ -81,6 +87,7 @@ VisibilityStats formFactorDiagnosticsDevice(vk::Device& device, const GpuGeometr
     GpuCounters clamped(device, 1, "clamp counter");
     vk::Buffer rowSums(device, std::uint64_t(ch.n) * sizeof(float), vk::kStorageUsage,
                        vk::MemoryKind::Device, "form-factor row sums");
+    vk::fillZero(device, rowSums); // the rows of chunks K does not hold (an MPI rank's K) stay 0
     shared::FormFactorPush p{};
     p.triangles = geometry.triangles.address();
     p.rowSums = rowSums.address();

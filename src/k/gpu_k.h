@@ -44,6 +44,8 @@ struct DeviceK {
 // Every chunk, zeroed, as fp32 or fp16 (what the visibility pass writes). Throws InputError
 // when a chunk would not fit one allocation of the device (the chunking never adapts to it).
 DeviceK allocateDeviceK(vk::Device& device, KChunking chunking);
+// The same for chunks [firstChunk, endChunk) only (an MPI rank's rows).
+DeviceK allocateDeviceK(vk::Device& device, KChunking chunking, std::uint32_t firstChunk, std::uint32_t endChunk);
 
 // uint64_t per chunk index: the address of the chunk this device holds, 0 for the others.
 vk::Buffer chunkAddressTable(vk::Device& device, const DeviceK& K);
@@ -52,11 +54,12 @@ struct KErrors {
     double sumSquared = 0.0;
     double maxAbs = 0.0;
 };
-// Re-encodes a resident fp32 K (every chunk) in `format`: the logarithmic formats on the device
+// Re-encodes a resident fp32 K (every chunk; the logarithmic formats also a rank's chunks) in
+// `format`: the logarithmic formats on the device
 // (k/vulkan_log_encode.h), lutrange on the host (it sorts each chunk). Errors against fp32.
 KErrors compressDeviceK(vk::Device& device, DeviceK& K, KFormat format);
 
-// Energy diagnostics of a resident K (every chunk), by shaders/formfactor_sums.comp.
+// Energy diagnostics of a resident K (of the rows it holds), by shaders/formfactor_sums.comp.
 VisibilityStats formFactorDiagnosticsDevice(vk::Device& device, const GpuGeometry& geometry,
                                             const DeviceK& K);
 

@@ -91,10 +91,7 @@ KPlan planK(KChunking chunking, const std::vector<DeviceBudget>& devices, Stream
         allChunks && D == 1 && !p.anyStreamed() && devices[0].fixedBytes + fp32Bytes <= devices[0].budgetBytes;
     p.hostAssembled = allChunks && !inPlace && fp32Bytes <= hostBudgetBytes;
     p.whereItLives = !inPlace && !p.hostAssembled;
-    if (!allChunks)
-        spdlog::info("K computed where it lives: each device casts the full rows of its chunks of this rank's "
-                     "chunks {} to {}", firstChunk, endChunk);
-    else if (p.whereItLives)
+    if (allChunks && p.whereItLives)
         spdlog::info("K computed where it lives: fp32 K ({} MiB) exceeds the host memory for assembling it ({} MiB, "
                      "--max-host-mb); each device casts the full rows of its chunks, every pair twice",
                      fp32Bytes >> 20, hostBudgetBytes >> 20);

@@ -55,7 +55,8 @@ std::uint64_t defaultHostBudgetBytes();
 // Throws InputError when --stream never cannot hold K, or Error when not even the streaming
 // buffers fit. `hostBudgetBytes` bounds an assembly of fp32 K in host memory (--max-host-mb).
 // Only chunks [firstChunk, endChunk) are this process's (an MPI rank's rows, k/row_share.h);
-// then K is computed where it lives.
+// then the plan says where it lives, and the ranks may still agree to cast each pair once and
+// assemble their rows in host memory (visibility/vulkan_visibility_ranks.h).
 KPlan planK(KChunking chunking, const std::vector<DeviceBudget>& devices, StreamMode mode,
             std::uint64_t hostBudgetBytes, std::uint32_t firstChunk = 0, std::uint32_t endChunk = UINT32_MAX);
 

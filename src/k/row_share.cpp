@@ -16,4 +16,15 @@ RowShare::RowShare(const KChunking& chunking, const Ranks& ranks) : ranks_(ranks
     first_.push_back(chunking.chunks());
 }
 
+RowShare::PairBlock RowShare::pairBlock(int tracer, int other) const {
+    const int lo = std::min(tracer, other), hi = std::max(tracer, other);
+    const std::uint32_t a = rowBegin(lo), b = rowEnd(lo), middle = rowOfChunk(partChunk(lo, 1, 2));
+    PairBlock out;
+    out.i0 = tracer == lo ? a : middle;
+    out.i1 = tracer == lo ? middle : b;
+    out.j0 = rowBegin(hi);
+    out.j1 = rowEnd(hi);
+    return out;
+}
+
 } // namespace rsim

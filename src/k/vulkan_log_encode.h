@@ -6,7 +6,7 @@
 
 namespace rsim {
 
-// K (fp32, every chunk held) becomes `format` (lut8-log or lut4-log), chunk by chunk, freeing each
+// K (fp32: every chunk, or an MPI rank's chunks) becomes `format` (lut8-log or lut4-log), chunk by chunk, freeing each
 // fp32 chunk as soon as its encoded copy exists. Codes equal encodeChunk()'s on the host, bit for
 // bit.
 KErrors encodeLogKVulkan(vk::Device& device, DeviceK& K, KFormat format);

@@ -176,10 +176,20 @@ std::vector<std::vector<float>> Ranks::alltoall(std::vector<std::vector<float>> 
     if (sendTo.size() != std::size_t(size_)) throw Error("internal: an alltoall without a part for every rank");
     std::vector<std::vector<float>> out(sendTo.size());
     out[std::size_t(rank_)] = std::move(sendTo[std::size_t(rank_)]);
+    alltoallInto(sendTo, [&](int r, std::size_t count) {
+        out[std::size_t(r)].resize(count);
+        return out[std::size_t(r)].data();
+    });
+    return out;
+}
+
+void Ranks::alltoallInto(const std::vector<std::vector<float>>& sendTo,
+                         [[maybe_unused]] const std::function<float*(int, std::size_t)>& into) const {
+    if (sendTo.size() != std::size_t(size_)) throw Error("internal: an alltoall without a part for every rank");
 #ifdef RSIM_HAVE_MPI
     if (mpi_) {
-        // Each part goes straight from its vector into the receiver's, in messages of at most
-        // pieceBytes() (no packed copy of all parts, no int counts over 2^31).
+        // Each part goes straight from its vector to where the receiver wants it, in messages of
+        // at most pieceBytes() (no packed copy of all parts, no int counts over 2^31).
         const std::size_t R = std::size_t(size_), me = std::size_t(rank_);
         std::vector<std::uint64_t> sendCounts(R), recvCounts(R);
         for (std::size_t r = 0; r < R; ++r) sendCounts[r] = r == me ? 0 : sendTo[r].size();
@@ -189,9 +199,9 @@ std::vector<std::vector<float>> Ranks::alltoall(std::vector<std::vector<float>> 
         std::vector<MPI_Request> requests;
         for (std::size_t r = 0; r < R; ++r) {
             if (r == me) continue;
-            out[r].resize(recvCounts[r]);
+            float* target = into(int(r), recvCounts[r]);
             for (std::size_t at = 0, tag = 0; at < recvCounts[r]; at += piece, ++tag)
-                check(MPI_Irecv(out[r].data() + at, int(std::min<std::size_t>(piece, recvCounts[r] - at)), MPI_FLOAT,
+                check(MPI_Irecv(target + at, int(std::min<std::size_t>(piece, recvCounts[r] - at)), MPI_FLOAT,
                                 int(r), int(tag % 32768), MPI_COMM_WORLD, &requests.emplace_back()),
                       "MPI_Irecv");
         }
@@ -205,7 +215,6 @@ std::vector<std::vector<float>> Ranks::alltoall(std::vector<std::vector<float>> 
         check(MPI_Waitall(int(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
     }
 #endif
-    return out;
 }
 
 namespace {

@@ -7,6 +7,7 @@
 // is a copy.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -33,6 +34,10 @@ public:
     // is moved across). Like every collective here, in messages of at most 1 GiB (MPI's counts
     // are int; RSIM_MPI_PIECE_BYTES lowers the piece for tests), so no part is too large.
     std::vector<std::vector<float>> alltoall(std::vector<std::vector<float>> sendTo) const;
+    // The same, what rank r sends received at into(r, count) (count floats; a rank never asks
+    // for its own part); the storage stays the caller's (e.g. memory a device copies from).
+    void alltoallInto(const std::vector<std::vector<float>>& sendTo,
+                      const std::function<float*(int, std::size_t)>& into) const;
     // Each element summed (maximised, minimised) over the ranks, on every rank.
     void sum(std::vector<std::uint64_t>& values) const;
     void sum(std::vector<double>& values) const;

@@ -93,25 +93,16 @@ float kernelEntry(const PreparedScene& s, const KSettings& c, std::size_t i, std
 
 namespace {
 
-// Row-block mode: the pairs (i, j) between the rows of two ranks lo < hi, every i of lo's rows
-// below every j of hi's, are cut in two by lo's rows: lo traces the first half of its rows
-// against all of hi's, hi the second half. So each pair is traced once in the job and every rank
-// traces about as many pairs as the others (its own block's upper triangle and half of a block
-// per other rank). The values go to the other rank: rows (i - i0) of (j1 - j0) values.
-struct PairBlock {
-    std::uint32_t i0 = 0, i1 = 0, j0 = 0, j1 = 0;
+// Row-block mode: a block of pairs this rank traces with another (RowShare::pairBlock), and
+// their values for the other rank: rows (i - i0) of (j1 - j0) values.
+struct PairBlock : RowShare::PairBlock {
     std::vector<float> values;
     std::size_t at(std::uint32_t i, std::uint32_t j) const { return std::size_t(i - i0) * (j1 - j0) + (j - j0); }
 };
 
 PairBlock tracedBy(const RowShare& share, int tracer, int other) {
-    const int lo = std::min(tracer, other), hi = std::max(tracer, other);
-    const std::uint32_t a = share.rowBegin(lo), b = share.rowEnd(lo), middle = a + (b - a) / 2;
     PairBlock out;
-    out.i0 = tracer == lo ? a : middle;
-    out.i1 = tracer == lo ? middle : b;
-    out.j0 = share.rowBegin(hi);
-    out.j1 = share.rowEnd(hi);
+    static_cast<RowShare::PairBlock&>(out) = share.pairBlock(tracer, other);
     return out;
 }
 

@@ -14,22 +14,29 @@ namespace rsim {
 namespace {
 // Splits rows [rowBegin, rowEnd) (pairs i < j, or every column with RSIM_K_FULL_ROWS) into
 // launches within the device's limits and calls launch(push, width, rows, pairs) for each.
+// Columns [push.colBegin, push.colEnd) only (all of them for the whole rows).
 template <class Launch>
 void forEachVisibilityLaunch(vk::Device& device, shared::VisibilityPush push, std::uint32_t rowBegin,
                              std::uint32_t rowEnd, Launch launch) {
-    const std::uint32_t n = push.n;
+    const std::uint32_t colLo = push.colBegin, colHi = std::min(push.colEnd, push.n);
     const bool full = push.mirror == shared::RSIM_K_FULL_ROWS; // every column, not only j > i
-    if (!full) rowEnd = std::min(rowEnd, n - 1);              // the last row has no pair i < j
+    if (!full) rowEnd = std::min(rowEnd, colHi == 0 ? 0 : colHi - 1); // no pair i < j beyond
     const std::uint64_t maxItems = visibilityPairsPerLaunch(device);
     for (std::uint32_t row = rowBegin; row < rowEnd;) {
-        const std::uint32_t width = full ? n : n - (row + 1);
+        const std::uint32_t first = full ? colLo : std::max(colLo, row + 1);
+        if (first >= colHi) break; // later rows start further right
+        const std::uint32_t width = colHi - first;
         const std::uint32_t rows = std::uint32_t(std::clamp<std::uint64_t>(
             maxItems / width, 1, std::min<std::uint64_t>(device.limits().maxComputeWorkGroupCount[1], rowEnd - row)));
         push.rowBegin = row;
         push.rowEnd = row + rows;
-        push.colBegin = full ? 0 : row + 1;
+        push.colBegin = first;
         std::uint64_t pairs = 0; // elements computed (a pair twice with full rows)
-        for (std::uint32_t r = row; r < row + rows; ++r) pairs += full ? n - 1 : n - 1 - r;
+        for (std::uint32_t r = row; r < row + rows; ++r) {
+            const std::uint32_t from = full ? colLo : std::max(colLo, r + 1);
+            const bool diagonal = full && r >= colLo && r < colHi;
+            pairs += from < colHi ? colHi - from - (diagonal ? 1 : 0) : 0;
+        }
         launch(push, width, rows, pairs);
         row += rows;
     }
@@ -55,6 +62,8 @@ shared::VisibilityPush visibilityPush(const GpuGeometry& geometry, const Prepare
     push.shaftPrims = geometry.shaftPrims.address();
     push.shaftEps = shaftEps(prepared);
     push.clearPairs = k.clearPairsByFormula && k.estimator != KEstimator::Area ? 1u : 0u;
+    push.colBegin = 0;
+    push.colEnd = geometry.n;
     return push;
 }
 

@@ -54,7 +54,7 @@ std::uint64_t visibilityPairsPerLaunch(vk::Device& device);
 
 // Casts the visibility rays of rows [rowBegin, rowEnd) (pairs i < j), in launches the device's
 // limits allow, one blocking submission each; `push` has everything but the row range and the
-// near list.
+// near list, and the column range: [push.colBegin, push.colEnd) (visibilityPush: all).
 void castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines, shared::VisibilityPush push,
                         std::uint32_t rowBegin, std::uint32_t rowEnd, const VisibilityLists& lists,
                         Progress& progress);

@@ -4,7 +4,8 @@
 # gives bit for bit the results of one process on the CPU backend (the medium room with 2 ranks,
 # the tiny room with 2 and 3, one pose and a batch), and on a Vulkan device (lavapipe in CI)
 # agrees with one process within rsim compare's tolerances (the far sums are combined over
-# 16 steps instead of 8: other fp32 rounding); ranks started with different settings, or a rank
+# 16 steps instead of 8: other fp32 rounding) with the same K, each pair cast once in the job
+# (or, with several devices per rank, the full rows of its chunks); ranks started with different settings, or a rank
 # that cannot start, end the job in seconds with a message naming the rank, and leave no results;
 # so do ranks with and without a poses file, or with other meshes. Collectives in small pieces
 # give the same results.
@@ -21,6 +22,18 @@ same() { # $1, $2: results directories of one pose; the sensor signal too, to th
   cmp "$1/triangles.csv" "$2/triangles.csv"
   "$rsim" compare "$1" "$2" --tol-m 0 >"$work/compare.txt"
   grep -q "sensor_signal_fwd .* 0 of peak" "$work/compare.txt" || { cat "$work/compare.txt"; exit 1; }
+}
+same_k() { # $1, $2: results of one process and of ranks on Vulkan; $3: rays (as many) or more-rays
+  python3 - "$1/summary.json" "$2/summary.json" "$3" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+for key in ("candidate_pairs", "nonzero_pairs", "clamped_form_factors", "rows_with_form_factor_sum_over_1"):
+    assert a["counts"][key] == b["counts"][key], (key, a["counts"][key], b["counts"][key])
+# One process sums the rows in fp32 on its device, the ranks in double on the host.
+assert abs(a["max_form_factor_row_sum"] - b["max_form_factor_row_sum"]) < 1e-6, (a["max_form_factor_row_sum"], b["max_form_factor_row_sum"])
+ra, rb = a["rays"]["visibility"], b["rays"]["visibility"]
+assert (ra == rb) if sys.argv[3] == "rays" else (rb > ra), (sys.argv[3], ra, rb)
+PY
 }
 # 32 chunks of 18 rows: ranks own 11 + 11 + 10 chunks, or 16 + 16.
 "$rsim" run "$tiny" $opts --chunk-mb 0.01 -o "$work/one"
@@ -68,7 +81,15 @@ if "$rsim" devices 2>/dev/null | grep -q "usable:     yes"; then
       { cat "$work/vk$n.log"; exit 1; }
     grep -q '"split": "rows"' "$work/vk-rows$n/summary.json"
     "$rsim" compare "$work/vk-one" "$work/vk-rows$n" -q >/dev/null || "$rsim" compare "$work/vk-one" "$work/vk-rows$n"
+    # Each pair cast once in the job: the rays and pairs of one process, and its K (row sums).
+    same_k "$work/vk-one" "$work/vk-rows$n" rays
   done
+  # Ranks with two device slots each cast the full rows of their chunks instead (the pairs
+  # between two ranks' rows twice): more rays, the same K.
+  timeout 300 "$mpiexec" --oversubscribe -np 2 "$rsim" run "$tiny" $vopts --devices 0,0 -o "$work/vk-lives" \
+    >"$work/vk-lives.log" 2>&1 || { cat "$work/vk-lives.log"; exit 1; }
+  grep -q "each device casts the full rows of its chunks" "$work/vk-lives.log" || { cat "$work/vk-lives.log"; exit 1; }
+  same_k "$work/vk-one" "$work/vk-lives" more-rays
   # Rank 0 streams K and rank 1 keeps it resident on two slots of the device: the ranks agree
   # on the steps per pass and on how they exchange.
   timeout 300 "$mpiexec" --oversubscribe -np 1 "$rsim" run "$tiny" $vopts --stream always -o "$work/vk-mixed" : \

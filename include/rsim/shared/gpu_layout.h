@@ -132,6 +132,7 @@ struct VisibilityPush {
     float shaftEps;      // touching tolerance of the shafts, m
     uint clearPairs;     // 1: pairs nothing can occlude take rsimClearPairValue, no rays
     uint facingWidth;    // RSIM_VIS_PAIRS: invocation (x, y) takes listed pair y * facingWidth + x, x < facingWidth
+    uint colEnd;         // the launch's columns are [colBegin, colEnd) (n: to the last)
     uint64_t facingList; // FacingListHeader, then the launch's facing pairs (RSIM_VIS_PAIRS reads them)
 };
 

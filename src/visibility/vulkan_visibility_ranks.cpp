@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+#include "visibility/vulkan_visibility_ranks.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <future>
+#include <memory>
+
+#include <spdlog/spdlog.h>
+
+#include "k/k_diagnostics.h"
+#include "util/error.h"
+#include "util/progress.h"
+#include "util/timer.h"
+#include "visibility/vulkan_visibility.h"
+#include "vulkan/ray_pass.h"
+#include "vulkan/timeline.h"
+
+namespace rsim {
+namespace {
+
+// A piece of what rank `tracer` sends rank `receiver`: columns [col0, col1) of the receiver's
+// chunk `chunk`, all its rows, as the chunk stores them ([j][i - rowBegin]), so that the
+// receiver copies it into place as it is.
+struct Region {
+    std::uint32_t chunk, col0, col1;
+    std::uint64_t elements(const KChunking& ch) const { return std::uint64_t(col1 - col0) * ch.rows(chunk); }
+};
+
+// The block `tracer` casts with `receiver` (RowShare::pairBlock), seen from the receiver's
+// chunks: the lower rank's rows against the higher's, so the receiver's chunks are the block's
+// columns when it is the higher rank, and its rows when it is the lower.
+std::vector<Region> regions(const RowShare& share, int tracer, int receiver) {
+    const RowShare::PairBlock b = share.pairBlock(tracer, receiver);
+    const KChunking& ch = share.chunking();
+    std::vector<Region> out;
+    const bool receiverHigh = receiver > tracer;
+    const std::uint32_t r0 = receiverHigh ? b.j0 : b.i0, r1 = receiverHigh ? b.j1 : b.i1;
+    const std::uint32_t c0 = receiverHigh ? b.i0 : b.j0, c1 = receiverHigh ? b.i1 : b.j1;
+    if (r0 >= r1 || c0 >= c1) return out;
+    for (std::uint32_t c = ch.chunkOf(r0); c < ch.chunks() && ch.rowBegin(c) < r1; ++c) out.push_back({c, c0, c1});
+    return out;
+}
+
+// One cast: rows [rowBegin, rowEnd) against columns [colBegin, colEnd), pairs i < j, both K_ij
+// and K_ji stored; the side in chunk `foreign` (another rank's) goes to a scratch chunk whose
+// region [col0, col1) comes back to the host.
+struct Cast {
+    std::uint32_t rowBegin, rowEnd, colBegin, colEnd;
+    bool hasForeign = false;
+    Region foreign{};
+    int receiver = -1;
+    std::uint64_t sendOffset = 0; // where its region goes in the message to `receiver`
+};
+
+constexpr std::uint32_t kSlots = 2;
+
+} // namespace
+
+std::uint64_t rankAssemblyDeviceBytes(const RowShare& share) {
+    const KChunking& ch = share.chunking();
+    const std::uint64_t rows = share.rowEnd() - share.rowBegin();
+    return (rows * ch.n + kSlots * std::uint64_t(ch.rowsPerChunk) * ch.n) * 4;
+}
+
+RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedScene& prepared,
+                                    const KSettings& settings, const KPlan& plan, const RowShare& share) {
+    vk::Device& dev = *vd.device;
+    const KChunking ch = plan.chunking.as(KFormat::Fp32);
+    const int me = share.rank(), R = share.count();
+    const std::uint32_t R0 = share.rowBegin(), R1 = share.rowEnd();
+    RankAssembledK out;
+    Stopwatch allocation;
+    out.K = allocateDeviceK(dev, ch, share.firstChunk(), share.endChunk());
+    spdlog::debug("rank {}: {} chunk(s) of fp32 K allocated on {} in {:.3f} s", me, out.K.chunkIds.size(), dev.label(),
+                  allocation.seconds());
+
+    // The casts: first the halves that go to other ranks (their regions come back one by one),
+    // then this rank's own block, which the device casts while the ranks swap the halves.
+    std::vector<Cast> casts;
+    std::vector<std::vector<float>> sendTo(static_cast<std::size_t>(R));
+    std::uint64_t pairs = std::uint64_t(R1 - R0) * (R1 > R0 ? R1 - R0 - 1 : 0) / 2;
+    for (int r = 0; r < R; ++r) {
+        if (r == me) continue;
+        std::uint64_t offset = 0;
+        for (const Region& g : regions(share, me, r)) {
+            Cast c{};
+            const std::uint32_t f0 = ch.rowBegin(g.chunk), f1 = ch.rowEnd(g.chunk);
+            if (r > me) c = {g.col0, g.col1, f0, f1}; // this rank's rows, then r's chunk
+            else c = {f0, f1, g.col0, g.col1};        // r's chunk, then this rank's rows
+            c.hasForeign = true;
+            c.foreign = g;
+            c.receiver = r;
+            c.sendOffset = offset;
+            offset += g.elements(ch);
+            pairs += std::uint64_t(c.rowEnd - c.rowBegin) * (c.colEnd - c.colBegin);
+            casts.push_back(c);
+        }
+        sendTo[std::size_t(r)].resize(offset);
+    }
+    for (std::uint32_t c = share.firstChunk(); c < share.endChunk(); ++c)
+        casts.push_back({ch.rowBegin(c), ch.rowEnd(c), R0, R1});
+
+    // Per slot: a scratch chunk, its readback, its lists, and a table of chunk addresses (this
+    // rank's chunks, and the scratch at the index of the foreign chunk of the slot's cast).
+    const std::uint64_t scratchBytes = ch.largestChunkBytes();
+    std::vector<std::uint64_t> home(ch.chunks(), 0);
+    for (std::size_t x = 0; x < out.K.chunkIds.size(); ++x) home[out.K.chunkIds[x]] = out.K.buffers[x].address();
+    struct Slot {
+        vk::Buffer scratch, readback, table;
+        std::unique_ptr<VisibilityLists> lists;
+    };
+    std::array<Slot, kSlots> slots;
+    for (std::uint32_t s = 0; s < kSlots; ++s) {
+        const std::string tag = std::to_string(s);
+        slots[s].scratch = vk::Buffer(dev, scratchBytes, vk::kStorageUsage, vk::MemoryKind::Device,
+                                      "K scratch chunk (fp32), slot " + tag);
+        slots[s].readback = vk::Buffer(dev, scratchBytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryKind::Readback,
+                                       "K scratch readback, slot " + tag);
+        slots[s].table = vk::makeStorage(dev, home, "K chunk addresses, slot " + tag);
+        slots[s].lists = std::make_unique<VisibilityLists>(dev, visibilityPairsPerLaunch(dev), ch.n, "visibility lists");
+    }
+    const VisibilityPipelines pipelines = makeVisibilityPipelines(dev, settings, *vd.accel);
+    GpuCounters counters(dev, kVisibilityCounters, "visibility counters");
+    shared::VisibilityPush push = visibilityPush(*vd.geometry, prepared, settings);
+    push.stats = counters.address();
+    push.rowsPerChunk = ch.rowsPerChunk;
+    push.kStorage = shared::RSIM_K_FP32;
+    push.mirror = shared::RSIM_K_MIRRORED;
+    vk::TimelineSemaphore done(dev, "rank casts");
+
+    auto submit = [&](std::size_t k) {
+        const Cast& c = casts[k];
+        const Slot& s = slots[k % kSlots];
+        shared::VisibilityPush p = push;
+        p.kChunks = s.table.address();
+        p.colBegin = c.colBegin;
+        p.colEnd = c.colEnd;
+        done.submit(false, [&](VkCommandBuffer cmd) {
+            vk::computeBarrier(dev, cmd); // after the copy that last read this slot
+            if (c.hasForeign) {
+                dev.vk().vkCmdFillBuffer(cmd, s.scratch.handle(), 0, VK_WHOLE_SIZE, 0);
+                const std::uint64_t address = s.scratch.address();
+                dev.vk().vkCmdUpdateBuffer(cmd, s.table.handle(), std::uint64_t(c.foreign.chunk) * 8, 8, &address);
+                vk::computeBarrier(dev, cmd);
+            }
+            recordVisibilityRows(dev, pipelines, p, c.rowBegin, c.rowEnd, *s.lists, cmd);
+            vk::computeBarrier(dev, cmd);
+            if (c.hasForeign) {
+                const std::uint64_t rows = ch.rows(c.foreign.chunk), at = std::uint64_t(c.foreign.col0) * rows * 4;
+                const VkBufferCopy region{at, 0, c.foreign.elements(ch) * 4};
+                dev.vk().vkCmdCopyBuffer(cmd, s.scratch.handle(), s.readback.handle(), 1, &region);
+                // The table again as the other slots' casts expect it.
+                dev.vk().vkCmdUpdateBuffer(cmd, s.table.handle(), std::uint64_t(c.foreign.chunk) * 8, 8,
+                                           &home[c.foreign.chunk]);
+                VkMemoryBarrier toHost{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+                toHost.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+                toHost.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+                dev.vk().vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
+                                              &toHost, 0, nullptr, 0, nullptr);
+            }
+        });
+    };
+
+    // What the other ranks cast for this rank's chunks arrives in pinned memory the device copies
+    // from, allocated while the device casts (a large pinned allocation takes a while).
+    std::vector<std::vector<Region>> from(static_cast<std::size_t>(R));
+    std::vector<std::uint64_t> fromAt(static_cast<std::size_t>(R) + 1, 0);
+    for (int r = 0; r < R; ++r) {
+        std::uint64_t elements = 0;
+        if (r != me) from[std::size_t(r)] = regions(share, r, me);
+        for (const Region& g : from[std::size_t(r)]) elements += g.elements(ch);
+        fromAt[std::size_t(r) + 1] = fromAt[std::size_t(r)] + elements;
+    }
+    const std::uint64_t total = fromAt[std::size_t(R)];
+    vk::Buffer halves; // before `done` below: destroyed after every copy from it has finished
+    std::future<vk::Buffer> staging = std::async(std::launch::async, [&dev, total] {
+        return total ? vk::Buffer(dev, total * 4, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryKind::Upload,
+                                  "K halves from other ranks")
+                     : vk::Buffer();
+    });
+    spdlog::debug("rank {}: K's rows {} to {} allocated in fp32, {} casts of half blocks for {} other rank(s)", me, R0,
+                  R1, std::count_if(casts.begin(), casts.end(), [](const Cast& c) { return c.hasForeign; }), R - 1);
+    Progress progress("visibility", pairs, "pairs");
+    Stopwatch sw;
+    std::size_t foreignCasts = 0;
+    while (foreignCasts < casts.size() && casts[foreignCasts].hasForeign) ++foreignCasts;
+    // The halves: cast k + 1 runs while the host copies cast k's region out.
+    if (foreignCasts > 0) submit(0);
+    for (std::size_t k = 0; k < foreignCasts; ++k) {
+        if (k + 1 < foreignCasts) submit(k + 1);
+        done.wait(k + 1);
+        dev.reclaim();
+        const Cast& c = casts[k];
+        std::memcpy(sendTo[std::size_t(c.receiver)].data() + c.sendOffset, slots[k % kSlots].readback.mapped(),
+                    c.foreign.elements(ch) * 4);
+        progress.add(std::uint64_t(c.rowEnd - c.rowBegin) * (c.colEnd - c.colBegin));
+    }
+    spdlog::debug("rank {}: half blocks cast and read back in {:.3f} s", me, sw.seconds());
+    // This rank's block on the device; meanwhile the swap, and what the other ranks cast for this
+    // rank's chunks staged and copied into place (other elements than the block's).
+    for (std::size_t k = foreignCasts; k < casts.size(); ++k) submit(k);
+    halves = staging.get();
+    Stopwatch swap;
+    share.ranks().alltoallInto(sendTo, [&](int r, std::size_t count) {
+        if (count != fromAt[std::size_t(r) + 1] - fromAt[std::size_t(r)])
+            throw Error("internal: rank " + std::to_string(r) + " sent a block of K of another size");
+        return static_cast<float*>(halves.mapped()) + fromAt[std::size_t(r)];
+    });
+    out.exchangeSeconds = swap.seconds();
+    spdlog::debug("rank {}: half blocks swapped in {:.3f} s", me, out.exchangeSeconds);
+    sendTo.clear();
+    if (total > 0)
+        done.submit(false, [&](VkCommandBuffer cmd) {
+            for (int r = 0; r < R; ++r) {
+                std::uint64_t at = fromAt[std::size_t(r)];
+                for (const Region& g : from[std::size_t(r)]) {
+                    const VkBufferCopy region{at * 4, std::uint64_t(g.col0) * ch.rows(g.chunk) * 4, g.elements(ch) * 4};
+                    dev.vk().vkCmdCopyBuffer(cmd, halves.handle(), out.K.buffers[g.chunk - share.firstChunk()].handle(),
+                                             1, &region);
+                    at += g.elements(ch);
+                }
+            }
+        });
+    spdlog::debug("rank {}: {:.1f} MiB of other ranks' halves on their way to the device", me,
+                  double(total) * 4 / 1048576.0);
+    done.waitAll();
+    dev.reclaim();
+    out.raySeconds = sw.seconds();
+    spdlog::debug("rank {}: own block cast, halves in place, {:.3f} s after the first cast", me, out.raySeconds);
+    progress.add(std::uint64_t(R1 - R0) * (R1 > R0 ? R1 - R0 - 1 : 0) / 2);
+    progress.finish();
+
+    sw = Stopwatch();
+    out.errors = compressDeviceK(dev, out.K, plan.chunking.format);
+    out.compressSeconds = sw.seconds();
+    out.stats = visibilityCounts(counters);
+    setEnergy(out.stats, formFactorDiagnosticsDevice(dev, *vd.geometry, out.K));
+    return out;
+}
+
+} // namespace rsim

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
-#include <future>
 #include <memory>
 
 #include <spdlog/spdlog.h>
@@ -163,8 +162,7 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
         });
     };
 
-    // What the other ranks cast for this rank's chunks arrives in pinned memory the device copies
-    // from, allocated while the device casts (a large pinned allocation takes a while).
+    // What the other ranks cast for this rank's chunks: where each rank's part begins.
     std::vector<std::vector<Region>> from(static_cast<std::size_t>(R));
     std::vector<std::uint64_t> fromAt(static_cast<std::size_t>(R) + 1, 0);
     for (int r = 0; r < R; ++r) {
@@ -175,11 +173,6 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     }
     const std::uint64_t total = fromAt[std::size_t(R)];
     vk::Buffer halves; // before `done` below: destroyed after every copy from it has finished
-    std::future<vk::Buffer> staging = std::async(std::launch::async, [&dev, total] {
-        return total ? vk::Buffer(dev, total * 4, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryKind::Upload,
-                                  "K halves from other ranks")
-                     : vk::Buffer();
-    });
     spdlog::debug("rank {}: K's rows {} to {} allocated in fp32, {} casts of half blocks for {} other rank(s)", me, R0,
                   R1, std::count_if(casts.begin(), casts.end(), [](const Cast& c) { return c.hasForeign; }), R - 1);
     Progress progress("visibility", pairs, "pairs");
@@ -201,7 +194,11 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     // This rank's block on the device; meanwhile the swap, and what the other ranks cast for this
     // rank's chunks staged and copied into place (other elements than the block's).
     for (std::size_t k = foreignCasts; k < casts.size(); ++k) submit(k);
-    halves = staging.get();
+    // The other ranks' halves arrive in pinned memory the device copies from. (Allocated on
+    // another thread during the half blocks' casts instead, it slowed them by more than it took.)
+    if (total > 0)
+        halves = vk::Buffer(dev, total * 4, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryKind::Upload,
+                            "K halves from other ranks");
     Stopwatch swap;
     share.ranks().alltoallInto(sendTo, [&](int r, std::size_t count) {
         if (count != fromAt[std::size_t(r) + 1] - fromAt[std::size_t(r)])

@@ -24,6 +24,19 @@ bool launchedByMpi() {
 }
 
 #ifdef RSIM_HAVE_MPI
+// Open MPI on one host: its shared-memory transport (pml ob1, btl self and vader) unless the
+// user chose one. UCX, which Open MPI prefers where it is built in, took 0.2 s more of every
+// job's MPI_Init on one host and moves nothing faster there (docs/benchmarks.md, "Two ranks
+// against two devices"). mpirun tells each rank how many of the job's ranks share its host.
+void preferSharedMemoryOnOneHost() {
+    const char* size = std::getenv("OMPI_COMM_WORLD_SIZE");
+    const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    if (!size || !local || std::strcmp(size, local) != 0) return;
+    if (std::getenv("OMPI_MCA_pml") || std::getenv("OMPI_MCA_btl")) return;
+    setenv("OMPI_MCA_pml", "ob1", 0);
+    setenv("OMPI_MCA_btl", "self,vader", 0);
+}
+
 void check(int code, const char* what) {
     if (code != MPI_SUCCESS) throw Error(std::string("MPI: ") + what + " failed");
 }
@@ -47,6 +60,7 @@ bool builtWithMpi() {
 Ranks::Ranks() {
 #ifdef RSIM_HAVE_MPI
     if (!launchedByMpi()) return;
+    preferSharedMemoryOnOneHost();
     // Worker threads never call MPI; the main thread does while they run (transport/row_exchange.h).
     int provided = 0;
     check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");

@@ -535,10 +535,7 @@ private:
         out.details.emplace_back("visibility_rays", v.raySeconds);
         out.details.emplace_back("visibility_host_allocation", v.allocationSeconds);
         out.details.emplace_back("visibility_host_assembly", v.assemblySeconds);
-        if (k.formatErrors) spdlog::warn("--kij-errors is only computed when one device holds fp32 K; not reported");
-        const double n = double(plan.chunking.n);
-        out.storage.rmsError = std::sqrt(K.sumSquaredError() / (n * n));
-        out.storage.maxAbsError = K.maxAbsError();
+        noteEncodingErrors(k, plan.chunking.n, KErrors{K.sumSquaredError(), K.maxAbsError()}, out);
         Stopwatch sw;
         // K is not needed here once placed: each chunk's words go as soon as they are on their
         // device (or in its pinned memory), so that a streamed K is not held twice.
@@ -547,6 +544,14 @@ private:
         });
         out.details.emplace_back("k_placement", sw.seconds());
         return parts;
+    }
+
+    // The encoding's errors against fp32 of K computed in parts (no fp32 K in one place to report
+    // --kij-errors from).
+    static void noteEncodingErrors(const KSettings& k, std::uint32_t n, const KErrors& e, VisibilityOutcome& out) {
+        if (k.formatErrors) spdlog::warn("--kij-errors is only computed when one device holds fp32 K; not reported");
+        out.storage.rmsError = std::sqrt(e.sumSquared / (double(n) * double(n)));
+        out.storage.maxAbsError = e.maxAbs;
     }
 
     // Row-block mode: whether the ranks cast each pair once and swap half blocks, each on its one
@@ -582,10 +587,7 @@ private:
         out.compressSeconds = v.compressSeconds;
         out.details.emplace_back("visibility_rays", v.raySeconds);
         out.details.emplace_back("visibility_rank_exchange", v.exchangeSeconds);
-        if (k.formatErrors) spdlog::warn("--kij-errors is only computed when one device holds fp32 K; not reported");
-        const double n = double(plan.chunking.n);
-        out.storage.rmsError = std::sqrt(v.errors.sumSquared / (n * n));
-        out.storage.maxAbsError = v.errors.maxAbs;
+        noteEncodingErrors(k, plan.chunking.n, v.errors, out);
         std::vector<DeviceK> parts;
         parts.push_back(std::move(v.K));
         return parts;
@@ -603,10 +605,7 @@ private:
         out.details.emplace_back("visibility_host_encode", v.encodeSeconds);
         out.details.emplace_back("visibility_host_row_sums", v.rowSumSeconds);
         out.details.emplace_back("visibility_host_place", v.placeSeconds);
-        if (k.formatErrors) spdlog::warn("--kij-errors is only computed when one device holds fp32 K; not reported");
-        const double n = double(plan.chunking.n);
-        out.storage.rmsError = std::sqrt(v.errors.sumSquared / (n * n));
-        out.storage.maxAbsError = v.errors.maxAbs;
+        noteEncodingErrors(k, plan.chunking.n, v.errors, out);
         return std::move(v.parts);
     }
 

@@ -16,9 +16,10 @@ RowShare::RowShare(const KChunking& chunking, const Ranks& ranks) : ranks_(ranks
     first_.push_back(chunking.chunks());
 }
 
-RowShare::PairBlock RowShare::pairBlock(int tracer, int other) const {
+RowShare::PairBlock RowShare::pairBlock(int tracer, int other, bool atChunk) const {
     const int lo = std::min(tracer, other), hi = std::max(tracer, other);
-    const std::uint32_t a = rowBegin(lo), b = rowEnd(lo), middle = rowOfChunk(partChunk(lo, 1, 2));
+    const std::uint32_t a = rowBegin(lo), b = rowEnd(lo);
+    const std::uint32_t middle = atChunk ? rowOfChunk(partChunk(lo, 1, 2)) : a + (b - a) / 2;
     PairBlock out;
     out.i0 = tracer == lo ? a : middle;
     out.i1 = tracer == lo ? middle : b;

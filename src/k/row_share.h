@@ -39,16 +39,17 @@ public:
     // The first row of chunk c (n for c == chunks()).
     std::uint32_t rowOfChunk(std::uint32_t c) const { return std::min(chunking_.n, c * chunking_.rowsPerChunk); }
     // The pairs (i, j) between the rows of two ranks lo < hi (every i of lo's rows below every j
-    // of hi's) are cut in two by lo's chunks: lo computes the first half of its chunks' rows
-    // against all of hi's rows, hi the second half. So each pair is computed once in the job, and every rank computes
-    // about as many pairs as the others (its own block's upper triangle and half of a block per
-    // other rank). The block of pairs `tracer` computes with `other`: rows [i0, i1) (lo's),
-    // columns [j0, j1) (hi's).
+    // of hi's) are cut in two by lo's rows: lo computes the first half of its rows against all
+    // of hi's rows, hi the second half. So each pair is computed once in the job, and every rank
+    // computes about as many pairs as the others (its own block's upper triangle and half of a
+    // block per other rank). The block of pairs `tracer` computes with `other`: rows [i0, i1)
+    // (lo's), columns [j0, j1) (hi's); `atChunk`: cut at the chunk boundary of lo's middle
+    // chunk instead of its middle row (whole chunks on either side).
     struct PairBlock {
         std::uint32_t i0 = 0, i1 = 0, j0 = 0, j1 = 0;
         std::size_t pairs() const { return std::size_t(i1 - i0) * (j1 - j0); }
     };
-    PairBlock pairBlock(int tracer, int other) const;
+    PairBlock pairBlock(int tracer, int other, bool atChunk = false) const;
 
     std::uint32_t firstChunk() const { return firstChunk(rank()); }
     std::uint32_t endChunk() const { return endChunk(rank()); }

@@ -20,6 +20,12 @@ KErrors encodeLogKVulkan(vk::Device& device, DeviceK& K, KFormat format) {
                                        vk::specConstants({{shared::RSIM_SPEC_K_FORMAT, storage}}),
                                        "K encode (" + std::string(kFormatInfo(format).name) + ")");
 
+    if (held == 0) { // an MPI rank without rows: nothing to encode, no table to fill
+        K.tables = vk::makeStorage(device, std::vector<float>(std::size_t(chunks) * L, 0.0f), "K tables");
+        K.hostTables.assign(std::size_t(chunks) * L, 0.0f);
+        K.chunking.format = format;
+        return {};
+    }
     // Per held chunk: its elements, words and the offset of its workgroups' error sums.
     std::vector<std::uint64_t> count(held), words(held), groupBase(held + 1, 0);
     for (std::uint32_t x = 0; x < held; ++x) {

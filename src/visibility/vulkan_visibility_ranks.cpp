@@ -31,7 +31,7 @@ struct Region {
 // chunks: the lower rank's rows against the higher's, so the receiver's chunks are the block's
 // columns when it is the higher rank, and its rows when it is the lower.
 std::vector<Region> regions(const RowShare& share, int tracer, int receiver) {
-    const RowShare::PairBlock b = share.pairBlock(tracer, receiver);
+    const RowShare::PairBlock b = share.pairBlock(tracer, receiver, true);
     const KChunking& ch = share.chunking();
     std::vector<Region> out;
     const bool receiverHigh = receiver > tracer;

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 // K of an MPI rank's rows in row-block mode (k/row_share.h) on the rank's Vulkan device, each
 // pair cast once in the job, as on the CPU backend: the rank casts its block's upper triangle
-// and its half of the block of pairs it shares with every other rank (RowShare::pairBlock),
-// keeping both K_ij and K_ji of each pair on its device in fp32, the other rank's side in a
-// scratch chunk that goes to that rank. The ranks swap those halves while the devices cast
-// their own blocks, each uploads what it received, and encodes its rows in place. Without it
-// (K computed where it lives) each rank casts the full rows of its chunks: the pairs between two
-// ranks' rows are cast by both.
+// and its half of the block of pairs it shares with every other rank (RowShare::pairBlock, cut
+// at a chunk boundary), keeping both K_ij and K_ji of each pair on its device in fp32, the
+// other rank's side in a scratch chunk that goes to that rank. The ranks swap those halves
+// while the devices cast their own blocks, each copies what it received into place, and
+// encodes its rows on its device. Without it (K computed where it lives) each rank casts the
+// full rows of its chunks: the pairs between two ranks' rows are cast by both.
 #pragma once
 #include <cstdint>
 

@@ -84,6 +84,16 @@ if "$rsim" devices 2>/dev/null | grep -q "usable:     yes"; then
     # Each pair cast once in the job: the rays and pairs of one process, and its K (row sums).
     same_k "$work/vk-one" "$work/vk-rows$n" rays
   done
+  # More ranks than chunks (the tiny room's K is one chunk by default): ranks 0 and 2 own no
+  # rows, and the job still casts one process's rays and gives its K.
+  vone="--backend vulkan --validation --samples 2 --timesteps 300 --no-k-cache --no-progress"
+  "$rsim" run "$tiny" $vone -q -o "$work/vk-one-chunk"
+  timeout 300 "$mpiexec" --oversubscribe -np 3 "$rsim" run "$tiny" $vone -o "$work/vk-empty-ranks" \
+    >"$work/vk-empty-ranks.log" 2>&1 || { cat "$work/vk-empty-ranks.log"; exit 1; }
+  grep -q "3 ranks own 0, 566, 0 of the 566 rows" "$work/vk-empty-ranks.log" || { cat "$work/vk-empty-ranks.log"; exit 1; }
+  "$rsim" compare "$work/vk-one-chunk" "$work/vk-empty-ranks" -q >/dev/null ||
+    "$rsim" compare "$work/vk-one-chunk" "$work/vk-empty-ranks"
+  same_k "$work/vk-one-chunk" "$work/vk-empty-ranks" rays
   # Ranks with two device slots each cast the full rows of their chunks instead (the pairs
   # between two ranks' rows twice): more rays, the same K.
   timeout 300 "$mpiexec" --oversubscribe -np 2 "$rsim" run "$tiny" $vopts --devices 0,0 -o "$work/vk-lives" \

@@ -127,6 +127,7 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     push.rowsPerChunk = ch.rowsPerChunk;
     push.kStorage = shared::RSIM_K_FP32;
     push.mirror = shared::RSIM_K_MIRRORED;
+    vk::Buffer halves; // the other ranks' halves; declared before `done`, so destroyed after it waited
     vk::TimelineSemaphore done(dev, "rank casts");
 
     auto submit = [&](std::size_t k) {
@@ -172,7 +173,6 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
         fromAt[std::size_t(r) + 1] = fromAt[std::size_t(r)] + elements;
     }
     const std::uint64_t total = fromAt[std::size_t(R)];
-    vk::Buffer halves; // before `done` below: destroyed after every copy from it has finished
     spdlog::debug("rank {}: K's rows {} to {} allocated in fp32, {} casts of half blocks for {} other rank(s)", me, R0,
                   R1, std::count_if(casts.begin(), casts.end(), [](const Cast& c) { return c.hasForeign; }), R - 1);
     Progress progress("visibility", pairs, "pairs");
@@ -192,7 +192,7 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     }
     spdlog::debug("rank {}: half blocks cast and read back in {:.3f} s", me, sw.seconds());
     // This rank's block on the device; meanwhile the swap, and what the other ranks cast for this
-    // rank's chunks staged and copied into place (other elements than the block's).
+    // rank's chunks copied into place (other elements than the block's).
     for (std::size_t k = foreignCasts; k < casts.size(); ++k) submit(k);
     // The other ranks' halves arrive in pinned memory the device copies from. (Allocated on
     // another thread during the half blocks' casts instead, it slowed them by more than it took.)

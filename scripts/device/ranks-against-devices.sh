@@ -18,7 +18,8 @@ MPIRUN=/tmp/rsimb/rsim-mpi/mpirun
 nvidia-smi -L
 # Root on the device machines; the ranks share this machine's cores (no binding).
 mpi=(--allow-run-as-root --bind-to none -x VK_DRIVER_FILES -x __EGL_VENDOR_LIBRARY_FILENAMES)
-# The image's own PMIx components (another version) fail to load beside ours: quietly.
+# The image's own PMIx components (another version) fail to load beside ours (three dlopen lines
+# per job in the logs, harmless); this drops the warning about compression that follows them.
 export PMIX_MCA_pcompress_base_silence_warning=1
 csv=$OUT/ranks-against-devices.csv
 echo "scene,config,rep,wall_s,process_s,total_s,visibility_s,visibility_rays_s,rank_exchange_s,compress_s,radiosity_s,radiosity_loop_s" > "$csv"

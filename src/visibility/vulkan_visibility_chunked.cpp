@@ -105,11 +105,7 @@ public:
                 vk::computeBarrier(dev_, cmd);
                 const VkBufferCopy region{0, 0, plan_.chunking.elements(c) * 4};
                 dev_.vk().vkCmdCopyBuffer(cmd, s.scratch.handle(), s.readback.handle(), 1, &region);
-                VkMemoryBarrier toHost{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-                toHost.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-                toHost.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-                dev_.vk().vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
-                                               &toHost, 0, nullptr, 0, nullptr);
+                vk::hostReadBarrier(dev_, cmd);
             });
     }
 

@@ -154,11 +154,7 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
                 // The table again as the other slots' casts expect it.
                 dev.vk().vkCmdUpdateBuffer(cmd, s.table.handle(), std::uint64_t(c.foreign.chunk) * 8, 8,
                                            &home[c.foreign.chunk]);
-                VkMemoryBarrier toHost{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-                toHost.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-                toHost.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-                dev.vk().vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
-                                              &toHost, 0, nullptr, 0, nullptr);
+                vk::hostReadBarrier(dev, cmd);
             }
         });
     };
@@ -173,7 +169,7 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
         fromAt[std::size_t(r) + 1] = fromAt[std::size_t(r)] + elements;
     }
     const std::uint64_t total = fromAt[std::size_t(R)];
-    spdlog::debug("rank {}: K's rows {} to {} allocated in fp32, {} casts of half blocks for {} other rank(s)", me, R0,
+    spdlog::debug("rank {}: rows {} to {}: {} casts of half blocks for {} other rank(s), then its own block", me, R0,
                   R1, std::count_if(casts.begin(), casts.end(), [](const Cast& c) { return c.hasForeign; }), R - 1);
     Progress progress("visibility", pairs, "pairs");
     Stopwatch sw;

@@ -151,6 +151,14 @@ void computeBarrier(Device& device, VkCommandBuffer cmd) {
     device.vk().vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &mb, 0, nullptr, 0, nullptr);
 }
 
+void hostReadBarrier(Device& device, VkCommandBuffer cmd) {
+    VkMemoryBarrier toHost{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    toHost.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    toHost.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    device.vk().vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &toHost, 0,
+                                     nullptr, 0, nullptr);
+}
+
 Buffer& ScratchBuffer::get(Device& device, std::uint64_t bytes, VkBufferUsageFlags usage, MemoryKind kind,
                            const std::string& name) {
     if (!buffer_ || buffer_.size() < bytes) {

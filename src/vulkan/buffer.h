@@ -74,6 +74,8 @@ template <class T> std::vector<T> download(Device& device, const Buffer& src, st
 
 // Execution + memory barrier between compute/ray-tracing work and what follows.
 void computeBarrier(Device& device, VkCommandBuffer cmd);
+// Copies recorded before it are visible to host reads once the submission has signalled.
+void hostReadBarrier(Device& device, VkCommandBuffer cmd);
 
 // A buffer kept from one call to the next while it is large enough: the passes that run once per
 // pose allocate their buffers once per batch, not once per pose.

@@ -41,6 +41,7 @@ def one_run(a, scene, backend, out, extra):
         "pipelines_s": sum(v for k, v in st.items() if k.startswith("pipeline ")) if st else None,
         "first_submit_s": sum(v for k, v in st.items() if k.startswith("first submit")) if st else None,
         "k_from_cache": s.get("k_from_cache", s.get("k", {}).get("from_cache")),
+        "cpu_phases": ",".join(s.get("cpu_phases", [])),
     }
     row["pipeline_detail"] = ";".join(f"{k[9:]}={v:.4f}" for k, v in st.items() if k.startswith("pipeline "))
     for k, v in s["timings_s"].items():
@@ -54,7 +55,10 @@ def main():
     ap.add_argument("--scenes", default="tiny-room,medium-room")
     ap.add_argument("--backends", default="vulkan,cpu")
     ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--cache-scene", default="", help="also: this scene twice with --k-cache (store, then read)")
+    ap.add_argument("--cache-scene", default="", help="also: these scenes (comma-separated) with --k-cache (store K, then read it)")
+    ap.add_argument("--cache-repeat", type=int, default=2, help="runs that read K, per --host-rays mode")
+    ap.add_argument("--host-rays", default="auto",
+                    help="--host-rays modes of the runs that read K, alternating (e.g. auto,never)")
     ap.add_argument("--out", default="bench/startup")
     ap.add_argument("--tmp", default="/tmp/rsim-startup")
     a = ap.parse_args()
@@ -74,12 +78,18 @@ def main():
                 row = one_run(a, scene, backend, os.path.join(a.tmp, "r"), ["--no-k-cache"])
                 row["run"] = "first" if r == 0 else r
                 rows.append(row)
-    if a.cache_scene:
+    for cache_scene in filter(None, a.cache_scene.split(",")):
         cache = os.path.join(a.tmp, "kcache")
-        for r, label in enumerate(["store K", "K from cache", "K from cache"]):
-            row = one_run(a, a.cache_scene, "vulkan", os.path.join(a.tmp, "c"), ["--k-cache", cache])
-            row["run"] = label
-            rows.append(row)
+        row = one_run(a, cache_scene, "vulkan", os.path.join(a.tmp, "c"), ["--k-cache", cache])
+        row["run"] = "store K"
+        rows.append(row)
+        for r in range(1, a.cache_repeat + 1):
+            for mode in a.host_rays.split(","):
+                row = one_run(a, cache_scene, "vulkan", os.path.join(a.tmp, "c"),
+                              ["--k-cache", cache, "--host-rays", mode])
+                row["backend"] = f"vulkan, K from cache, --host-rays {mode}"
+                row["run"] = r
+                rows.append(row)
 
     write_csv(os.path.join(a.out, "startup.csv"), rows)
 

@@ -166,15 +166,73 @@ TEST_CASE("the K cache works on the Vulkan backend", "[kcache][vulkan]") {
     if (paths.empty()) SKIP("no Vulkan device with ray tracing");
     TempDir dir;
     const std::string scene = std::string(RSIM_SOURCE_DIR) + "/scenes/tiny-room/scene.toml";
-    const std::string common = "run " + scene + " --backend vulkan --timesteps 300 --samples 4 --no-progress --k-cache " +
-                               (dir / "cache").string() + " -o ";
+    // --host-rays never: the GPU casts the direct terms' and the image's rays, as when K was stored.
+    const std::string common = "run " + scene + " --backend vulkan --timesteps 300 --samples 4 --no-progress " +
+                               "--host-rays never --k-cache " + (dir / "cache").string() + " -o ";
     REQUIRE(runRsim(common + (dir / "a").string()).exitCode == 0);
     const auto second = runRsim(common + (dir / "b").string());
     REQUIRE(second.exitCode == 0);
     CHECK_THAT(second.output, ContainsSubstring("read from"));
+    CHECK_THAT(readFile(dir / "b" / "summary.json"), ContainsSubstring("\"cpu_phases\": []"));
     CHECK(readFile(dir / "a" / "triangles.csv") == readFile(dir / "b" / "triangles.csv"));
+    CHECK(readFile(dir / "a" / "depth.pfm") == readFile(dir / "b" / "depth.pfm"));
     // A CPU run does not take the Vulkan run's K: its own K reproduces its own results.
     const auto cpu = runRsim("run " + scene + " --backend cpu --timesteps 300 --samples 4 --no-progress --k-cache " +
                              (dir / "cache").string() + " -o " + (dir / "c").string());
     CHECK_THAT(cpu.output, ContainsSubstring("K cache: stored K"));
+}
+
+TEST_CASE("with K from the cache, the CPU may cast the other rays for a GPU without ray tracing", "[kcache][vulkan]") {
+    const auto paths = vulkanPathsAvailable();
+    if (paths.empty()) SKIP("no Vulkan device with ray tracing");
+    TempDir dir;
+    const std::string scene = std::string(RSIM_SOURCE_DIR) + "/scenes/tiny-room/scene.toml";
+    const std::string common = "run " + scene + " --backend vulkan --timesteps 300 --samples 4 --no-progress --k-cache " +
+                               (dir / "cache").string() + " --log-level debug -o ";
+    // Without K in the cache every ray is the GPU's, whatever --host-rays says.
+    const auto stored = runRsim(common + (dir / "a").string() + " --host-rays always");
+    REQUIRE(stored.exitCode == 0);
+    CHECK_THAT(stored.output, !ContainsSubstring("without ray tracing"));
+    CHECK_THAT(readFile(dir / "a" / "summary.json"), ContainsSubstring("\"cpu_phases\": []"));
+
+    const auto cached = runRsim(common + (dir / "b").string() + " --host-rays always --validation");
+    REQUIRE(cached.exitCode == 0);
+    CHECK_THAT(cached.output, ContainsSubstring("Vulkan validation: 0 error(s)"));
+    CHECK_THAT(cached.output, ContainsSubstring("while the devices were created"));
+    CHECK_THAT(cached.output, ContainsSubstring("without ray tracing, compute family")); // the device's debug line
+    const std::string summary = readFile(dir / "b" / "summary.json");
+    CHECK_THAT(summary, ContainsSubstring("\"k_from_cache\": true"));
+    CHECK_THAT(summary, ContainsSubstring("\"backend\": \"vulkan\""));
+    CHECK_THAT(summary, ContainsSubstring("\"direct\",\n    \"image\""));
+    // The same K; direct terms and image from the CPU: the run that stored K within compare's tolerances.
+    const auto same = runRsim("compare " + (dir / "a").string() + " " + (dir / "b").string());
+    CHECK(same.exitCode == 0);
+    CHECK_THAT(same.output, ContainsSubstring("rsim compare: PASS"));
+
+    // A file that looked sound but is damaged inside: one warning, K computed on a device with
+    // ray tracing, the results of the first run, and the file stored afresh.
+    for (const auto& e : std::filesystem::directory_iterator(dir / "cache"))
+        flipByte(e.path(), std::filesystem::file_size(e.path()) / 2);
+    const auto damaged = runRsim(common + (dir / "c").string() + " --host-rays always");
+    REQUIRE(damaged.exitCode == 0);
+    const std::string warning = "is damaged (checksum)";
+    const auto at = damaged.output.find(warning);
+    CHECK(at != std::string::npos);
+    CHECK(damaged.output.find(warning, at + 1) == std::string::npos);
+    CHECK_THAT(damaged.output, ContainsSubstring("K cache: stored K"));
+    CHECK_THAT(readFile(dir / "c" / "summary.json"), ContainsSubstring("\"k_from_cache\": false"));
+    CHECK(readFile(dir / "a" / "triangles.csv") == readFile(dir / "c" / "triangles.csv"));
+
+    // A batch from the cache: every pose's outputs within tolerance of the GPU's own.
+    writeFile(dir / "poses.csv", "name,x,y,z,look_x,look_y,look_z\nfront,0.25,1.52,1.5,4.0,1.5,1.0\n"
+                                 "side,0.4,1.0,1.4,4.0,1.5,1.0\n");
+    const std::string poses = " --poses " + (dir / "poses.csv").string();
+    REQUIRE(runRsim(common + (dir / "d").string() + poses + " --host-rays always").exitCode == 0);
+    REQUIRE(runRsim(common + (dir / "e").string() + poses + " --host-rays never").exitCode == 0);
+    CHECK_THAT(readFile(dir / "d" / "summary.json"), ContainsSubstring("\"direct\",\n    \"image\""));
+    CHECK_THAT(readFile(dir / "e" / "summary.json"), ContainsSubstring("\"cpu_phases\": []"));
+    for (const char* pose : {"front", "side"}) {
+        const auto cmp = runRsim("compare " + (dir / "d" / pose).string() + " " + (dir / "e" / pose).string());
+        CHECK_THAT(cmp.output, ContainsSubstring("rsim compare: PASS"));
+    }
 }

@@ -27,7 +27,9 @@
 #                                             .device/variants/rsim-NAME (same libraries) and of
 #                                             VARIANT_OPTIONS="NAME=OPTIONS;...", interleaved
 #   scripts/device/gpu-run.sh startup SCENES  start-up and shut-down outside the phases (issue 21), GPU and CPU,
-#                                             and one run with K from the K cache (startup_benchmark.py)
+#                                             and runs with K from the K cache (startup_benchmark.py; scenes
+#                                             STARTUP_CACHE_SCENE, STARTUP_CACHE_REPEAT runs per --host-rays
+#                                             mode of STARTUP_HOST_RAYS, e.g. auto,never)
 #   scripts/device/gpu-run.sh pixels OLD SCENE  the pixel outputs' cost (issue 15): this bundle's rsim against an
 #                                             older build's binary OLD (same libraries), pixel_outputs_benchmark.py
 #   scripts/device/gpu-run.sh statistics      the driver's statistics of every pipeline (RSIM_PIPELINE_STATISTICS=1),
@@ -46,7 +48,8 @@
 #   scripts/device/gpu-run.sh shafts [SCENES]  visibility with and without clear pairs by formula,
 #                                             every generated scene (issue 18; estimator_benchmark.py)
 #   scripts/device/gpu-run.sh tests           the whole Catch2 suite on this GPU, under the validation
-#                                             layer (bundle made with make-bundle.sh --with-tests)
+#                                             layer (bundle made with make-bundle.sh --with-tests);
+#                                             TESTS_FILTER: a Catch2 test spec, e.g. "[kcache]" 
 set -uo pipefail
 stage=${1:?stage}
 scenes=${2:-small-room,medium-room}
@@ -338,7 +341,8 @@ startup)
   # Run this first on a fresh machine: the first command's row is the cold-driver figure.
   gen "$scenes"
   python3 scripts/startup_benchmark.py --rsim $RSIM --scenes "$scenes" --backends vulkan,cpu \
-    --repeat "${STARTUP_REPEATS:-5}" --cache-scene "${STARTUP_CACHE_SCENE:-medium-room}" --out "$OUT/startup" \
+    --repeat "${STARTUP_REPEATS:-5}" --cache-scene "${STARTUP_CACHE_SCENE:-medium-room}" \
+    --cache-repeat "${STARTUP_CACHE_REPEAT:-2}" --host-rays "${STARTUP_HOST_RAYS:-auto}" --out "$OUT/startup" \
     2>&1 | tee "$OUT/startup.txt" ;;
 tests)
   # The tests run rsim as build/rsim (compiled-in path): point it at the bundle's wrapper. Each
@@ -351,7 +355,7 @@ tests)
   printf '#!/bin/sh\nexec %s/rsim "$@"\n' "$B" > build/rsim && chmod +x build/rsim
   cp $B/bin/rsim_tests build/tests/
   (cd build/tests && GLIBC_TUNABLES=glibc.rtld.optional_static_tls=65536 VK_LAYER_PATH=$B/layer \
-    LD_LIBRARY_PATH=$B/lib:$B/layer ./rsim_tests --durations yes) > "$OUT/gpu-tests.txt" 2>&1
+    LD_LIBRARY_PATH=$B/lib:$B/layer ./rsim_tests --durations yes ${TESTS_FILTER:+"$TESTS_FILTER"}) > "$OUT/gpu-tests.txt" 2>&1
   rc=$?
   grep -E "^(All tests|test cases|assertions)" "$OUT/gpu-tests.txt"
   exit $rc ;;

@@ -88,7 +88,7 @@ std::shared_ptr<vk::Instance> makeInstance(const BackendChoice& choice) {
     return std::make_shared<vk::Instance>(choice.validation);
 }
 
-std::unique_ptr<Backend> makeVulkanBackendWith(std::shared_ptr<vk::Instance> instance, const BackendChoice& choice) {
+VulkanSelection selectOn(std::shared_ptr<vk::Instance> instance, const BackendChoice& choice) {
     const auto picked = parseDevices(choice.devices, instance->devices());
     if (picked.empty()) {
         std::string list;
@@ -96,39 +96,36 @@ std::unique_ptr<Backend> makeVulkanBackendWith(std::shared_ptr<vk::Instance> ins
         throw Error("Vulkan backend: no Vulkan device with ray tracing was found" +
                     (list.empty() ? std::string(" (no Vulkan devices at all)") : ":" + list));
     }
-    std::vector<const vk::PhysicalDeviceInfo*> infos;
-    vk::RayPath path = vk::RayPath::RayQuery;
+    VulkanSelection out;
     for (std::size_t k = 0; k < picked.size(); ++k) {
         const auto& info = instance->devices()[picked[k]];
         const vk::RayPath p = choosePath(info, choice.visibility);
         // One ray path for all devices: pipelines and counts are then comparable.
-        if (k > 0 && p != path) path = vk::RayPath::Pipeline;
-        else if (k == 0) path = p;
-        infos.push_back(&info);
+        if (k > 0 && p != out.path) out.path = vk::RayPath::Pipeline;
+        else if (k == 0) out.path = p;
+        out.devices.push_back(&info);
         spdlog::info("backend: vulkan device {}: {} ({})", k, info.name, info.typeName());
     }
-    for (const auto* info : infos)
-        if (path == vk::RayPath::Pipeline && !info->rayTracingPipeline)
+    for (const auto* info : out.devices)
+        if (out.path == vk::RayPath::Pipeline && !info->rayTracingPipeline)
             throw InputError("--devices " + choice.devices + ": the devices share no ray path");
-    spdlog::info("backend: {} device(s), {} visibility path", infos.size(), vk::rayPathName(path));
-    return makeVulkanBackendOn(instance, infos, path, parseStreamMode(choice.stream),
-                               std::uint64_t(choice.maxDeviceMb * 1048576.0),
-                               choice.maxHostMb > 0.0 ? std::uint64_t(choice.maxHostMb * 1048576.0)
-                                                      : defaultHostBudgetBytes(),
-                               TransportTuning{choice.radiositySplit, choice.radiosityUnroll, choice.radiosityPoses,
-                                               choice.passBlocks, choice.radiosityLanes == "off",
-                                               choice.laneReceivers});
+    spdlog::info("backend: {} device(s), {} visibility path", out.devices.size(), vk::rayPathName(out.path));
+    out.instance = std::move(instance);
+    return out;
 }
 
 } // namespace
 
-std::unique_ptr<Backend> makeVulkanBackend(const BackendChoice& choice) {
-    return makeVulkanBackendWith(makeInstance(choice), choice);
+void VulkanSelection::describe(RunMetadata& meta) const {
+    meta.backend = "vulkan";
+    meta.devices.clear();
+    for (const auto* info : devices) meta.devices.push_back(info->described());
+    meta.visibilityPath = vk::rayPathName(path);
 }
 
-std::unique_ptr<Backend> makeBackend(const BackendChoice& choice) {
-    if (choice.backend == "cpu") return makeCpuBackend();
-    if (choice.backend == "vulkan") return makeVulkanBackend(choice);
+VulkanSelection selectVulkan(const BackendChoice& choice) {
+    if (choice.backend == "cpu") return {};
+    if (choice.backend == "vulkan") return selectOn(makeInstance(choice), choice);
     if (choice.backend != "auto") throw InputError("--backend " + choice.backend + ": expected auto, cpu or vulkan");
     try {
         auto instance = makeInstance(choice);
@@ -140,16 +137,36 @@ std::unique_ptr<Backend> makeBackend(const BackendChoice& choice) {
                 spdlog::info("backend: using the CPU: the only Vulkan device, {}, runs on the CPU and is slower "
                              "than the CPU backend (--backend vulkan uses it anyway)",
                              instance->devices()[picked[0]].name);
-                return makeCpuBackend();
+                return {};
             }
         }
-        return makeVulkanBackendWith(std::move(instance), choice);
+        return selectOn(std::move(instance), choice);
     } catch (const InputError&) {
         throw;
     } catch (const Error& e) {
         spdlog::info("backend: using the CPU ({})", e.what());
-        return makeCpuBackend();
+        return {};
     }
+}
+
+std::unique_ptr<Backend> makeBackend(const BackendChoice& choice, const VulkanSelection& selected, bool rays) {
+    if (!selected) return makeCpuBackend();
+    return makeVulkanBackendOn(selected.instance, selected.devices, selected.path, parseStreamMode(choice.stream),
+                               std::uint64_t(choice.maxDeviceMb * 1048576.0),
+                               choice.maxHostMb > 0.0 ? std::uint64_t(choice.maxHostMb * 1048576.0)
+                                                      : defaultHostBudgetBytes(),
+                               TransportTuning{choice.radiositySplit, choice.radiosityUnroll, choice.radiosityPoses,
+                                               choice.passBlocks, choice.radiosityLanes == "off",
+                                               choice.laneReceivers},
+                               rays);
+}
+
+std::unique_ptr<Backend> makeBackend(const BackendChoice& choice) {
+    return makeBackend(choice, selectVulkan(choice));
+}
+
+std::unique_ptr<Backend> makeVulkanBackend(const BackendChoice& choice) {
+    return makeBackend(choice, selectOn(makeInstance(choice), choice));
 }
 
 std::string describeDevices() {

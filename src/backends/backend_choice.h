@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "vulkan/device.h"
+#include "vulkan/instance.h"
 
 namespace rsim {
 
@@ -26,7 +28,25 @@ struct BackendChoice {
     std::uint32_t laneReceivers = 0;     // receivers per workgroup of the pose lanes; 0: default
 };
 
-// auto: the best Vulkan GPU, else a software Vulkan device (lavapipe), else the CPU backend.
+// The Vulkan devices a choice names and the ray path they share: what a Vulkan backend is made
+// of, known before any device is created. No instance: the choice runs on the CPU.
+struct VulkanSelection {
+    std::shared_ptr<vk::Instance> instance;
+    std::vector<const vk::PhysicalDeviceInfo*> devices;
+    vk::RayPath path = vk::RayPath::Pipeline;
+
+    explicit operator bool() const { return instance != nullptr; }
+    // What a Vulkan backend on these devices reports (RunMetadata's backend, devices and path).
+    void describe(RunMetadata& meta) const;
+};
+
+// auto: the best Vulkan GPU, else a software Vulkan device (lavapipe) when --devices names it,
+// else the CPU. Throws InputError for a choice that cannot be met.
+VulkanSelection selectVulkan(const BackendChoice& choice);
+// The backend of `selected` (the CPU when empty); `rays` false: Vulkan devices without ray
+// tracing (vulkan_backend.h).
+std::unique_ptr<Backend> makeBackend(const BackendChoice& choice, const VulkanSelection& selected, bool rays = true);
+// selectVulkan, then makeBackend.
 std::unique_ptr<Backend> makeBackend(const BackendChoice& choice);
 std::unique_ptr<Backend> makeVulkanBackend(const BackendChoice& choice);
 

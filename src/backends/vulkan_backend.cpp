@@ -128,13 +128,13 @@ class VulkanBackend final : public Backend {
 public:
     VulkanBackend(std::shared_ptr<vk::Instance> instance, const std::vector<const vk::PhysicalDeviceInfo*>& infos,
                   vk::RayPath path, StreamMode stream, std::uint64_t maxDeviceBytes, std::uint64_t maxHostBytes,
-                  TransportTuning tuning)
+                  TransportTuning tuning, bool rays)
         : instance_(std::move(instance)), stream_(stream), maxDeviceBytes_(maxDeviceBytes), maxHostBytes_(maxHostBytes),
-          tuning_(tuning) {
+          tuning_(tuning), rays_(rays) {
         for (std::size_t d = 0; d < infos.size(); ++d) {
             Slot s;
             s.device = std::make_unique<vk::Device>(*instance_, *infos[d], path,
-                                                    "device " + std::to_string(d) + " (" + infos[d]->name + ")");
+                                                    "device " + std::to_string(d) + " (" + infos[d]->name + ")", rays);
             s.budgetAtStart = s.device->deviceLocalBudget();
             slots_.push_back(std::move(s));
         }
@@ -142,9 +142,7 @@ public:
 
     void describe(RunMetadata& meta) const override {
         meta.backend = "vulkan";
-        for (const auto& slot : slots_)
-            meta.devices.push_back(slot.device->info().name + " (" + slot.device->info().typeName() + ", " +
-                                   slot.device->info().driver + ")");
+        for (const auto& slot : slots_) meta.devices.push_back(slot.device->info().described());
         meta.visibilityPath = vk::rayPathName(slots_[0].device->rayPath());
     }
 
@@ -171,6 +169,7 @@ public:
     void shareRows(const RowShare* share) override { share_ = share; }
 
     VisibilityOutcome visibility(const KSettings& k) override {
+        requireRays("K's visibility");
         dropBatchReuse(); // the memory plan for K sees what the devices hold
         VisibilityOutcome out;
         std::vector<DeviceBudget> budgets;
@@ -199,6 +198,7 @@ public:
     }
 
     DirectTerms direct(const SimConfig& c) override {
+        requireRays("the direct terms");
         Slot& s = slots_[0];
         const GpuPose& pose = gpuPose(c);
         return computeDirectVulkan(*s.device, *s.geometry, pose, *s.accel, s.passes, scene(), c);
@@ -387,6 +387,7 @@ public:
     }
 
     SensorImage image(const Histories& h, const DirectTerms& direct, const SimConfig& c) override {
+        requireRays("the sensor image");
         Slot& s = slots_[0];
         const auto history = onDevice(h, direct, c);
         const GpuPose& pose = gpuPose(c);
@@ -406,6 +407,11 @@ private:
     const PreparedScene& scene() const {
         if (!scene_) throw Error("internal: the Vulkan backend ran a phase before prepare()");
         return *scene_;
+    }
+
+    // A backend made without ray tracing (pipeline/host_rays.h) runs no ray phase.
+    void requireRays(const char* phase) const {
+        if (!rays_) throw Error(std::string("internal: ") + phase + " asked of a Vulkan backend made without ray tracing");
     }
 
     // K on these devices: this backend's own, or one from elsewhere (another backend, the K
@@ -429,14 +435,19 @@ private:
     void prepareDevice(std::size_t d) {
         Slot& slot = slots_[d];
         const PreparedScene& s = scene();
+        if (!rays_) { // the transport and distance passes read the triangles only
+            slot.geometry = std::make_unique<GpuGeometry>(*slot.device, s, std::vector<shared::ShaftBvhNode>{},
+                                                          std::vector<std::uint32_t>{});
+            return;
+        }
+        std::call_once(shaftsBuilt_, [&] { shafts_ = std::make_unique<ShaftBvh>(ShaftBvh::build(s)); });
+        slot.geometry = std::make_unique<GpuGeometry>(*slot.device, s, shafts_->nodes, shafts_->prims);
         std::vector<glm::vec3> vertices(3 * s.size());
         for (std::size_t i = 0; i < s.size(); ++i) {
             vertices[3 * i] = s.v0[i];
             vertices[3 * i + 1] = s.v1[i];
             vertices[3 * i + 2] = s.v2[i];
         }
-        std::call_once(shaftsBuilt_, [&] { shafts_ = std::make_unique<ShaftBvh>(ShaftBvh::build(s)); });
-        slot.geometry = std::make_unique<GpuGeometry>(*slot.device, s, shafts_->nodes, shafts_->prims);
         slot.accel = std::make_unique<vk::SceneAccel>(*slot.device, vertices);
     }
 
@@ -635,6 +646,7 @@ private:
     StreamMode stream_;
     std::uint64_t maxDeviceBytes_, maxHostBytes_;
     TransportTuning tuning_;
+    bool rays_ = true; // devices with ray tracing
     const RowShare* share_ = nullptr;
     std::unique_ptr<GpuPose> lastPose_; // gpuPose()
     shared::LightSensorRecord lastPoseRecord_{};
@@ -656,9 +668,9 @@ private:
 std::unique_ptr<Backend> makeVulkanBackendOn(std::shared_ptr<vk::Instance> instance,
                                              const std::vector<const vk::PhysicalDeviceInfo*>& infos,
                                              vk::RayPath path, StreamMode stream, std::uint64_t maxDeviceBytes,
-                                             std::uint64_t maxHostBytes, const TransportTuning& tuning) {
+                                             std::uint64_t maxHostBytes, const TransportTuning& tuning, bool rays) {
     return std::make_unique<VulkanBackend>(std::move(instance), infos, path, stream, maxDeviceBytes, maxHostBytes,
-                                           tuning);
+                                           tuning, rays);
 }
 
 } // namespace rsim

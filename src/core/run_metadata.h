@@ -51,6 +51,8 @@ struct RunMetadata {
     // GPU time loop without its setup.
     TimingDetails timingDetails;
     bool kFromCache = false; // K was read from the K cache (k/k_cache.h), not computed
+    // Phases the CPU ran for a GPU run whose devices have no ray tracing (pipeline/host_rays.h).
+    std::vector<std::string> cpuPhases;
     std::vector<std::uint32_t> rowsOfRanks; // MPI row-block mode: each rank's rows of K, in rank order
 };
 

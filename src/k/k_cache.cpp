@@ -96,6 +96,43 @@ std::string KCache::key(const PreparedScene& s, const KSettings& k, const KChunk
     return hex;
 }
 
+std::string KCache::computedBy(const RunMetadata& meta) {
+    std::string out = meta.backend + "/" + meta.visibilityPath;
+    if (meta.backend != "cpu")
+        for (const std::string& d : meta.devices) out += "/" + d;
+    return out;
+}
+
+namespace {
+
+// What is wrong with the header `h` of a file that should hold `key` in `chunking` ("" if nothing).
+std::string headerProblem(const FileHeader& h, const std::string& key, const KChunking& chunking) {
+    if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) return "it is not an rsim K cache file";
+    if (h.checksum != checksumOfFields(h)) return "its header is damaged (checksum mismatch)";
+    if (h.fileVersion != kFileVersion || h.byteOrder != kByteOrder)
+        return "it was written by another version of rsim or another byte order";
+    if (std::string(h.key, sizeof h.key) != key) return "it holds another K (key mismatch)";
+    if (h.n != chunking.n || h.rowsPerChunk != chunking.rowsPerChunk || h.format != std::uint32_t(chunking.format) ||
+        h.chunks != chunking.chunks())
+        return "its size, chunking or format differs from this run's";
+    return {};
+}
+
+} // namespace
+
+bool KCache::holds(const std::string& key, const KChunking& chunking) const {
+    const fs::path file = fileOf(key);
+    File f(std::fopen(file.c_str(), "rb"));
+    FileHeader h{};
+    if (!f || std::fread(&h, sizeof h, 1, f.get()) != 1 || !headerProblem(h, key, chunking).empty()) return false;
+    // At least the chunks' words and headers (the tables add a little).
+    std::uint64_t least = sizeof h + std::uint64_t(chunking.chunks()) * sizeof(ChunkHeader);
+    for (std::uint32_t c = 0; c < chunking.chunks(); ++c) least += chunking.chunkBytes(c);
+    std::error_code ec;
+    const std::uint64_t size = fs::file_size(file, ec);
+    return !ec && size >= least;
+}
+
 std::optional<CachedK> KCache::load(const std::string& key, const KChunking& chunking) const {
     const fs::path file = fileOf(key);
     std::error_code ec;
@@ -108,14 +145,7 @@ std::optional<CachedK> KCache::load(const std::string& key, const KChunking& chu
     if (!f) return reject("it cannot be opened");
     FileHeader h{};
     if (std::fread(&h, sizeof h, 1, f.get()) != 1) return reject("it is truncated (no complete header)");
-    if (std::memcmp(h.magic, kMagic, sizeof kMagic) != 0) return reject("it is not an rsim K cache file");
-    if (h.checksum != checksumOfFields(h)) return reject("its header is damaged (checksum mismatch)");
-    if (h.fileVersion != kFileVersion || h.byteOrder != kByteOrder)
-        return reject("it was written by another version of rsim or another byte order");
-    if (std::string(h.key, sizeof h.key) != key) return reject("it holds another K (key mismatch)");
-    if (h.n != chunking.n || h.rowsPerChunk != chunking.rowsPerChunk || h.format != std::uint32_t(chunking.format) ||
-        h.chunks != chunking.chunks())
-        return reject("its size, chunking or format differs from this run's");
+    if (const std::string problem = headerProblem(h, key, chunking); !problem.empty()) return reject(problem);
 
     CachedK out;
     out.K = HostK::unfilled(chunking);

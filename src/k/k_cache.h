@@ -46,6 +46,13 @@ class KCache {
     static std::string key(const PreparedScene& scene, const KSettings& settings, const KChunking& chunking,
                            const std::string& computedBy);
 
+    // "backend/path[/device...]" of the run `meta` describes: what computedBy names. The CPU's
+    // K does not depend on its threads; a GPU's is tied to its devices and drivers.
+    static std::string computedBy(const RunMetadata& meta);
+
+    // Whether a file under `key` is there with a sound header for `chunking` and the size its
+    // chunks need: what load() will most likely read. Reads the header only; says nothing.
+    bool holds(const std::string& key, const KChunking& chunking) const;
     // K stored under `key`, or nothing (not there; or damaged, with a warning naming the file).
     std::optional<CachedK> load(const std::string& key, const KChunking& chunking) const;
     // Stores K (atomically: a reader never sees a partial file); failures are warnings.

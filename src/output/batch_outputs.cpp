@@ -195,6 +195,7 @@ void writeBatchSummaryJson(const std::filesystem::path& file, const BatchSummary
     j["devices"] = b.meta.devices;
     j["k_format"] = b.meta.k.format;
     j["k_from_cache"] = b.info.kFromCache;
+    j["cpu_phases"] = b.meta.cpuPhases;
     j["k_bytes"] = b.meta.k.bytes;
     j["batch"] = {{"poses", c.rows().size()}, {"group_size", b.groupSize}, {"groups", b.groups}, {"ranks", b.ranks}};
     if (b.ranks > 1) j["mpi"] = {{"ranks", b.ranks}, {"split", b.info.rowRanks > 1 ? "rows" : "poses"}};

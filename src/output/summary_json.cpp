@@ -137,6 +137,7 @@ std::string summaryJsonText(const ResultsView& view, const PhaseTimes& times) {
     j["devices"] = m.devices;
     j["threads"] = m.threads;
     j["visibility_path"] = m.visibilityPath;
+    j["cpu_phases"] = m.cpuPhases;
     j["k_format"] = m.k.format;
     j["k_from_cache"] = view.info.kFromCache;
     if (view.info.rowRanks > 1) {

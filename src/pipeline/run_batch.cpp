@@ -60,7 +60,8 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
         spdlog::info("rank {} of {}: poses {} to {} of {}", ranks.rank(), ranks.size(), first + 1, last,
                      poseDescs.size());
 
-    auto [prepared, backend] = loadSceneAndBackend(scene, req, std::max<std::size_t>(poses.size(), 1), times);
+    SceneAndBackend loaded = loadSceneAndBackend(scene, req, std::max<std::size_t>(poses.size(), 1), times);
+    const PreparedScene& prepared = loaded.prepared;
     RunOptions options = optionsFor(scene, req);
     // K once: rank 0 computes it and stores it in the K cache; the other ranks wait for that,
     // then read it (on a file system that every rank sees). Without the cache each rank computes
@@ -69,6 +70,7 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
     if (rowMode) options.rowRanks = &ranks;
     if (shareK && ranks.rank() == 0) options.kReady = [&] { ranks.barrier(); };
     RunMetadata meta;
+    loaded.applyTo(options, meta);
     VisibilityStats visibility;
     BatchReport report;
     std::uint64_t measuredPoses = 0;
@@ -91,7 +93,7 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
         // 16 (H100 machine, 16 threads: 32 poses of the medium room 2.86-2.91 s with 16 writers,
         // 3.07 s with 8; docs/benchmarks.md); on the CPU backend half the threads, at most 8.
         RunMetadata described;
-        backend->describe(described);
+        loaded.backend->describe(described);
         const unsigned writerDefault = described.backend == "cpu" ? std::min(8u, threadCount() / 2)
                                                                    : std::min(16u, threadCount());
         const unsigned writerCount = h5 && !output::hdf5ThreadSafe() ? 1u
@@ -102,7 +104,7 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
         BackgroundTasks writers(writerCount, series ? 0 : kWriterBacklogBytes);
         if (!poses.empty())
             report = simulateBatch(
-                PhaseBackends::all(*backend), prepared, poses, options, times, meta,
+                loaded.phases(), prepared, poses, options, times, meta,
                 [&](std::size_t mine, SimulationResult& r, const PhaseTimes& own) {
                     const std::size_t p = first + mine;
                     const PoseDesc& desc = poseDescs[p];

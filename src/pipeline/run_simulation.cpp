@@ -11,6 +11,7 @@
 #include "backends/backend_choice.h"
 #include "geometry/prepare.h"
 #include "k/k_cache.h"
+#include "pipeline/host_rays.h"
 #include "pipeline/job_agreement.h"
 #include "pipeline/simulate.h"
 #include "scene/scene_config.h"
@@ -18,6 +19,7 @@
 #include "scene/mesh_loader.h"
 #include "scene/poses.h"
 #include "util/error.h"
+#include "util/parallel.h"
 #include "util/ranks.h"
 #include "util/timer.h"
 
@@ -60,6 +62,71 @@ PreparedScene prepare(const LoadedGeometry& geometry, const SceneDesc& scene) {
 
 } // namespace
 
+PhaseBackends SceneAndBackend::phases() const {
+    PhaseBackends b = PhaseBackends::all(*backend);
+    if (cpu) b.geometry = b.direct = b.image = cpu.get();
+    return b;
+}
+
+void SceneAndBackend::applyTo(RunOptions& options, RunMetadata& meta) {
+    options.cachedK = cachedK ? &*cachedK : nullptr;
+    options.kCacheFailed = kCacheFailed;
+    if (cpu) meta.cpuPhases = {"direct", "image"};
+}
+
+void SceneAndBackend::release() {
+    cpu.reset();
+    backend.reset();
+}
+
+namespace {
+
+// The GPU run of `selected` without ray tracing, with K read from the K cache while its devices
+// are created (pipeline/host_rays.h), when the cache holds K and the run's other rays are few
+// enough; otherwise nothing happens and the caller makes the usual backend.
+bool loadWithHostRays(SceneAndBackend& out, const VulkanSelection& selected, const SceneDesc& scene,
+                      const RunRequest& req, std::size_t poses, PhaseTimes& times) {
+    const HostRays mode = parseHostRays(req.hostRays);
+    const SimConfig config = configFor(scene, req);
+    const RunOptions options = optionsFor(scene, req);
+    if (!selected || mode == HostRays::Never || options.kCacheDir.empty() || !config.indirect || req.kFormatErrors ||
+        rowBlockMode(req, scene, poses > 0))
+        return false;
+    const std::uint64_t rays = std::uint64_t(std::max<std::size_t>(poses, 1)) *
+                               poseRays(out.prepared.size(), config, options.images);
+    if (mode == HostRays::Auto && !fewHostRays(rays, threadCount())) return false;
+    RunMetadata described;
+    selected.describe(described);
+    const KChunking chunking =
+        KChunking::forBudget(std::uint32_t(out.prepared.size()), config.k.format, config.k.chunkBytes);
+    const KCache cache(options.kCacheDir, options.kCacheMaxBytes);
+    const std::string key = KCache::key(out.prepared, config.k, chunking, KCache::computedBy(described));
+    if (!cache.holds(key, chunking)) return false;
+
+    // When reading K fails, the future's destructor waits for the devices, which then go.
+    std::future<std::unique_ptr<Backend>> backend =
+        std::async(std::launch::async, [&] { return makeBackend(req.backend, selected, false); });
+    Stopwatch sw;
+    std::optional<CachedK> hit = cache.load(key, chunking);
+    if (!hit) { // the cache said why; K is computed on devices with ray tracing, and stored afresh
+        out.kCacheFailed = true;
+        return false;
+    }
+    times.add("k_cache", sw.seconds());
+    spdlog::info("K cache: K ({}, {:.1f} MiB) read from {} in {:.3f} s, while the devices were created",
+                 hit->storage.format, double(hit->storage.bytes) / 1048576.0, cache.fileOf(key).string(),
+                 sw.seconds());
+    spdlog::info("rays on the CPU: with K from the K cache, the other {} rays are few for {} thread(s); the GPU "
+                 "runs the transport without ray tracing (--host-rays never: the GPU casts them)",
+                 rays, threadCount());
+    out.cachedK = std::move(hit);
+    out.backend = backend.get();
+    out.cpu = makeCpuBackend();
+    return true;
+}
+
+} // namespace
+
 SceneAndBackend loadSceneAndBackend(const SceneDesc& scene, const RunRequest& req, std::size_t poses,
                                     PhaseTimes& times) {
     Stopwatch sw;
@@ -69,16 +136,35 @@ SceneAndBackend loadSceneAndBackend(const SceneDesc& scene, const RunRequest& re
     // under AddressSanitizer, whose allocator GCC 12 does not prepare for fork).
     const LoadedGeometry geometry = loadMeshes(scene);
     // A GPU device takes about a third of a second to create (docs/benchmarks.md, "GPU
-    // start-up"): it is made on another thread while this one prepares the triangles. When
-    // preparing fails, the future's destructor waits for the device before the error goes on.
-    std::future<std::unique_ptr<Backend>> backend =
-        std::async(std::launch::async, [&req] { return makeBackend(req.backend); });
-    PreparedScene prepared = prepare(geometry, scene);
+    // start-up"): it is made on another thread while this one prepares the triangles. A run
+    // that may take its K from the K cache with few other rays (pipeline/host_rays.h) picks its
+    // devices meanwhile, and creates them once the triangles tell whether the cache holds K. When
+    // preparing fails, the future's destructor waits for the thread before the error goes on.
+    const HostRays hostRays = parseHostRays(req.hostRays);
+    const bool hostRaysPossible =
+        hostRays != HostRays::Never && !req.noKCache &&
+        (hostRays == HostRays::Always ||
+         fewHostRays(std::uint64_t(std::max<std::size_t>(poses, 1)) *
+                         poseRays(geometry.v0.size(), configFor(scene, req), scene.output.images),
+                     threadCount()));
+    std::future<VulkanSelection> selection;
+    std::future<std::unique_ptr<Backend>> backend;
+    if (hostRaysPossible)
+        selection = std::async(std::launch::async, [&req] { return selectVulkan(req.backend); });
+    else
+        backend = std::async(std::launch::async, [&req] { return makeBackend(req.backend); });
+    SceneAndBackend out;
+    out.prepared = prepare(geometry, scene);
     times.add("load", sw.seconds());
-    std::unique_ptr<Backend> made = backend.get();
+    if (hostRaysPossible) {
+        const VulkanSelection selected = selection.get();
+        if (!loadWithHostRays(out, selected, scene, req, poses, times)) out.backend = makeBackend(req.backend, selected);
+    } else {
+        out.backend = backend.get();
+    }
     // Under MPI every rank read the same meshes (pose mode would mix results of different scenes).
-    if (Ranks::world().many()) checkRanksAgree(Ranks::world(), triangleFingerprint(prepared));
-    return {std::move(prepared), std::move(made)};
+    if (Ranks::world().many()) checkRanksAgree(Ranks::world(), triangleFingerprint(out.prepared));
+    return out;
 }
 
 SimConfig configFor(const SceneDesc& scene, const RunRequest& req) {
@@ -143,14 +229,16 @@ RunOutcome runSimulation(const RunRequest& req) {
     info.rowRanks = ranks.size();
     // Fail in milliseconds on an unusable output directory, not after the simulation.
     if (ranks.rank() == 0) checkOutputDirectory(scene.output.dir);
-    auto [prepared, backend] = loadSceneAndBackend(scene, req, 0, times);
+    SceneAndBackend loaded = loadSceneAndBackend(scene, req, 0, times);
+    const PreparedScene& prepared = loaded.prepared;
     const std::size_t n = prepared.size();
 
     SimConfig config = configFor(scene, req);
     RunOptions options = optionsFor(scene, req);
     if (ranks.many()) options.rowRanks = &ranks;
     RunMetadata meta;
-    SimulationResult result = simulate(PhaseBackends::all(*backend), prepared, config, options, times, meta);
+    loaded.applyTo(options, meta);
+    SimulationResult result = simulate(loaded.phases(), prepared, config, options, times, meta);
     RunOutcome out;
     out.outputDir = scene.output.dir;
     out.backend = meta.backend;
@@ -193,7 +281,7 @@ RunOutcome runSimulation(const RunRequest& req) {
     {
         // After summary.json: devices, memory and the driver's own teardown.
         Stopwatch sw;
-        backend.reset();
+        loaded.release();
         spdlog::debug("shut-down: backend released in {:.4f} s", sw.seconds());
     }
     ranks.barrier();

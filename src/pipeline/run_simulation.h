@@ -31,6 +31,7 @@ struct RunRequest {
     bool noKCache = false;                  // --no-k-cache
     double kCacheMaxGb = 20.0;              // --k-cache-max-gb
     std::string mpiSplit;                   // --mpi-split rows|poses (empty: poses for a batch, else rows)
+    std::string hostRays = "auto";          // --host-rays auto|always|never (pipeline/host_rays.h)
 };
 
 // Under MPI: whether this run shares K's rows among the ranks (row-block mode, k/row_share.h);
@@ -62,9 +63,22 @@ RunInfo runInfoFor(const RunRequest& request);
 // a single run), with the request's backend (makeBackend) created on another thread while the
 // triangles are prepared. Under MPI the ranks then check that they loaded the same triangles
 // (pipeline/job_agreement.h).
+//
+// A GPU run whose K is in the K cache and whose other rays are few (pipeline/host_rays.h) gets
+// devices without ray tracing, created while K is read from the cache, and the CPU backend for
+// the direct terms and the image.
 struct SceneAndBackend {
     PreparedScene prepared;
-    std::unique_ptr<Backend> backend;
+    std::unique_ptr<Backend> backend; // every phase, or all but those of `cpu`
+    std::unique_ptr<Backend> cpu;     // the direct terms and the image of a GPU without ray tracing
+    std::optional<CachedK> cachedK;   // K, read from the K cache while `backend` was created
+    bool kCacheFailed = false;        // the K cache's file was there but could not be used
+
+    PhaseBackends phases() const;
+    // The run's options and description with `cachedK` and the phases on the CPU.
+    void applyTo(RunOptions& options, RunMetadata& meta);
+    // Releases the devices (`cpu` first: it holds no device).
+    void release();
 };
 SceneAndBackend loadSceneAndBackend(const SceneDesc& scene, const RunRequest& request, std::size_t poses,
                                     PhaseTimes& times);

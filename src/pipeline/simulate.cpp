@@ -297,9 +297,9 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
                           const RunOptions& opt, PhaseTimes& times, RunMetadata& meta, const PoseSink& sink) {
     if (poses.empty()) throw Error("internal: a batch without poses");
     const SimConfig& first = poses[0].config;
-    b.geometry->describe(meta);
+    (opt.cachedK ? b.transport : b.geometry)->describe(meta);
     std::vector<Backend*> distinct;
-    for (Backend* x : {b.geometry, b.pose, b.distances})
+    for (Backend* x : {b.geometry, b.direct, b.transport, b.distances, b.image})
         if (std::find(distinct.begin(), distinct.end(), x) == distinct.end()) distinct.push_back(x);
     // Row-block mode: this rank's rows of K (none to share without indirect light; the ranks
     // check that they agree on that too, before any other collective).
@@ -339,7 +339,7 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
     };
     for (std::size_t p = 0; p < poses.size(); ++p) {
         sw = Stopwatch();
-        direct[p] = b.pose->direct(poses[p].config);
+        direct[p] = b.direct->direct(poses[p].config);
         directSeconds[p] = sw.seconds();
         times.add("direct", directSeconds[p]);
         try {
@@ -356,7 +356,12 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
     std::unique_ptr<KHandle> K;
     VisibilityStats visibility;
     const bool kHeld = opt.heldK && opt.heldK->K;
-    if (kHeld && (first.indirect || opt.keepK)) {
+    if (opt.cachedK && (first.indirect || opt.keepK)) {
+        visibility = opt.cachedK->stats;
+        meta.k = opt.cachedK->storage;
+        meta.kFromCache = true;
+        K = std::make_unique<HostKHandle>(std::move(opt.cachedK->K));
+    } else if (kHeld && (first.indirect || opt.keepK)) {
         // Used in place: it stays held even when this batch throws (Ctrl-C from Python).
         visibility = opt.heldK->stats;
         meta.k = opt.heldK->storage;
@@ -372,11 +377,8 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
             cache.emplace(opt.kCacheDir, opt.kCacheMaxBytes);
             // What computed K: the backend, its ray path and (GPU) the devices with their
             // drivers; the CPU's K does not depend on its threads.
-            std::string computedBy = meta.backend + "/" + meta.visibilityPath;
-            if (meta.backend != "cpu")
-                for (const std::string& d : meta.devices) computedBy += "/" + d;
-            key = KCache::key(s, first.k, chunking, computedBy);
-            if (std::optional<CachedK> hit = cache->load(key, chunking)) {
+            key = KCache::key(s, first.k, chunking, KCache::computedBy(meta));
+            if (std::optional<CachedK> hit = opt.kCacheFailed ? std::nullopt : cache->load(key, chunking)) {
                 visibility = hit->stats;
                 meta.k = hit->storage;
                 meta.kFromCache = true;
@@ -417,15 +419,15 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
 
     // Pose phase, part 2: the transport, a group of poses at once, then each pose's distances
     // and image. The time series reach host memory only where a phase or the output needs them.
-    const bool hostSeries =
-        opt.timeseries || !b.pose->keepsHistoriesOnDevice() || b.distances != b.pose;
+    const bool hostSeries = opt.timeseries || !b.transport->keepsHistoriesOnDevice() || b.distances != b.transport ||
+                            (opt.images && b.image != b.transport);
     BatchReport report;
     report.poses = std::uint32_t(poses.size());
     std::uint32_t group =
-        std::min<std::uint64_t>(poses.size(), b.pose->poseGroupLimit(first.indirect ? kUsed : nullptr, first));
+        std::min<std::uint64_t>(poses.size(), b.transport->poseGroupLimit(first.indirect ? kUsed : nullptr, first));
     group = std::min(group, hostPoseLimit(s.size(), first.timesteps));
     if (opt.maxPoseGroup) group = std::min(group, opt.maxPoseGroup);
-    group = b.pose->preferredPoseGroup(group);
+    group = b.transport->preferredPoseGroup(group);
     if (share) { // every rank runs the same groups: the smallest any rank's memory allows
         std::vector<std::uint64_t> fewest{group};
         share->ranks().min(fewest);
@@ -445,9 +447,9 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
             if (hostSeries) buildSources(s, poses[p].config, direct[p], sources[p - g0].E, sources[p - g0].R);
             work.push_back({&poses[p].config, &direct[p], &sources[p - g0]});
         }
-        TransportOutcome t = b.pose->transport(first.indirect ? kUsed : nullptr, work, hostSeries);
+        TransportOutcome t = b.transport->transport(first.indirect ? kUsed : nullptr, work, hostSeries);
         const double secs = sw.seconds();
-        noteDeviceMemory(*b.pose, meta, "radiosity");
+        noteDeviceMemory(*b.transport, meta, "radiosity");
         times.add("radiosity", secs - t.downloadSeconds);
         if (t.downloadSeconds > 0.0) times.add("download", t.downloadSeconds);
         // Times and amounts add up over the groups of a batch.
@@ -490,7 +492,7 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
             r.directEnergy = directEnergies(s, c, r.direct);
             r.echoesCutOff = d.echoesCutOff;
             if (opt.images) {
-                r.image = b.distances->image(h, r.direct, c);
+                r.image = b.image->image(h, r.direct, c);
                 warnOnce(backFaceWarned, p, backFaceWarning(s, c, r.image));
             }
             const double distanceSeconds = sw.seconds();

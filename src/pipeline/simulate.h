@@ -10,6 +10,7 @@
 
 #include "backends/backend.h"
 #include "core/run_metadata.h"
+#include "k/k_cache.h"
 #include "util/ranks.h"
 #include "util/timer.h"
 
@@ -34,6 +35,13 @@ struct RunOptions {
     std::filesystem::path kCacheDir;
     std::uint64_t kCacheMaxBytes = 20ull << 30;
     HeldK* heldK = nullptr; // K from and for other batches on the same backend (none: not kept)
+    // K already read from the K cache (pipeline/host_rays.h reads it while the devices are
+    // created), used as simulateBatch would use the cache's K; the caller has timed and logged
+    // the read. The run is then described by the transport's backend, which computed no K.
+    CachedK* cachedK = nullptr;
+    // The K cache's file for this K was read before the batch and rejected (with a warning):
+    // K is computed and stored afresh without reading it again.
+    bool kCacheFailed = false;
     // Called by simulateBatch once K is in place (computed and stored in the cache, read from it,
     // or not needed), before the first pose's transport: the MPI ranks that read rank 0's K
     // from the cache wait for this (pipeline/run_batch.cpp).
@@ -62,13 +70,16 @@ struct BatchReport {
 // `result`.
 using PoseSink = std::function<void(std::size_t pose, SimulationResult& result, const PhaseTimes& times)>;
 
-// The backends that run each phase; usually one backend for all of them.
+// The backends that run each phase; usually one backend for all of them. Every one of them is
+// prepared for the scene.
 struct PhaseBackends {
-    Backend* geometry;  // prepare, visibility
-    Backend* pose;      // direct, transport
-    Backend* distances; // distances, image
+    Backend* geometry;  // visibility
+    Backend* direct;    // the direct terms
+    Backend* transport; // the transport
+    Backend* distances; // the signals and the distances
+    Backend* image;     // the sensor image
 
-    static PhaseBackends all(Backend& b) { return {&b, &b, &b}; }
+    static PhaseBackends all(Backend& b) { return {&b, &b, &b, &b, &b}; }
 };
 
 // The geometry phase once (K from `config[0].k`), then the pose phase of every pose, the

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "vulkan/accel.h"
 
+#include "util/error.h"
+
 #include <spdlog/spdlog.h>
 
 namespace rsim::vk {
@@ -34,6 +36,7 @@ VkDeviceAddress asAddress(Device& d, VkAccelerationStructureKHR as) {
 } // namespace
 
 SceneAccel::SceneAccel(Device& d, const std::vector<glm::vec3>& vertices) : device_(d) {
+    if (!d.rays()) throw Error("internal: an acceleration structure on " + d.label() + ", created without ray tracing");
     const auto& vk = d.vk();
     const std::uint32_t triangles = std::uint32_t(vertices.size() / 3);
     Buffer vbuf = makeStorage(d, vertices, "BLAS vertices", kAsInput);

@@ -144,7 +144,7 @@ void computeBarrier(Device& device, VkCommandBuffer cmd) {
     const VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
                                         VK_PIPELINE_STAGE_TRANSFER_BIT;
     VkPipelineStageFlags src = stages, dst = stages;
-    if (device.rayPath() == RayPath::Pipeline) {
+    if (device.rayTracingPipelines()) {
         src |= VK_PIPELINE_STAGE_RAY_TRACING_SHADER_BIT_KHR;
         dst |= VK_PIPELINE_STAGE_RAY_TRACING_SHADER_BIT_KHR;
     }

@@ -19,13 +19,13 @@ const char* rayPathName(RayPath path) {
 }
 
 Device::Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath path,
-               std::string label)
-    : instance_(instance), info_(info), path_(path), label_(std::move(label)) {
+               std::string label, bool rays)
+    : instance_(instance), info_(info), path_(path), rays_(rays), label_(std::move(label)) {
     StartupTimer timer("vulkan " + label_);
     if (!info.usable) throw Error("Vulkan device " + info.name + " cannot run rsim: " + info.unusableReason);
-    if (path == RayPath::RayQuery && !info.rayQuery)
+    if (rays && path == RayPath::RayQuery && !info.rayQuery)
         throw Error("Vulkan device " + info.name + " has no VK_KHR_ray_query; use --visibility pipeline");
-    if (path == RayPath::Pipeline && !info.rayTracingPipeline)
+    if (rays && path == RayPath::Pipeline && !info.rayTracingPipeline)
         throw Error("Vulkan device " + info.name +
                     " has no VK_KHR_ray_tracing_pipeline; use --visibility ray-query");
 
@@ -51,10 +51,11 @@ Device::Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath
         queues.push_back(q);
     }
 
-    std::vector<const char*> exts = {VK_KHR_ACCELERATION_STRUCTURE_EXTENSION_NAME,
-                                     VK_KHR_DEFERRED_HOST_OPERATIONS_EXTENSION_NAME};
-    if (path == RayPath::RayQuery) exts.push_back(VK_KHR_RAY_QUERY_EXTENSION_NAME);
-    else exts.push_back(VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME);
+    std::vector<const char*> exts;
+    if (rays) {
+        exts = {VK_KHR_ACCELERATION_STRUCTURE_EXTENSION_NAME, VK_KHR_DEFERRED_HOST_OPERATIONS_EXTENSION_NAME,
+                path == RayPath::RayQuery ? VK_KHR_RAY_QUERY_EXTENSION_NAME : VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME};
+    }
     if (info.memoryBudget) exts.push_back(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
     const char* statistics = std::getenv("RSIM_PIPELINE_STATISTICS");
     capturesStatistics_ = statistics && *statistics && std::string(statistics) != "0" && info.executableStatistics;
@@ -70,12 +71,12 @@ Device::Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exe{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
     exe.pipelineExecutableInfo = VK_TRUE;
-    exe.pNext = as.pNext;
+    exe.pNext = rays ? as.pNext : nullptr;
     if (capturesStatistics_) as.pNext = &exe;
     VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
     v12.bufferDeviceAddress = VK_TRUE;
     v12.timelineSemaphore = VK_TRUE;
-    v12.pNext = &as;
+    v12.pNext = rays ? static_cast<void*>(&as) : capturesStatistics_ ? static_cast<void*>(&exe) : nullptr;
     VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
     v11.storageBuffer16BitAccess = VK_TRUE; // fp16 K stored in-band by the visibility shader
     v11.pNext = &v12;
@@ -121,8 +122,9 @@ Device::Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath
     name(computeQueue_, VK_OBJECT_TYPE_QUEUE, label_ + " compute queue");
     name(pool_, VK_OBJECT_TYPE_COMMAND_POOL, label_ + " command pool");
     pipelineCache_ = std::make_unique<PipelineCache>(*this);
-    spdlog::debug("{}: {} ({}), {} path, compute family {}, transfer family {}", label_, info.name,
-                  info.driver, rayPathName(path), computeFamily_, transferFamily_);
+    spdlog::debug("{}: {} ({}), {}, compute family {}, transfer family {}", label_, info.name, info.driver,
+                  rays ? std::string(rayPathName(path)) + " path" : std::string("without ray tracing"), computeFamily_,
+                  transferFamily_);
 }
 
 Buffer& Device::stagingUpload(std::uint64_t bytes) {

@@ -18,8 +18,12 @@ const char* rayPathName(RayPath path);
 
 class Device {
 public:
+    // `rays`: with ray tracing (acceleration structures and `path`'s extension). Without, the
+    // device runs compute passes only and is created sooner: 0.06-0.09 s against 0.25-0.32 s on
+    // the H100's driver (docs/benchmarks.md, "GPU start-up"); `path` is then the one a device
+    // with rays would take (what a K cache key names).
     Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath path,
-           std::string label);
+           std::string label, bool rays = true);
     ~Device();
     Device(Device&) = delete;
     Device& operator=(Device&) = delete;
@@ -29,6 +33,9 @@ public:
     const PhysicalDeviceInfo& info() const { return info_; }
     const std::string& label() const { return label_; }
     RayPath rayPath() const { return path_; }
+    bool rays() const { return rays_; }
+    // Whether ray-tracing pipelines run on it (their shader stages are then in its barriers).
+    bool rayTracingPipelines() const { return rays_ && path_ == RayPath::Pipeline; }
     const VkPhysicalDeviceLimits& limits() const { return props_.properties.limits; }
     const VkPhysicalDeviceProperties& properties() const { return props_.properties; }
     // The pipeline cache every pipeline of this device is created through (pipeline_cache.h).
@@ -89,6 +96,7 @@ private:
     const Instance& instance_;
     PhysicalDeviceInfo info_;
     RayPath path_;
+    bool rays_ = true;
     std::string label_;
     VkDevice device_ = VK_NULL_HANDLE;
     VolkDeviceTable table_{};

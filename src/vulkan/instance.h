@@ -37,6 +37,8 @@ struct PhysicalDeviceInfo {
     bool isCpu() const { return type == VK_PHYSICAL_DEVICE_TYPE_CPU; }
     bool hasRayTracing() const { return accelerationStructure && (rayQuery || rayTracingPipeline); }
     std::string typeName() const;
+    // "name (type, driver)": summary.json's devices, and what a K cache key names.
+    std::string described() const { return name + " (" + typeName() + ", " + driver + ")"; }
 };
 
 class Instance {

@@ -14,7 +14,7 @@ SpecConstants specConstants(std::initializer_list<std::pair<std::uint32_t, std::
 
 std::uint64_t maxLinearLaunch(Device& device, std::uint32_t workgroupSize) {
     std::uint64_t m = std::uint64_t(device.limits().maxComputeWorkGroupCount[0]) * workgroupSize;
-    if (device.rayPath() == RayPath::Pipeline)
+    if (device.rayTracingPipelines())
         m = std::min<std::uint64_t>(m, device.rtProperties().maxRayDispatchInvocationCount);
     // A multiple of the workgroup size, so that every launch but the last is whole workgroups
     // and starts on a workgroup boundary (kencode.comp indexes its partial sums by begin / group).

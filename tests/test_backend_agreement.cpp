@@ -264,13 +264,23 @@ TEST_CASE("phases cross-fed between backends give the same results", "[invariant
         CHECK(pixels > a.image.depth.size() / 2);
     };
     SECTION("CPU K into the GPU transport, GPU histories into the CPU distances") {
-        const SimulationResult mixed = simulateOn({cpu.get(), gpu.get(), cpu.get()}, s, c, true, true);
+        Backend *C = cpu.get(), *G = gpu.get();
+        const SimulationResult mixed = simulateOn({C, G, G, C, C, C}, s, c, true, true);
         CHECK(mixed.K == cpuOnly.K); // the run reports the geometry backend's K
         requireClose(cpuOnly, mixed);
     }
     SECTION("GPU K into the CPU transport, CPU histories into the GPU distances") {
-        const SimulationResult mixed = simulateOn({gpu.get(), cpu.get(), gpu.get()}, s, c, true, true);
+        Backend *C = cpu.get(), *G = gpu.get();
+        const SimulationResult mixed = simulateOn({G, C, C, G, G, G}, s, c, true, true);
         CHECK(mixed.K == gpuOnly.K);
         requireClose(gpuOnly, mixed);
+    }
+    SECTION("the CPU's direct terms and primary rays into the GPU's transport and image (pipeline/host_rays.h)") {
+        Backend *C = cpu.get(), *G = gpu.get();
+        const SimulationResult mixed = simulateOn({G, C, G, G, C, G}, s, c, true, true);
+        CHECK(mixed.K == gpuOnly.K);
+        requireClose(gpuOnly, mixed);
+        CHECK(mixed.image.rays == gpuOnly.image.rays);
+        CHECK(mixed.image.triangle == gpuOnly.image.triangle);
     }
 }

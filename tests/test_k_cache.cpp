@@ -203,7 +203,7 @@ TEST_CASE("with K from the cache, the CPU may cast the other rays for a GPU with
     const std::string summary = readFile(dir / "b" / "summary.json");
     CHECK_THAT(summary, ContainsSubstring("\"k_from_cache\": true"));
     CHECK_THAT(summary, ContainsSubstring("\"backend\": \"vulkan\""));
-    CHECK_THAT(summary, ContainsSubstring("\"direct\",\n    \"image\""));
+    CHECK_THAT(summary, ContainsSubstring("\"direct\",\n    \"primary rays\""));
     // The same K; direct terms and image from the CPU: the run that stored K within compare's tolerances.
     const auto same = runRsim("compare " + (dir / "a").string() + " " + (dir / "b").string());
     CHECK(same.exitCode == 0);
@@ -229,7 +229,7 @@ TEST_CASE("with K from the cache, the CPU may cast the other rays for a GPU with
     const std::string poses = " --poses " + (dir / "poses.csv").string();
     REQUIRE(runRsim(common + (dir / "d").string() + poses + " --host-rays always").exitCode == 0);
     REQUIRE(runRsim(common + (dir / "e").string() + poses + " --host-rays never").exitCode == 0);
-    CHECK_THAT(readFile(dir / "d" / "summary.json"), ContainsSubstring("\"direct\",\n    \"image\""));
+    CHECK_THAT(readFile(dir / "d" / "summary.json"), ContainsSubstring("\"direct\",\n    \"primary rays\""));
     CHECK_THAT(readFile(dir / "e" / "summary.json"), ContainsSubstring("\"cpu_phases\": []"));
     for (const char* pose : {"front", "side"}) {
         const auto cmp = runRsim("compare " + (dir / "d" / pose).string() + " " + (dir / "e" / pose).string());

@@ -90,8 +90,14 @@ class Backend {
     virtual std::uint32_t preferredPoseGroup(std::uint32_t group) const { return group; }
     virtual TriangleDistances distances(const Histories& histories, const DirectTerms& direct,
                                         const SimConfig& config) = 0;
-    virtual SensorImage image(const Histories& histories, const DirectTerms& direct,
-                              const SimConfig& config) = 0;
+    // `hits`: the primary rays cast by another backend (primaryHits), or null: its own.
+    virtual SensorImage image(const Histories& histories, const DirectTerms& direct, const SimConfig& config,
+                              const PrimaryHits* hits) = 0;
+    // The image's primary rays, for image() on a backend whose devices cast none
+    // (pipeline/host_rays.h).
+    virtual PrimaryHits primaryHits(const SimConfig&) {
+        throw Error("internal: this backend does not cast primary rays for another");
+    }
     // s_fwd(t) and s_adj(t) (MODEL §5).
     virtual void signals(const Histories& histories, const DirectTerms& direct, const SimConfig& config,
                          std::vector<double>& fwd, std::vector<double>& adj) = 0;

@@ -98,9 +98,11 @@ class CpuBackend final : public Backend {
         sensorSignals(scene(), c.timesteps, h.B, h.Z, h.E, h.R, fwd, adj);
     }
 
-    SensorImage image(const Histories& h, const DirectTerms&, const SimConfig& c) override {
-        return renderSensorImageCpu(scene(), c, *rays_, h);
+    SensorImage image(const Histories& h, const DirectTerms&, const SimConfig& c, const PrimaryHits* hits) override {
+        return renderSensorImageCpu(scene(), c, hits ? *hits : primaryHitsCpu(scene(), c, *rays_), h);
     }
+
+    PrimaryHits primaryHits(const SimConfig& c) override { return primaryHitsCpu(scene(), c, *rays_); }
 
   private:
     const PreparedScene& scene() const {

@@ -386,12 +386,13 @@ public:
         sensorSignalsVulkan(*s.device, pose, s.passes, history->view(*s.device, s.passes), h.n, c, fwd, adj);
     }
 
-    SensorImage image(const Histories& h, const DirectTerms& direct, const SimConfig& c) override {
-        requireRays("the sensor image");
+    SensorImage image(const Histories& h, const DirectTerms& direct, const SimConfig& c, const PrimaryHits* hits) override {
+        if (!hits) requireRays("the sensor image's primary rays");
         Slot& s = slots_[0];
         const auto history = onDevice(h, direct, c);
         const GpuPose& pose = gpuPose(c);
-        return renderSensorImageVulkan(*s.device, *s.geometry, pose, *s.accel, s.passes, history->view(*s.device, s.passes), scene(), c);
+        return renderSensorImageVulkan(*s.device, *s.geometry, pose, s.accel.get(), hits, s.passes,
+                                       history->view(*s.device, s.passes), scene(), c);
     }
 
 private:

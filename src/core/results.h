@@ -56,6 +56,16 @@ struct TriangleDistances {
     std::uint64_t echoesCutOff = 0; // triangles whose echo ran past the simulated time
 };
 
+// The first hit of each pixel's primary ray (MODEL §6), as the pixel pass reads it: four floats
+// per pixel, (triangle, hit distance in m, direct amount, direct delay in steps). The triangle is
+// the twin that faces the sensor; (-1, 0, 0, 0): no hit; delay -1: the back of a one-sided
+// triangle, which gives no signal. The amount is reflectance x the light's weight at the hit
+// point, 0 when its shadow ray is blocked.
+struct PrimaryHits {
+    std::vector<float> values;
+    std::uint64_t rays = 0; // primary rays (shadow rays not counted)
+};
+
 struct SensorImage {
     std::uint32_t width = 0, height = 0;
     std::vector<float> depth;     // estimated sensor distance along the pixel ray, m (NaN: none)

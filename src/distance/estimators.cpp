@@ -10,6 +10,7 @@
 #include "rsim/shared/pixel_outputs.h"
 #include "rsim/shared/sensor_noise.h"
 #include "transport/sources.h"
+#include "util/error.h"
 #include "util/parallel.h"
 
 namespace rsim {
@@ -101,7 +102,37 @@ void pixelAmcw(const float* sig, const SimConfig& c, std::size_t p, std::size_t 
 
 } // namespace
 
-SensorImage renderSensorImageCpu(const PreparedScene& s, const SimConfig& c, const EmbreeScene& rays,
+PrimaryHits primaryHitsCpu(const PreparedScene& s, const SimConfig& c, const EmbreeScene& rays) {
+    PrimaryHits out;
+    out.rays = std::uint64_t(c.width) * c.height;
+    out.values.assign(out.rays * 4, 0.0f);
+    parallelFor(c.height, 1, [&](std::size_t begin, std::size_t end, unsigned) {
+        for (std::size_t py = begin; py < end; ++py)
+            for (std::uint32_t px = 0; px < c.width; ++px) {
+                float* v = &out.values[(py * c.width + px) * 4];
+                v[0] = -1.0f;
+                const glm::vec3 dir = shared::rsimPixelDirection(c.sensor, px, std::uint32_t(py), c.width, c.height);
+                const EmbreeScene::Hit hit = rays.intersect(c.sensor.position, dir, 0.0f, INFINITY);
+                if (hit.triangle < 0) continue;
+                std::size_t i = std::size_t(hit.triangle);
+                // Twins of a two-sided surface coincide: take the one that faces the sensor.
+                if (glm::dot(s.normal[i], dir) >= 0.0f && s.twin[i] != PreparedScene::kNoTwin) i = s.twin[i];
+                v[0] = float(i);
+                v[1] = hit.t;
+                v[3] = -1.0f;
+                if (glm::dot(s.normal[i], dir) >= 0.0f) continue; // back of a one-sided triangle
+                // Direct term at x, delayed by light -> x -> sensor.
+                const glm::vec3 x = c.sensor.position + hit.t * dir;
+                const shared::RaySegment l = shared::rsimLightSample(c.light, x, s.normal[i], s.rayEps);
+                if (l.weight > 0.0f && !rays.occluded(l.origin, l.dir, l.tmin, l.tmax))
+                    v[2] = s.reflectance[i] * l.weight;
+                v[3] = float(c.steps(double(glm::length(c.light.position - x)) + double(hit.t)));
+            }
+    });
+    return out;
+}
+
+SensorImage renderSensorImageCpu(const PreparedScene& s, const SimConfig& c, const PrimaryHits& hits,
                                  const Histories& r) {
     SensorImage img;
     img.width = c.width;
@@ -121,9 +152,9 @@ SensorImage renderSensorImageCpu(const PreparedScene& s, const SimConfig& c, con
     img.tapsPhase.assign(F * pixels, nan);
     const SimConfig::Transient& tr = c.transient;
     img.transient.assign(std::size_t(tr.w) * tr.h * tr.bins, 0.0f);
-    img.rays = 0;
+    img.rays = hits.rays;
+    if (hits.values.size() != pixels * 4) throw Error("internal: primary hits of another image size");
     const glm::vec3 a = c.sensor.position - c.light.position;
-    std::vector<std::uint64_t> raysCast(threadCount(), 0);
     std::vector<std::vector<float>> scratch(threadCount(), std::vector<float>(T)),
         noisy(threadCount(), std::vector<float>(c.noise.on ? T : 0));
     parallelFor(c.height, 1, [&](std::size_t begin, std::size_t end, unsigned w) {
@@ -133,35 +164,22 @@ SensorImage renderSensorImageCpu(const PreparedScene& s, const SimConfig& c, con
                 const std::size_t p = py * c.width + px;
                 const glm::vec3 dir = shared::rsimPixelDirection(c.sensor, px, std::uint32_t(py),
                                                                  c.width, c.height);
-                ++raysCast[w];
-                const EmbreeScene::Hit hit = rays.intersect(c.sensor.position, dir, 0.0f, INFINITY);
-                if (hit.triangle < 0) continue;
-                std::size_t i = std::size_t(hit.triangle);
-                // Twins of a two-sided surface coincide: take the one that faces the sensor.
-                if (glm::dot(s.normal[i], dir) >= 0.0f && s.twin[i] != PreparedScene::kNoTwin)
-                    i = s.twin[i];
+                const float* hit = &hits.values[p * 4];
+                if (hit[0] < 0.0f) continue;
+                const std::size_t i = std::size_t(hit[0]);
                 img.triangle[p] = std::int32_t(i);
-                img.trueDepth[p] = hit.t;
-                if (glm::dot(s.normal[i], dir) >= 0.0f) continue; // back of a one-sided triangle
-                const glm::vec3 x = c.sensor.position + hit.t * dir;
+                img.trueDepth[p] = hit[1];
+                if (hit[3] < 0.0f) continue; // back of a one-sided triangle
                 std::fill(sig.begin(), sig.end(), 0.0f);
-                // Direct term at x, delayed by light -> x -> sensor.
-                const shared::RaySegment l = shared::rsimLightSample(c.light, x, s.normal[i], s.rayEps);
-                if (l.weight > 0.0f) {
-                    if (!rays.occluded(l.origin, l.dir, l.tmin, l.tmax)) {
-                        const double delay = c.steps(double(glm::length(c.light.position - x)) +
-                                                     double(hit.t));
-                        depositPulse(s.reflectance[i] * l.weight, float(delay), c.pulse,
-                                     c.timesteps, sig.data());
-                    }
-                }
+                // The direct term at the hit point, delayed by light -> x -> sensor.
+                if (hit[2] > 0.0f) depositPulse(hit[2], hit[3], c.pulse, c.timesteps, sig.data());
                 // The direct signal alone: an exact pure delay, so its estimate is the true range
                 // up to the estimator's own error (MODEL.md §6).
                 if (const double direct = pathSteps(sig.data(), c.timesteps, c, 0.0f, nullptr, true); !std::isnan(direct))
                     img.directDepth[p] = shared::rsimSensorDistance(float(direct * c.cdtM), a, dir);
                 // Indirect part B_i - E_i, delayed by x -> sensor.
                 if (c.indirect) {
-                    const glm::vec3 split = shared::rsimLinearSplit(float(c.steps(double(hit.t))));
+                    const glm::vec3 split = shared::rsimLinearSplit(float(c.steps(double(hit[1]))));
                     const std::size_t shift = std::size_t(split.x);
                     const float* b = &r.B[i * T];
                     const float* e = &r.E[i * T];
@@ -195,7 +213,6 @@ SensorImage renderSensorImageCpu(const PreparedScene& s, const SimConfig& c, con
                 }
             }
     });
-    for (auto v : raysCast) img.rays += v;
     return img;
 }
 

@@ -37,9 +37,13 @@ double pathSteps(const float* signal, std::uint32_t T, const SimConfig& config, 
 TriangleDistances computeTriangleDistances(const PreparedScene& scene, const SimConfig& config,
                                            const Histories& histories, const DirectTerms& direct);
 
-// The sensor image on the CPU: primary rays with Embree, direct term recomputed at the hit
-// point, indirect part B_i - E_i delayed by the hit distance.
-SensorImage renderSensorImageCpu(const PreparedScene& scene, const SimConfig& config,
-                                 const EmbreeScene& rays, const Histories& histories);
+// The sensor image's primary rays with Embree: each pixel's first hit and the direct term
+// recomputed at the hit point (the same as shaders/primary.glsl).
+PrimaryHits primaryHitsCpu(const PreparedScene& scene, const SimConfig& config, const EmbreeScene& rays);
+
+// The sensor image on the CPU from the primary hits: the direct term at the hit point, and the
+// indirect part B_i - E_i delayed by the hit distance.
+SensorImage renderSensorImageCpu(const PreparedScene& scene, const SimConfig& config, const PrimaryHits& hits,
+                                 const Histories& histories);
 
 } // namespace rsim

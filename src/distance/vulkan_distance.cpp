@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "distance/vulkan_distance.h"
 
+#include "util/error.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -106,7 +108,7 @@ void sensorSignalsVulkan(vk::Device& device, const GpuPose& pose, vk::PosePasses
 }
 
 SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& scene, const GpuPose& pose,
-                                    const vk::SceneAccel& accel, vk::PosePasses& passes,
+                                    const vk::SceneAccel* accel, const PrimaryHits* given, vk::PosePasses& passes,
                                     const DeviceHistoryView& history, const PreparedScene& prepared,
                                     const SimConfig& c) {
     const std::uint32_t pixels = c.width * c.height;
@@ -114,8 +116,11 @@ SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& scene
     img.width = c.width;
     img.height = c.height;
     img.rays = pixels; // primary rays; shadow rays are not counted here
-    if (!passes.primary)
-        passes.primary = makeRayPassPipeline(device, &vk::shaders::primary, sizeof(shared::PrimaryPush), true, accel,
+    if (given && given->values.size() != std::size_t(pixels) * 4)
+        throw Error("internal: primary hits of another image size");
+    if (!given && !accel) throw Error("internal: the sensor image without primary rays or hits");
+    if (!given && !passes.primary)
+        passes.primary = makeRayPassPipeline(device, &vk::shaders::primary, sizeof(shared::PrimaryPush), true, *accel,
                                              "primary rays");
     if (!passes.pixels)
         passes.pixels = std::make_unique<vk::Pass<shared::PixelPush>>(device, vk::shaders::pixels(), vk::SpecConstants{}, "pixels");
@@ -183,9 +188,12 @@ SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& scene
     }
     vk::HostReadback back(device, passes.readback, 2 * vk::HostReadback::rounded(pixelBytes));
     std::uint64_t hitsAt = 0, outAt = 0;
+    if (given) vk::uploadBytes(device, hits, given->values.data(), pixelBytes);
     device.submitAndWait([&](VkCommandBuffer cmd) {
-        primary->bind(cmd, nullptr);
-        launchRayPassLinear(device, *primary, cmd, pp, pixels);
+        if (!given) {
+            primary->bind(cmd, nullptr);
+            launchRayPassLinear(device, *primary, cmd, pp, pixels);
+        }
         vk::computeBarrier(device, cmd);
         signal.bind(cmd);
         signal.dispatchLinear(cmd, px, pixels, shared::RSIM_WG_LINEAR);

@@ -27,8 +27,10 @@ void sensorSignalsVulkan(vk::Device& device, const GpuPose& pose, vk::PosePasses
                          const DeviceHistoryView& history, std::uint32_t n, const SimConfig& config,
                          std::vector<double>& fwd, std::vector<double>& adj);
 
+// The sensor image: each pixel's primary ray (cast through `accel`, or given as `hits`, from
+// another backend), then the pixel pass over the history.
 SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& geometry, const GpuPose& pose,
-                                    const vk::SceneAccel& accel, vk::PosePasses& passes,
+                                    const vk::SceneAccel* accel, const PrimaryHits* hits, vk::PosePasses& passes,
                                     const DeviceHistoryView& history,
                                     const PreparedScene& prepared, const SimConfig& config);
 

@@ -64,14 +64,14 @@ PreparedScene prepare(const LoadedGeometry& geometry, const SceneDesc& scene) {
 
 PhaseBackends SceneAndBackend::phases() const {
     PhaseBackends b = PhaseBackends::all(*backend);
-    if (cpu) b.geometry = b.direct = b.image = cpu.get();
+    if (cpu) b.geometry = b.direct = b.primary = cpu.get();
     return b;
 }
 
 void SceneAndBackend::applyTo(RunOptions& options, RunMetadata& meta) {
     options.cachedK = cachedK ? &*cachedK : nullptr;
     options.kCacheFailed = kCacheFailed;
-    if (cpu) meta.cpuPhases = {"direct", "image"};
+    if (cpu) meta.cpuPhases = {"direct", "primary rays"};
 }
 
 void SceneAndBackend::release() {

@@ -77,9 +77,10 @@ struct PhaseBackends {
     Backend* direct;    // the direct terms
     Backend* transport; // the transport
     Backend* distances; // the signals and the distances
-    Backend* image;     // the sensor image
+    Backend* primary;   // the sensor image's primary rays
+    Backend* image;     // the sensor image's pixels (from the histories)
 
-    static PhaseBackends all(Backend& b) { return {&b, &b, &b, &b, &b}; }
+    static PhaseBackends all(Backend& b) { return {&b, &b, &b, &b, &b, &b}; }
 };
 
 // The geometry phase once (K from `config[0].k`), then the pose phase of every pose, the

@@ -2,6 +2,7 @@
 #include "k/k_cache.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -10,11 +11,14 @@
 #include <vector>
 
 #include <spdlog/spdlog.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 
 #include "util/cache_dir.h"
 #include "util/error.h"
+#include "util/parallel.h"
 
 namespace rsim {
 namespace {
@@ -54,6 +58,20 @@ std::uint64_t dataChecksum(const EncodedChunk& c) {
     const std::uint64_t h = XXH3_64bits_digest(st);
     XXH3_freeState(st);
     return h;
+}
+
+// `bytes` at `offset` of `fd` (pread: safe from several threads at once).
+bool readAt(int fd, void* to, std::uint64_t bytes, std::uint64_t offset) {
+    auto* p = static_cast<char*>(to);
+    while (bytes > 0) {
+        const ssize_t got = ::pread(fd, p, std::size_t(std::min<std::uint64_t>(bytes, 1ull << 30)), off_t(offset));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return false;
+        p += got;
+        bytes -= std::uint64_t(got);
+        offset += std::uint64_t(got);
+    }
+    return true;
 }
 
 struct FileCloser {
@@ -141,35 +159,56 @@ std::optional<CachedK> KCache::load(const std::string& key, const KChunking& chu
         spdlog::warn("K cache: ignoring {}: {}; computing K instead", file.string(), why);
         return std::nullopt;
     };
-    File f(std::fopen(file.c_str(), "rb"));
-    if (!f) return reject("it cannot be opened");
+    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return reject("it cannot be opened");
+    const std::unique_ptr<const int, void (*)(const int*)> closer(&fd, [](const int* d) { ::close(*d); });
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return reject("it cannot be read");
+    const std::uint64_t size = std::uint64_t(st.st_size);
     FileHeader h{};
-    if (std::fread(&h, sizeof h, 1, f.get()) != 1) return reject("it is truncated (no complete header)");
+    if (!readAt(fd, &h, sizeof h, 0)) return reject("it is truncated (no complete header)");
     if (const std::string problem = headerProblem(h, key, chunking); !problem.empty()) return reject(problem);
 
+    // The chunks' headers one after the other (each says how long its table is), then their
+    // data on every thread: a cached run reads K while its devices are created, and the read
+    // was the longer of the two (medium room, H100 machine: 0.08-0.15 s for 125 MiB).
     CachedK out;
     out.K = HostK::unfilled(chunking);
+    std::vector<ChunkHeader> headers(h.chunks);
+    std::vector<std::uint64_t> dataAt(h.chunks);
+    std::uint64_t at = sizeof h;
     for (std::uint32_t c = 0; c < h.chunks; ++c) {
-        ChunkHeader ch{};
-        if (std::fread(&ch, sizeof ch, 1, f.get()) != 1)
+        ChunkHeader& ch = headers[c];
+        if (!readAt(fd, &ch, sizeof ch, at))
             return reject("it is truncated (chunk " + std::to_string(c) + " of " + std::to_string(h.chunks) + ")");
         if (ch.headerChecksum != XXH3_64bits(&ch, offsetof(ChunkHeader, headerChecksum)))
             return reject("chunk " + std::to_string(c) + " is damaged (header checksum)");
         const std::uint64_t expectedWords = chunking.chunkBytes(c) / sizeof(std::uint32_t);
         if (ch.count != chunking.elements(c) || ch.words != expectedWords || ch.tableEntries > 1024)
             return reject("chunk " + std::to_string(c) + " has the wrong size");
-        EncodedChunk& e = out.K.chunk(c);
-        e.count = ch.count;
-        e.words.resize(ch.words);
-        e.table.resize(ch.tableEntries);
-        e.sumSquaredError = ch.sumSquaredError;
-        e.maxAbsError = ch.maxAbsError;
-        if (std::fread(e.words.data(), sizeof(std::uint32_t), e.words.size(), f.get()) != e.words.size() ||
-            std::fread(e.table.data(), sizeof(float), e.table.size(), f.get()) != e.table.size())
-            return reject("it is truncated (inside chunk " + std::to_string(c) + ")");
-        if (dataChecksum(e) != ch.dataChecksum) return reject("chunk " + std::to_string(c) + " is damaged (checksum)");
+        dataAt[c] = at + sizeof ch;
+        at = dataAt[c] + (ch.words + ch.tableEntries) * 4;
+        if (at > size) return reject("it is truncated (inside chunk " + std::to_string(c) + ")");
     }
-    if (std::fgetc(f.get()) != EOF) return reject("it has data past its last chunk");
+    if (at != size) return reject("it has data past its last chunk");
+    std::vector<char> damaged(h.chunks, 0);
+    parallelFor(h.chunks, 1, [&](std::size_t begin, std::size_t end, unsigned) {
+        for (std::size_t c = begin; c < end; ++c) {
+            const ChunkHeader& ch = headers[c];
+            EncodedChunk& e = out.K.chunk(std::uint32_t(c));
+            e.count = ch.count;
+            e.words.resize(ch.words);
+            e.table.resize(ch.tableEntries);
+            e.sumSquaredError = ch.sumSquaredError;
+            e.maxAbsError = ch.maxAbsError;
+            const std::uint64_t wordBytes = e.words.size() * sizeof(std::uint32_t);
+            damaged[c] = !readAt(fd, e.words.data(), wordBytes, dataAt[c]) ||
+                         !readAt(fd, e.table.data(), e.table.size() * sizeof(float), dataAt[c] + wordBytes) ||
+                         dataChecksum(e) != ch.dataChecksum;
+        }
+    });
+    for (std::uint32_t c = 0; c < h.chunks; ++c)
+        if (damaged[c]) return reject("chunk " + std::to_string(c) + " is damaged (checksum)");
     out.stats.candidatePairs = h.candidatePairs;
     out.stats.nonzeroPairs = h.nonzeroPairs;
     out.stats.raysCast = h.raysCast;

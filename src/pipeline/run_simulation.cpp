@@ -81,20 +81,28 @@ void SceneAndBackend::release() {
 
 namespace {
 
+// Whether a GPU run of `triangles` may cast its few rays on the CPU (pipeline/host_rays.h): it
+// has a K cache and indirect light, its K stays whole in this process, and the direct terms'
+// and images' rays of its poses are few for this machine (or --host-rays always).
+bool mayCastOnHost(const SceneDesc& scene, const RunRequest& req, std::size_t poses, std::uint64_t triangles) {
+    const HostRays mode = parseHostRays(req.hostRays);
+    const bool kCache = !req.noKCache && (req.kCacheDir || !KCache::defaultDir().empty());
+    if (mode == HostRays::Never || !kCache || req.kFormatErrors) return false;
+    const SimConfig config = configFor(scene, req);
+    if (!config.indirect || rowBlockMode(req, scene, poses > 0)) return false;
+    const std::uint64_t rays =
+        std::uint64_t(std::max<std::size_t>(poses, 1)) * poseRays(triangles, config, scene.output.images);
+    return mode == HostRays::Always || fewHostRays(rays, threadCount());
+}
+
 // The GPU run of `selected` without ray tracing, with K read from the K cache while its devices
 // are created (pipeline/host_rays.h), when the cache holds K and the run's other rays are few
 // enough; otherwise nothing happens and the caller makes the usual backend.
 bool loadWithHostRays(SceneAndBackend& out, const VulkanSelection& selected, const SceneDesc& scene,
                       const RunRequest& req, std::size_t poses, PhaseTimes& times) {
-    const HostRays mode = parseHostRays(req.hostRays);
+    if (!selected || !mayCastOnHost(scene, req, poses, out.prepared.size())) return false;
     const SimConfig config = configFor(scene, req);
     const RunOptions options = optionsFor(scene, req);
-    if (!selected || mode == HostRays::Never || options.kCacheDir.empty() || !config.indirect || req.kFormatErrors ||
-        rowBlockMode(req, scene, poses > 0))
-        return false;
-    const std::uint64_t rays = std::uint64_t(std::max<std::size_t>(poses, 1)) *
-                               poseRays(out.prepared.size(), config, options.images);
-    if (mode == HostRays::Auto && !fewHostRays(rays, threadCount())) return false;
     RunMetadata described;
     selected.describe(described);
     const KChunking chunking =
@@ -118,7 +126,8 @@ bool loadWithHostRays(SceneAndBackend& out, const VulkanSelection& selected, con
                  sw.seconds());
     spdlog::info("rays on the CPU: with K from the K cache, the other {} rays are few for {} thread(s); the GPU "
                  "runs the transport without ray tracing (--host-rays never: the GPU casts them)",
-                 rays, threadCount());
+                 std::uint64_t(std::max<std::size_t>(poses, 1)) * poseRays(out.prepared.size(), config, options.images),
+                 threadCount());
     out.cachedK = std::move(hit);
     out.backend = backend.get();
     out.cpu = makeCpuBackend();
@@ -140,13 +149,8 @@ SceneAndBackend loadSceneAndBackend(const SceneDesc& scene, const RunRequest& re
     // that may take its K from the K cache with few other rays (pipeline/host_rays.h) picks its
     // devices meanwhile, and creates them once the triangles tell whether the cache holds K. When
     // preparing fails, the future's destructor waits for the thread before the error goes on.
-    const HostRays hostRays = parseHostRays(req.hostRays);
-    const bool hostRaysPossible =
-        hostRays != HostRays::Never && !req.noKCache &&
-        (hostRays == HostRays::Always ||
-         fewHostRays(std::uint64_t(std::max<std::size_t>(poses, 1)) *
-                         poseRays(geometry.v0.size(), configFor(scene, req), scene.output.images),
-                     threadCount()));
+    // (Subdivision only adds triangles: too many rays for the meshes' are too many after it.)
+    const bool hostRaysPossible = mayCastOnHost(scene, req, poses, geometry.v0.size());
     std::future<VulkanSelection> selection;
     std::future<std::unique_ptr<Backend>> backend;
     if (hostRaysPossible)

@@ -297,11 +297,11 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
                           const RunOptions& opt, PhaseTimes& times, RunMetadata& meta, const PoseSink& sink) {
     if (poses.empty()) throw Error("internal: a batch without poses");
     const SimConfig& first = poses[0].config;
-    for (Backend* x : {b.geometry, b.direct, b.transport, b.distances, b.primary, b.image})
+    for (Backend* x : b.roles())
         if (!x) throw Error("internal: a phase without a backend");
     (opt.cachedK ? b.transport : b.geometry)->describe(meta);
     std::vector<Backend*> distinct;
-    for (Backend* x : {b.geometry, b.direct, b.transport, b.distances, b.primary, b.image})
+    for (Backend* x : b.roles())
         if (std::find(distinct.begin(), distinct.end(), x) == distinct.end()) distinct.push_back(x);
     // Row-block mode: this rank's rows of K (none to share without indirect light; the ranks
     // check that they agree on that too, before any other collective).

@@ -2,6 +2,7 @@
 // The simulation, written once: the phases of MODEL.md in order, run by a backend (or, phase by
 // phase, by several), with their timings, log lines and checks.
 #pragma once
+#include <array>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -81,6 +82,7 @@ struct PhaseBackends {
     Backend* image;     // the sensor image's pixels (from the histories)
 
     static PhaseBackends all(Backend& b) { return {&b, &b, &b, &b, &b, &b}; }
+    std::array<Backend*, 6> roles() const { return {geometry, direct, transport, distances, primary, image}; }
 };
 
 // The geometry phase once (K from `config[0].k`), then the pose phase of every pose, the

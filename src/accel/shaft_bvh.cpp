@@ -43,11 +43,6 @@ float asFloat(std::uint32_t u) {
     std::memcpy(&f, &u, 4);
     return f;
 }
-std::uint32_t asUint(float f) {
-    std::uint32_t u;
-    std::memcpy(&u, &f, 4);
-    return u;
-}
 
 // Depth first: a node's left child follows it, its right child's index is stored.
 void flatten(const BuildNode* b, const RTCBounds& box, ShaftBvh& out) {
@@ -117,27 +112,9 @@ ShaftBvh ShaftBvh::build(const PreparedScene& s) {
 
 std::uint32_t ShaftBvh::candidates(const PreparedScene& s, const shared::Shaft& shaft, std::uint32_t i,
                                    std::uint32_t j, float eps, std::uint32_t limit) const {
-    std::uint32_t stack[shared::RSIM_SHAFT_BVH_MAX_DEPTH + 1];
-    std::uint32_t top = 0, found = 0, k = 0;
-    for (;;) {
-        const shared::ShaftBvhNode& node = nodes[k];
-        const glm::vec3 lo(node.loIndex), hi(node.hiCount);
-        const std::uint32_t index = asUint(node.loIndex.w), count = asUint(node.hiCount.w);
-        if (!shared::rsimShaftExcludesBox(shaft, lo, hi, eps)) {
-            if (count == 0) {
-                stack[top++] = index; // the right child, after the left
-                ++k;
-                continue;
-            }
-            for (std::uint32_t p = index; p < index + count; ++p) {
-                const std::uint32_t t = prims[p];
-                if (t == i || t == j || shared::rsimShaftExcludes(shaft, s.tri(t), s.normal[t], eps)) continue;
-                if (++found >= limit) return found;
-            }
-        }
-        if (top == 0) return found;
-        k = stack[--top];
-    }
+    std::uint32_t found = 0;
+    forEachCandidate(s, shaft, i, j, eps, [&](std::uint32_t) { return ++found < limit; });
+    return found;
 }
 
 } // namespace rsim

@@ -4,6 +4,7 @@
 // the CPU reads here and the shaders read from a storage buffer.
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "core/prepared_scene.h"
@@ -21,6 +22,38 @@ struct ShaftBvh {
     // `limit` (1 answers "is the pair clear?").
     std::uint32_t candidates(const PreparedScene& s, const shared::Shaft& shaft, std::uint32_t i,
                              std::uint32_t j, float eps, std::uint32_t limit) const;
+    // Calls visit(t) for each triangle t other than i and j that may meet the shaft's interior,
+    // in traversal order, until visit returns false.
+    template <class Visit>
+    void forEachCandidate(const PreparedScene& s, const shared::Shaft& shaft, std::uint32_t i, std::uint32_t j,
+                          float eps, Visit&& visit) const {
+        std::uint32_t stack[shared::RSIM_SHAFT_BVH_MAX_DEPTH + 1];
+        std::uint32_t top = 0, k = 0;
+        for (;;) {
+            const shared::ShaftBvhNode& node = nodes[k];
+            const std::uint32_t index = bitsOf(node.loIndex.w), count = bitsOf(node.hiCount.w);
+            if (!shared::rsimShaftExcludesBox(shaft, glm::vec3(node.loIndex), glm::vec3(node.hiCount), eps)) {
+                if (count == 0) {
+                    stack[top++] = index; // the right child, after the left
+                    ++k;
+                    continue;
+                }
+                for (std::uint32_t p = index; p < index + count; ++p) {
+                    const std::uint32_t t = prims[p];
+                    if (t == i || t == j || shared::rsimShaftExcludes(shaft, s.tri(t), s.normal[t], eps)) continue;
+                    if (!visit(t)) return;
+                }
+            }
+            if (top == 0) return;
+            k = stack[--top];
+        }
+    }
+    // The bits of a node's index or count, stored in a float lane.
+    static std::uint32_t bitsOf(float f) {
+        std::uint32_t u;
+        std::memcpy(&u, &f, sizeof u);
+        return u;
+    }
 
     std::size_t bytes() const { return nodes.size() * sizeof(nodes[0]) + prims.size() * 4; }
 };

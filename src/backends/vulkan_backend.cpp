@@ -131,18 +131,10 @@ public:
                   TransportTuning tuning, bool rays)
         : instance_(std::move(instance)), stream_(stream), maxDeviceBytes_(maxDeviceBytes), maxHostBytes_(maxHostBytes),
           tuning_(tuning), rays_(rays) {
-        // Each device on its own thread: vkCreateDevice takes 0.25-0.32 s on NVIDIA's driver
-        // (docs/benchmarks.md, "GPU start-up"), and one GPU's need not wait for another's.
-        std::vector<std::unique_ptr<vk::Device>> made(infos.size());
-        auto create = [&](std::size_t d) {
-            made[d] = std::make_unique<vk::Device>(*instance_, *infos[d], path,
-                                                   "device " + std::to_string(d) + " (" + infos[d]->name + ")", rays);
-        };
-        if (infos.size() == 1) create(0);
-        else vk::forEachDevice(infos.size(), create);
-        for (auto& device : made) {
+        for (std::size_t d = 0; d < infos.size(); ++d) {
             Slot s;
-            s.device = std::move(device);
+            s.device = std::make_unique<vk::Device>(*instance_, *infos[d], path,
+                                                    "device " + std::to_string(d) + " (" + infos[d]->name + ")", rays);
             s.budgetAtStart = s.device->deviceLocalBudget();
             slots_.push_back(std::move(s));
         }

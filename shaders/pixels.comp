@@ -7,6 +7,7 @@
 #include "common/rsim.glsl"
 #include "common/sources.glsl"
 #include "rsim/shared/sensor_noise.h"
+#include "rsim/shared/primary_hit.h"
 layout(local_size_x = RSIM_WG_LINEAR) in;
 layout(push_constant) uniform Push { PixelPush pc; };
 
@@ -82,8 +83,8 @@ void main() {
     float nan = uintBitsToFloat(0x7fc00000u);
     vec4 result = vec4(nan, 0.0, nan, nan); // depth, amplitude, direct-only depth, noisy depth
     gNoisy = false;
-    if (hit.x >= 0.0 && hit.w >= 0.0) {
-        uint tri = uint(hit.x);
+    if (rsimPrimarySignal(hit)) {
+        uint tri = rsimPrimaryTriangle(hit);
         gTri = TransportTriRefs(pc.tris).t[tri];
         gBase = tri * pc.timesteps;
         gDirectAmount = hit.z;
@@ -118,6 +119,6 @@ void main() {
             gNoisy = false;
         }
     }
-    if (pc.outputs != 0ul) writeOutputs(p, hit.x >= 0.0 && hit.w >= 0.0);
+    if (pc.outputs != 0ul) writeOutputs(p, rsimPrimarySignal(hit));
     Vec4Refs(pc.results).v[p] = result;
 }

@@ -5,6 +5,7 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #include "common/ray_pass.glsl"
+#include "rsim/shared/primary_hit.h"
 layout(push_constant) uniform Push { PrimaryPush pc; };
 
 void main() {
@@ -15,8 +16,7 @@ void main() {
     uint width = ls.image.x, height = ls.image.y;
     vec3 dir = rsimPixelDirection(sensor, p % width, p / width, width, height);
     RsimHit hit = rsimClosestHit(sensor.position, dir, 0.0, 1e30);
-    // (triangle, hit distance, direct amount, direct delay in steps; -1: back face, no signal)
-    vec4 result = vec4(-1.0, 0.0, 0.0, 0.0);
+    vec4 result = rsimPrimaryMiss(); // the record of rsim/shared/primary_hit.h
     if (hit.triangle >= 0) {
         GpuTriangle g = TriangleRefs(pc.triangles).t[hit.triangle];
         // Twins of a two-sided surface coincide: take the one that faces the sensor.
@@ -25,15 +25,14 @@ void main() {
             g = TriangleRefs(pc.triangles).t[hit.triangle];
         }
         vec3 n = g.normal.xyz;
-        result = vec4(float(hit.triangle), hit.t, 0.0, -1.0);
+        result = rsimPrimaryBackFace(uint(hit.triangle), hit.t);
         if (dot(n, dir) < 0.0) {
             PointLight light = rsimLight(ls);
             vec3 x = sensor.position + hit.t * dir;
             RaySegment l = rsimLightSample(light, x, n, pc.rayEps);
             float amount = 0.0;
             if (l.weight > 0.0 && !rsimOccluded(l)) amount = g.v1Rho.w * l.weight;
-            result.z = amount;
-            result.w = (length(light.position - x) + hit.t) * pc.invCdt;
+            result = rsimPrimaryFront(uint(hit.triangle), hit.t, amount, (length(light.position - x) + hit.t) * pc.invCdt);
         }
     }
     Vec4Refs(pc.results).v[p] = result;

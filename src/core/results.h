@@ -57,10 +57,7 @@ struct TriangleDistances {
 };
 
 // The first hit of each pixel's primary ray (MODEL §6), as the pixel pass reads it: four floats
-// per pixel, (triangle, hit distance in m, direct amount, direct delay in steps). The triangle is
-// the twin that faces the sensor; (-1, 0, 0, 0): no hit; delay -1: the back of a one-sided
-// triangle, which gives no signal. The amount is reflectance x the light's weight at the hit
-// point, 0 when its shadow ray is blocked.
+// per pixel, the record of include/rsim/shared/primary_hit.h.
 struct PrimaryHits {
     std::vector<float> values;
     std::uint64_t rays = 0; // primary rays (shadow rays not counted)

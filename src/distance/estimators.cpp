@@ -5,9 +5,11 @@
 #include <limits>
 
 #include <glm/geometric.hpp>
+#include <glm/gtc/type_ptr.hpp>
 
 #include "rsim/shared/estimators.h"
 #include "rsim/shared/pixel_outputs.h"
+#include "rsim/shared/primary_hit.h"
 #include "rsim/shared/sensor_noise.h"
 #include "transport/sources.h"
 #include "util/error.h"
@@ -109,24 +111,26 @@ PrimaryHits primaryHitsCpu(const PreparedScene& s, const SimConfig& c, const Emb
     parallelFor(c.height, 1, [&](std::size_t begin, std::size_t end, unsigned) {
         for (std::size_t py = begin; py < end; ++py)
             for (std::uint32_t px = 0; px < c.width; ++px) {
-                float* v = &out.values[(py * c.width + px) * 4];
-                v[0] = -1.0f;
                 const glm::vec3 dir = shared::rsimPixelDirection(c.sensor, px, std::uint32_t(py), c.width, c.height);
                 const EmbreeScene::Hit hit = rays.intersect(c.sensor.position, dir, 0.0f, INFINITY);
-                if (hit.triangle < 0) continue;
-                std::size_t i = std::size_t(hit.triangle);
-                // Twins of a two-sided surface coincide: take the one that faces the sensor.
-                if (glm::dot(s.normal[i], dir) >= 0.0f && s.twin[i] != PreparedScene::kNoTwin) i = s.twin[i];
-                v[0] = float(i);
-                v[1] = hit.t;
-                v[3] = -1.0f;
-                if (glm::dot(s.normal[i], dir) >= 0.0f) continue; // back of a one-sided triangle
-                // Direct term at x, delayed by light -> x -> sensor.
-                const glm::vec3 x = c.sensor.position + hit.t * dir;
-                const shared::RaySegment l = shared::rsimLightSample(c.light, x, s.normal[i], s.rayEps);
-                if (l.weight > 0.0f && !rays.occluded(l.origin, l.dir, l.tmin, l.tmax))
-                    v[2] = s.reflectance[i] * l.weight;
-                v[3] = float(c.steps(double(glm::length(c.light.position - x)) + double(hit.t)));
+                glm::vec4 record = shared::rsimPrimaryMiss();
+                if (hit.triangle >= 0) {
+                    std::uint32_t i = std::uint32_t(hit.triangle);
+                    // Twins of a two-sided surface coincide: take the one that faces the sensor.
+                    if (glm::dot(s.normal[i], dir) >= 0.0f && s.twin[i] != PreparedScene::kNoTwin) i = s.twin[i];
+                    record = shared::rsimPrimaryBackFace(i, hit.t);
+                    if (glm::dot(s.normal[i], dir) < 0.0f) {
+                        // Direct term at x, delayed by light -> x -> sensor.
+                        const glm::vec3 x = c.sensor.position + hit.t * dir;
+                        const shared::RaySegment l = shared::rsimLightSample(c.light, x, s.normal[i], s.rayEps);
+                        const float amount =
+                            l.weight > 0.0f && !rays.occluded(l.origin, l.dir, l.tmin, l.tmax) ? s.reflectance[i] * l.weight
+                                                                                            : 0.0f;
+                        record = shared::rsimPrimaryFront(
+                            i, hit.t, amount, float(c.steps(double(glm::length(c.light.position - x)) + double(hit.t))));
+                    }
+                }
+                std::copy_n(&record.x, 4, &out.values[(py * c.width + px) * 4]);
             }
     });
     return out;
@@ -164,22 +168,22 @@ SensorImage renderSensorImageCpu(const PreparedScene& s, const SimConfig& c, con
                 const std::size_t p = py * c.width + px;
                 const glm::vec3 dir = shared::rsimPixelDirection(c.sensor, px, std::uint32_t(py),
                                                                  c.width, c.height);
-                const float* hit = &hits.values[p * 4];
-                if (hit[0] < 0.0f) continue;
-                const std::size_t i = std::size_t(hit[0]);
+                const glm::vec4 hit = glm::make_vec4(&hits.values[p * 4]); // rsim/shared/primary_hit.h
+                if (!shared::rsimPrimaryHits(hit)) continue;
+                const std::size_t i = shared::rsimPrimaryTriangle(hit);
                 img.triangle[p] = std::int32_t(i);
-                img.trueDepth[p] = hit[1];
-                if (hit[3] < 0.0f) continue; // back of a one-sided triangle
+                img.trueDepth[p] = hit.y;
+                if (!shared::rsimPrimarySignal(hit)) continue; // back of a one-sided triangle
                 std::fill(sig.begin(), sig.end(), 0.0f);
                 // The direct term at the hit point, delayed by light -> x -> sensor.
-                if (hit[2] > 0.0f) depositPulse(hit[2], hit[3], c.pulse, c.timesteps, sig.data());
+                if (hit.z > 0.0f) depositPulse(hit.z, hit.w, c.pulse, c.timesteps, sig.data());
                 // The direct signal alone: an exact pure delay, so its estimate is the true range
                 // up to the estimator's own error (MODEL.md §6).
                 if (const double direct = pathSteps(sig.data(), c.timesteps, c, 0.0f, nullptr, true); !std::isnan(direct))
                     img.directDepth[p] = shared::rsimSensorDistance(float(direct * c.cdtM), a, dir);
                 // Indirect part B_i - E_i, delayed by x -> sensor.
                 if (c.indirect) {
-                    const glm::vec3 split = shared::rsimLinearSplit(float(c.steps(double(hit[1]))));
+                    const glm::vec3 split = shared::rsimLinearSplit(float(c.steps(double(hit.y))));
                     const std::size_t shift = std::size_t(split.x);
                     const float* b = &r.B[i * T];
                     const float* e = &r.E[i * T];

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "distance/vulkan_distance.h"
 
-#include "util/error.h"
-
 #include <algorithm>
 #include <cstring>
 
 #include "distance/estimators.h"
 #include "rsim/shared/estimators.h"
+#include "rsim/shared/primary_hit.h"
+#include "util/error.h"
 
 #include <cmath>
 #include <limits>
@@ -209,8 +209,8 @@ SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& scene
     img.directDepth.resize(pixels);
     img.triangle.resize(pixels);
     for (std::uint32_t p = 0; p < pixels; ++p) {
-        img.triangle[p] = std::int32_t(h[p].x);
-        img.trueDepth[p] = h[p].x >= 0.0f ? h[p].y : nan;
+        img.triangle[p] = std::int32_t(h[p].x); // -1: nothing hit
+        img.trueDepth[p] = shared::rsimPrimaryHits(h[p]) ? h[p].y : nan;
         img.depth[p] = o[p].x;
         img.amplitude[p] = o[p].y;
         img.directDepth[p] = o[p].z;

@@ -81,18 +81,18 @@ void SceneAndBackend::release() {
 
 namespace {
 
-// Whether a GPU run of `triangles` may cast its few rays on the CPU (pipeline/host_rays.h): it
-// has a K cache and indirect light, its K stays whole in this process, and the direct terms'
-// and images' rays of its poses are few for this machine (or --host-rays always).
-bool mayCastOnHost(const SceneDesc& scene, const RunRequest& req, std::size_t poses, std::uint64_t triangles) {
+// The rays a GPU run of `triangles` would leave to the CPU (pipeline/host_rays.h), or 0 when it
+// may not: it needs a K cache and indirect light, its K stays whole in this process, and the
+// direct terms' and images' rays of its poses must be few for this machine (or --host-rays always).
+std::uint64_t hostRaysOf(const SceneDesc& scene, const RunRequest& req, std::size_t poses, std::uint64_t triangles) {
     const HostRays mode = parseHostRays(req.hostRays);
     const bool kCache = !req.noKCache && (req.kCacheDir || !KCache::defaultDir().empty());
-    if (mode == HostRays::Never || !kCache || req.kFormatErrors) return false;
+    if (mode == HostRays::Never || !kCache || req.kFormatErrors) return 0;
     const SimConfig config = configFor(scene, req);
-    if (!config.indirect || rowBlockMode(req, scene, poses > 0)) return false;
+    if (!config.indirect || rowBlockMode(req, scene, poses > 0)) return 0;
     const std::uint64_t rays =
         std::uint64_t(std::max<std::size_t>(poses, 1)) * poseRays(triangles, config, scene.output.images);
-    return mode == HostRays::Always || fewHostRays(rays, threadCount());
+    return mode == HostRays::Always || fewHostRays(rays, threadCount()) ? rays : 0;
 }
 
 // The GPU run of `selected` without ray tracing, with K read from the K cache while its devices
@@ -100,7 +100,8 @@ bool mayCastOnHost(const SceneDesc& scene, const RunRequest& req, std::size_t po
 // enough; otherwise nothing happens and the caller makes the usual backend.
 bool loadWithHostRays(SceneAndBackend& out, const VulkanSelection& selected, const SceneDesc& scene,
                       const RunRequest& req, std::size_t poses, PhaseTimes& times) {
-    if (!selected || !mayCastOnHost(scene, req, poses, out.prepared.size())) return false;
+    const std::uint64_t rays = selected ? hostRaysOf(scene, req, poses, out.prepared.size()) : 0;
+    if (rays == 0) return false;
     const SimConfig config = configFor(scene, req);
     const RunOptions options = optionsFor(scene, req);
     RunMetadata described;
@@ -126,8 +127,7 @@ bool loadWithHostRays(SceneAndBackend& out, const VulkanSelection& selected, con
                  sw.seconds());
     spdlog::info("rays on the CPU: with K from the K cache, the other {} rays are few for {} thread(s); the GPU "
                  "runs the transport without ray tracing (--host-rays never: the GPU casts them)",
-                 std::uint64_t(std::max<std::size_t>(poses, 1)) * poseRays(out.prepared.size(), config, options.images),
-                 threadCount());
+                 rays, threadCount());
     out.cachedK = std::move(hit);
     out.backend = backend.get();
     out.cpu = makeCpuBackend();
@@ -150,7 +150,7 @@ SceneAndBackend loadSceneAndBackend(const SceneDesc& scene, const RunRequest& re
     // devices meanwhile, and creates them once the triangles tell whether the cache holds K. When
     // preparing fails, the future's destructor waits for the thread before the error goes on.
     // (Subdivision only adds triangles: too many rays for the meshes' are too many after it.)
-    const bool hostRaysPossible = mayCastOnHost(scene, req, poses, geometry.v0.size());
+    const bool hostRaysPossible = hostRaysOf(scene, req, poses, geometry.v0.size()) > 0;
     std::future<VulkanSelection> selection;
     std::future<std::unique_ptr<Backend>> backend;
     if (hostRaysPossible)

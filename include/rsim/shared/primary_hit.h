@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+// A pixel's primary-hit record (MODEL.md §6), written by the primary rays (shaders/primary.glsl,
+// or the CPU's primaryHitsCpu) and read by the pixel pass (shaders/pixels.comp, or the CPU's
+// renderSensorImageCpu): (triangle, hit distance in m, direct amount, direct delay in steps).
+// The triangle is the twin that faces the ray; the amount is reflectance x the light's weight at
+// the hit point, 0 when its shadow ray is blocked. core/results.h PrimaryHits holds these records
+// as four floats each.
+#ifndef RSIM_SHARED_PRIMARY_HIT_H
+#define RSIM_SHARED_PRIMARY_HIT_H
+
+#include "physics.h"
+
+RSIM_SHARED_BEGIN
+
+// Nothing hit.
+RSIM_FN vec4 rsimPrimaryMiss() { return vec4(-1.0f, 0.0f, 0.0f, 0.0f); }
+// The back of a one-sided triangle: hit, but no signal.
+RSIM_FN vec4 rsimPrimaryBackFace(uint triangle, float t) { return vec4(float(triangle), t, 0.0f, -1.0f); }
+// A front face, with the direct term at the hit point.
+RSIM_FN vec4 rsimPrimaryFront(uint triangle, float t, float amount, float delaySteps) {
+    return vec4(float(triangle), t, amount, delaySteps);
+}
+RSIM_FN bool rsimPrimaryHits(vec4 r) { return r.x >= 0.0f; }
+// A hit that gives the pixel a signal (a front face).
+RSIM_FN bool rsimPrimarySignal(vec4 r) { return r.x >= 0.0f && r.w >= 0.0f; }
+RSIM_FN uint rsimPrimaryTriangle(vec4 r) { return uint(r.x); }
+
+RSIM_SHARED_END
+
+#endif

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "accel/shaft_bvh.h"
+#include "accel/tile_lists.h"
 #include "geometry/prepare.h"
 #include "rsim/shared/form_factor.h"
 #include "scene/mesh_loader.h"
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
         std::uint64_t pairs;
         std::size_t list;
         double ownMean;
+        std::size_t shaftList; // what the tile's shaft query returns (tile_lists.h)
     };
     std::vector<Tile> sampled;
     std::uint64_t pairsAll = 0;
@@ -65,27 +67,33 @@ int main(int argc, char** argv) {
                 ++pairs;
             }
         if (!pairs) continue;
-        sampled.push_back({pairs, list.size(), double(own) / double(pairs)});
+        const std::uint32_t r0 = I * B, r1 = std::min(n, r0 + B), c0 = J * B, c1 = std::min(n, c0 + B);
+        sampled.push_back({pairs, list.size(), double(own) / double(pairs),
+                           tileCandidates(s, bvh, r0, r1, c0, c1, eps).size()});
         pairsAll += pairs;
     }
     std::printf("%s: N = %u, blocks of %u, %zu of %u sampled tiles with facing pairs, %llu pairs\n", argv[1], n, B,
                 sampled.size(), tiles, static_cast<unsigned long long>(pairsAll));
     for (std::size_t limit : {0, 8, 16, 32, 64, 128, 256, 512, 1024}) {
-        std::uint64_t pairs = 0, count = 0;
-        for (const Tile& t : sampled)
+        std::uint64_t pairs = 0, count = 0, shaftPairs = 0;
+        for (const Tile& t : sampled) {
             if (t.list <= limit) {
                 pairs += t.pairs;
                 ++count;
             }
-        std::printf("  tile list <= %4zu: %5.1f%% of pairs, %5.1f%% of tiles\n", limit,
-                    100.0 * double(pairs) / double(pairsAll), 100.0 * double(count) / double(sampled.size()));
+            if (t.shaftList <= limit) shaftPairs += t.pairs;
+        }
+        std::printf("  tile list <= %4zu: %5.1f%% of pairs, %5.1f%% of tiles; tile shaft's list: %5.1f%% of pairs\n",
+                    limit, 100.0 * double(pairs) / double(pairsAll), 100.0 * double(count) / double(sampled.size()),
+                    100.0 * double(shaftPairs) / double(pairsAll));
     }
-    double own = 0.0, list = 0.0;
+    double own = 0.0, list = 0.0, shaftList = 0.0;
     for (const Tile& t : sampled) {
         own += t.ownMean * double(t.pairs);
         list += double(t.list) * double(t.pairs);
+        shaftList += double(t.shaftList) * double(t.pairs);
     }
-    std::printf("  mean over pairs: the pair's own list %.1f, its tile's list %.1f\n", own / double(pairsAll),
-                list / double(pairsAll));
+    std::printf("  mean over pairs: the pair's own list %.1f, its tile's union %.1f, its tile shaft's list %.1f\n",
+                own / double(pairsAll), list / double(pairsAll), shaftList / double(pairsAll));
     return 0;
 }

@@ -3,14 +3,16 @@
 // phase (VisibilityPush::facingList, gpu_layout.h). Without the list, the ray phase ran one
 // invocation per pair and culled the others in place: in the generated industry scene (129k
 // triangles) a third of its pairs face each other, and the warps that cast rays had half their
-// lanes idle. One invocation per pair of the launch (x: column offset, y: row offset), the
-// facing ones appended in invocation order within each subgroup, one atomic per subgroup.
+// lanes idle. One invocation per pair of the launch (x: column offset, y: row offset), one
+// workgroup per tile (RSIM_TILE_EDGE x RSIM_TILE_EDGE pairs), the facing ones appended in
+// invocation order within each subgroup, one atomic per subgroup; a subgroup with a facing pair
+// marks its tile for tile_shafts.comp when the launch has occluder lists.
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_ballot : require
 #include "common/rsim.glsl"
 #include "rsim/shared/form_factor.h"
-layout(local_size_x = RSIM_WG_PAIRS_X) in;
+layout(local_size_x = RSIM_TILE_EDGE, local_size_y = RSIM_TILE_EDGE) in;
 layout(push_constant) uniform Push { VisibilityPush pc; };
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer FacingListRef {
     FacingListHeader header;
@@ -34,7 +36,11 @@ void main() {
     if (count == 0u) return;
     FacingListRef list = FacingListRef(pc.facingList);
     uint base = 0u;
-    if (subgroupElect()) base = atomicAdd(list.header.count, count);
+    if (subgroupElect()) {
+        base = atomicAdd(list.header.count, count);
+        if (list.header.tileListMax != 0u)
+            UintRefs(list.header.tiles).v[gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x] = RSIM_TILE_FACING;
+    }
     base = subgroupBroadcastFirst(base);
     if (facing) list.pairs[base + subgroupBallotExclusiveBitCount(ballot)] = uvec2(row, col);
 }

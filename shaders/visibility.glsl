@@ -1,36 +1,18 @@
 // SPDX-License-Identifier: MIT
 // K_ij for the pairs of a block of rows (MODEL.md §2), in two phases (VisibilityPush
-// in gpu_layout.h). Built twice: as a compute shader with ray queries (RSIM_RAY_QUERY) and as a
-// ray-generation shader.
+// in gpu_layout.h), every ray traced. Built twice: as a compute shader with ray queries
+// (RSIM_RAY_QUERY) and as a ray-generation shader. With the tiles' occluder lists, it takes the
+// pairs that visibility_listed.comp leaves to it.
 #version 460
 #extension GL_GOOGLE_include_directive : require
-#extension GL_EXT_shader_16bit_storage : require
-#extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #define RSIM_RAY_PASS_GROUP RSIM_WG_PAIRS_X
 #include "common/ray_pass.glsl"
-#include "rsim/shared/form_factor.h"
 #ifdef RSIM_CLEAR_PAIRS
 #include "rsim/shared/shaft.h"
 #endif
-#include "rsim/shared/kformat.h"
 layout(push_constant) uniform Push { VisibilityPush pc; };
-layout(buffer_reference, std430, buffer_reference_align = 2) buffer HalfRefs { uint16_t v[]; };
-
-// K is stored in row chunks of pc.rowsPerChunk rows; chunk c keeps element (i, j) at
-// j * rows_c + (i - c R), so that neighbouring receivers i sit in neighbouring floats.
-void storeK(uint row, uint col, float k) {
-    uint c = row / pc.rowsPerChunk;
-    uint first = c * pc.rowsPerChunk;
-    uint rows = min(pc.rowsPerChunk, pc.n - first);
-    uint64_t chunk = AddressRefs(pc.kChunks).a[c];
-    uint e = col * rows + (row - first);
-    // fp16 is converted in-band, with a 16-bit store: neighbouring elements belong to other
-    // invocations, so a read-modify-write of their shared word would race.
-    if (pc.kStorage == RSIM_K_FP16) HalfRefs(chunk).v[e] = uint16_t(packHalf2x16(vec2(k, 0.0)) & 0xffffu);
-    else FloatRefs(chunk).v[e] = k;
-}
-
-GpuTriangle tri(uint k) { return TriangleRefs(pc.triangles).t[k]; }
+#define RSIM_OCCLUDED(seg, i, j) rsimOccluded(seg)
+#include "common/visibility_pairs.glsl"
 
 #ifdef RSIM_CLEAR_PAIRS
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer ShaftNodeRefs { ShaftBvhNode n[]; };
@@ -65,32 +47,6 @@ bool pairIsClear(uint i, uint j, Tri ti, Tri tj) {
 }
 #endif
 
-KSampling sampling() { return KSampling(pc.samples, pc.nearFactor, pc.seed, pc.estimator, pc.rayEps); }
-
-// Adds the unoccluded weights of samples [s0, s1) of both sides of the pair (i, j), which takes
-// perSide samples per side (rsimKSamplesPerSide: which of the row's points it uses), and counts
-// the rays. The triangles are read again for every sample rather than held in registers across
-// the rays: on a ray-tracing pipeline, what lives across traceRayEXT is spilled, and fewer live
-// values leave more threads to hide the traversal's latency.
-vec2 castSides(uint i, uint j, uint s0, uint s1, uint perSide, bool shareVertex, inout uint rays) {
-    vec2 sums = vec2(0.0);
-    for (uint side = 0u; side < 2u; ++side) {
-        uint e = side == 0u ? i : j, o = side == 0u ? j : i;
-        vec4 offset = rsimKSideOffset(tri(e).meta.x, tri(o).meta.x, pc.seed);
-        uvec2 stride = rsimKSideStride(sampling(), perSide, tri(e).meta.x, tri(o).meta.x);
-        for (uint s = s0; s < s1; ++s) {
-            GpuTriangle ge = tri(e);
-            GpuTriangle go = tri(o);
-            RaySegment seg = rsimKSideSample(rsimTri(ge), ge.normal.xyz, rsimTri(go), go.normal.xyz, go.v0Area.w,
-                                             shareVertex, s, stride, offset, pc.rayEps);
-            if (seg.weight <= 0.0) continue;
-            ++rays;
-            if (!rsimOccluded(seg)) sums[side] += seg.weight;
-        }
-    }
-    return sums;
-}
-
 // The former estimator: x on the triangle with the smaller stable id, both points by area.
 float areaKernel(uint i, uint j, inout uint rays) {
     GpuTriangle gi = tri(i);
@@ -109,27 +65,6 @@ float areaKernel(uint i, uint j, inout uint rays) {
     }
     return sum / float(pc.samples);
 }
-
-layout(buffer_reference, std430, buffer_reference_align = 16) buffer NearListRef {
-    NearVisibilityListHeader header;
-    NearVisibilityPair pairs[];
-};
-
-// Full rows compute each pair twice, once for each element; the pair counters count it once.
-bool countsPair(uint row, uint col) { return pc.mirror != RSIM_K_FULL_ROWS || row < col; }
-
-// Stores the pair's value at (row, col), and at (col, row) when mirrored.
-void finish(uint row, uint col, float k, uint rays) {
-    storeK(row, col, k);
-    if (pc.mirror == RSIM_K_MIRRORED) storeK(col, row, k);
-    if (countsPair(row, col)) rsimCount(pc.stats, 1u, row + col, k > 0.0 ? 1u : 0u);
-    rsimCount(pc.stats, 2u, row + col, rays);
-}
-
-layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer FacingListRef {
-    FacingListHeader header;
-    uvec2 pairs[];
-};
 
 void pairsPhase() {
     // The launch's facing pairs (shaders/facing_pairs.comp), one per invocation in launch order;

@@ -182,6 +182,8 @@ TEST_CASE("scene file errors are precise", "[scene][errors]") {
         CHECK_THAT(errorOf(dir, "samples = 4", "samples = 0"), ContainsSubstring("samples"));
         CHECK_THAT(errorOf(dir, "samples = 4", "samples = 4\nnear_pair_factor = 0"),
                    ContainsSubstring("near_pair_factor"));
+        CHECK_THAT(errorOf(dir, "samples = 4", "samples = 4\ntile_list_max = 300"),
+                   ContainsSubstring("tile_list_max") && ContainsSubstring("256"));
         CHECK_THAT(errorOf(dir, "dt_ns = 0.1", "dt_ns = nan"), ContainsSubstring("finite"));
     }
     SECTION("bad choice, bad syntax, missing pieces") {

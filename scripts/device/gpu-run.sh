@@ -47,6 +47,9 @@
 #                                             (e.g. 0,1) with --pass-blocks 1, 2, 4 (K from the K cache), twice
 #   scripts/device/gpu-run.sh shafts [SCENES]  visibility with and without clear pairs by formula,
 #                                             every generated scene (issue 18; estimator_benchmark.py)
+#   scripts/device/gpu-run.sh tilelists [SCENES]  visibility with the tiles' occluder lists at each limit of
+#                                             TILE_LISTS (default 0,64,128,256; 0 traces every ray), interleaved
+#                                             TILE_REPEATS times (issue 18), and `rsim compare` against limit 0
 #   scripts/device/gpu-run.sh tests           the whole Catch2 suite on this GPU, under the validation
 #                                             layer (bundle made with make-bundle.sh --with-tests);
 #                                             TESTS_FILTER: a Catch2 test spec, e.g. "[kcache]" 
@@ -174,6 +177,26 @@ shafts)
   gen ${2:-tiny-room,small-room,medium-room,large-room,traffic,industry}
   python3 scripts/estimator_benchmark.py --rsim $RSIM --backend vulkan --scenes ${2:-tiny-room,small-room,medium-room,large-room,traffic,industry} \
     --variants rays,default --repeat 2 --out "$OUT/shafts" --tmp /tmp/est 2>&1 | tee "$OUT/shafts.txt" ;;
+tilelists)
+  # Issue 18: visibility with the tiles' occluder lists (simulation.tile_list_max) at each limit,
+  # each SCENE[@MAX_EDGE_M] of the list once per limit and repeat, K cache off. Prints the log's
+  # visibility lines, the largest row sum, then `rsim compare` of each limit's last run against
+  # limit 0's (every ray traced).
+  list=${2:-medium-room,large-room,industry}; limits=${TILE_LISTS:-0,64,128,256}
+  for item in ${list//,/ }; do gen "${item%%@*}"; done
+  rm -rf /tmp/tiles
+  for r in $(seq "${TILE_REPEATS:-2}"); do for item in ${list//,/ }; do for L in ${limits//,/ }; do
+    IFS=@ read -r s edge <<< "$item"
+    d=/tmp/tiles/$s${edge:+-$edge}-L$L
+    $RSIM run "$(path_of "$s")" --backend vulkan --no-k-cache --no-timeseries --no-images --no-progress \
+      ${edge:+--max-edge-m $edge} --set simulation.tile_list_max=$L -o "$d" > /tmp/tiles.log 2>&1 ||
+      { cat /tmp/tiles.log; exit 1; }
+    echo "L=$L $r $item: $(grep -o 'visibility: .*' /tmp/tiles.log | tr '\n' ' ') max row sum $(grep -o '"max_form_factor_row_sum": [0-9.]*' "$d/summary.json" | cut -d' ' -f2)"
+  done; done; done | tee "$OUT/tilelists.txt"
+  for d in /tmp/tiles/*-L*; do
+    base=${d%-L*}; [[ $d == "$base-L0" ]] && continue
+    echo "compare ${d#/tmp/tiles/} against L0: $($RSIM compare "$base-L0" "$d" 2>&1 | tail -1)"
+  done | tee -a "$OUT/tilelists.txt" ;;
 raysab)
   # Visibility alone (issue 17 point 4): this bundle's rsim against an older build's binary OLD
   # (same libraries), interleaved VIS_REPEATS times, each SCENE[@MAX_EDGE_M[@SAMPLES]] once per

@@ -9,6 +9,7 @@
 
 #include "core/prepared_scene.h"
 #include "rsim/shared/shaft.h"
+#include "rsim/shared/tile_shaft.h"
 
 namespace rsim {
 
@@ -27,22 +28,43 @@ struct ShaftBvh {
     template <class Visit>
     void forEachCandidate(const PreparedScene& s, const shared::Shaft& shaft, std::uint32_t i, std::uint32_t j,
                           float eps, Visit&& visit) const {
+        traverse(
+            [&](const shared::ShaftBvhNode& node) {
+                return shared::rsimShaftExcludesBox(shaft, glm::vec3(node.loIndex), glm::vec3(node.hiCount), eps);
+            },
+            [&](std::uint32_t t) {
+                if (t == i || t == j || shared::rsimShaftExcludes(shaft, s.tri(t), s.normal[t], eps)) return true;
+                return bool(visit(t));
+            });
+    }
+    // The same for a tile's shaft (tile_shaft.h): every triangle that may meet its interior.
+    template <class Visit>
+    void forEachTileCandidate(const PreparedScene& s, const shared::TileShaft& shaft, float eps, Visit&& visit) const {
+        traverse(
+            [&](const shared::ShaftBvhNode& node) {
+                return shared::rsimTileShaftExcludesBox(shaft, glm::vec3(node.loIndex), glm::vec3(node.hiCount), eps);
+            },
+            [&](std::uint32_t t) {
+                if (shared::rsimTileShaftExcludes(shaft, s.tri(t), eps)) return true;
+                return bool(visit(t));
+            });
+    }
+    // Depth-first over the nodes that boxOut(node) does not rule out, calling leaf(t) for the
+    // triangles of their leaves until it returns false.
+    template <class BoxOut, class Leaf> void traverse(BoxOut&& boxOut, Leaf&& leaf) const {
         std::uint32_t stack[shared::RSIM_SHAFT_BVH_MAX_DEPTH + 1];
         std::uint32_t top = 0, k = 0;
         for (;;) {
             const shared::ShaftBvhNode& node = nodes[k];
             const std::uint32_t index = bitsOf(node.loIndex.w), count = bitsOf(node.hiCount.w);
-            if (!shared::rsimShaftExcludesBox(shaft, glm::vec3(node.loIndex), glm::vec3(node.hiCount), eps)) {
+            if (!boxOut(node)) {
                 if (count == 0) {
                     stack[top++] = index; // the right child, after the left
                     ++k;
                     continue;
                 }
-                for (std::uint32_t p = index; p < index + count; ++p) {
-                    const std::uint32_t t = prims[p];
-                    if (t == i || t == j || shared::rsimShaftExcludes(shaft, s.tri(t), s.normal[t], eps)) continue;
-                    if (!visit(t)) return;
-                }
+                for (std::uint32_t p = index; p < index + count; ++p)
+                    if (!leaf(prims[p])) return;
             }
             if (top == 0) return;
             k = stack[--top];

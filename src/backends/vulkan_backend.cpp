@@ -173,8 +173,13 @@ public:
         dropBatchReuse(); // the memory plan for K sees what the devices hold
         VisibilityOutcome out;
         std::vector<DeviceBudget> budgets;
-        const KPlan plan =
-            planFor(KChunking::forBudget(std::uint32_t(scene().size()), k.format, k.chunkBytes), k.transportSteps, budgets);
+        // The tiles' occluder lists: one set per command buffer in flight (two per device).
+        std::uint64_t listBytes = 0;
+        for (const Slot& slot : slots_)
+            listBytes = std::max(listBytes, 2 * visibilityTileBytes(visibilityPairsPerLaunch(*slot.device),
+                                                                    std::uint32_t(scene().size()), tileListMax(k)));
+        const KPlan plan = planFor(KChunking::forBudget(std::uint32_t(scene().size()), k.format, k.chunkBytes),
+                                   k.transportSteps, budgets, listBytes);
         for (std::size_t d = 0; d < budgets.size(); ++d) {
             DeviceMemory m{budgets[d].label, budgets[d].budgetBytes, budgets[d].fixedBytes, 0, 0, plan.streamed[d],
                            plan.streamed[d] ? plan.streamGroup[d] : 0};
@@ -483,7 +488,9 @@ private:
     }
 
     // Memory each device may use and what it needs besides K.
-    KPlan planFor(const KChunking& chunking, std::uint32_t transportSteps, std::vector<DeviceBudget>& budgets) const {
+    // `visibilityBytes`: what the visibility pass needs on each device beside K and its scratch.
+    KPlan planFor(const KChunking& chunking, std::uint32_t transportSteps, std::vector<DeviceBudget>& budgets,
+                  std::uint64_t visibilityBytes = 0) const {
         const std::uint64_t n = scene().size();
         for (const Slot& slot : slots_) {
             vk::Device& dev = *slot.device;
@@ -500,7 +507,7 @@ private:
             const std::uint64_t scratch = chunking.as(KFormat::Fp32).largestChunkBytes();
             b.fixedBytes = n * transportSteps * 8 + n * 8 * shared::RSIM_TIME_BLOCK * kMaxPassBlocks + n * 64 +
                            n * 64 * 16 * kMaxPassBlocks +
-                           scratch + (8ull << 20);
+                           scratch + visibilityBytes + (8ull << 20);
             budgets.push_back(b);
         }
         if (share_ && share_->chunking().rowsPerChunk != chunking.rowsPerChunk)

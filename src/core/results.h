@@ -28,11 +28,29 @@ struct VisibilityStats {
     std::uint64_t nonzeroPairs = 0;   // i < j with K_ij > 0
     std::uint64_t raysCast = 0;
     std::uint64_t clearPairs = 0; // candidate pairs that nothing can occlude: no rays (shaft.h)
+    // Occluder lists of tiles of pairs (tile_shaft.h; Vulkan only): rays tested against a list
+    // instead of traced, tiles with a list, tiles whose list was too long, and the lists' entries.
+    std::uint64_t raysListed = 0;
+    std::uint64_t tilesListed = 0;
+    std::uint64_t tilesLong = 0;
+    std::uint64_t tileListEntries = 0;
     // Energy diagnostics of K (MODEL §2 clamp): ordered pairs with K_ij A_j > 1, the largest
     // row sum sum_j F_ij (physically <= 1), and the rows whose sum exceeds kRowSumWarning.
     std::uint64_t clampedFormFactors = 0;
     double maxRowSum = 0.0;
     std::uint64_t rowsOverOne = 0;
+
+    // Adds another part's counts (pairs, rays, tiles; not the energy diagnostics).
+    void addCounts(const VisibilityStats& o) {
+        candidatePairs += o.candidatePairs;
+        nonzeroPairs += o.nonzeroPairs;
+        raysCast += o.raysCast;
+        clearPairs += o.clearPairs;
+        raysListed += o.raysListed;
+        tilesListed += o.tilesListed;
+        tilesLong += o.tilesLong;
+        tileListEntries += o.tileListEntries;
+    }
 };
 
 // A backend's own copy of a result (e.g. the B/Z history on a GPU), which its later phases use

@@ -19,6 +19,13 @@ enum class SensorMode { Pulsed, Amcw, Gated };
 // (docs/model-choices.md).
 enum class KEstimator { SolidAngle, SolidAngleMean, Area };
 
+// simulation.tile_list_max's default, chosen by measurement on the H100 (docs/benchmarks.md,
+// "Occluder lists of tiles of pairs").
+inline constexpr std::uint32_t kDefaultTileListMax = 128;
+// The lists' area takes (1 + tile_list_max) x 4 bytes per tile of a launch (about 0.27 GB per
+// command buffer in flight at 256), and lists that long test more slowly than the rays.
+inline constexpr std::uint32_t kMaxTileListMax = 256;
+
 // The geometry phase: how K is sampled and stored.
 struct KSettings {
     std::uint32_t samples = 16; // S
@@ -29,6 +36,10 @@ struct KSettings {
     // form factor instead of rays (simulation.clear_pairs = "formula"; off by default until the
     // shaft queries cost less than the rays they save: docs/benchmarks.md).
     bool clearPairsByFormula = false;
+    // Vulkan: tiles of pairs whose shaft meets at most this many triangles test their rays
+    // against that list instead of tracing them (simulation.tile_list_max; 0: every ray traced;
+    // include/rsim/shared/tile_shaft.h).
+    std::uint32_t tileListMax = kDefaultTileListMax;
     KFormat format = kDefaultKFormat;       // --kij
     std::uint64_t chunkBytes = 16ull << 20; // --chunk-mb: K chunk budget (rows per LUT)
     bool formatErrors = false;              // --kij-errors: errors of every format (fp32 runs)

@@ -39,6 +39,7 @@ Json settings(const ResultsView& view) {
                        {"k_estimator", kEstimatorName(s.sim.k_estimator)},
                        {"near_pair_factor", s.sim.near_pair_factor},
                        {"clear_pairs", s.sim.clear_pairs_formula ? "formula" : "rays"},
+                       {"tile_list_max", s.sim.tile_list_max},
                        {"direct_samples", s.sim.direct_samples},
                        {"seed", s.sim.seed},
                        {"indirect", s.sim.indirect},
@@ -192,6 +193,10 @@ std::string summaryJsonText(const ResultsView& view, const PhaseTimes& times) {
         {"visibility", r.visibility.raysCast},
         {"visibility_candidate_pairs", r.visibility.candidatePairs},
         {"visibility_clear_pairs", r.visibility.clearPairs},
+        {"visibility_listed", r.visibility.raysListed},
+        {"visibility_tiles_listed", r.visibility.tilesListed},
+        {"visibility_tiles_long", r.visibility.tilesLong},
+        {"visibility_tile_list_entries", r.visibility.tileListEntries},
         {"visibility_per_s", number(visSecs > 0.0 ? double(r.visibility.raysCast) / visSecs : 0.0)},
         {"shadow", r.direct.shadowRays},
         {"primary", r.image.rays}};

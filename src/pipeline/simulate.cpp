@@ -206,15 +206,14 @@ void storeK(const KCache& cache, const std::string& key, KHandle& K, const KChun
 
 // Row-block mode: the ranks' counts, sums and maxima of K's diagnostics, on every rank.
 void combineOverRanks(const Ranks& ranks, VisibilityStats& v, KStorageReport& k) {
-    std::vector<std::uint64_t> counts{v.candidatePairs, v.nonzeroPairs,       v.raysCast,
-                                      v.clearPairs,     v.clampedFormFactors, v.rowsOverOne};
+    std::vector<std::uint64_t> counts{v.candidatePairs, v.nonzeroPairs, v.raysCast,    v.clearPairs,
+                                      v.raysListed,     v.tilesListed,  v.tilesLong,   v.tileListEntries,
+                                      v.clampedFormFactors, v.rowsOverOne};
     ranks.sum(counts);
-    v.candidatePairs = counts[0];
-    v.nonzeroPairs = counts[1];
-    v.raysCast = counts[2];
-    v.clearPairs = counts[3];
-    v.clampedFormFactors = counts[4];
-    v.rowsOverOne = counts[5];
+    std::uint64_t* fields[] = {&v.candidatePairs, &v.nonzeroPairs, &v.raysCast,        &v.clearPairs,
+                               &v.raysListed,     &v.tilesListed,  &v.tilesLong,       &v.tileListEntries,
+                               &v.clampedFormFactors, &v.rowsOverOne};
+    for (std::size_t f = 0; f < counts.size(); ++f) *fields[f] = counts[f];
     std::vector<double> maxima{v.maxRowSum, k.maxAbsError};
     ranks.max(maxima);
     v.maxRowSum = maxima[0];
@@ -243,6 +242,13 @@ std::unique_ptr<KHandle> computeK(Backend& geometry, const KSettings& k, PhaseTi
                  "({:.1f} Mrays/s)",
                  stats.candidatePairs, stats.clearPairs, stats.nonzeroPairs, stats.raysCast, secs,
                  double(stats.raysCast) / secs * 1e-6);
+    if (const std::uint64_t tiles = stats.tilesListed + stats.tilesLong; tiles > 0)
+        spdlog::info("visibility: {} of {} tiles of pairs listed their possible occluders (mean {:.1f} triangles, "
+                     "at most {}); {} rays ({:.1f}%) tested against those lists, the others traced",
+                     stats.tilesListed, tiles,
+                     stats.tilesListed ? double(stats.tileListEntries) / double(stats.tilesListed) : 0.0,
+                     k.tileListMax, stats.raysListed,
+                     stats.raysCast ? 100.0 * double(stats.raysListed) / double(stats.raysCast) : 0.0);
     if (k.format != KFormat::Fp32)
         spdlog::info("compress: K as {} in {} chunk(s) of {} rows, {:.1f} MiB, RMS error {:.3g} against fp32, "
                      "{:.3f} s",

@@ -22,6 +22,7 @@ struct SimulationSettings {
     KEstimator k_estimator = KEstimator::SolidAngle;
     std::uint32_t near_pair_factor = 32; // near pairs take this many times `samples`
     bool clear_pairs_formula = false;    // clear_pairs = "formula" (default "rays")
+    std::uint32_t tile_list_max = kDefaultTileListMax; // Vulkan: longest occluder list a tile tests
     std::uint32_t direct_samples = 16;
     std::uint32_t seed = 1;
     bool indirect = true;

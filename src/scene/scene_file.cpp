@@ -120,6 +120,7 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
         s.near_pair_factor = r.integer("near_pair_factor", s.near_pair_factor, 1, 1 << 10);
         s.clear_pairs_formula =
             r.choice("clear_pairs", s.clear_pairs_formula ? "formula" : "rays", {"formula", "rays"}) == "formula";
+        s.tile_list_max = r.integer("tile_list_max", s.tile_list_max, 0, kMaxTileListMax);
         s.direct_samples = r.integer("direct_samples", s.direct_samples, 1, 1 << 20);
         s.seed = r.integer("seed", s.seed, 0, 0xffffffffLL);
         s.indirect = r.boolean("indirect", s.indirect);

@@ -2,8 +2,10 @@
 #include "visibility/vulkan_visibility.h"
 
 #include <algorithm>
+#include <string>
 
 #include "accel/shaft_bvh.h"
+#include "util/error.h"
 #include "util/progress.h"
 #include "util/timer.h"
 #include "vulkan/ray_pass.h"
@@ -48,6 +50,10 @@ vk::ShaderCode (*visibilityShader(const KSettings& k))(vk::RayPath) {
                                                                     : &vk::shaders::visibility;
 }
 
+std::uint32_t tileListMax(const KSettings& k) {
+    return k.estimator == KEstimator::Area || k.clearPairsByFormula ? 0 : k.tileListMax;
+}
+
 shared::VisibilityPush visibilityPush(const GpuGeometry& geometry, const PreparedScene& prepared,
                                       const KSettings& k) {
     shared::VisibilityPush push{};
@@ -72,20 +78,51 @@ VisibilityPipelines makeVisibilityPipelines(vk::Device& device, const KSettings&
     VisibilityPipelines p;
     p.facing = std::make_unique<vk::Pass<shared::VisibilityPush>>(device, vk::shaders::facingPairs(),
                                                                   vk::SpecConstants{}, "visibility facing pairs");
+    if (tileListMax(settings) > 0) {
+        p.tiles = std::make_unique<vk::Pass<shared::VisibilityPush>>(device, vk::shaders::tileShafts(),
+                                                                     vk::SpecConstants{}, "visibility tile shafts");
+        p.listed = std::make_unique<vk::Pass<shared::VisibilityPush>>(device, vk::shaders::visibilityListed(),
+                                                                      vk::SpecConstants{}, "visibility listed pairs");
+    }
     p.rays = makeRayPassPipeline(device, visibilityShader(settings), sizeof(shared::VisibilityPush), false, accel,
                                  "visibility");
     return p;
 }
 
+std::uint32_t visibilityTileCapacity(std::uint64_t pairsPerLaunch, std::uint32_t n) {
+    // A launch of w columns and r rows, w r <= min(pairsPerLaunch, n^2) and w, r <= n, has
+    // ceil(w / E) ceil(r / E) <= w r / E^2 + (w + r) / E + 1 tiles.
+    const std::uint64_t E = shared::RSIM_TILE_EDGE;
+    return std::uint32_t(std::min<std::uint64_t>(pairsPerLaunch, std::uint64_t(n) * n) / (E * E) + 2 * n / E + 1);
+}
+
+namespace {
+std::uint64_t facingListBytes(std::uint64_t pairsPerLaunch, std::uint32_t n) {
+    return sizeof(shared::FacingListHeader) +
+           std::min<std::uint64_t>(pairsPerLaunch, std::uint64_t(n) * n) * 2 * sizeof(std::uint32_t);
+}
+} // namespace
+
+std::uint64_t visibilityTileBytes(std::uint64_t pairsPerLaunch, std::uint32_t n, std::uint32_t tileListMax) {
+    if (tileListMax == 0) return 0;
+    return std::uint64_t(visibilityTileCapacity(pairsPerLaunch, n)) * (1 + tileListMax) * 4 +
+           facingListBytes(pairsPerLaunch, n); // and the pairs left to the rays
+}
+
 VisibilityLists::VisibilityLists(vk::Device& device, std::uint64_t pairsPerLaunch, std::uint32_t n,
-                                 const char* name)
+                                 std::uint32_t listMax, const char* name)
     : capacity(std::uint32_t(std::clamp<std::uint64_t>(pairsPerLaunch / 16, 4096, 1u << 20))),
+      tileListMax(listMax), tileCapacity(listMax ? visibilityTileCapacity(pairsPerLaunch, n) : 0),
       buffer(device, sizeof(shared::NearVisibilityListHeader) + std::uint64_t(capacity) * sizeof(shared::NearVisibilityPair), vk::kStorageUsage,
              vk::MemoryKind::Device, name),
-      facing(device,
-             sizeof(shared::FacingListHeader) +
-                 std::min<std::uint64_t>(pairsPerLaunch, std::uint64_t(n) * n) * 2 * sizeof(std::uint32_t),
-             vk::kStorageUsage, vk::MemoryKind::Device, std::string(name) + " (facing pairs)") {}
+      facing(device, facingListBytes(pairsPerLaunch, n), vk::kStorageUsage, vk::MemoryKind::Device,
+             std::string(name) + " (facing pairs)") {
+    if (listMax == 0) return;
+    tiles = vk::Buffer(device, std::uint64_t(tileCapacity) * (1 + listMax) * 4, vk::kStorageUsage,
+                       vk::MemoryKind::Device, std::string(name) + " (tiles' occluder lists)");
+    traced = vk::Buffer(device, facingListBytes(pairsPerLaunch, n), vk::kStorageUsage, vk::MemoryKind::Device,
+                        std::string(name) + " (pairs left to the rays)");
+}
 
 std::uint64_t visibilityPairsPerLaunch(vk::Device& device) {
     std::uint64_t maxItems = std::uint64_t(1) << 24;
@@ -95,21 +132,49 @@ std::uint64_t visibilityPairsPerLaunch(vk::Device& device) {
 }
 
 namespace {
-// One launch of its three phases: the facing pairs listed, their rays, then the near pairs the
-// rays listed (gpu_layout.h). The lists are emptied first; the barrier at the end lets the next
-// launch reuse them.
+// One launch of its phases: the facing pairs listed, the tiles' occluder lists (when on), the
+// rays, then the near pairs the rays listed (gpu_layout.h). The lists are emptied first; the
+// barrier at the end lets the next launch reuse them.
 void recordLaunch(vk::Device& device, const VisibilityPipelines& pipelines, shared::VisibilityPush p,
                   std::uint32_t width, std::uint32_t rows, std::uint64_t pairs, const VisibilityLists& lists,
                   VkCommandBuffer cmd) {
+    const std::uint32_t E = shared::RSIM_TILE_EDGE;
+    const std::uint32_t tilesX = (width + E - 1) / E, tilesY = (rows + E - 1) / E;
+    const std::uint64_t tiles = std::uint64_t(tilesX) * tilesY;
+    if (tilesX > device.limits().maxComputeWorkGroupCount[0])
+        throw Error("a scene of " + std::to_string(p.n) + " triangles needs " + std::to_string(tilesX) +
+                    " workgroups in a row of its visibility pass; this device allows " +
+                    std::to_string(device.limits().maxComputeWorkGroupCount[0]));
+    shared::FacingListHeader header{};
+    if (lists.tileListMax > 0) {
+        if (tiles > lists.tileCapacity) throw Error("internal: a visibility launch with more tiles than its lists hold");
+        header.tileListMax = lists.tileListMax;
+        header.tileCapacity = lists.tileCapacity;
+        header.tiles = lists.tiles.address();
+        header.traced = lists.traced.address();
+        device.vk().vkCmdFillBuffer(cmd, lists.tiles.handle(), 0, tiles * 4, shared::RSIM_TILE_NONE);
+        device.vk().vkCmdFillBuffer(cmd, lists.traced.handle(), 0, sizeof(shared::FacingListHeader), 0);
+    }
     device.vk().vkCmdFillBuffer(cmd, lists.buffer.handle(), 0, sizeof(shared::NearVisibilityListHeader), 0);
-    device.vk().vkCmdFillBuffer(cmd, lists.facing.handle(), 0, sizeof(shared::FacingListHeader), 0);
+    device.vk().vkCmdUpdateBuffer(cmd, lists.facing.handle(), 0, sizeof header, &header);
     vk::computeBarrier(device, cmd);
     p.nearList = lists.buffer.address();
     p.nearCapacity = lists.capacity;
     p.facingList = lists.facing.address();
     pipelines.facing->bind(cmd);
-    pipelines.facing->dispatch(cmd, p, (width + shared::RSIM_WG_PAIRS_X - 1) / shared::RSIM_WG_PAIRS_X, rows);
+    pipelines.facing->dispatch(cmd, p, tilesX, tilesY);
     vk::computeBarrier(device, cmd);
+    if (lists.tileListMax > 0) {
+        // The tiles' lists, then the pairs of listed tiles; the ray pass takes the others.
+        pipelines.tiles->bind(cmd);
+        pipelines.tiles->dispatch(cmd, p, std::uint32_t((tiles + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR));
+        vk::computeBarrier(device, cmd);
+        p.facingWidth = width;
+        pipelines.listed->bind(cmd);
+        pipelines.listed->dispatch(cmd, p, (width + shared::RSIM_WG_PAIRS_X - 1) / shared::RSIM_WG_PAIRS_X, rows);
+        vk::computeBarrier(device, cmd);
+        p.facingList = lists.traced.address();
+    }
     // The ray phase: on the RT pipeline one row of width x rows invocations, so that a warp takes
     // consecutive listed pairs (a 2-D launch may give a warp a tile of several rows); the compute
     // build keeps the 2-D shape, whose x is bounded by the workgroup count.
@@ -171,7 +236,7 @@ VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& g
     // the group-count and ray-dispatch limits; ~16M pairs per submission keeps progress live.
     Progress progress("visibility", std::uint64_t(n) * (n - 1) / 2, "pairs");
     Stopwatch rayTime;
-    VisibilityLists lists(device, visibilityPairsPerLaunch(device), n, "visibility lists");
+    VisibilityLists lists(device, visibilityPairsPerLaunch(device), n, tileListMax(settings), "visibility lists");
     if (nearCapacity > 0) lists.capacity = std::min(lists.capacity, nearCapacity);
     castVisibilityRows(device, pipelines, push, 0, n - 1, lists, progress);
     progress.finish();
@@ -187,6 +252,10 @@ VisibilityStats visibilityCounts(const GpuCounters& counters) {
     stats.nonzeroPairs = sums[1];
     stats.raysCast = sums[2];
     stats.clearPairs = sums[3];
+    stats.raysListed = sums[4];
+    stats.tilesListed = sums[5];
+    stats.tilesLong = sums[6];
+    stats.tileListEntries = sums[7];
     return stats;
 }
 

@@ -20,33 +20,50 @@ namespace rsim {
 
 // The visibility shader the settings need: with the shaft query of clear pairs, or without.
 vk::ShaderCode (*visibilityShader(const KSettings& settings))(vk::RayPath);
+// The longest occluder list of a tile the settings use (0: none; tile_shaft.h): the former
+// estimator and clear pairs by formula trace every ray.
+std::uint32_t tileListMax(const KSettings& settings);
 
 // The scene and sampling fields of the visibility pass's push constants (MODEL §2).
 shared::VisibilityPush visibilityPush(const GpuGeometry& geometry, const PreparedScene& prepared,
                                       const KSettings& settings);
 
-// The visibility pass's pipelines: the facing pairs' list (a compute pass on either path) and
-// the rays.
+// The visibility pass's pipelines: the facing pairs' list (a compute pass on either path), the
+// tiles' occluder lists and the pairs tested against them (when on), and the rays.
 struct VisibilityPipelines {
     std::unique_ptr<vk::Pass<shared::VisibilityPush>> facing;
+    std::unique_ptr<vk::Pass<shared::VisibilityPush>> tiles;  // tileListMax > 0 only
+    std::unique_ptr<vk::Pass<shared::VisibilityPush>> listed; // tileListMax > 0 only
     std::unique_ptr<vk::Pipeline> rays;
 };
 VisibilityPipelines makeVisibilityPipelines(vk::Device& device, const KSettings& settings,
                                             const vk::SceneAccel& accel);
 
+// Tiles (gpu_layout.h, FacingListHeader) one launch of at most `pairsPerLaunch` pairs of n
+// triangles may have, and the bytes of their occluder lists of at most tileListMax triangles.
+std::uint32_t visibilityTileCapacity(std::uint64_t pairsPerLaunch, std::uint32_t n);
+std::uint64_t visibilityTileBytes(std::uint64_t pairsPerLaunch, std::uint32_t n, std::uint32_t tileListMax);
+
 // The lists of one launch (VisibilityPush in gpu_layout.h), one set per command buffer in
-// flight: its facing pairs, and the near pairs its ray phase hands to its second phase.
+// flight: its facing pairs, its tiles' occluder lists, and the near pairs its ray phase hands to
+// its second phase.
 struct VisibilityLists {
     // `n` triangles: a launch covers at most min(pairsPerLaunch, n^2) pairs.
-    VisibilityLists(vk::Device& device, std::uint64_t pairsPerLaunch, std::uint32_t n, const char* name);
+    VisibilityLists(vk::Device& device, std::uint64_t pairsPerLaunch, std::uint32_t n, std::uint32_t tileListMax,
+                    const char* name);
     std::uint32_t capacity; // of the near list: a sixteenth of a launch's pairs, in [4096, 2^20];
                             // pairs beyond it are finished in the first phase
-    vk::Buffer buffer;      // the near list
-    vk::Buffer facing;      // FacingListHeader, then uvec2 pairs
+    std::uint32_t tileListMax;  // 0: no occluder lists
+    std::uint32_t tileCapacity; // tiles of one launch
+    vk::Buffer buffer;          // the near list
+    vk::Buffer facing;          // FacingListHeader, then uvec2 pairs
+    vk::Buffer tiles;           // the tiles' info and lists (tileListMax > 0)
+    vk::Buffer traced;          // the pairs left to the rays (tileListMax > 0), as `facing`
 };
 // The counters VisibilityPush::stats points at: candidate pairs, non-zero pairs, rays cast,
-// clear pairs.
-inline constexpr std::uint32_t kVisibilityCounters = 4;
+// clear pairs, rays tested against a tile's list, tiles with a list, tiles with too long a
+// list, the lists' entries.
+inline constexpr std::uint32_t kVisibilityCounters = 8;
 VisibilityStats visibilityCounts(const GpuCounters& counters);
 
 // The most pairs one visibility launch covers on this device.

@@ -75,7 +75,8 @@ public:
             slot.table = vk::makeStorage(dev_, std::vector<std::uint64_t>(plan.chunking.chunks(), slot.scratch.address()),
                                          "K chunk addresses, slot " + tag);
             slot.lists = std::make_unique<VisibilityLists>(dev_, visibilityPairsPerLaunch(dev_),
-                                                           std::uint32_t(prepared.size()), "visibility lists");
+                                                           std::uint32_t(prepared.size()), tileListMax(settings),
+                                                           "visibility lists");
         }
         push_ = visibilityPush(*d.geometry, prepared, settings);
         push_.stats = counters_.address();
@@ -271,13 +272,7 @@ ChunkedVisibility computeVisibilityChunked(const std::vector<VisibilityDevice>& 
     progress.finish();
     K.finishEncoding(ch.format);
     setEnergy(out.stats, summariseRowSums(rowSum, clamped));
-    for (const auto& caster : casters) {
-        const VisibilityStats v = caster->stats();
-        out.stats.candidatePairs += v.candidatePairs;
-        out.stats.nonzeroPairs += v.nonzeroPairs;
-        out.stats.raysCast += v.raysCast;
-        out.stats.clearPairs += v.clearPairs;
-    }
+    for (const auto& caster : casters) out.stats.addCounts(caster->stats());
     return out;
 }
 
@@ -350,11 +345,7 @@ KWhereItLives computeKWhereItLives(const std::vector<VisibilityDevice>& devices,
     }
     std::uint64_t clampedTotal = 0;
     for (std::size_t d = 0; d < D; ++d) {
-        const VisibilityStats v = casters[d]->stats();
-        out.stats.candidatePairs += v.candidatePairs;
-        out.stats.nonzeroPairs += v.nonzeroPairs;
-        out.stats.raysCast += v.raysCast;
-        out.stats.clearPairs += v.clearPairs;
+        out.stats.addCounts(casters[d]->stats());
         out.errors.sumSquared += errors[d].sumSquared;
         out.errors.maxAbs = std::max(out.errors.maxAbs, errors[d].maxAbs);
         clampedTotal += clamped[d];

@@ -23,6 +23,8 @@
 #include "shaders/visibility_rq.spv.h"
 #include "shaders/visibility_clear_rgen.spv.h"
 #include "shaders/visibility_clear_rq.spv.h"
+#include "shaders/visibility_listed.spv.h"
+#include "shaders/tile_shafts.spv.h"
 
 namespace rsim::vk::shaders {
 namespace {
@@ -34,6 +36,7 @@ template <std::size_t N> ShaderCode code(const std::uint32_t (&words)[N]) {
 ShaderCode visibilityClearPairs(RayPath p) {
     return p == RayPath::RayQuery ? code(rsim_spv_visibility_clear_rq) : code(rsim_spv_visibility_clear_rgen);
 }
+ShaderCode visibilityListed() { return code(rsim_spv_visibility_listed); }
 ShaderCode visibility(RayPath p) {
     return p == RayPath::RayQuery ? code(rsim_spv_visibility_rq) : code(rsim_spv_visibility_rgen);
 }
@@ -51,6 +54,7 @@ ShaderCode radiosityNear() { return code(rsim_spv_radiosity_near); }
 ShaderCode historyFromLanes() { return code(rsim_spv_history_from_lanes); }
 ShaderCode nearPairs() { return code(rsim_spv_near_pairs); }
 ShaderCode facingPairs() { return code(rsim_spv_facing_pairs); }
+ShaderCode tileShafts() { return code(rsim_spv_tile_shafts); }
 ShaderCode distances() { return code(rsim_spv_distances); }
 ShaderCode pixels() { return code(rsim_spv_pixels); }
 ShaderCode sensorSignals() { return code(rsim_spv_sensor_signals); }

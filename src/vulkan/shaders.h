@@ -7,6 +7,7 @@ namespace rsim::vk::shaders {
 
 ShaderCode visibility(RayPath path);
 ShaderCode visibilityClearPairs(RayPath path); // with the shaft query (RSIM_CLEAR_PAIRS)
+ShaderCode visibilityListed(); // the pairs tested against their tiles' occluder lists
 ShaderCode direct(RayPath path);
 ShaderCode primary(RayPath path);
 ShaderCode rtMiss();
@@ -17,6 +18,7 @@ ShaderCode radiosityNear();
 ShaderCode historyFromLanes();
 ShaderCode nearPairs();
 ShaderCode facingPairs();
+ShaderCode tileShafts();
 ShaderCode distances();
 ShaderCode pixels();
 ShaderCode sensorSignals();

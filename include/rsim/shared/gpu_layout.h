@@ -101,13 +101,29 @@ struct NearVisibilityListHeader {
 };
 // The facing pairs of one visibility launch, listed by shaders/facing_pairs.comp so that the
 // ray phase's invocations all cast rays: the header, then uvec2 (row, column)[pairs of the
-// launch], in the launch's order within each subgroup.
+// launch], tile by tile (RSIM_TILE_EDGE x RSIM_TILE_EDGE pairs, tile_shaft.h) in the launch's
+// order within each subgroup.
+//
+// With occluder lists (tileListMax > 0), `tiles` holds uint info[tileCapacity], then uint
+// lists[tileCapacity][tileListMax]. Tile (ty, tx) of the launch, ty = (row - rowBegin) / E and
+// tx = (column - colBegin) / E for E = RSIM_TILE_EDGE, is info[ty * tilesX + tx] with
+// tilesX = ceil((min(colEnd, n) - colBegin) / E). The host fills info with RSIM_TILE_NONE; facing_pairs.comp marks
+// the tiles with a facing pair RSIM_TILE_FACING; tile_shafts.comp replaces each mark by the
+// length of the tile's list of possible occluders, or RSIM_TILE_LONG when it has more than
+// tileListMax. visibility_listed.comp then computes the pairs of listed tiles and appends the
+// others to `traced` (a header and pairs like this list's), which the ray pass takes instead.
 struct FacingListHeader {
     uint count;
+    uint tileListMax;  // 0: no occluder lists, every ray traced
+    uint tileCapacity; // tiles the area holds
     uint pad0;
-    uint pad1;
-    uint pad2;
+    uint64_t tiles;    // the tiles' area; 0 without lists
+    uint64_t traced;   // the pairs left to the rays (a FacingListHeader and pairs); 0 without lists
 };
+RSIM_CONST uint RSIM_TILE_EDGE = 8u;          // a tile's rows, and its columns
+RSIM_CONST uint RSIM_TILE_NONE = 0xfffffffdu;   // info: the tile has no facing pair
+RSIM_CONST uint RSIM_TILE_FACING = 0xfffffffeu; // info: the tile has a facing pair
+RSIM_CONST uint RSIM_TILE_LONG = 0xffffffffu;   // info: more possible occluders than tileListMax
 struct VisibilityPush {
     uint64_t triangles;  // GpuTriangle[n]
     uint64_t kChunks;    // uint64_t[chunks]: device address of each K row chunk (fp32)
@@ -398,7 +414,7 @@ static_assert(sizeof(rsim::shared::GpuTransportTri) == 64);
 static_assert(sizeof(rsim::shared::VisibilityPush) == 128);
 static_assert(sizeof(rsim::shared::NearVisibilityPair) == 16);
 static_assert(sizeof(rsim::shared::NearVisibilityListHeader) == 16);
-static_assert(sizeof(rsim::shared::FacingListHeader) == 16);
+static_assert(sizeof(rsim::shared::FacingListHeader) == 32);
 static_assert(sizeof(rsim::shared::DirectPush) == 64);
 static_assert(sizeof(rsim::shared::FormFactorPush) == 56);
 static_assert(sizeof(rsim::shared::KEncodePush) == 64);

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+// The occluder lists of one visibility launch's tiles (tile_shaft.h; the layout in gpu_layout.h,
+// FacingListHeader): one invocation per tile that facing_pairs.comp marked, which builds the
+// tile's shaft from its two blocks of triangles and lists every triangle of the scene that may
+// meet it, by a traversal of rsim's own BVH (the one of the clear pairs' query, shaft.h). A
+// tile with more than tileListMax is marked RSIM_TILE_LONG, and its rays are traced.
+#version 460
+#extension GL_GOOGLE_include_directive : require
+#include "common/rsim.glsl"
+#include "rsim/shared/tile_shaft.h"
+layout(local_size_x = RSIM_WG_LINEAR) in;
+layout(push_constant) uniform Push { VisibilityPush pc; };
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer FacingListRef { FacingListHeader header; };
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer ShaftNodeRefs { ShaftBvhNode n[]; };
+
+GpuTriangle tri(uint k) { return TriangleRefs(pc.triangles).t[k]; }
+
+void main() {
+    FacingListRef list = FacingListRef(pc.facingList);
+    const uint E = RSIM_TILE_EDGE;
+    uint colEnd = min(pc.colEnd, pc.n);
+    uint tilesX = (colEnd - pc.colBegin + E - 1u) / E;
+    uint tilesY = (pc.rowEnd - pc.rowBegin + E - 1u) / E;
+    uint tile = gl_GlobalInvocationID.x;
+    if (tile >= tilesX * tilesY) return;
+    UintRefs tiles = UintRefs(list.header.tiles);
+    if (tiles.v[tile] != RSIM_TILE_FACING) return;
+    uint r0 = pc.rowBegin + (tile / tilesX) * E, r1 = min(r0 + E, pc.rowEnd);
+    uint c0 = pc.colBegin + (tile % tilesX) * E, c1 = min(c0 + E, colEnd);
+    uint rows = r1 - r0, count = rows + (c1 - c0);
+
+    // Three passes over the blocks' triangles: where they are, how far they reach across the
+    // axis between them, then the planes' offsets.
+    TileBlocks b = rsimTileBlocksEmpty();
+    for (uint k = 0u; k < count; ++k) {
+        GpuTriangle g = tri(k < rows ? r0 + k : c0 + k - rows);
+        b = rsimTileBlocksAdd(b, rsimTri(g), g.normal.xyz, k < rows);
+    }
+    mat3 frame = rsimTileFrame(b);
+    vec3 centre = 0.5 * (b.lo + b.hi);
+    TileExtents e = rsimTileExtentsEmpty();
+    for (uint k = 0u; k < count; ++k) {
+        Tri t = rsimTri(tri(k < rows ? r0 + k : c0 + k - rows));
+        e = rsimTileExtentsAdd(e, frame, centre, t.v0, k < rows);
+        e = rsimTileExtentsAdd(e, frame, centre, t.v1, k < rows);
+        e = rsimTileExtentsAdd(e, frame, centre, t.v2, k < rows);
+    }
+    TileShaft s = rsimTileShaftBegin(b, frame, e, pc.shaftEps);
+    for (uint k = 0u; k < count; ++k) {
+        Tri t = rsimTri(tri(k < rows ? r0 + k : c0 + k - rows));
+        s = rsimTileShaftAdd(s, t.v0);
+        s = rsimTileShaftAdd(s, t.v1);
+        s = rsimTileShaftAdd(s, t.v2);
+    }
+
+    // The traversal of ShaftBvh::forEachTileCandidate (src/accel/shaft_bvh.h).
+    uint limit = list.header.tileListMax;
+    uint out0 = list.header.tileCapacity + tile * limit;
+    uint found = 0u;
+    uint stack[RSIM_SHAFT_BVH_MAX_DEPTH + 1u];
+    uint top = 0u, k = 0u;
+    for (;;) {
+        ShaftBvhNode node = ShaftNodeRefs(pc.shaftNodes).n[k];
+        uint index = floatBitsToUint(node.loIndex.w), leaf = floatBitsToUint(node.hiCount.w);
+        if (!rsimTileShaftExcludesBox(s, node.loIndex.xyz, node.hiCount.xyz, pc.shaftEps)) {
+            if (leaf == 0u) {
+                stack[top++] = index; // the right child, after the left
+                ++k;
+                continue;
+            }
+            for (uint p = index; p < index + leaf; ++p) {
+                uint t = UintRefs(pc.shaftPrims).v[p];
+                if (rsimTileShaftExcludes(s, rsimTri(tri(t)), pc.shaftEps)) continue;
+                if (found == limit) {
+                    tiles.v[tile] = RSIM_TILE_LONG;
+                    rsimCount(pc.stats, 6u, tile, 1u);
+                    return;
+                }
+                tiles.v[out0 + found] = t;
+                ++found;
+            }
+        }
+        if (top == 0u) break;
+        k = stack[--top];
+    }
+    tiles.v[tile] = found;
+    rsimCount(pc.stats, 5u, tile, 1u);
+    rsimCount(pc.stats, 7u, tile, found);
+}

@@ -101,6 +101,22 @@ TEST_CASE("in a closed empty box no tile lists an occluder", "[shared][tiles]") 
         }
 }
 
+TEST_CASE("a sample of tiles says which share of the facing pairs their lists take", "[tiles]") {
+    SceneBuilder b;
+    auto wall = b.material("wall", 0.6f);
+    b.roomShell({0, 0, 0}, {3.0, 2.0, 2.5}, 4, wall);
+    const PreparedScene box = b.prepare(0.5);
+    CHECK(listedPairShare(box, ShaftBvh::build(box), 0, 256) == 1.0); // nothing can occlude
+    const PreparedScene room = furnishedRoom();
+    const ShaftBvh bvh = ShaftBvh::build(room);
+    const double none = listedPairShare(room, bvh, 0, 256), some = listedPairShare(room, bvh, 16, 256),
+                 most = listedPairShare(room, bvh, 256, 256);
+    CAPTURE(none, some, most);
+    CHECK(none < some);
+    CHECK(some < most);
+    CHECK(most > 0.9);
+}
+
 TEST_CASE("the lists' segment test agrees with double precision away from edges and ends", "[shared][tiles]") {
     std::mt19937 rng(3);
     std::uniform_real_distribution<double> u(-1.0, 1.0);
@@ -178,6 +194,14 @@ TEST_CASE("testing rays against the tiles' lists gives the K of tracing them", "
         SECTION("two slots of a device, K computed where it lives") {
             const auto two = makeTestBackend(path, [](BackendChoice& ch) { ch.devices = "0,0"; });
             compare(simulateOn(PhaseBackends::all(*two), s, listed));
+        }
+        SECTION("lists too short for most tiles: the run traces every ray") {
+            SimConfig tight = c;
+            tight.k.tileListMax = 1;
+            const SimulationResult b = simulate(path, s, tight);
+            CHECK(b.visibility.tilesListed == 0);
+            CHECK(b.visibility.raysListed == 0);
+            CHECK(b.K == a.K);
         }
     }
 }

@@ -20,4 +20,8 @@ std::vector<std::uint32_t> tileCandidates(const PreparedScene& s, const ShaftBvh
                                           std::uint32_t r1, std::uint32_t c0, std::uint32_t c1, float eps,
                                           std::uint32_t limit = 0xffffffffu);
 
+// The share of the facing pairs of `tiles` tiles drawn at random (a fixed seed) whose tile lists
+// at most `limit` triangles: what a GPU run would test against lists rather than trace.
+double listedPairShare(const PreparedScene& s, const ShaftBvh& bvh, std::uint32_t limit, std::uint32_t tiles);
+
 } // namespace rsim

@@ -29,6 +29,7 @@
 #include "util/error.h"
 #include "util/parallel.h"
 #include "util/timer.h"
+#include "accel/tile_lists.h"
 #include "visibility/vulkan_visibility.h"
 #include "visibility/vulkan_visibility_chunked.h"
 #include "visibility/vulkan_visibility_ranks.h"
@@ -168,9 +169,10 @@ public:
     // the other ranks every pass.
     void shareRows(const RowShare* share) override { share_ = share; }
 
-    VisibilityOutcome visibility(const KSettings& k) override {
+    VisibilityOutcome visibility(const KSettings& requested) override {
         requireRays("K's visibility");
         dropBatchReuse(); // the memory plan for K sees what the devices hold
+        const KSettings k = withTileLists(requested);
         VisibilityOutcome out;
         std::vector<DeviceBudget> budgets;
         // The tiles' occluder lists: one set per command buffer in flight (two per device).
@@ -485,6 +487,30 @@ private:
             lastPulse_ = config.pulse;
         }
         return *lastPose_;
+    }
+
+    // The settings with occluder lists only where a sample of tiles says they take at least
+    // kMinListedShare of the facing pairs: with fewer, the tiles' queries cost more than the lists
+    // save (industry on the H100: 17% listed, visibility 2% slower; docs/benchmarks.md).
+    KSettings withTileLists(const KSettings& k) const {
+        KSettings out = k;
+        const std::uint32_t limit = tileListMax(k);
+        if (limit == 0 || !shafts_) return out;
+        constexpr std::uint32_t kSampleTiles = 256;
+        constexpr double kMinListedShare = 0.5;
+        const double share = listedPairShare(scene(), *shafts_, limit, kSampleTiles);
+        if (share >= kMinListedShare) {
+            spdlog::debug("visibility: occluder lists on: a sample of {} tiles puts {:.0f}% of the facing pairs in "
+                          "tiles with at most {} possible occluders",
+                          kSampleTiles, 100.0 * share, limit);
+            return out;
+        }
+        spdlog::info("visibility: occluder lists off: a sample of {} tiles puts {:.0f}% of the facing pairs in tiles "
+                     "with at most {} possible occluders (simulation.tile_list_max), fewer than the {:.0f}% that "
+                     "pay for the lists; every ray traced",
+                     kSampleTiles, 100.0 * share, limit, 100.0 * kMinListedShare);
+        out.tileListMax = 0;
+        return out;
     }
 
     // Memory each device may use and what it needs besides K.

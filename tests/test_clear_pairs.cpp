@@ -14,6 +14,7 @@
 #include "accel/shaft_bvh.h"
 #include "rsim/shared/shaft.h"
 #include "support/catalogue.h"
+#include "support/segments.h"
 #include "support/test_scenes.h"
 #include "visibility/cpu_visibility.h"
 
@@ -45,20 +46,6 @@ double lambertRef(glm::dvec3 x, glm::dvec3 n, const Tri& t) {
 }
 
 glm::vec3 normalOf(const Tri& t) { return glm::normalize(glm::cross(t.v1 - t.v0, t.v2 - t.v0)); }
-
-// Moller-Trumbore in double: does the open segment a -> b cross the interior of t?
-bool segmentHits(glm::dvec3 a, glm::dvec3 b, const Tri& t) {
-    const glm::dvec3 v0(t.v0), e1 = glm::dvec3(t.v1) - v0, e2 = glm::dvec3(t.v2) - v0, d = b - a;
-    const glm::dvec3 p = glm::cross(d, e2);
-    const double det = glm::dot(e1, p);
-    if (std::abs(det) < 1e-14) return false;
-    const glm::dvec3 s = a - v0;
-    const double u = glm::dot(s, p) / det;
-    const glm::dvec3 q = glm::cross(s, e1);
-    const double v = glm::dot(d, q) / det, w = glm::dot(e2, q) / det;
-    const double m = 1e-9;
-    return u > m && v > m && u + v < 1 - m && w > 1e-6 && w < 1 - 1e-6;
-}
 
 shared::Shaft shaftOf(const Tri& a, const Tri& b, float eps) {
     return shared::rsimShaftBuild(a, normalOf(a), b, normalOf(b), eps);
@@ -123,7 +110,7 @@ TEST_CASE("the shaft test never misses a triangle that blocks a segment of the p
             if (q1 + q2 > 1) q1 = 1 - q1, q2 = 1 - q2;
             const glm::dvec3 x = glm::dvec3(a.v0) + r1 * glm::dvec3(a.v1 - a.v0) + r2 * glm::dvec3(a.v2 - a.v0);
             const glm::dvec3 y = glm::dvec3(b.v0) + q1 * glm::dvec3(b.v1 - b.v0) + q2 * glm::dvec3(b.v2 - b.v0);
-            blocks = segmentHits(x, y, k);
+            blocks = segmentCrosses(x, y, k, 1e-9);
         }
         const bool excluded = shared::rsimShaftExcludes(sh, k, normalOf(k), eps);
         CAPTURE(trial);

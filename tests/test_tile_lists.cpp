@@ -11,6 +11,7 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include "accel/tile_lists.h"
+#include "support/segments.h"
 #include "support/test_scenes.h"
 
 using namespace rsim;
@@ -18,19 +19,6 @@ using namespace rsim::test;
 using shared::Tri;
 
 namespace {
-
-// Does the segment a -> b cross the interior of t, away from its ends (double precision)?
-bool segmentCrosses(glm::dvec3 a, glm::dvec3 b, const Tri& t, double margin) {
-    const glm::dvec3 v0(t.v0), e1 = glm::dvec3(t.v1) - v0, e2 = glm::dvec3(t.v2) - v0, d = b - a;
-    const glm::dvec3 p = glm::cross(d, e2);
-    const double det = glm::dot(e1, p);
-    if (std::abs(det) < 1e-14) return false;
-    const glm::dvec3 s = a - v0;
-    const double u = glm::dot(s, p) / det;
-    const glm::dvec3 q = glm::cross(s, e1);
-    const double v = glm::dot(d, q) / det, w = glm::dot(e2, q) / det;
-    return u > margin && v > margin && u + v < 1 - margin && w > 1e-6 && w < 1 - 1e-6;
-}
 
 glm::dvec3 pointOn(const Tri& t, double r1, double r2) {
     if (r1 + r2 > 1) r1 = 1 - r1, r2 = 1 - r2;

@@ -550,8 +550,18 @@ private:
         DeviceK K = allocateDeviceK(d0, KChunking::forBudget(n, k.format, k.chunkBytes)
                                             .as(k.format == KFormat::Fp16 ? KFormat::Fp16 : KFormat::Fp32));
         double raySeconds = 0.0;
-        out.stats = computeVisibilityVulkan(d0, *s.geometry, *s.accel, scene(), k, K, raySeconds);
+        VisibilityPassTimes passes;
+        out.stats = computeVisibilityVulkan(d0, *s.geometry, *s.accel, scene(), k, K, raySeconds, 0, &passes);
         out.details.emplace_back("visibility_rays", raySeconds);
+        // The device's time per pass (GPU timestamps), for the occluder lists' statistics.
+        out.details.emplace_back("visibility_gpu_facing_pairs", passes.facing);
+        out.details.emplace_back("visibility_gpu_tile_queries", passes.tileQueries);
+        out.details.emplace_back("visibility_gpu_listed_pairs", passes.listed);
+        out.details.emplace_back("visibility_gpu_traced_pairs", passes.traced);
+        if (tileListMax(k) > 0)
+            spdlog::info("visibility: device time {:.3f} s listing the facing pairs, {:.3f} s querying the tiles' "
+                         "occluders, {:.3f} s on listed pairs, {:.3f} s on traced pairs",
+                         passes.facing, passes.tileQueries, passes.listed, passes.traced);
         if (k.formatErrors && k.format == KFormat::Fp32)
             out.storage.formatErrors = formatErrorReport(downloadDeviceK(d0, K));
         Stopwatch sw;

@@ -2,6 +2,7 @@
 #include "visibility/vulkan_visibility.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "accel/shaft_bvh.h"
@@ -10,6 +11,7 @@
 #include "util/timer.h"
 #include "vulkan/ray_pass.h"
 #include "vulkan/shaders.h"
+#include "vulkan/timestamps.h"
 
 namespace rsim {
 
@@ -137,7 +139,12 @@ namespace {
 // barrier at the end lets the next launch reuse them.
 void recordLaunch(vk::Device& device, const VisibilityPipelines& pipelines, shared::VisibilityPush p,
                   std::uint32_t width, std::uint32_t rows, std::uint64_t pairs, const VisibilityLists& lists,
-                  VkCommandBuffer cmd) {
+                  VkCommandBuffer cmd, const vk::Timestamps* ts = nullptr) {
+    auto stamp = [&](std::uint32_t k) {
+        if (ts) ts->write(cmd, k);
+    };
+    if (ts) ts->reset(cmd);
+    stamp(0);
     const std::uint32_t E = shared::RSIM_TILE_EDGE;
     const std::uint32_t tilesX = (width + E - 1) / E, tilesY = (rows + E - 1) / E;
     const std::uint64_t tiles = std::uint64_t(tilesX) * tilesY;
@@ -164,17 +171,22 @@ void recordLaunch(vk::Device& device, const VisibilityPipelines& pipelines, shar
     pipelines.facing->bind(cmd);
     pipelines.facing->dispatch(cmd, p, tilesX, tilesY);
     vk::computeBarrier(device, cmd);
+    stamp(1);
     if (lists.tileListMax > 0) {
         // The tiles' lists, then the pairs of listed tiles; the ray pass takes the others.
         pipelines.tiles->bind(cmd);
         pipelines.tiles->dispatch(cmd, p, std::uint32_t((tiles + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR));
         vk::computeBarrier(device, cmd);
+        stamp(2);
         p.facingWidth = width;
         pipelines.listed->bind(cmd);
         pipelines.listed->dispatch(cmd, p, (width + shared::RSIM_WG_PAIRS_X - 1) / shared::RSIM_WG_PAIRS_X, rows);
         vk::computeBarrier(device, cmd);
         p.facingList = lists.traced.address();
+    } else {
+        stamp(2);
     }
+    stamp(3);
     // The ray phase: on the RT pipeline one row of width x rows invocations, so that a warp takes
     // consecutive listed pairs (a 2-D launch may give a warp a tile of several rows); the compute
     // build keeps the 2-D shape, whose x is bounded by the workgroup count.
@@ -190,17 +202,28 @@ void recordLaunch(vk::Device& device, const VisibilityPipelines& pipelines, shar
     launchRayPass(rays, cmd, std::uint32_t(std::min<std::uint64_t>(lists.capacity, pairs)), 1,
                   shared::RSIM_WG_PAIRS_X);
     vk::computeBarrier(device, cmd);
+    stamp(4);
 }
 } // namespace
 
 void castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines, shared::VisibilityPush push,
                         std::uint32_t rowBegin, std::uint32_t rowEnd, const VisibilityLists& lists,
-                        Progress& progress) {
+                        Progress& progress, VisibilityPassTimes* times) {
+    std::optional<vk::Timestamps> ts;
+    if (times) ts.emplace(device, 5, "visibility pass timestamps");
     forEachVisibilityLaunch(device, push, rowBegin, rowEnd,
                             [&](shared::VisibilityPush p, std::uint32_t width, std::uint32_t rows, std::uint64_t pairs) {
                                 device.submitAndWait([&](VkCommandBuffer cmd) {
-                                    recordLaunch(device, pipelines, p, width, rows, pairs, lists, cmd);
+                                    recordLaunch(device, pipelines, p, width, rows, pairs, lists, cmd,
+                                                 ts ? &*ts : nullptr);
                                 });
+                                if (times) {
+                                    const std::vector<double> t = ts->intervals();
+                                    times->facing += t[0];
+                                    times->tileQueries += t[1];
+                                    times->listed += t[2];
+                                    times->traced += t[3];
+                                }
                                 progress.add(pairs);
                             });
 }
@@ -220,7 +243,7 @@ std::uint64_t recordVisibilityRows(vk::Device& device, const VisibilityPipelines
 VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& geometry,
                                         const vk::SceneAccel& accel, const PreparedScene& prepared,
                                         const KSettings& settings, DeviceK& K, double& raySeconds,
-                                        std::uint32_t nearCapacity) {
+                                        std::uint32_t nearCapacity, VisibilityPassTimes* times) {
     const std::uint32_t n = geometry.n;
     const VisibilityPipelines pipelines = makeVisibilityPipelines(device, settings, accel);
     GpuCounters counters(device, kVisibilityCounters, "visibility counters");
@@ -238,7 +261,7 @@ VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& g
     Stopwatch rayTime;
     VisibilityLists lists(device, visibilityPairsPerLaunch(device), n, tileListMax(settings), "visibility lists");
     if (nearCapacity > 0) lists.capacity = std::min(lists.capacity, nearCapacity);
-    castVisibilityRows(device, pipelines, push, 0, n - 1, lists, progress);
+    castVisibilityRows(device, pipelines, push, 0, n - 1, lists, progress, times);
     progress.finish();
     raySeconds = rayTime.seconds();
 

@@ -69,12 +69,20 @@ VisibilityStats visibilityCounts(const GpuCounters& counters);
 // The most pairs one visibility launch covers on this device.
 std::uint64_t visibilityPairsPerLaunch(vk::Device& device);
 
+// The device's time in each pass of the visibility launches (GPU timestamps; 0 where the
+// compute queue has none): the facing pairs' lists, the tiles' occluder lists, the pairs tested
+// against them, and the traced pairs (both phases), seconds summed over the launches.
+struct VisibilityPassTimes {
+    double facing = 0.0, tileQueries = 0.0, listed = 0.0, traced = 0.0;
+};
+
 // Casts the visibility rays of rows [rowBegin, rowEnd) (pairs i < j), in launches the device's
 // limits allow, one blocking submission each; `push` has everything but the row range and the
-// near list, and the column range: [push.colBegin, push.colEnd) (visibilityPush: all).
+// near list, and the column range: [push.colBegin, push.colEnd) (visibilityPush: all). `times`,
+// when given, receives each pass's device time.
 void castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines, shared::VisibilityPush push,
                         std::uint32_t rowBegin, std::uint32_t rowEnd, const VisibilityLists& lists,
-                        Progress& progress);
+                        Progress& progress, VisibilityPassTimes* times = nullptr);
 // The same launches recorded into one command buffer (no wait); returns the pairs they cover.
 std::uint64_t recordVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines,
                                    shared::VisibilityPush push, std::uint32_t rowBegin, std::uint32_t rowEnd,
@@ -82,10 +90,10 @@ std::uint64_t recordVisibilityRows(vk::Device& device, const VisibilityPipelines
 
 // K in place on one device (fp32 or fp16, every chunk, both halves). `raySeconds` receives the
 // time of the ray dispatches alone. `nearCapacity` caps the near list (0: VisibilityLists'
-// default); the tests use it to run the first phase's fallback.
+// default); the tests use it to run the first phase's fallback. `times`: as castVisibilityRows.
 VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& geometry,
                                         const vk::SceneAccel& accel, const PreparedScene& prepared,
                                         const KSettings& settings, DeviceK& K, double& raySeconds,
-                                        std::uint32_t nearCapacity = 0);
+                                        std::uint32_t nearCapacity = 0, VisibilityPassTimes* times = nullptr);
 
 } // namespace rsim

@@ -193,6 +193,12 @@ std::uint64_t Device::deviceLocalUsage() const {
     return used;
 }
 
+bool Device::computeTimestamps() const {
+    for (const auto& q : info_.queueFamilies)
+        if (q.index == computeFamily_) return q.timestampValidBits > 0 && props_.properties.limits.timestampPeriod > 0.0f;
+    return false;
+}
+
 void Device::submitAndWait(const std::function<void(VkCommandBuffer)>& record) {
     std::lock_guard lock(mutex_);
     std::optional<StartupTimer> first;

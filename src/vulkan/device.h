@@ -68,6 +68,8 @@ public:
     // at a time holds the queue).
     void submitAndWait(const std::function<void(VkCommandBuffer)>& record);
     VkCommandPool commandPool() const { return pool_; }
+    // Whether the compute queue writes timestamps (vulkan/timestamps.h).
+    bool computeTimestamps() const;
 
     // Asynchronous work: a command buffer recorded by `record` is submitted to the compute or
     // transfer queue, waiting for `waitValue` on `waitSemaphore` (when not null) and signalling

@@ -61,7 +61,7 @@ PhysicalDeviceInfo describe(VkPhysicalDevice pd, std::uint32_t index) {
     std::vector<VkQueueFamilyProperties> qs(qCount);
     vkGetPhysicalDeviceQueueFamilyProperties(pd, &qCount, qs.data());
     for (std::uint32_t q = 0; q < qCount; ++q)
-        info.queueFamilies.push_back({q, qs[q].queueCount, qs[q].queueFlags});
+        info.queueFamilies.push_back({q, qs[q].queueCount, qs[q].queueFlags, qs[q].timestampValidBits});
 
     std::uint32_t eCount = 0;
     vkEnumerateDeviceExtensionProperties(pd, nullptr, &eCount, nullptr);

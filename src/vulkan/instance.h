@@ -15,6 +15,7 @@ struct QueueFamilyInfo {
     std::uint32_t index = 0;
     std::uint32_t count = 0;
     VkQueueFlags flags = 0;
+    std::uint32_t timestampValidBits = 0; // 0: no timestamps on this family's queues
 };
 
 struct PhysicalDeviceInfo {

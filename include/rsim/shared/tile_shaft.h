@@ -5,7 +5,7 @@
 // other. A triangle that cannot meet the shaft's interior cannot occlude any ray of the tile,
 // so the tile's rays need only be tested against the triangles a query of the shaft returns
 // (the tile's list), not traced through the whole scene. Written once for the C++ tests and
-// the shaders (shaders/tile_shafts.comp builds the lists, visibility.glsl tests rays).
+// the shaders (shaders/tile_shafts.comp builds the lists, visibility_listed.comp tests rays).
 //
 // Any plane with every vertex of both blocks on one side of it bounds their convex hull, and so
 // the shaft is the intersection of such half-spaces, h_k = max over the vertices of
@@ -17,8 +17,10 @@
 //
 // A triangle is outside when all three of its vertices lie on or beyond one plane (within the
 // touching tolerance eps of shaft.h) or its box misses the shaft's box. Planes are measured from
-// the shaft's centre, so that the rounding of the dot products is that of the tile's size, far
-// below eps (a fraction of the scene's diagonal).
+// the shaft's centre, so that the dot products round at the scale of half the tile's extent:
+// far below eps (1e-7 of the scene's diagonal) for blocks close together, comparable to it only
+// for blocks at opposite ends of the scene, where a triangle penetrating the shaft by about
+// that much may be left out (a touching contact, as eps already allows).
 #ifndef RSIM_SHARED_TILE_SHAFT_H
 #define RSIM_SHARED_TILE_SHAFT_H
 

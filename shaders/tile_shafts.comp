@@ -19,10 +19,9 @@ void main() {
     FacingListRef list = FacingListRef(pc.facingList);
     const uint E = RSIM_TILE_EDGE;
     uint colEnd = min(pc.colEnd, pc.n);
-    uint tilesX = (colEnd - pc.colBegin + E - 1u) / E;
-    uint tilesY = (pc.rowEnd - pc.rowBegin + E - 1u) / E;
+    uint tilesX = rsimTilesAcross(pc);
     uint tile = gl_GlobalInvocationID.x;
-    if (tile >= tilesX * tilesY) return;
+    if (tile >= tilesX * rsimTilesDown(pc)) return;
     UintRefs tiles = UintRefs(list.header.tiles);
     if (tiles.v[tile] != RSIM_TILE_FACING) return;
     uint r0 = pc.rowBegin + (tile / tilesX) * E, r1 = min(r0 + E, pc.rowEnd);

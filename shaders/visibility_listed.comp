@@ -59,9 +59,7 @@ void main() {
     Tri ti = rsimTri(tri(i));
     Tri tj = rsimTri(tri(j));
     uint perSide = rsimKSamplesPerSide(sampling(), ti, tj);
-    const uint E = RSIM_TILE_EDGE;
-    uint tilesX = (min(pc.colEnd, pc.n) - pc.colBegin + E - 1u) / E;
-    uint tile = ((row - pc.rowBegin) / E) * tilesX + (col - pc.colBegin) / E;
+    uint tile = rsimTileOf(pc, row, col);
     tilesArea = facing.header.tiles;
     listCount = UintRefs(tilesArea).v[tile];
     listFirst = facing.header.tileCapacity + tile * facing.header.tileListMax;

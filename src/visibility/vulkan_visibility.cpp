@@ -145,8 +145,8 @@ void recordLaunch(vk::Device& device, const VisibilityPipelines& pipelines, shar
     };
     if (ts) ts->reset(cmd);
     stamp(0);
-    const std::uint32_t E = shared::RSIM_TILE_EDGE;
-    const std::uint32_t tilesX = (width + E - 1) / E, tilesY = (rows + E - 1) / E;
+    // The launch covers columns [p.colBegin, p.colBegin + width) and rows [p.rowBegin, p.rowBegin + rows).
+    const std::uint32_t tilesX = shared::rsimTilesAcross(p), tilesY = shared::rsimTilesDown(p);
     const std::uint64_t tiles = std::uint64_t(tilesX) * tilesY;
     if (tilesX > device.limits().maxComputeWorkGroupCount[0])
         throw Error("a scene of " + std::to_string(p.n) + " triangles needs " + std::to_string(tilesX) +

@@ -152,6 +152,16 @@ struct VisibilityPush {
     uint64_t facingList; // FacingListHeader, then the launch's facing pairs (RSIM_VIS_PAIRS reads them)
 };
 
+// The tiles of a visibility launch (FacingListHeader): how many across its columns and down its
+// rows, and the index of the tile that holds its pair (row, col).
+RSIM_FN uint rsimTilesAcross(VisibilityPush p) {
+    return (min(p.colEnd, p.n) - p.colBegin + RSIM_TILE_EDGE - 1u) / RSIM_TILE_EDGE;
+}
+RSIM_FN uint rsimTilesDown(VisibilityPush p) { return (p.rowEnd - p.rowBegin + RSIM_TILE_EDGE - 1u) / RSIM_TILE_EDGE; }
+RSIM_FN uint rsimTileOf(VisibilityPush p, uint row, uint col) {
+    return ((row - p.rowBegin) / RSIM_TILE_EDGE) * rsimTilesAcross(p) + (col - p.colBegin) / RSIM_TILE_EDGE;
+}
+
 // What a visibility launch stores (VisibilityPush::mirror). Every pair's value is computed in one
 // order, (i, j) with i < j, so all three give the same K.
 RSIM_CONST uint RSIM_K_UPPER = 0u;     // K_ij of i < j only (the host mirrors it: K assembled there)

@@ -205,9 +205,10 @@ RSIM_FN bool rsimTileShaftExcludesBox(TileShaft s, vec3 lo, vec3 hi, float eps) 
 // an edge (the rounding of the test is not watertight).
 RSIM_CONST float RSIM_LIST_EDGE_TOL = 1e-6f;
 
-// True when the segment (origin + t dir, tmin < t < tmax) meets the triangle with vertex v0 and
-// edges e1 = v1 - v0, e2 = v2 - v0 (Moeller and Trumbore's test, without a division).
-RSIM_FN bool rsimSegmentHitsEdges(RaySegment seg, vec3 v0, vec3 e1, vec3 e2) {
+// True when the segment (origin + t dir, tmin < t < tmax) meets the triangle (v0, v1, v2)
+// (Moeller and Trumbore's test, without a division).
+RSIM_FN bool rsimSegmentHits(RaySegment seg, vec3 v0, vec3 v1, vec3 v2) {
+    vec3 e1 = v1 - v0, e2 = v2 - v0;
     vec3 p = cross(seg.dir, e2);
     float det = dot(e1, p);
     if (det == 0.0f) return false; // the segment runs parallel to the triangle's plane
@@ -221,10 +222,6 @@ RSIM_FN bool rsimSegmentHitsEdges(RaySegment seg, vec3 v0, vec3 e1, vec3 e2) {
     if (v < -tol || u + v > adet + tol) return false;
     float t = sgn * dot(e2, q);
     return t > seg.tmin * adet && t < seg.tmax * adet;
-}
-
-RSIM_FN bool rsimSegmentHits(RaySegment seg, vec3 v0, vec3 v1, vec3 v2) {
-    return rsimSegmentHitsEdges(seg, v0, v1 - v0, v2 - v0);
 }
 
 RSIM_SHARED_END

@@ -66,6 +66,13 @@ float areaKernel(uint i, uint j, inout uint rays) {
     return sum / float(pc.samples);
 }
 
+// Samples [first, end) per side of a near pair's part `part`: the samples beyond the first
+// `base` per side, cut into RSIM_NEAR_PARTS consecutive runs (some empty when they are fewer).
+uvec2 nearPartSamples(uint part, uint base, uint perSide) {
+    uint extra = perSide - base;
+    return uvec2(base + extra * part / RSIM_NEAR_PARTS, base + extra * (part + 1u) / RSIM_NEAR_PARTS);
+}
+
 void pairsPhase() {
     // The launch's facing pairs (shaders/facing_pairs.comp), one per invocation in launch order;
     // the other pairs have K = 0.
@@ -103,36 +110,63 @@ void pairsPhase() {
     if (perSide > base && pc.nearList != 0ul) {
         NearListRef list = NearListRef(pc.nearList);
         uint slot = atomicAdd(list.header.count, 1u);
-        if (slot < pc.nearCapacity) { // the near phase finishes this pair
+        if (slot < pc.nearCapacity) { // the near phases finish this pair
             list.pairs[slot] = NearVisibilityPair(row, col, sums.x, sums.y);
             rsimCount(pc.stats, 2u, i + j, rays);
             return;
         }
     }
-    if (perSide > base) sums += castSides(i, j, base, perSide, perSide, shareVertex, rays);
+    // The near list is full: the parts of RSIM_VIS_NEAR, here, in the same order.
+    for (uint part = 0u; perSide > base && part < RSIM_NEAR_PARTS; ++part) {
+        uvec2 s = nearPartSamples(part, base, perSide);
+        sums += castSides(i, j, s.x, s.y, perSide, shareVertex, rays);
+    }
     finish(row, col, rsimKPairValue(sums.x, sums.y, perSide, tri(i).v0Area.w, tri(j).v0Area.w, pc.estimator),
            rays);
 }
 
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer NearPartsRef { vec2 sums[]; };
+
+// The parts' sums follow the near list's pairs (gpu_layout.h).
+NearPartsRef nearParts() {
+    return NearPartsRef(pc.nearList + uint64_t(RSIM_NEAR_LIST_HEADER_BYTES) + uint64_t(16u) * uint64_t(pc.nearCapacity));
+}
+
+// One part of a listed near pair's samples beyond the first S/2 per side.
 void nearPhase() {
     NearListRef list = NearListRef(pc.nearList);
-    uint slot = RSIM_LAUNCH_ID.x;
+    uint slot = RSIM_LAUNCH_ID.x / RSIM_NEAR_PARTS, part = RSIM_LAUNCH_ID.x % RSIM_NEAR_PARTS;
     if (slot >= min(list.header.count, pc.nearCapacity)) return;
     NearVisibilityPair p = list.pairs[slot]; // p.i, p.j: the element's row and column
     uint i = min(p.i, p.j), j = max(p.i, p.j);
     Tri ti = rsimTri(tri(i));
     Tri tj = rsimTri(tri(j));
     uint perSide = rsimKSamplesPerSide(sampling(), ti, tj);
+    uvec2 s = nearPartSamples(part, rsimKBaseSamplesPerSide(pc.samples), perSide);
     uint rays = 0u;
-    vec2 sums = vec2(p.sumFromI, p.sumFromJ) +
-                castSides(i, j, rsimKBaseSamplesPerSide(pc.samples), perSide, perSide, rsimShareVertex(ti, tj), rays);
+    nearParts().sums[RSIM_LAUNCH_ID.x] = castSides(i, j, s.x, s.y, perSide, rsimShareVertex(ti, tj), rays);
+    rsimCount(pc.stats, 2u, p.i + p.j, rays);
+}
+
+// A listed near pair's K from its first samples and its parts, added in order.
+void nearFinishPhase() {
+    NearListRef list = NearListRef(pc.nearList);
+    uint slot = RSIM_LAUNCH_ID.x;
+    if (slot >= min(list.header.count, pc.nearCapacity)) return;
+    NearVisibilityPair p = list.pairs[slot];
+    uint i = min(p.i, p.j), j = max(p.i, p.j);
+    uint perSide = rsimKSamplesPerSide(sampling(), rsimTri(tri(i)), rsimTri(tri(j)));
+    vec2 sums = vec2(p.sumFromI, p.sumFromJ);
+    for (uint part = 0u; part < RSIM_NEAR_PARTS; ++part) sums += nearParts().sums[slot * RSIM_NEAR_PARTS + part];
     finish(p.i, p.j, rsimKPairValue(sums.x, sums.y, perSide, tri(i).v0Area.w, tri(j).v0Area.w, pc.estimator),
-           rays);
+           0u);
 }
 
 void main() {
     if (pc.phase == RSIM_VIS_NEAR)
         nearPhase();
+    else if (pc.phase == RSIM_VIS_NEAR_FINISH)
+        nearFinishPhase();
     else
         pairsPhase();
 }

@@ -200,8 +200,8 @@ tilelists)
 raysab)
   # Visibility alone (issue 17 point 4): this bundle's rsim against an older build's binary OLD
   # (same libraries), interleaved VIS_REPEATS times, each SCENE[@MAX_EDGE_M[@SAMPLES]] once per
-  # repeat (K cache off, the scene's own settings otherwise). Prints the
-  # log's visibility line (candidate pairs, rays, seconds, Mrays/s) and `rsim compare` of the
+  # repeat (K cache off, the scene's own settings otherwise). Prints the log's visibility lines
+  # (candidate pairs, rays, seconds, Mrays/s; the passes' device time) and `rsim compare` of the
   # last repeat's outputs, old against new.
   old=${2:?raysab: the older rsim binary}; list=${3:-medium-room,large-room,industry}
   cp "$old" /tmp/rsimb/rsim-bundle/bin/rsim-old && chmod +x /tmp/rsimb/rsim-bundle/bin/rsim-old
@@ -214,7 +214,7 @@ raysab)
     $bin run "$f" --backend vulkan --no-k-cache --no-timeseries --no-progress ${edge:+--max-edge-m $edge} \
       ${samples:+--samples $samples} -o "/tmp/raysab/$which-$s${edge:+-$edge}" > /tmp/raysab.log 2>&1 ||
       { cat /tmp/raysab.log; exit 1; }
-    echo "$which $r $item: $(grep -o 'visibility: .*' /tmp/raysab.log)"
+    echo "$which $r $item: $(grep -o 'visibility: .*' /tmp/raysab.log | tr '\n' ' ')"
   done; done; done | tee "$OUT/raysab.txt"
   for d in /tmp/raysab/new-*; do
     echo "compare ${d#/tmp/raysab/new-}: $($RSIM compare "/tmp/raysab/old-${d#/tmp/raysab/new-}" "$d" --max-fraction 0 --tol-m 1e-6 2>&1 | tail -1)"

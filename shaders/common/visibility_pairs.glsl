@@ -65,7 +65,7 @@ void finish(uint row, uint col, float k, uint rays) {
     storeK(row, col, k);
     if (pc.mirror == RSIM_K_MIRRORED) storeK(col, row, k);
     if (countsPair(row, col)) rsimCount(pc.stats, 1u, row + col, k > 0.0 ? 1u : 0u);
-    rsimCount(pc.stats, 2u, row + col, rays);
+    if (rays > 0u) rsimCount(pc.stats, 2u, row + col, rays);
 }
 
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer FacingListRef {

@@ -553,15 +553,16 @@ private:
         VisibilityPassTimes passes;
         out.stats = computeVisibilityVulkan(d0, *s.geometry, *s.accel, scene(), k, K, raySeconds, 0, &passes);
         out.details.emplace_back("visibility_rays", raySeconds);
-        // The device's time per pass (GPU timestamps), for the occluder lists' statistics.
+        // The device's time in each pass (GPU timestamps).
         out.details.emplace_back("visibility_gpu_facing_pairs", passes.facing);
         out.details.emplace_back("visibility_gpu_tile_queries", passes.tileQueries);
         out.details.emplace_back("visibility_gpu_listed_pairs", passes.listed);
         out.details.emplace_back("visibility_gpu_traced_pairs", passes.traced);
-        if (tileListMax(k) > 0)
-            spdlog::info("visibility: device time {:.3f} s listing the facing pairs, {:.3f} s querying the tiles' "
-                         "occluders, {:.3f} s on listed pairs, {:.3f} s on traced pairs",
-                         passes.facing, passes.tileQueries, passes.listed, passes.traced);
+        out.details.emplace_back("visibility_gpu_near_pairs", passes.near);
+        spdlog::info("visibility: device time {:.3f} s listing the facing pairs, {:.3f} s querying the tiles' "
+                     "occluders, {:.3f} s on listed pairs, {:.3f} s on traced pairs, {:.3f} s on the near pairs' "
+                     "other samples",
+                     passes.facing, passes.tileQueries, passes.listed, passes.traced, passes.near);
         if (k.formatErrors && k.format == KFormat::Fp32)
             out.storage.formatErrors = formatErrorReport(downloadDeviceK(d0, K));
         Stopwatch sw;

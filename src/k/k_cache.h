@@ -26,8 +26,10 @@ namespace rsim {
 // logarithmic tables' range rounded outwards. 4: K's segments start and end
 // on the pair's triangles, which the tracers skip by id. 5: they stop a pad of a few fp32 units
 // from either plane instead, and the rays are opaque again (form_factor.h, rsimKRayPad). 6: the
-// 8-bit logarithmic tables finer in their top 14 (k_encode.h, logTable).
-inline constexpr std::uint32_t kKEstimatorVersion = 6;
+// 8-bit logarithmic tables finer in their top 14 (k_encode.h, logTable). 7: a near pair's
+// samples beyond the first S/2 per side summed in 16 parts on the GPU (gpu_layout.h,
+// RSIM_NEAR_PARTS), which rounds its sums differently.
+inline constexpr std::uint32_t kKEstimatorVersion = 7;
 
 struct CachedK {
     HostK K;

@@ -2,6 +2,7 @@
 #include "visibility/vulkan_visibility.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -86,6 +87,8 @@ VisibilityPipelines makeVisibilityPipelines(vk::Device& device, const KSettings&
         p.listed = std::make_unique<vk::Pass<shared::VisibilityPush>>(device, vk::shaders::visibilityListed(),
                                                                       vk::SpecConstants{}, "visibility listed pairs");
     }
+    p.nearLaunch = std::make_unique<vk::Pass<shared::VisibilityPush>>(device, vk::shaders::nearLaunch(),
+                                                                      vk::SpecConstants{}, "visibility near launch");
     p.rays = makeRayPassPipeline(device, visibilityShader(settings), sizeof(shared::VisibilityPush), false, accel,
                                  "visibility");
     return p;
@@ -99,6 +102,11 @@ std::uint32_t visibilityTileCapacity(std::uint64_t pairsPerLaunch, std::uint32_t
 }
 
 namespace {
+// The near list's longest: 2^17 pairs, whose parts the compute build launches in at most
+// 2^21 / 64 workgroups, within every device's limit of 65,535 in x. Near pairs are a few per row; those
+// beyond it are finished in the first phase.
+constexpr std::uint64_t kMaxNearPairs = std::uint64_t(1) << 17;
+
 std::uint64_t facingListBytes(std::uint64_t pairsPerLaunch, std::uint32_t n) {
     return sizeof(shared::FacingListHeader) +
            std::min<std::uint64_t>(pairsPerLaunch, std::uint64_t(n) * n) * 2 * sizeof(std::uint32_t);
@@ -113,10 +121,12 @@ std::uint64_t visibilityTileBytes(std::uint64_t pairsPerLaunch, std::uint32_t n,
 
 VisibilityLists::VisibilityLists(vk::Device& device, std::uint64_t pairsPerLaunch, std::uint32_t n,
                                  std::uint32_t listMax, const char* name)
-    : capacity(std::uint32_t(std::clamp<std::uint64_t>(pairsPerLaunch / 16, 4096, 1u << 20))),
+    : capacity(std::uint32_t(std::clamp<std::uint64_t>(pairsPerLaunch / 64, 4096, kMaxNearPairs))),
       tileListMax(listMax), tileCapacity(listMax ? visibilityTileCapacity(pairsPerLaunch, n) : 0),
-      buffer(device, sizeof(shared::NearVisibilityListHeader) + std::uint64_t(capacity) * sizeof(shared::NearVisibilityPair), vk::kStorageUsage,
-             vk::MemoryKind::Device, name),
+      buffer(device,
+             sizeof(shared::NearVisibilityListHeader) +
+                 std::uint64_t(capacity) * (sizeof(shared::NearVisibilityPair) + shared::RSIM_NEAR_PARTS * 2 * sizeof(float)),
+             vk::kStorageUsage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, vk::MemoryKind::Device, name),
       facing(device, facingListBytes(pairsPerLaunch, n), vk::kStorageUsage, vk::MemoryKind::Device,
              std::string(name) + " (facing pairs)") {
     if (listMax == 0) return;
@@ -138,7 +148,7 @@ namespace {
 // rays, then the near pairs the rays listed (gpu_layout.h). The lists are emptied first; the
 // barrier at the end lets the next launch reuse them.
 void recordLaunch(vk::Device& device, const VisibilityPipelines& pipelines, shared::VisibilityPush p,
-                  std::uint32_t width, std::uint32_t rows, std::uint64_t pairs, const VisibilityLists& lists,
+                  std::uint32_t width, std::uint32_t rows, const VisibilityLists& lists,
                   VkCommandBuffer cmd, const vk::Timestamps* ts = nullptr) {
     auto stamp = [&](std::uint32_t k) {
         if (ts) ts->write(cmd, k);
@@ -162,7 +172,10 @@ void recordLaunch(vk::Device& device, const VisibilityPipelines& pipelines, shar
         device.vk().vkCmdFillBuffer(cmd, lists.tiles.handle(), 0, tiles * 4, shared::RSIM_TILE_NONE);
         device.vk().vkCmdFillBuffer(cmd, lists.traced.handle(), 0, sizeof(shared::FacingListHeader), 0);
     }
-    device.vk().vkCmdFillBuffer(cmd, lists.buffer.handle(), 0, sizeof(shared::NearVisibilityListHeader), 0);
+    const vk::Pipeline& rays = *pipelines.rays;
+    shared::NearVisibilityListHeader nearHeader{};
+    nearHeader.groupWidth = rays.isRayTracing() ? 1 : shared::RSIM_WG_PAIRS_X;
+    device.vk().vkCmdUpdateBuffer(cmd, lists.buffer.handle(), 0, sizeof nearHeader, &nearHeader);
     device.vk().vkCmdUpdateBuffer(cmd, lists.facing.handle(), 0, sizeof header, &header);
     vk::computeBarrier(device, cmd);
     p.nearList = lists.buffer.address();
@@ -190,19 +203,27 @@ void recordLaunch(vk::Device& device, const VisibilityPipelines& pipelines, shar
     // The ray phase: on the RT pipeline one row of width x rows invocations, so that a warp takes
     // consecutive listed pairs (a 2-D launch may give a warp a tile of several rows); the compute
     // build keeps the 2-D shape, whose x is bounded by the workgroup count.
-    const vk::Pipeline& rays = *pipelines.rays;
     const bool oneRow = rays.isRayTracing();
     p.phase = shared::RSIM_VIS_PAIRS;
     p.facingWidth = oneRow ? width * rows : width;
     rays.bind(cmd, &p);
     launchRayPass(rays, cmd, p.facingWidth, oneRow ? 1 : rows, shared::RSIM_WG_PAIRS_X);
     vk::computeBarrier(device, cmd);
-    p.phase = shared::RSIM_VIS_NEAR;
-    rays.pushConstants(cmd, &p);
-    launchRayPass(rays, cmd, std::uint32_t(std::min<std::uint64_t>(lists.capacity, pairs)), 1,
-                  shared::RSIM_WG_PAIRS_X);
-    vk::computeBarrier(device, cmd);
     stamp(4);
+    // The near pairs' parts, then their sums (gpu_layout.h), launched as large as the list the
+    // ray phase left.
+    pipelines.nearLaunch->bind(cmd);
+    pipelines.nearLaunch->dispatch(cmd, p, 1);
+    vk::indirectBarrier(device, cmd);
+    p.phase = shared::RSIM_VIS_NEAR;
+    rays.bind(cmd, &p);
+    rays.dispatchIndirect(cmd, lists.buffer, offsetof(shared::NearVisibilityListHeader, partsLaunch));
+    vk::computeBarrier(device, cmd);
+    p.phase = shared::RSIM_VIS_NEAR_FINISH;
+    rays.pushConstants(cmd, &p);
+    rays.dispatchIndirect(cmd, lists.buffer, offsetof(shared::NearVisibilityListHeader, finishLaunch));
+    vk::computeBarrier(device, cmd);
+    stamp(5);
 }
 } // namespace
 
@@ -210,11 +231,11 @@ void castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines
                         std::uint32_t rowBegin, std::uint32_t rowEnd, const VisibilityLists& lists,
                         Progress& progress, VisibilityPassTimes* times) {
     std::optional<vk::Timestamps> ts;
-    if (times) ts.emplace(device, 5, "visibility pass timestamps");
+    if (times) ts.emplace(device, 6, "visibility pass timestamps");
     forEachVisibilityLaunch(device, push, rowBegin, rowEnd,
                             [&](shared::VisibilityPush p, std::uint32_t width, std::uint32_t rows, std::uint64_t pairs) {
                                 device.submitAndWait([&](VkCommandBuffer cmd) {
-                                    recordLaunch(device, pipelines, p, width, rows, pairs, lists, cmd,
+                                    recordLaunch(device, pipelines, p, width, rows, lists, cmd,
                                                  ts ? &*ts : nullptr);
                                 });
                                 if (times) {
@@ -223,6 +244,7 @@ void castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines
                                     times->tileQueries += t[1];
                                     times->listed += t[2];
                                     times->traced += t[3];
+                                    times->near += t[4];
                                 }
                                 progress.add(pairs);
                             });
@@ -234,7 +256,7 @@ std::uint64_t recordVisibilityRows(vk::Device& device, const VisibilityPipelines
     std::uint64_t total = 0;
     forEachVisibilityLaunch(device, push, rowBegin, rowEnd,
                             [&](shared::VisibilityPush p, std::uint32_t width, std::uint32_t rows, std::uint64_t pairs) {
-                                recordLaunch(device, pipelines, p, width, rows, pairs, lists, cmd);
+                                recordLaunch(device, pipelines, p, width, rows, lists, cmd);
                                 total += pairs;
                             });
     return total;

@@ -34,6 +34,7 @@ struct VisibilityPipelines {
     std::unique_ptr<vk::Pass<shared::VisibilityPush>> facing;
     std::unique_ptr<vk::Pass<shared::VisibilityPush>> tiles;  // tileListMax > 0 only
     std::unique_ptr<vk::Pass<shared::VisibilityPush>> listed; // tileListMax > 0 only
+    std::unique_ptr<vk::Pass<shared::VisibilityPush>> nearLaunch; // the near phases' launch sizes
     std::unique_ptr<vk::Pipeline> rays;
 };
 VisibilityPipelines makeVisibilityPipelines(vk::Device& device, const KSettings& settings,
@@ -51,7 +52,7 @@ struct VisibilityLists {
     // `n` triangles: a launch covers at most min(pairsPerLaunch, n^2) pairs.
     VisibilityLists(vk::Device& device, std::uint64_t pairsPerLaunch, std::uint32_t n, std::uint32_t tileListMax,
                     const char* name);
-    std::uint32_t capacity; // of the near list: a sixteenth of a launch's pairs, in [4096, 2^20];
+    std::uint32_t capacity; // of the near list: a 64th of a launch's pairs, in [4096, 2^17];
                             // pairs beyond it are finished in the first phase
     std::uint32_t tileListMax;  // 0: no occluder lists
     std::uint32_t tileCapacity; // tiles of one launch
@@ -71,9 +72,10 @@ std::uint64_t visibilityPairsPerLaunch(vk::Device& device);
 
 // The device's time in each pass of the visibility launches (GPU timestamps; 0 where the
 // compute queue has none): the facing pairs' lists, the tiles' occluder lists, the pairs tested
-// against them, and the traced pairs (both phases), seconds summed over the launches.
+// against them, the traced pairs' first samples, and the near pairs' other samples, seconds
+// summed over the launches.
 struct VisibilityPassTimes {
-    double facing = 0.0, tileQueries = 0.0, listed = 0.0, traced = 0.0;
+    double facing = 0.0, tileQueries = 0.0, listed = 0.0, traced = 0.0, near = 0.0;
 };
 
 // Casts the visibility rays of rows [rowBegin, rowEnd) (pairs i < j), in launches the device's

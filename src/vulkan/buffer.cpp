@@ -137,19 +137,29 @@ void fillZero(Device& device, const Buffer& dst) {
     });
 }
 
-void computeBarrier(Device& device, VkCommandBuffer cmd) {
+namespace {
+void barrier(Device& device, VkCommandBuffer cmd, bool indirect) {
     VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
     mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT;
     const VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
                                         VK_PIPELINE_STAGE_TRANSFER_BIT;
     VkPipelineStageFlags src = stages, dst = stages;
+    if (indirect) {
+        mb.dstAccessMask |= VK_ACCESS_INDIRECT_COMMAND_READ_BIT;
+        dst |= VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT;
+    }
     if (device.rayTracingPipelines()) {
         src |= VK_PIPELINE_STAGE_RAY_TRACING_SHADER_BIT_KHR;
         dst |= VK_PIPELINE_STAGE_RAY_TRACING_SHADER_BIT_KHR;
     }
     device.vk().vkCmdPipelineBarrier(cmd, src, dst, 0, 1, &mb, 0, nullptr, 0, nullptr);
 }
+} // namespace
+
+void computeBarrier(Device& device, VkCommandBuffer cmd) { barrier(device, cmd, false); }
+
+void indirectBarrier(Device& device, VkCommandBuffer cmd) { barrier(device, cmd, true); }
 
 void hostReadBarrier(Device& device, VkCommandBuffer cmd) {
     VkMemoryBarrier toHost{VK_STRUCTURE_TYPE_MEMORY_BARRIER};

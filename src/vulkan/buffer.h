@@ -74,6 +74,8 @@ template <class T> std::vector<T> download(Device& device, const Buffer& src, st
 
 // Execution + memory barrier between compute/ray-tracing work and what follows.
 void computeBarrier(Device& device, VkCommandBuffer cmd);
+// computeBarrier, and the shaders' writes visible to the indirect launches recorded after it.
+void indirectBarrier(Device& device, VkCommandBuffer cmd);
 // Copies recorded before it are visible to host reads once the submission has signalled.
 void hostReadBarrier(Device& device, VkCommandBuffer cmd);
 

@@ -63,6 +63,7 @@ Device::Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath
 
     VkPhysicalDeviceRayTracingPipelineFeaturesKHR rtp{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_FEATURES_KHR};
     rtp.rayTracingPipeline = VK_TRUE;
+    rtp.rayTracingPipelineTraceRaysIndirect = VK_TRUE; // the visibility pass's near phases
     VkPhysicalDeviceRayQueryFeaturesKHR rq{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_QUERY_FEATURES_KHR};
     rq.rayQuery = VK_TRUE;
     VkPhysicalDeviceAccelerationStructureFeaturesKHR as{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_FEATURES_KHR};

@@ -88,7 +88,7 @@ PhysicalDeviceInfo describe(VkPhysicalDevice pd, std::uint32_t index) {
 
     info.accelerationStructure = hasAs && as.accelerationStructure;
     info.rayQuery = hasRq && rq.rayQuery;
-    info.rayTracingPipeline = hasRtp && rtp.rayTracingPipeline;
+    info.rayTracingPipeline = hasRtp && rtp.rayTracingPipeline && rtp.rayTracingPipelineTraceRaysIndirect;
     info.memoryBudget = hasExtension(exts, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
     info.executableStatistics = hasExtension(exts, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
 

@@ -236,4 +236,12 @@ void Pipeline::dispatch(VkCommandBuffer cmd, std::uint32_t x, std::uint32_t y, s
         device_.vk().vkCmdDispatch(cmd, x, y, z);
 }
 
+void Pipeline::dispatchIndirect(VkCommandBuffer cmd, const Buffer& args, std::uint64_t offset) const {
+    if (rayTracing_)
+        device_.vk().vkCmdTraceRaysIndirectKHR(cmd, &raygenRegion_, &missRegion_, &hitRegion_, &callRegion_,
+                                               args.address() + offset);
+    else
+        device_.vk().vkCmdDispatchIndirect(cmd, args.handle(), offset);
+}
+
 } // namespace rsim::vk

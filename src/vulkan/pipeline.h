@@ -37,6 +37,9 @@ public:
     void pushConstants(VkCommandBuffer cmd, const void* push) const;
     // Compute: groups; ray tracing: launch size (width, height).
     void dispatch(VkCommandBuffer cmd, std::uint32_t x, std::uint32_t y, std::uint32_t z = 1) const;
+    // The same with (x, y, z) read by the device from `args` at `offset` (a uvec3 written by an
+    // earlier pass, indirectBarrier between them); `args` needs VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT.
+    void dispatchIndirect(VkCommandBuffer cmd, const Buffer& args, std::uint64_t offset) const;
     bool isRayTracing() const { return rayTracing_; }
 
 private:

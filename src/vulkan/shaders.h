@@ -18,6 +18,7 @@ ShaderCode radiosityNear();
 ShaderCode historyFromLanes();
 ShaderCode nearPairs();
 ShaderCode facingPairs();
+ShaderCode nearLaunch();
 ShaderCode tileShafts();
 ShaderCode distances();
 ShaderCode pixels();

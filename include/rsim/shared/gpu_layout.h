@@ -81,10 +81,16 @@ struct GpuTransportTri {
 // shaders/facing_pairs.comp lists the pairs that can face each other (facingList). Phase
 // RSIM_VIS_PAIRS then casts S/2 samples per side of every listed pair, one per invocation, and stores K; a near pair (more
 // samples, form_factor.h) instead appends its partial sums to the near list when it has room.
-// Phase RSIM_VIS_NEAR then finishes the listed pairs, one per invocation, so that the threads
-// of a warp cast the same number of rays in both phases.
+// Phase RSIM_VIS_NEAR casts the listed pairs' other samples in RSIM_NEAR_PARTS parts, one part
+// per invocation (the parts of a pair side by side in a warp), and stores each part's sums; a
+// launch's near pairs are too few to fill the device one per invocation, and each would cast
+// (nearFactor - 1) x S rays one after the other. Phase RSIM_VIS_NEAR_FINISH adds a pair's parts
+// in order and stores K. A near pair finished in phase 0 (list full) adds the same parts in the
+// same order, so both give the same sums.
 RSIM_CONST uint RSIM_VIS_PAIRS = 0u;
 RSIM_CONST uint RSIM_VIS_NEAR = 1u;
+RSIM_CONST uint RSIM_VIS_NEAR_FINISH = 2u;
+RSIM_CONST uint RSIM_NEAR_PARTS = 16u;
 struct NearVisibilityPair {
     uint i;         // the element's row
     uint j;         // and column
@@ -92,13 +98,19 @@ struct NearVisibilityPair {
                     // (min(i, j), max(i, j))
     float sumFromJ;
 };
-// The near list's header, followed by NearVisibilityPair[nearCapacity].
+// The near list's header, followed by NearVisibilityPair[nearCapacity], then the parts' sums,
+// vec2[nearCapacity][RSIM_NEAR_PARTS] (from side i, from side j).
 struct NearVisibilityListHeader {
-    uint count; // pairs appended (may exceed the capacity: those were finished in phase 0)
+    uint count;        // pairs appended (may exceed the capacity: those were finished in phase 0)
+    uint groupWidth;   // invocations per unit of a launch's x: 1 on a ray-tracing pipeline, the
+                       // workgroup's width in the compute build
     uint pad0;
     uint pad1;
-    uint pad2;
+    uvec4 partsLaunch;  // the indirect launch (x, y, z) of RSIM_VIS_NEAR, written by
+                        // shaders/near_launch.comp once phase 0 has listed the pairs
+    uvec4 finishLaunch; // and of RSIM_VIS_NEAR_FINISH
 };
+RSIM_CONST uint RSIM_NEAR_LIST_HEADER_BYTES = 48u;
 // The facing pairs of one visibility launch, listed by shaders/facing_pairs.comp so that the
 // ray phase's invocations all cast rays: the header, then uvec2 (row, column)[pairs of the
 // launch], tile by tile (RSIM_TILE_EDGE x RSIM_TILE_EDGE pairs, tile_shaft.h) in the launch's
@@ -128,7 +140,7 @@ struct VisibilityPush {
     uint64_t triangles;  // GpuTriangle[n]
     uint64_t kChunks;    // uint64_t[chunks]: device address of each K row chunk (fp32)
     uint64_t stats;      // counters: candidate pairs, non-zero pairs, rays cast, clear pairs
-    uint64_t nearList;   // NearVisibilityListHeader, then NearVisibilityPair[nearCapacity]; 0: none
+    uint64_t nearList;   // NearVisibilityListHeader, then NearVisibilityPair[nearCapacity], then the parts; 0: none
     uint n;
     uint samples;
     uint seed;
@@ -142,7 +154,7 @@ struct VisibilityPush {
     uint estimator;      // RSIM_K_ESTIMATOR_* (form_factor.h)
     uint nearFactor;     // near pairs take nearFactor x S samples (form_factor.h)
     uint nearCapacity;   // entries of the near list
-    uint phase;          // RSIM_VIS_PAIRS or RSIM_VIS_NEAR
+    uint phase;          // RSIM_VIS_PAIRS, RSIM_VIS_NEAR or RSIM_VIS_NEAR_FINISH
     uint64_t shaftNodes; // ShaftBvhNode[] (shaft.h)
     uint64_t shaftPrims; // uint[n]: the triangles the BVH's leaves list
     float shaftEps;      // touching tolerance of the shafts, m
@@ -423,7 +435,7 @@ static_assert(sizeof(rsim::shared::GpuTriangle) == 80);
 static_assert(sizeof(rsim::shared::GpuTransportTri) == 64);
 static_assert(sizeof(rsim::shared::VisibilityPush) == 128);
 static_assert(sizeof(rsim::shared::NearVisibilityPair) == 16);
-static_assert(sizeof(rsim::shared::NearVisibilityListHeader) == 16);
+static_assert(sizeof(rsim::shared::NearVisibilityListHeader) == rsim::shared::RSIM_NEAR_LIST_HEADER_BYTES);
 static_assert(sizeof(rsim::shared::FacingListHeader) == 32);
 static_assert(sizeof(rsim::shared::DirectPush) == 64);
 static_assert(sizeof(rsim::shared::FormFactorPush) == 56);

@@ -4,10 +4,13 @@
 #include <algorithm>
 #include <cstring>
 
+#include <spdlog/spdlog.h>
+
 #include "k/k_diagnostics.h"
 #include "util/error.h"
 #include "k/vulkan_log_encode.h"
 #include "util/parallel.h"
+#include "util/timer.h"
 #include "vulkan/pass.h"
 #include "vulkan/ray_pass.h"
 #include "vulkan/shaders.h"
@@ -44,6 +47,7 @@ DeviceK allocateDeviceK(vk::Device& device, KChunking chunking, std::uint32_t fi
                          " (" + std::to_string(device.maxAllocationBytes() >> 20) + " MiB); use a smaller --chunk-mb");
     DeviceK K;
     K.chunking = chunking;
+    Stopwatch sw;
     for (std::uint32_t c = firstChunk; c < endChunk; ++c) {
         K.chunkIds.push_back(c);
         K.buffers.emplace_back(device, chunking.chunkBytes(c), vk::kStorageUsage,
@@ -51,9 +55,12 @@ DeviceK allocateDeviceK(vk::Device& device, KChunking chunking, std::uint32_t fi
                                "K rows " + std::to_string(chunking.rowBegin(c)) + ".." +
                                    std::to_string(chunking.rowEnd(c)));
     }
+    const double allocated = sw.seconds();
     device.submitAndWait([&](VkCommandBuffer cmd) { // zeroed in one submission
         for (const vk::Buffer& b : K.buffers) device.vk().vkCmdFillBuffer(cmd, b.handle(), 0, VK_WHOLE_SIZE, 0);
     });
+    spdlog::debug("{}: K's {} chunk(s) allocated in {:.3f} s, zeroed in {:.3f} s", device.label(), K.buffers.size(),
+                  allocated, sw.seconds() - allocated);
     return K;
 }
 

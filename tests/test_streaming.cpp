@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: MIT
 // Issue 5 on lavapipe: several devices (the same GPU listed more than once, each entry its own
-// VkDevice), K streamed from host memory, and the memory cap all give the single-device results.
+// VkDevice), K streamed from host memory, and the memory cap all give the single-device results,
+// whichever way K is computed (cast once between the devices, assembled on the host, where it
+// lives). And the devices' swap of half blocks: what each part receives, and no hang when one fails.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <thread>
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
 #include "backends/backend_choice.h"
 #include "k/k_plan.h"
+#include "visibility/vulkan_visibility_ranks.h"
 #include "support/test_scenes.h"
 #include "util/error.h"
 
@@ -46,6 +50,12 @@ Run runVulkan(const PreparedScene& s, const SimConfig& c, const std::string& dev
     Run r;
     r.result = simulateOn(PhaseBackends::all(*backend), s, c, false, true, &r.meta);
     return r;
+}
+
+// Whether the run's summary has the timing detail `key` (which way K was computed).
+bool hasDetail(const Run& r, const std::string& key) {
+    return std::any_of(r.meta.timingDetails.begin(), r.meta.timingDetails.end(),
+                       [&](const auto& d) { return d.first == key; });
 }
 
 // Same K chunks, so the same tables, near lists and far sums: the histories must match to the
@@ -91,7 +101,13 @@ TEST_CASE("several devices, streaming and the memory cap give the single-device 
             CAPTURE(devices);
             const Run many = runVulkan(s, c, devices, "auto");
             CHECK(many.meta.devices.size() == std::size_t(std::count(devices, devices + std::strlen(devices), ',') + 1));
+            // Each pair cast once between the devices, K never assembled on the host.
+            CHECK(hasDetail(many, "visibility_device_exchange"));
+            CHECK_FALSE(hasDetail(many, "visibility_host_assembly"));
             requireSame(one, many);
+            CHECK(many.result.visibility.candidatePairs == one.result.visibility.candidatePairs);
+            CHECK(many.result.visibility.nonzeroPairs == one.result.visibility.nonzeroPairs);
+            CHECK(many.result.visibility.raysCast == one.result.visibility.raysCast);
         }
     }
     SECTION("more devices than K chunks: the device without one idles") {
@@ -115,13 +131,16 @@ TEST_CASE("several devices, streaming and the memory cap give the single-device 
         requireSame(one, runVulkan(s, c, "0,0", "always", 0.0, 0.0, 3));
     }
     SECTION("two devices, streamed") {
-        requireSame(one, runVulkan(s, c, "0,0", "always"));
+        const Run streamed = runVulkan(s, c, "0,0", "always");
+        CHECK(hasDetail(streamed, "visibility_host_assembly")); // a streamed K is assembled on the host
+        requireSame(one, streamed);
     }
     SECTION("K computed where it lives (fp32 K beyond --max-host-mb): the same K, pairs counted once") {
         const double tinyHost = 0.01; // MiB: no assembly in host memory
         for (const char* devices : {"0,0", "0,0,0"}) {
             CAPTURE(devices);
             const Run rows = runVulkan(s, c, devices, "auto", 0.0, tinyHost);
+            CHECK(hasDetail(rows, "visibility_host_wait")); // not cast once: the swapped halves exceed the host budget
             requireSame(one, rows);
             CHECK(rows.result.visibility.candidatePairs == one.result.visibility.candidatePairs);
             CHECK(rows.result.visibility.nonzeroPairs == one.result.visibility.nonzeroPairs);
@@ -157,5 +176,57 @@ TEST_CASE("several devices, streaming and the memory cap give the single-device 
         CHECK_THROWS_WITH(runVulkan(s, c, "0", "never", capMb),
                           Catch::Matchers::ContainsSubstring("does not fit") ||
                               Catch::Matchers::ContainsSubstring("more than the"));
+    }
+}
+
+TEST_CASE("the devices' swap of half blocks delivers each piece, and a failed part ends the others' wait",
+          "[streaming]") {
+    constexpr int P = 3;
+    SECTION("three parts") {
+        DeviceHalfSwap swap(P);
+        std::vector<std::vector<float>> received(P * P);
+        std::vector<std::thread> threads;
+        for (int me = 0; me < P; ++me)
+            threads.emplace_back([&, me] {
+                std::vector<std::vector<float>> sendTo(P);
+                for (int r = 0; r < P; ++r)
+                    if (r != me) sendTo[std::size_t(r)].assign(std::size_t(1 + me + r), float(10 * me + r));
+                swap.forPart(me)(sendTo, [&](int from, std::size_t count) {
+                    std::vector<float>& slot = received[std::size_t(me * P + from)];
+                    slot.resize(count);
+                    return slot.data();
+                });
+            });
+        for (auto& t : threads) t.join();
+        for (int me = 0; me < P; ++me)
+            for (int from = 0; from < P; ++from) {
+                CAPTURE(me, from);
+                const std::vector<float>& got = received[std::size_t(me * P + from)];
+                if (from == me) {
+                    CHECK(got.empty());
+                    continue;
+                }
+                CHECK(got == std::vector<float>(std::size_t(1 + me + from), float(10 * from + me)));
+            }
+    }
+    SECTION("one part fails before it posts: the others throw instead of waiting") {
+        DeviceHalfSwap swap(P);
+        std::vector<int> abandoned(P, 0);
+        std::vector<std::thread> threads;
+        for (int me = 0; me < P; ++me)
+            threads.emplace_back([&, me] {
+                if (me == 1) {
+                    swap.fail();
+                    return;
+                }
+                std::vector<std::vector<float>> sendTo(P);
+                try {
+                    swap.forPart(me)(sendTo, [](int, std::size_t) -> float* { return nullptr; });
+                } catch (const DeviceHalfSwap::Abandoned&) {
+                    abandoned[std::size_t(me)] = 1;
+                }
+            });
+        for (auto& t : threads) t.join();
+        CHECK(abandoned == std::vector<int>{1, 0, 1});
     }
 }

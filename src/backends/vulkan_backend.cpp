@@ -180,8 +180,9 @@ public:
         for (const Slot& slot : slots_)
             listBytes = std::max(listBytes, 2 * visibilityTileBytes(visibilityPairsPerLaunch(*slot.device),
                                                                     std::uint32_t(scene().size()), tileListMax(k)));
-        const KPlan plan = planFor(KChunking::forBudget(std::uint32_t(scene().size()), k.format, k.chunkBytes),
-                                   k.transportSteps, budgets, listBytes);
+        KPlan plan = planFor(KChunking::forBudget(std::uint32_t(scene().size()), k.format, k.chunkBytes),
+                             k.transportSteps, budgets, listBytes);
+        if (castOnceOnDevices(plan, budgets)) plan = plan.withBlocks(RowShare(plan.chunking, int(slots_.size()), 0).firsts());
         for (std::size_t d = 0; d < budgets.size(); ++d) {
             DeviceMemory m{budgets[d].label, budgets[d].budgetBytes, budgets[d].fixedBytes, 0, 0, plan.streamed[d],
                            plan.streamed[d] ? plan.streamGroup[d] : 0};
@@ -192,6 +193,7 @@ public:
             out.deviceMemory.push_back(m);
         }
         std::vector<DeviceK> parts = rankAssembled(plan, budgets) ? rankAssembledK(k, plan, out)
+                                     : plan.castOnceOnDevices ? castOnceOnDevicesK(k, plan, out)
                                      : plan.hostAssembled ? hostAssembledK(k, plan, out)
                                      : plan.whereItLives ? whereItLivesK(k, plan, out)
                                                          : inPlaceK(k, out);
@@ -647,6 +649,86 @@ private:
         std::vector<DeviceK> parts;
         parts.push_back(std::move(v.K));
         return parts;
+    }
+
+    // Several devices, K resident (no MPI row share): whether each can hold its block of rows in
+    // fp32 beside everything else, every one owns a chunk, K's format is encoded on the devices,
+    // and the swapped halves (sent and received, fp32) fit the host budget. Then each pair is
+    // cast once between them and nothing of K is assembled on the host.
+    bool castOnceOnDevices(const KPlan& plan, const std::vector<DeviceBudget>& budgets) const {
+        const int D = int(slots_.size());
+        const KFormat format = plan.chunking.format;
+        if (share_ || D < 2 || plan.anyStreamed() || !(plan.hostAssembled || plan.whereItLives) ||
+            !(format == KFormat::Fp32 || kFormatInfo(format).logTable))
+            return false;
+        const RowShare blocks(plan.chunking, D, 0);
+        std::uint64_t hostBytes = 0;
+        for (int d = 0; d < D; ++d) {
+            if (blocks.firstChunk(d) == blocks.endChunk(d)) return false;
+            const RowShare part(plan.chunking, D, d);
+            if (budgets[std::size_t(d)].fixedBytes + rankAssemblyDeviceBytes(part) > budgets[std::size_t(d)].budgetBytes)
+                return false;
+            for (int r = 0; r < D; ++r)
+                if (r != d) hostBytes += 2 * std::uint64_t(blocks.pairBlock(d, r, true).pairs()) * 4;
+        }
+        return hostBytes <= maxHostBytes_;
+    }
+
+    // K cast once between the devices (visibility/vulkan_visibility_ranks.h): each holds its
+    // block of rows in fp32, casts its block's upper triangle and half of the block it shares
+    // with every other device, the devices swap the other halves through host memory, and each
+    // encodes its rows in place.
+    std::vector<DeviceK> castOnceOnDevicesK(const KSettings& k, const KPlan& plan, VisibilityOutcome& out) {
+        const std::size_t D = slots_.size();
+        const std::uint64_t n = scene().size();
+        spdlog::info("K cast once on {} devices: each holds its block of rows in fp32 and they swap the halves of the "
+                     "blocks they share",
+                     D);
+        DeviceHalfSwap swap{int(D)};
+        std::vector<RankAssembledK> parts(D);
+        std::vector<std::exception_ptr> failures(D);
+        Progress progress("visibility", n * (n - 1) / 2, "pairs");
+        vk::forEachDevice(D, [&](std::size_t d) {
+            const Slot& s = slots_[d];
+            try {
+                parts[d] = computeKRankAssembled({s.device.get(), s.geometry.get(), s.accel.get()}, scene(), k, plan,
+                                                 RowShare(plan.chunking, int(D), int(d)), swap.forPart(int(d)),
+                                                 &progress);
+            } catch (...) {
+                failures[d] = std::current_exception();
+                swap.fail();
+            }
+        });
+        // The first failure that is not another device's abandoned swap.
+        for (const auto& f : failures) {
+            if (!f) continue;
+            try {
+                std::rethrow_exception(f);
+            } catch (const DeviceHalfSwap::Abandoned&) {
+            }
+        }
+        progress.finish();
+        VisibilityStats energy;
+        KErrors errors;
+        double rays = 0.0, exchange = 0.0;
+        std::vector<DeviceK> K;
+        for (RankAssembledK& p : parts) {
+            out.stats.addCounts(p.stats);
+            energy.clampedFormFactors += p.stats.clampedFormFactors;
+            energy.rowsOverOne += p.stats.rowsOverOne;
+            energy.maxRowSum = std::max(energy.maxRowSum, p.stats.maxRowSum);
+            errors.sumSquared += p.errors.sumSquared;
+            errors.maxAbs = std::max(errors.maxAbs, p.errors.maxAbs);
+            rays = std::max(rays, p.raySeconds);
+            exchange = std::max(exchange, p.exchangeSeconds);
+            out.compressSeconds = std::max(out.compressSeconds, p.compressSeconds);
+            K.push_back(std::move(p.K));
+        }
+        setEnergy(out.stats, energy);
+        out.details.emplace_back("visibility_rays", rays);
+        out.details.emplace_back("visibility_device_exchange", exchange);
+        noteEncodingErrors(k, plan.chunking.n, errors, out);
+        return K;
     }
 
     // K computed by each device for its own chunks, encoded there chunk by chunk (k_plan.h).

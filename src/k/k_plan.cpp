@@ -26,6 +26,16 @@ std::vector<std::uint32_t> KPlan::chunksOf(std::uint32_t d) const {
     return out;
 }
 
+KPlan KPlan::withBlocks(const std::vector<std::uint32_t>& first) const {
+    KPlan p = *this;
+    for (std::uint32_t d = 0; d + 1 < first.size(); ++d)
+        for (std::uint32_t c = first[d]; c < first[d + 1]; ++c)
+            p.owner[c] = d;
+    p.hostAssembled = p.whereItLives = false;
+    p.castOnceOnDevices = true;
+    return p;
+}
+
 bool KPlan::anyStreamed() const {
     return std::find(streamed.begin(), streamed.end(), true) != streamed.end();
 }

@@ -43,9 +43,17 @@ struct KPlan {
     // two chunks in fp32 besides the streamed chunks. All three give the same K.
     bool hostAssembled = false;
     bool whereItLives = false;
+    // Cast once on the devices (set by the Vulkan backend over the two above, withBlocks): several
+    // devices that each hold their block of rows in fp32 cast each pair once between them and
+    // swap the halves of the blocks they share through host memory; nothing of K is assembled on
+    // the host.
+    bool castOnceOnDevices = false;
 
     std::vector<std::uint32_t> chunksOf(std::uint32_t device) const;
     bool anyStreamed() const;
+    // This plan with device d owning chunks [first[d], first[d + 1]) instead of every D-th chunk
+    // (blocks of rows, as casting each pair once on the devices needs), computed that way.
+    KPlan withBlocks(const std::vector<std::uint32_t>& first) const;
 };
 
 // The host memory K's assembly may take by default: half of what the process may still take at

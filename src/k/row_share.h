@@ -9,6 +9,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "k/k_chunking.h"
@@ -19,16 +20,25 @@ namespace rsim {
 class RowShare {
 public:
     RowShare(const KChunking& chunking, const Ranks& ranks);
+    // The same cut of K's rows among the `count` devices of one process, this share the one of
+    // device `part`: it has no ranks to talk to (the devices swap through host memory,
+    // visibility/vulkan_visibility_ranks.h).
+    RowShare(const KChunking& chunking, int count, int part);
 
-    const Ranks& ranks() const { return ranks_; }
-    int rank() const { return ranks_.rank(); }
-    int count() const { return ranks_.size(); }
+    // The job's ranks; only for a share made with them.
+    const Ranks& ranks() const;
+    int rank() const { return rank_; }
+    int count() const { return count_; }
+    // "rank r" or "device r", for messages.
+    std::string name(int r) const;
     const KChunking& chunking() const { return chunking_; }
 
     // Rank r's chunks [firstChunk(r), endChunk(r)) and rows [rowBegin(r), rowEnd(r)); without r,
     // this rank's. A rank may own none (more ranks than chunks).
     std::uint32_t firstChunk(int r) const { return first_[std::size_t(r)]; }
     std::uint32_t endChunk(int r) const { return first_[std::size_t(r) + 1]; }
+    // Every part's first chunk, then chunks().
+    const std::vector<std::uint32_t>& firsts() const { return first_; }
     std::uint32_t rowBegin(int r) const { return rowOfChunk(firstChunk(r)); }
     std::uint32_t rowEnd(int r) const { return rowOfChunk(endChunk(r)); }
     // Rank r's chunks cut into `parts` consecutive parts (some may be empty): part p starts at
@@ -57,7 +67,10 @@ public:
     std::uint32_t rowEnd() const { return rowEnd(rank()); }
 
 private:
-    const Ranks& ranks_;
+    void cut();
+
+    const Ranks* ranks_ = nullptr;
+    int rank_ = 0, count_ = 1;
     KChunking chunking_;
     std::vector<std::uint32_t> first_; // count() + 1 entries
 };

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 #include <spdlog/spdlog.h>
 
@@ -63,8 +64,42 @@ std::uint64_t rankAssemblyDeviceBytes(const RowShare& share) {
     return (rows * ch.n + kSlots * std::uint64_t(ch.rowsPerChunk) * ch.n) * 4;
 }
 
+HalfSwap DeviceHalfSwap::forPart(int part) {
+    return [this, part](const std::vector<std::vector<float>>& sendTo,
+                        const std::function<float*(int, std::size_t)>& into) { swap(part, sendTo, into); };
+}
+
+void DeviceHalfSwap::fail() {
+    std::lock_guard lock(mutex_);
+    failed_ = true;
+    cv_.notify_all();
+}
+
+void DeviceHalfSwap::waitFor(std::size_t& counter, std::unique_lock<std::mutex>& lock) {
+    ++counter;
+    cv_.notify_all();
+    cv_.wait(lock, [&] { return failed_ || counter == posted_.size(); });
+    if (failed_) throw Abandoned();
+}
+
+void DeviceHalfSwap::swap(int part, const std::vector<std::vector<float>>& sendTo,
+                          const std::function<float*(int, std::size_t)>& into) {
+    std::unique_lock lock(mutex_);
+    posted_[std::size_t(part)] = &sendTo;
+    waitFor(postedCount_, lock);
+    lock.unlock();
+    for (std::size_t r = 0; r < posted_.size(); ++r) {
+        if (int(r) == part) continue;
+        const std::vector<float>& piece = (*posted_[r])[std::size_t(part)];
+        if (!piece.empty()) std::memcpy(into(int(r), piece.size()), piece.data(), piece.size() * 4);
+    }
+    lock.lock();
+    waitFor(copiedCount_, lock);
+}
+
 RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedScene& prepared,
-                                    const KSettings& settings, const KPlan& plan, const RowShare& share) {
+                                    const KSettings& settings, const KPlan& plan, const RowShare& share,
+                                    const HalfSwap& swapHalves, Progress* sharedProgress) {
     vk::Device& dev = *vd.device;
     const KChunking ch = plan.chunking.as(KFormat::Fp32);
     const int me = share.rank(), R = share.count();
@@ -72,7 +107,8 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     RankAssembledK out;
     Stopwatch allocation;
     out.K = allocateDeviceK(dev, ch, share.firstChunk(), share.endChunk());
-    spdlog::debug("rank {}: {} chunk(s) of fp32 K allocated on {} in {:.3f} s", me, out.K.chunkIds.size(), dev.label(),
+    const std::string who = share.name(me);
+    spdlog::debug("{}: {} chunk(s) of fp32 K allocated on {} in {:.3f} s", who, out.K.chunkIds.size(), dev.label(),
                   allocation.seconds());
 
     // The casts: first the halves that go to other ranks (their regions come back one by one),
@@ -170,9 +206,11 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
         fromAt[std::size_t(r) + 1] = fromAt[std::size_t(r)] + elements;
     }
     const std::uint64_t total = fromAt[std::size_t(R)];
-    spdlog::debug("rank {}: rows {} to {}: {} casts of half blocks for {} other rank(s), then its own block", me, R0,
-                  R1, std::count_if(casts.begin(), casts.end(), [](const Cast& c) { return c.hasForeign; }), R - 1);
-    Progress progress("visibility", pairs, "pairs");
+    spdlog::debug("{}: rows {} to {}: {} casts of half blocks for {} other part(s), then its own block", who, R0, R1,
+                  std::count_if(casts.begin(), casts.end(), [](const Cast& c) { return c.hasForeign; }), R - 1);
+    std::optional<Progress> ownProgress;
+    if (!sharedProgress) ownProgress.emplace("visibility", pairs, "pairs");
+    Progress& progress = sharedProgress ? *sharedProgress : *ownProgress;
     Stopwatch sw;
     std::size_t foreignCasts = 0;
     while (foreignCasts < casts.size() && casts[foreignCasts].hasForeign) ++foreignCasts;
@@ -187,7 +225,7 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
                     c.foreign.elements(ch) * 4);
         progress.add(std::uint64_t(c.rowEnd - c.rowBegin) * (c.colEnd - c.colBegin));
     }
-    spdlog::debug("rank {}: half blocks cast and read back in {:.3f} s", me, sw.seconds());
+    spdlog::debug("{}: half blocks cast and read back in {:.3f} s", who, sw.seconds());
     // This rank's block on the device; meanwhile the swap, and what the other ranks cast for this
     // rank's chunks copied into place (other elements than the block's).
     for (std::size_t k = foreignCasts; k < casts.size(); ++k) submit(k);
@@ -197,13 +235,15 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
         halves = vk::Buffer(dev, total * 4, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryKind::Upload,
                             "K halves from other ranks");
     Stopwatch swap;
-    share.ranks().alltoallInto(sendTo, [&](int r, std::size_t count) {
+    const auto into = [&](int r, std::size_t count) {
         if (count != fromAt[std::size_t(r) + 1] - fromAt[std::size_t(r)])
-            throw Error("internal: rank " + std::to_string(r) + " sent a block of K of another size");
+            throw Error("internal: " + share.name(r) + " sent a block of K of another size");
         return static_cast<float*>(halves.mapped()) + fromAt[std::size_t(r)];
-    });
+    };
+    if (swapHalves) swapHalves(sendTo, into);
+    else share.ranks().alltoallInto(sendTo, into);
     out.exchangeSeconds = swap.seconds();
-    spdlog::debug("rank {}: half blocks swapped in {:.3f} s", me, out.exchangeSeconds);
+    spdlog::debug("{}: half blocks swapped in {:.3f} s", who, out.exchangeSeconds);
     sendTo.clear();
     if (total > 0)
         done.submit(false, [&](VkCommandBuffer cmd) {
@@ -217,14 +257,14 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
                 }
             }
         });
-    spdlog::debug("rank {}: {:.1f} MiB of other ranks' halves on their way to the device", me,
+    spdlog::debug("{}: {:.1f} MiB of the other parts' halves on their way to the device", who,
                   double(total) * 4 / 1048576.0);
     done.waitAll();
     dev.reclaim();
     out.raySeconds = sw.seconds();
-    spdlog::debug("rank {}: own block cast, halves in place, {:.3f} s after the first cast", me, out.raySeconds);
+    spdlog::debug("{}: own block cast, halves in place, {:.3f} s after the first cast", who, out.raySeconds);
     progress.add(std::uint64_t(R1 - R0) * (R1 > R0 ? R1 - R0 - 1 : 0) / 2);
-    progress.finish();
+    if (ownProgress) ownProgress->finish();
 
     sw = Stopwatch();
     out.errors = compressDeviceK(dev, out.K, plan.chunking.format);

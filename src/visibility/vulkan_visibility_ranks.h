@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // K of an MPI rank's rows in row-block mode (k/row_share.h) on the rank's Vulkan device, each
-// pair cast once in the job, as on the CPU backend: the rank casts its block's upper triangle
+// pair cast once in the job, as on the CPU backend (and the same between the devices of one
+// process, each a part of a RowShare without ranks, swapping through host memory): the rank casts its block's upper triangle
 // and its half of the block of pairs it shares with every other rank (RowShare::pairBlock, cut
 // at a chunk boundary), keeping both K_ij and K_ji of each pair on its device in fp32, the
 // other rank's side in a scratch chunk that goes to that rank. The ranks swap those halves
@@ -8,7 +9,11 @@
 // encodes its rows on its device. Without it (K computed where it lives) each rank casts the
 // full rows of its chunks: the pairs between two ranks' rows are cast by both.
 #pragma once
+#include <condition_variable>
 #include <cstdint>
+#include <functional>
+#include <mutex>
+#include <vector>
 
 #include "core/prepared_scene.h"
 #include "core/results.h"
@@ -16,6 +21,8 @@
 #include "k/gpu_k.h"
 #include "k/k_plan.h"
 #include "k/row_share.h"
+#include "util/error.h"
+#include "util/progress.h"
 #include "visibility/vulkan_visibility_chunked.h"
 
 namespace rsim {
@@ -33,8 +40,41 @@ struct RankAssembledK {
     double compressSeconds = 0.0; // the encoding in place
 };
 
-// Collective: every rank of `share` calls it, with one device each.
+// How the parts swap their halves: sendTo[r] goes to part r, and what part r sends this one
+// lands at into(r, count) (count floats).
+using HalfSwap = std::function<void(const std::vector<std::vector<float>>& sendTo,
+                                    const std::function<float*(int, std::size_t)>& into)>;
+
+// The swap between the devices of one process, each on its own thread: a part posts its halves
+// and waits for every other part's, copies what is its own, and waits until every part has
+// copied (so that no part's halves go before the others have read them). A part that fails
+// calls fail(), which ends the others' waits with an error.
+class DeviceHalfSwap {
+public:
+    // What the parts that did not fail throw.
+    struct Abandoned : Error {
+        Abandoned() : Error("another device failed while the devices swapped K's half blocks") {}
+    };
+    explicit DeviceHalfSwap(int parts) : posted_(std::size_t(parts), nullptr) {}
+    HalfSwap forPart(int part);
+    void fail();
+
+private:
+    void swap(int part, const std::vector<std::vector<float>>& sendTo,
+              const std::function<float*(int, std::size_t)>& into);
+    void waitFor(std::size_t& counter, std::unique_lock<std::mutex>& lock);
+
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    std::vector<const std::vector<std::vector<float>>*> posted_;
+    std::size_t postedCount_ = 0, copiedCount_ = 0;
+    bool failed_ = false;
+};
+
+// Collective: every part of `share` calls it, with one device each. `swap`: empty for the
+// ranks' alltoall. `progress`: shared by the parts of one process (else its own).
 RankAssembledK computeKRankAssembled(const VisibilityDevice& device, const PreparedScene& prepared,
-                                    const KSettings& settings, const KPlan& plan, const RowShare& share);
+                                    const KSettings& settings, const KPlan& plan, const RowShare& share,
+                                    const HalfSwap& swap = {}, Progress* progress = nullptr);
 
 } // namespace rsim

@@ -188,9 +188,10 @@ TEST_CASE("the devices' swap of half blocks delivers each piece, and a failed pa
         std::vector<std::thread> threads;
         for (int me = 0; me < P; ++me)
             threads.emplace_back([&, me] {
-                std::vector<std::vector<float>> sendTo(P);
+                std::vector<std::vector<float>> pieces(P);
                 for (int r = 0; r < P; ++r)
-                    if (r != me) sendTo[std::size_t(r)].assign(std::size_t(1 + me + r), float(10 * me + r));
+                    if (r != me) pieces[std::size_t(r)].assign(std::size_t(1 + me + r), float(10 * me + r));
+                const std::vector<std::span<const float>> sendTo(pieces.begin(), pieces.end());
                 swap.forPart(me)(sendTo, [&](int from, std::size_t count) {
                     std::vector<float>& slot = received[std::size_t(me * P + from)];
                     slot.resize(count);
@@ -219,9 +220,9 @@ TEST_CASE("the devices' swap of half blocks delivers each piece, and a failed pa
                     swap.fail();
                     return;
                 }
-                std::vector<std::vector<float>> sendTo(P);
+                const std::vector<std::span<const float>> nothing(P);
                 try {
-                    swap.forPart(me)(sendTo, [](int, std::size_t) -> float* { return nullptr; });
+                    swap.forPart(me)(nothing, [](int, std::size_t) -> float* { return nullptr; });
                 } catch (const DeviceHalfSwap::Abandoned&) {
                     abandoned[std::size_t(me)] = 1;
                 }

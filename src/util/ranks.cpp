@@ -190,14 +190,15 @@ std::vector<std::vector<float>> Ranks::alltoall(std::vector<std::vector<float>> 
     if (sendTo.size() != std::size_t(size_)) throw Error("internal: an alltoall without a part for every rank");
     std::vector<std::vector<float>> out(sendTo.size());
     out[std::size_t(rank_)] = std::move(sendTo[std::size_t(rank_)]);
-    alltoallInto(sendTo, [&](int r, std::size_t count) {
+    std::vector<std::span<const float>> parts(sendTo.begin(), sendTo.end());
+    alltoallInto(parts, [&](int r, std::size_t count) {
         out[std::size_t(r)].resize(count);
         return out[std::size_t(r)].data();
     });
     return out;
 }
 
-void Ranks::alltoallInto(const std::vector<std::vector<float>>& sendTo,
+void Ranks::alltoallInto(const std::vector<std::span<const float>>& sendTo,
                          [[maybe_unused]] const std::function<float*(int, std::size_t)>& into) const {
     if (sendTo.size() != std::size_t(size_)) throw Error("internal: an alltoall without a part for every rank");
 #ifdef RSIM_HAVE_MPI

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -36,7 +37,7 @@ public:
     std::vector<std::vector<float>> alltoall(std::vector<std::vector<float>> sendTo) const;
     // The same, what rank r sends received at into(r, count) (count floats; a rank never asks
     // for its own part); the storage stays the caller's (e.g. memory a device copies from).
-    void alltoallInto(const std::vector<std::vector<float>>& sendTo,
+    void alltoallInto(const std::vector<std::span<const float>>& sendTo,
                       const std::function<float*(int, std::size_t)>& into) const;
     // Each element summed (maximised, minimised) over the ranks, on every rank.
     void sum(std::vector<std::uint64_t>& values) const;

@@ -44,28 +44,31 @@ std::vector<Region> regions(const RowShare& share, int tracer, int receiver) {
 }
 
 // One cast: rows [rowBegin, rowEnd) against columns [colBegin, colEnd), pairs i < j, both K_ij
-// and K_ji stored; the side in chunk `foreign` (another rank's) goes to a scratch chunk whose
-// region [col0, col1) comes back to the host.
+// and K_ji stored; the side in the chunks `foreign` (consecutive chunks of another part) goes to
+// a scratch chunk each, whose region [col0, col1) comes back to the host.
 struct Cast {
     std::uint32_t rowBegin, rowEnd, colBegin, colEnd;
-    bool hasForeign = false;
-    Region foreign{};
+    std::vector<Region> foreign; // empty: this part's own block
     int receiver = -1;
-    std::uint64_t sendOffset = 0; // where its region goes in the message to `receiver`
+    std::uint64_t sendOffset = 0; // where its first region goes in the message to `receiver`
 };
 
 constexpr std::uint32_t kSlots = 2;
+// Foreign chunks per cast: a cast of one chunk's rows against half a part's rows (or the
+// reverse) has a few million pairs, and every cast pays its launch's phases and their tails; four
+// make launches of about the 2^24 pairs the device allows.
+constexpr std::uint32_t kGroup = 4;
 
 } // namespace
 
 std::uint64_t rankAssemblyDeviceBytes(const RowShare& share) {
     const KChunking& ch = share.chunking();
     const std::uint64_t rows = share.rowEnd() - share.rowBegin();
-    return (rows * ch.n + kSlots * std::uint64_t(ch.rowsPerChunk) * ch.n) * 4;
+    return (rows * ch.n + kSlots * kGroup * std::uint64_t(ch.rowsPerChunk) * ch.n) * 4;
 }
 
 HalfSwap DeviceHalfSwap::forPart(int part) {
-    return [this, part](const std::vector<std::vector<float>>& sendTo,
+    return [this, part](const std::vector<std::span<const float>>& sendTo,
                         const std::function<float*(int, std::size_t)>& into) { swap(part, sendTo, into); };
 }
 
@@ -82,7 +85,7 @@ void DeviceHalfSwap::waitFor(std::size_t& counter, std::unique_lock<std::mutex>&
     if (failed_) throw Abandoned();
 }
 
-void DeviceHalfSwap::swap(int part, const std::vector<std::vector<float>>& sendTo,
+void DeviceHalfSwap::swap(int part, const std::vector<std::span<const float>>& sendTo,
                           const std::function<float*(int, std::size_t)>& into) {
     std::unique_lock lock(mutex_);
     posted_[std::size_t(part)] = &sendTo;
@@ -90,7 +93,7 @@ void DeviceHalfSwap::swap(int part, const std::vector<std::vector<float>>& sendT
     lock.unlock();
     for (std::size_t r = 0; r < posted_.size(); ++r) {
         if (int(r) == part) continue;
-        const std::vector<float>& piece = (*posted_[r])[std::size_t(part)];
+        const std::span<const float> piece = (*posted_[r])[std::size_t(part)];
         if (!piece.empty()) std::memcpy(into(int(r), piece.size()), piece.data(), piece.size() * 4);
     }
     lock.lock();
@@ -111,34 +114,40 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     spdlog::debug("{}: {} chunk(s) of fp32 K allocated on {} in {:.3f} s", who, out.K.chunkIds.size(), dev.label(),
                   allocation.seconds());
 
-    // The casts: first the halves that go to other ranks (their regions come back one by one),
-    // then this rank's own block, which the device casts while the ranks swap the halves.
+    // The casts: first the halves that go to other parts (their regions come back cast by cast),
+    // then this part's own block, in one cast, which the device casts while the parts swap the
+    // halves.
     std::vector<Cast> casts;
-    std::vector<std::vector<float>> sendTo(static_cast<std::size_t>(R));
+    // What goes to each other part, left uninitialised: the copies out of the readback buffers
+    // touch its pages first, beside the casting, instead of a fill before the first cast.
+    std::vector<std::unique_ptr<float[]>> sendStore(static_cast<std::size_t>(R));
+    std::vector<std::span<const float>> sendTo(static_cast<std::size_t>(R));
     std::uint64_t pairs = std::uint64_t(R1 - R0) * (R1 > R0 ? R1 - R0 - 1 : 0) / 2;
     for (int r = 0; r < R; ++r) {
         if (r == me) continue;
         std::uint64_t offset = 0;
-        for (const Region& g : regions(share, me, r)) {
+        const std::vector<Region> all = regions(share, me, r);
+        for (std::size_t g0 = 0; g0 < all.size(); g0 += kGroup) {
+            const std::size_t g1 = std::min<std::size_t>(all.size(), g0 + kGroup);
+            const Region& g = all[g0]; // the regions of one receiver share their columns
+            const std::uint32_t f0 = ch.rowBegin(all[g0].chunk), f1 = ch.rowEnd(all[g1 - 1].chunk);
             Cast c{};
-            const std::uint32_t f0 = ch.rowBegin(g.chunk), f1 = ch.rowEnd(g.chunk);
-            if (r > me) c = {g.col0, g.col1, f0, f1}; // this rank's rows, then r's chunk
-            else c = {f0, f1, g.col0, g.col1};        // r's chunk, then this rank's rows
-            c.hasForeign = true;
-            c.foreign = g;
+            if (r > me) c = {g.col0, g.col1, f0, f1, {}}; // this part's rows, then r's chunks
+            else c = {f0, f1, g.col0, g.col1, {}};        // r's chunks, then this part's rows
+            c.foreign.assign(all.begin() + std::ptrdiff_t(g0), all.begin() + std::ptrdiff_t(g1));
             c.receiver = r;
             c.sendOffset = offset;
-            offset += g.elements(ch);
+            for (const Region& x : c.foreign) offset += x.elements(ch);
             pairs += std::uint64_t(c.rowEnd - c.rowBegin) * (c.colEnd - c.colBegin);
-            casts.push_back(c);
+            casts.push_back(std::move(c));
         }
-        sendTo[std::size_t(r)].resize(offset);
+        sendStore[std::size_t(r)].reset(new float[offset]);
+        sendTo[std::size_t(r)] = {sendStore[std::size_t(r)].get(), offset};
     }
-    for (std::uint32_t c = share.firstChunk(); c < share.endChunk(); ++c)
-        casts.push_back({ch.rowBegin(c), ch.rowEnd(c), R0, R1});
+    if (R1 > R0) casts.push_back({R0, R1, R0, R1, {}});
 
-    // Per slot: a scratch chunk, its readback, its lists, and a table of chunk addresses (this
-    // rank's chunks, and the scratch at the index of the foreign chunk of the slot's cast).
+    // Per slot: kGroup scratch chunks, their readback, its lists, and a table of chunk addresses
+    // (this part's chunks, and a scratch chunk at the index of each foreign chunk of the slot's cast).
     const std::uint64_t scratchBytes = ch.largestChunkBytes();
     std::vector<std::uint64_t> home(ch.chunks(), 0);
     for (std::size_t x = 0; x < out.K.chunkIds.size(); ++x) home[out.K.chunkIds[x]] = out.K.buffers[x].address();
@@ -149,10 +158,10 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     std::array<Slot, kSlots> slots;
     for (std::uint32_t s = 0; s < kSlots; ++s) {
         const std::string tag = std::to_string(s);
-        slots[s].scratch = vk::Buffer(dev, scratchBytes, vk::kStorageUsage, vk::MemoryKind::Device,
-                                      "K scratch chunk (fp32), slot " + tag);
-        slots[s].readback = vk::Buffer(dev, scratchBytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryKind::Readback,
-                                       "K scratch readback, slot " + tag);
+        slots[s].scratch = vk::Buffer(dev, kGroup * scratchBytes, vk::kStorageUsage, vk::MemoryKind::Device,
+                                      "K scratch chunks (fp32), slot " + tag);
+        slots[s].readback = vk::Buffer(dev, kGroup * scratchBytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                       vk::MemoryKind::Readback, "K scratch readback, slot " + tag);
         slots[s].table = vk::makeStorage(dev, home, "K chunk addresses, slot " + tag);
         slots[s].lists = std::make_unique<VisibilityLists>(dev, visibilityPairsPerLaunch(dev), ch.n,
                                                            tileListMax(settings), "visibility lists");
@@ -167,6 +176,11 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     vk::Buffer halves; // the other ranks' halves; declared before `done`, so destroyed after it waited
     vk::TimelineSemaphore done(dev, "rank casts");
 
+    // Where region g of cast c lies in its slot's scratch and readback buffers: columns [col0,
+    // col1) of the g-th scratch chunk.
+    const auto readbackAt = [&](const Cast& c, std::size_t g) {
+        return g * scratchBytes + std::uint64_t(c.foreign[g].col0) * ch.rows(c.foreign[g].chunk) * 4;
+    };
     auto submit = [&](std::size_t k) {
         const Cast& c = casts[k];
         const Slot& s = slots[k % kSlots];
@@ -176,21 +190,25 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
         p.colEnd = c.colEnd;
         done.submit(false, [&](VkCommandBuffer cmd) {
             vk::computeBarrier(dev, cmd); // after the copy that last read this slot
-            if (c.hasForeign) {
+            if (!c.foreign.empty()) {
                 dev.vk().vkCmdFillBuffer(cmd, s.scratch.handle(), 0, VK_WHOLE_SIZE, 0);
-                const std::uint64_t address = s.scratch.address();
-                dev.vk().vkCmdUpdateBuffer(cmd, s.table.handle(), std::uint64_t(c.foreign.chunk) * 8, 8, &address);
+                for (std::size_t g = 0; g < c.foreign.size(); ++g) {
+                    const std::uint64_t address = s.scratch.address() + g * scratchBytes;
+                    dev.vk().vkCmdUpdateBuffer(cmd, s.table.handle(), std::uint64_t(c.foreign[g].chunk) * 8, 8, &address);
+                }
                 vk::computeBarrier(dev, cmd);
             }
             recordVisibilityRows(dev, pipelines, p, c.rowBegin, c.rowEnd, *s.lists, cmd);
             vk::computeBarrier(dev, cmd);
-            if (c.hasForeign) {
-                const std::uint64_t rows = ch.rows(c.foreign.chunk), at = std::uint64_t(c.foreign.col0) * rows * 4;
-                const VkBufferCopy region{at, 0, c.foreign.elements(ch) * 4};
-                dev.vk().vkCmdCopyBuffer(cmd, s.scratch.handle(), s.readback.handle(), 1, &region);
+            if (!c.foreign.empty()) {
+                std::vector<VkBufferCopy> copies;
+                for (std::size_t g = 0; g < c.foreign.size(); ++g)
+                    copies.push_back({readbackAt(c, g), readbackAt(c, g), c.foreign[g].elements(ch) * 4});
+                dev.vk().vkCmdCopyBuffer(cmd, s.scratch.handle(), s.readback.handle(), std::uint32_t(copies.size()),
+                                         copies.data());
                 // The table again as the other slots' casts expect it.
-                dev.vk().vkCmdUpdateBuffer(cmd, s.table.handle(), std::uint64_t(c.foreign.chunk) * 8, 8,
-                                           &home[c.foreign.chunk]);
+                for (const Region& g : c.foreign)
+                    dev.vk().vkCmdUpdateBuffer(cmd, s.table.handle(), std::uint64_t(g.chunk) * 8, 8, &home[g.chunk]);
                 vk::hostReadBarrier(dev, cmd);
             }
         });
@@ -207,13 +225,13 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     }
     const std::uint64_t total = fromAt[std::size_t(R)];
     spdlog::debug("{}: rows {} to {}: {} casts of half blocks for {} other part(s), then its own block", who, R0, R1,
-                  std::count_if(casts.begin(), casts.end(), [](const Cast& c) { return c.hasForeign; }), R - 1);
+                  std::count_if(casts.begin(), casts.end(), [](const Cast& c) { return !c.foreign.empty(); }), R - 1);
     std::optional<Progress> ownProgress;
     if (!sharedProgress) ownProgress.emplace("visibility", pairs, "pairs");
     Progress& progress = sharedProgress ? *sharedProgress : *ownProgress;
     Stopwatch sw;
     std::size_t foreignCasts = 0;
-    while (foreignCasts < casts.size() && casts[foreignCasts].hasForeign) ++foreignCasts;
+    while (foreignCasts < casts.size() && !casts[foreignCasts].foreign.empty()) ++foreignCasts;
     // The halves: cast k + 1 runs while the host copies cast k's region out.
     if (foreignCasts > 0) submit(0);
     for (std::size_t k = 0; k < foreignCasts; ++k) {
@@ -221,8 +239,12 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
         done.wait(k + 1);
         dev.reclaim();
         const Cast& c = casts[k];
-        std::memcpy(sendTo[std::size_t(c.receiver)].data() + c.sendOffset, slots[k % kSlots].readback.mapped(),
-                    c.foreign.elements(ch) * 4);
+        const char* readback = static_cast<const char*>(slots[k % kSlots].readback.mapped());
+        float* to = sendStore[std::size_t(c.receiver)].get() + c.sendOffset;
+        for (std::size_t g = 0; g < c.foreign.size(); ++g) {
+            std::memcpy(to, readback + readbackAt(c, g), c.foreign[g].elements(ch) * 4);
+            to += c.foreign[g].elements(ch);
+        }
         progress.add(std::uint64_t(c.rowEnd - c.rowBegin) * (c.colEnd - c.colBegin));
     }
     spdlog::debug("{}: half blocks cast and read back in {:.3f} s", who, sw.seconds());
@@ -245,6 +267,7 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     out.exchangeSeconds = swap.seconds();
     spdlog::debug("{}: half blocks swapped in {:.3f} s", who, out.exchangeSeconds);
     sendTo.clear();
+    sendStore.clear();
     if (total > 0)
         done.submit(false, [&](VkCommandBuffer cmd) {
             for (int r = 0; r < R; ++r) {

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <span>
 #include <vector>
 
 #include "core/prepared_scene.h"
@@ -42,7 +43,7 @@ struct RankAssembledK {
 
 // How the parts swap their halves: sendTo[r] goes to part r, and what part r sends this one
 // lands at into(r, count) (count floats).
-using HalfSwap = std::function<void(const std::vector<std::vector<float>>& sendTo,
+using HalfSwap = std::function<void(const std::vector<std::span<const float>>& sendTo,
                                     const std::function<float*(int, std::size_t)>& into)>;
 
 // The swap between the devices of one process, each on its own thread: a part posts its halves
@@ -60,13 +61,13 @@ public:
     void fail();
 
 private:
-    void swap(int part, const std::vector<std::vector<float>>& sendTo,
+    void swap(int part, const std::vector<std::span<const float>>& sendTo,
               const std::function<float*(int, std::size_t)>& into);
     void waitFor(std::size_t& counter, std::unique_lock<std::mutex>& lock);
 
     std::mutex mutex_;
     std::condition_variable cv_;
-    std::vector<const std::vector<std::vector<float>>*> posted_;
+    std::vector<const std::vector<std::span<const float>>*> posted_;
     std::size_t postedCount_ = 0, copiedCount_ = 0;
     bool failed_ = false;
 };

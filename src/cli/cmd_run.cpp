@@ -70,10 +70,12 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
                     "--stream auto streams")
         ->check(nonNegativeNumber());
     cmd->add_option("--max-host-mb", req->backend.maxHostMb,
-                    "Assemble K in at most this many MiB of host memory (0: half the memory available at the start, a cgroup's limit included). When "
-                    "K in fp32 needs more (several GPUs, streaming, or K too large for one GPU in fp32), "
-                    "each GPU computes the full rows of its own K chunks instead: host memory stays "
-                    "small, at the price of casting every pair twice")
+                    "Host memory K's computation may take, in MiB (0: half the memory available at the start, a "
+                    "cgroup's limit included). Several GPUs that each hold their rows of K in fp32 swap half "
+                    "blocks of it through host memory (about half of K's fp32 size for two GPUs); streaming, or "
+                    "GPUs that cannot hold their rows, assemble K in fp32 there. When that needs more, each GPU "
+                    "computes the full rows of its own K chunks instead: host memory stays small, at the price "
+                    "of casting every pair twice")
         ->check(nonNegativeNumber());
     cmd->add_option("--radiosity-split", req->backend.radiositySplit,
                     "Tuning: source slices per workgroup of the GPU's far gather (0: the most the device "

@@ -549,8 +549,9 @@ private:
         const Slot& s = slots_[0];
         vk::Device& d0 = *s.device;
         const std::uint32_t n = std::uint32_t(scene().size());
-        DeviceK K = allocateDeviceK(d0, KChunking::forBudget(n, k.format, k.chunkBytes)
-                                            .as(k.format == KFormat::Fp16 ? KFormat::Fp16 : KFormat::Fp32));
+        DeviceK K; // its chunks allocated beside the first launches
+        K.chunking = KChunking::forBudget(n, k.format, k.chunkBytes)
+                         .as(k.format == KFormat::Fp16 ? KFormat::Fp16 : KFormat::Fp32);
         double raySeconds = 0.0;
         VisibilityPassTimes passes;
         out.stats = computeVisibilityVulkan(d0, *s.geometry, *s.accel, scene(), k, K, raySeconds, 0, &passes);

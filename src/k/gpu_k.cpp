@@ -38,22 +38,30 @@ DeviceK allocateDeviceK(vk::Device& device, KChunking chunking) {
     return allocateDeviceK(device, chunking, 0, chunking.chunks());
 }
 
-DeviceK allocateDeviceK(vk::Device& device, KChunking chunking, std::uint32_t firstChunk, std::uint32_t endChunk) {
-    // The chunking is never adapted to the device: its tables, and so the results, would depend
-    // on the machine.
+namespace {
+// The chunking is never adapted to the device: its tables, and so the results, would depend on
+// the machine.
+void requireChunksFit(vk::Device& device, const KChunking& chunking) {
     if (chunking.chunkBytes(0) > device.maxAllocationBytes())
         throw InputError("--chunk-mb: a K chunk of " + std::to_string(chunking.chunkBytes(0) >> 20) + " MiB in " +
                          kFormatInfo(chunking.format).name + " exceeds the largest allocation of " + device.label() +
                          " (" + std::to_string(device.maxAllocationBytes() >> 20) + " MiB); use a smaller --chunk-mb");
+}
+
+vk::Buffer chunkBuffer(vk::Device& device, const KChunking& chunking, std::uint32_t c) {
+    return vk::Buffer(device, chunking.chunkBytes(c), vk::kStorageUsage, vk::MemoryKind::Device,
+                      "K rows " + std::to_string(chunking.rowBegin(c)) + ".." + std::to_string(chunking.rowEnd(c)));
+}
+} // namespace
+
+DeviceK allocateDeviceK(vk::Device& device, KChunking chunking, std::uint32_t firstChunk, std::uint32_t endChunk) {
+    requireChunksFit(device, chunking);
     DeviceK K;
     K.chunking = chunking;
     Stopwatch sw;
     for (std::uint32_t c = firstChunk; c < endChunk; ++c) {
         K.chunkIds.push_back(c);
-        K.buffers.emplace_back(device, chunking.chunkBytes(c), vk::kStorageUsage,
-                               vk::MemoryKind::Device,
-                               "K rows " + std::to_string(chunking.rowBegin(c)) + ".." +
-                                   std::to_string(chunking.rowEnd(c)));
+        K.buffers.push_back(chunkBuffer(device, chunking, c));
     }
     const double allocated = sw.seconds();
     device.submitAndWait([&](VkCommandBuffer cmd) { // zeroed in one submission
@@ -62,6 +70,78 @@ DeviceK allocateDeviceK(vk::Device& device, KChunking chunking, std::uint32_t fi
     spdlog::debug("{}: K's {} chunk(s) allocated in {:.3f} s, zeroed in {:.3f} s", device.label(), K.buffers.size(),
                   allocated, sw.seconds() - allocated);
     return K;
+}
+
+ChunksInBackground::ChunksInBackground(vk::Device& device, DeviceK& K)
+    : device_(device), K_(K), ready_(K.chunking.chunks()), recorded_(K.chunking.chunks()) {
+    requireChunksFit(device, K.chunking);
+    const std::uint32_t chunks = K.chunking.chunks();
+    K.chunkIds.clear();
+    for (std::uint32_t c = 0; c < chunks; ++c) K.chunkIds.push_back(c);
+    K.buffers.clear();
+    K.buffers.resize(chunks); // filled from the last, on the thread; never resized while it runs
+    thread_ = std::thread([this] { run(); });
+}
+
+ChunksInBackground::~ChunksInBackground() {
+    {
+        std::lock_guard lock(mutex_);
+        stop_ = true;
+    }
+    if (thread_.joinable()) thread_.join();
+}
+
+void ChunksInBackground::run() {
+    Stopwatch sw;
+    try {
+        for (std::uint32_t c = K_.chunking.chunks(); c-- > 0;) {
+            vk::Buffer b = chunkBuffer(device_, K_.chunking, c);
+            std::lock_guard lock(mutex_);
+            if (stop_) return;
+            K_.buffers[c] = std::move(b);
+            ready_ = c;
+            cv_.notify_all();
+        }
+    } catch (...) {
+        std::lock_guard lock(mutex_);
+        failure_ = std::current_exception();
+        cv_.notify_all();
+        return;
+    }
+    std::lock_guard lock(mutex_);
+    seconds_ = sw.seconds();
+    spdlog::debug("{}: K's {} chunk(s) allocated in {:.3f} s beside the first launches", device_.label(),
+                  K_.chunking.chunks(), seconds_);
+}
+
+std::uint32_t ChunksInBackground::waitFor(std::uint32_t c) {
+    std::unique_lock lock(mutex_);
+    cv_.wait(lock, [&] { return ready_ <= c || failure_; });
+    if (failure_) std::rethrow_exception(failure_);
+    return ready_;
+}
+
+void ChunksInBackground::need(std::uint32_t c, VkCommandBuffer cmd, const vk::Buffer& table) {
+    if (c >= recorded_) return;
+    waitFor(c);
+    for (std::uint32_t x = c; x < recorded_; ++x) {
+        const std::uint64_t address = K_.buffers[x].address();
+        device_.vk().vkCmdUpdateBuffer(cmd, table.handle(), std::uint64_t(x) * 8, 8, &address);
+        device_.vk().vkCmdFillBuffer(cmd, K_.buffers[x].handle(), 0, VK_WHOLE_SIZE, 0);
+    }
+    recorded_ = c;
+    vk::computeBarrier(device_, cmd);
+}
+
+void ChunksInBackground::finish() {
+    waitFor(0);
+    thread_.join();
+    if (recorded_ > 0) // chunks no launch needed (a scene without pairs): zeroed here
+        device_.submitAndWait([&](VkCommandBuffer cmd) {
+            for (std::uint32_t x = 0; x < recorded_; ++x)
+                device_.vk().vkCmdFillBuffer(cmd, K_.buffers[x].handle(), 0, VK_WHOLE_SIZE, 0);
+        });
+    recorded_ = 0;
 }
 
 vk::Buffer chunkAddressTable(vk::Device& device, const DeviceK& K) {

@@ -3,9 +3,13 @@
 // computed K in place), or the chunks this device gathers from (K placed on several devices),
 // in device memory or, when streamed, in pinned host memory that the transport copies in.
 #pragma once
+#include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <functional>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/results.h"
@@ -46,6 +50,42 @@ struct DeviceK {
 DeviceK allocateDeviceK(vk::Device& device, KChunking chunking);
 // The same for chunks [firstChunk, endChunk) only (an MPI rank's rows).
 DeviceK allocateDeviceK(vk::Device& device, KChunking chunking, std::uint32_t firstChunk, std::uint32_t endChunk);
+
+// Every chunk of K allocated on a thread of its own, the last chunk first, while the visibility
+// launches cast the last rows (whose pairs reach only the last chunks): allocating device memory
+// costs the driver 18-31 ms a GiB on an H100 whatever the chunking (docs/benchmarks.md), 1.3 s for the
+// 61.9 GiB of fp32 K at 129k triangles. The chunks are zeroed by the launches' command buffers.
+class ChunksInBackground {
+public:
+    // Starts allocating K's chunks (chunking as for allocateDeviceK) into K, which holds none.
+    ChunksInBackground(vk::Device& device, DeviceK& K);
+    // Stops (the chunks allocated stay in K) and waits for the thread.
+    ~ChunksInBackground();
+    ChunksInBackground(const ChunksInBackground&) = delete;
+    ChunksInBackground& operator=(const ChunksInBackground&) = delete;
+
+    // Waits until chunks [c, chunks) exist, and records into `cmd` the zeroing of those that were
+    // not ready at the last call and their addresses in `table` (chunkAddressTable), then a
+    // barrier. Rethrows the allocation's failure.
+    void need(std::uint32_t c, VkCommandBuffer cmd, const vk::Buffer& table);
+    // Waits for every chunk and zeroes those no launch needed.
+    void finish();
+
+private:
+    void run();
+    std::uint32_t waitFor(std::uint32_t c);
+
+    vk::Device& device_;
+    DeviceK& K_;
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    std::uint32_t ready_;    // chunks [ready_, chunks) are allocated
+    std::uint32_t recorded_; // chunks [recorded_, chunks) are zeroed and in the table
+    bool stop_ = false;
+    std::exception_ptr failure_;
+    double seconds_ = 0.0;
+    std::thread thread_;
+};
 
 // uint64_t per chunk index: the address of the chunk this device holds, 0 for the others.
 vk::Buffer chunkAddressTable(vk::Device& device, const DeviceK& K);

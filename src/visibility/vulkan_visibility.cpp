@@ -229,25 +229,35 @@ void recordLaunch(vk::Device& device, const VisibilityPipelines& pipelines, shar
 
 void castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines, shared::VisibilityPush push,
                         std::uint32_t rowBegin, std::uint32_t rowEnd, const VisibilityLists& lists,
-                        Progress& progress, VisibilityPassTimes* times) {
+                        Progress& progress, VisibilityPassTimes* times, const LaunchPreparation& prepare) {
     std::optional<vk::Timestamps> ts;
     if (times) ts.emplace(device, 6, "visibility pass timestamps");
+    struct Launch {
+        shared::VisibilityPush push;
+        std::uint32_t width, rows;
+        std::uint64_t pairs;
+    };
+    std::vector<Launch> launches;
     forEachVisibilityLaunch(device, push, rowBegin, rowEnd,
                             [&](shared::VisibilityPush p, std::uint32_t width, std::uint32_t rows, std::uint64_t pairs) {
-                                device.submitAndWait([&](VkCommandBuffer cmd) {
-                                    recordLaunch(device, pipelines, p, width, rows, lists, cmd,
-                                                 ts ? &*ts : nullptr);
-                                });
-                                if (times) {
-                                    const std::vector<double> t = ts->intervals();
-                                    times->facing += t[0];
-                                    times->tileQueries += t[1];
-                                    times->listed += t[2];
-                                    times->traced += t[3];
-                                    times->near += t[4];
-                                }
-                                progress.add(pairs);
+                                launches.push_back({p, width, rows, pairs});
                             });
+    if (prepare) std::reverse(launches.begin(), launches.end());
+    for (const Launch& l : launches) {
+        device.submitAndWait([&](VkCommandBuffer cmd) {
+            if (prepare) prepare(cmd, l.push);
+            recordLaunch(device, pipelines, l.push, l.width, l.rows, lists, cmd, ts ? &*ts : nullptr);
+        });
+        if (times) {
+            const std::vector<double> t = ts->intervals();
+            times->facing += t[0];
+            times->tileQueries += t[1];
+            times->listed += t[2];
+            times->traced += t[3];
+            times->near += t[4];
+        }
+        progress.add(l.pairs);
+    }
 }
 
 std::uint64_t recordVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines,
@@ -269,7 +279,14 @@ VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& g
     const std::uint32_t n = geometry.n;
     const VisibilityPipelines pipelines = makeVisibilityPipelines(device, settings, accel);
     GpuCounters counters(device, kVisibilityCounters, "visibility counters");
-    const vk::Buffer addresses = chunkAddressTable(device, K);
+    // K without chunks: they are allocated beside the first launches, which then run from the
+    // last rows (ChunksInBackground); the table starts empty.
+    std::optional<ChunksInBackground> chunks;
+    const vk::Buffer addresses = K.buffers.empty()
+                                     ? vk::makeStorage(device, std::vector<std::uint64_t>(K.chunking.chunks(), 0),
+                                                       "K chunk addresses")
+                                     : chunkAddressTable(device, K);
+    if (K.buffers.empty()) chunks.emplace(device, K);
     shared::VisibilityPush push = visibilityPush(geometry, prepared, settings);
     push.kChunks = addresses.address();
     push.kStorage = K.chunking.storage();
@@ -283,7 +300,14 @@ VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& g
     Stopwatch rayTime;
     VisibilityLists lists(device, visibilityPairsPerLaunch(device), n, tileListMax(settings), "visibility lists");
     if (nearCapacity > 0) lists.capacity = std::min(lists.capacity, nearCapacity);
-    castVisibilityRows(device, pipelines, push, 0, n - 1, lists, progress, times);
+    LaunchPreparation prepare;
+    if (chunks)
+        prepare = [&](VkCommandBuffer cmd, const shared::VisibilityPush& p) {
+            // A launch of rows [a, b) writes (i, j), i >= a, and (j, i), j > i: chunks from a's on.
+            chunks->need(K.chunking.chunkOf(p.rowBegin), cmd, addresses);
+        };
+    castVisibilityRows(device, pipelines, push, 0, n - 1, lists, progress, times, prepare);
+    if (chunks) chunks->finish();
     progress.finish();
     raySeconds = rayTime.seconds();
 

@@ -3,6 +3,7 @@
 // of pairs i < j, writing K through a table of chunk addresses (k/gpu_k.h).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "core/prepared_scene.h"
@@ -78,20 +79,26 @@ struct VisibilityPassTimes {
     double facing = 0.0, tileQueries = 0.0, listed = 0.0, traced = 0.0, near = 0.0;
 };
 
+// What a launch needs recorded before it (its K chunks zeroed and addressed: ChunksInBackground).
+using LaunchPreparation = std::function<void(VkCommandBuffer, const shared::VisibilityPush&)>;
+
 // Casts the visibility rays of rows [rowBegin, rowEnd) (pairs i < j), in launches the device's
 // limits allow, one blocking submission each; `push` has everything but the row range and the
 // near list, and the column range: [push.colBegin, push.colEnd) (visibilityPush: all). `times`,
-// when given, receives each pass's device time.
+// when given, receives each pass's device time. With `prepare`, the launches run from the last
+// rows to the first, each after what `prepare` records for it.
 void castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines, shared::VisibilityPush push,
                         std::uint32_t rowBegin, std::uint32_t rowEnd, const VisibilityLists& lists,
-                        Progress& progress, VisibilityPassTimes* times = nullptr);
+                        Progress& progress, VisibilityPassTimes* times = nullptr,
+                        const LaunchPreparation& prepare = {});
 // The same launches recorded into one command buffer (no wait); returns the pairs they cover.
 std::uint64_t recordVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines,
                                    shared::VisibilityPush push, std::uint32_t rowBegin, std::uint32_t rowEnd,
                                    const VisibilityLists& lists, VkCommandBuffer cmd);
 
-// K in place on one device (fp32 or fp16, every chunk, both halves). `raySeconds` receives the
-// time of the ray dispatches alone. `nearCapacity` caps the near list (0: VisibilityLists'
+// K in place on one device (fp32 or fp16, every chunk, both halves); a K without chunks (only
+// its chunking) has them allocated beside the first launches. `raySeconds` receives the time of
+// the ray dispatches (with any wait for a chunk). `nearCapacity` caps the near list (0: VisibilityLists'
 // default); the tests use it to run the first phase's fallback. `times`: as castVisibilityRows.
 VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& geometry,
                                         const vk::SceneAccel& accel, const PreparedScene& prepared,

@@ -682,9 +682,15 @@ private:
     std::vector<DeviceK> castOnceOnDevicesK(const KSettings& k, const KPlan& plan, VisibilityOutcome& out) {
         const std::size_t D = slots_.size();
         const std::uint64_t n = scene().size();
-        spdlog::info("K cast once on {} devices: each holds its block of rows in fp32 and they swap the halves of the "
-                     "blocks they share",
-                     D);
+        std::string blocks;
+        const RowShare cut(plan.chunking, int(D), 0);
+        for (std::size_t d = 0; d < D; ++d)
+            blocks += fmt::format("{}{}: rows {} to {} ({} chunk(s))", d ? "; " : "", slots_[d].device->label(),
+                                  cut.rowBegin(int(d)), cut.rowEnd(int(d)),
+                                  cut.endChunk(int(d)) - cut.firstChunk(int(d)));
+        spdlog::info("K cast once on {} devices, each holding its block of rows in fp32 (these blocks, not the chunk "
+                     "counts above), the halves of the blocks they share swapped: {}",
+                     D, blocks);
         DeviceHalfSwap swap{int(D)};
         std::vector<RankAssembledK> parts(D);
         std::vector<std::exception_ptr> failures(D);

@@ -129,7 +129,7 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer NearPartsRef
 
 // The parts' sums follow the near list's pairs (gpu_layout.h).
 NearPartsRef nearParts() {
-    return NearPartsRef(pc.nearList + uint64_t(RSIM_NEAR_LIST_HEADER_BYTES) + uint64_t(16u) * uint64_t(pc.nearCapacity));
+    return NearPartsRef(pc.nearList + rsimNearPartsOffset(pc.nearCapacity));
 }
 
 // One part of a listed near pair's samples beyond the first S/2 per side.

@@ -123,10 +123,8 @@ VisibilityLists::VisibilityLists(vk::Device& device, std::uint64_t pairsPerLaunc
                                  std::uint32_t listMax, const char* name)
     : capacity(std::uint32_t(std::clamp<std::uint64_t>(pairsPerLaunch / 64, 4096, kMaxNearPairs))),
       tileListMax(listMax), tileCapacity(listMax ? visibilityTileCapacity(pairsPerLaunch, n) : 0),
-      buffer(device,
-             sizeof(shared::NearVisibilityListHeader) +
-                 std::uint64_t(capacity) * (sizeof(shared::NearVisibilityPair) + shared::RSIM_NEAR_PARTS * 2 * sizeof(float)),
-             vk::kStorageUsage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, vk::MemoryKind::Device, name),
+      buffer(device, shared::rsimNearListBytes(capacity), vk::kStorageUsage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
+             vk::MemoryKind::Device, name),
       facing(device, facingListBytes(pairsPerLaunch, n), vk::kStorageUsage, vk::MemoryKind::Device,
              std::string(name) + " (facing pairs)") {
     if (listMax == 0) return;

@@ -111,6 +111,13 @@ struct NearVisibilityListHeader {
     uvec4 finishLaunch; // and of RSIM_VIS_NEAR_FINISH
 };
 RSIM_CONST uint RSIM_NEAR_LIST_HEADER_BYTES = 48u;
+// Where a near list of `capacity` pairs keeps its parts' sums, and its whole size in bytes.
+RSIM_FN uint64_t rsimNearPartsOffset(uint capacity) {
+    return uint64_t(RSIM_NEAR_LIST_HEADER_BYTES) + uint64_t(16u) * uint64_t(capacity);
+}
+RSIM_FN uint64_t rsimNearListBytes(uint capacity) {
+    return rsimNearPartsOffset(capacity) + uint64_t(capacity) * uint64_t(RSIM_NEAR_PARTS * 8u);
+}
 // The facing pairs of one visibility launch, listed by shaders/facing_pairs.comp so that the
 // ray phase's invocations all cast rays: the header, then uvec2 (row, column)[pairs of the
 // launch], tile by tile (RSIM_TILE_EDGE x RSIM_TILE_EDGE pairs, tile_shaft.h) in the launch's

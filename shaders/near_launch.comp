@@ -1,18 +1,41 @@
 // SPDX-License-Identifier: MIT
-// The launch sizes of a visibility launch's near phases (NearVisibilityListHeader in
-// gpu_layout.h), from the near pairs its first phase listed, for indirect launches: a launch of
-// the list's capacity would run mostly empty invocations. One invocation.
+// The sizes of a visibility launch's indirect launches (gpu_layout.h), for launches as large as
+// the lists their phases read: a launch of a list's capacity would run mostly empty invocations.
+// One invocation. For pc.phase RSIM_VIS_ROUND_FROM_0/1 or RSIM_VIS_REST_FROM_0/1: the next
+// blocker round's ray pass and compaction (BlockerRoundsHeader), from the active list it reads;
+// the list it appends to is emptied. Otherwise: the near phases, from the near pairs the first
+// phase listed (NearVisibilityListHeader).
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #include "common/rsim.glsl"
 layout(local_size_x = 1) in;
 layout(push_constant) uniform Push { VisibilityPush pc; };
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer NearHeaderRef { NearVisibilityListHeader h; };
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer RoundsHeaderRef { BlockerRoundsHeader h; };
+
+// A launch of `count` invocations in workgroups `w` wide: rows of at most 65,535 workgroups
+// (every device's limit in x), so that RSIM_LAUNCH_INDEX counts them row after row.
+uvec4 launchOf(uint count, uint w) {
+    uint groups = (count + w - 1u) / w;
+    if (w == 1u) return uvec4(groups, 1u, 1u, 0u); // a ray-tracing pipeline's launch is in invocations
+    uint x = min(groups, 65535u);
+    return uvec4(x, x == 0u ? 1u : (groups + x - 1u) / x, 1u, 0u);
+}
 
 void main() {
     NearHeaderRef list = NearHeaderRef(pc.nearList);
-    uint pairs = min(list.h.count, pc.nearCapacity);
     uint w = list.h.groupWidth;
+    if (pc.phase >= RSIM_VIS_ROUND_FROM_0 && pc.phase <= RSIM_VIS_REST_FROM_1) {
+        RoundsHeaderRef r = RoundsHeaderRef(list.h.rounds);
+        bool fromList0 = (pc.phase - RSIM_VIS_ROUND_FROM_0) % 2u == 0u;
+        uint count = fromList0 ? r.h.active0 : r.h.active1;
+        r.h.launch = launchOf(count, w);
+        r.h.compactLaunch = launchOf(count, RSIM_WG_PAIRS_X);
+        if (fromList0) r.h.active1 = 0u;
+        else r.h.active0 = 0u;
+        return;
+    }
+    uint pairs = min(list.h.count, pc.nearCapacity);
     list.h.partsLaunch = uvec4((pairs * RSIM_NEAR_PARTS + w - 1u) / w, 1u, 1u, 0u);
     list.h.finishLaunch = uvec4((pairs + w - 1u) / w, 1u, 1u, 0u);
 }

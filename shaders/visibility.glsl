@@ -11,6 +11,7 @@
 #include "rsim/shared/shaft.h"
 #endif
 layout(push_constant) uniform Push { VisibilityPush pc; };
+#define RSIM_BLOCKER(seg, i, j) rsimBlocker(seg)
 #define RSIM_OCCLUDED(seg, i, j) rsimOccluded(seg)
 #include "common/visibility_pairs.glsl"
 
@@ -73,6 +74,95 @@ uvec2 nearPartSamples(uint part, uint base, uint perSide) {
     return uvec2(base + extra * part / RSIM_NEAR_PARTS, base + extra * (part + 1u) / RSIM_NEAR_PARTS);
 }
 
+// Stores K of the pair (row, col) from the sums of its first `base` samples per side, or, for a
+// near pair, lists it for the near phases (or, the list full, casts its parts here, in the same
+// order). `rays`: those cast so far for the pair in this invocation.
+void finishOrListNear(uint row, uint col, uint i, uint j, uint base, uint perSide, bool shareVertex, vec2 sums,
+                      uint rays) {
+    if (perSide > base && pc.nearList != 0ul) {
+        NearListRef list = NearListRef(pc.nearList);
+        uint slot = atomicAdd(list.header.count, 1u);
+        if (slot < pc.nearCapacity) { // the near phases finish this pair
+            list.pairs[slot] = NearVisibilityPair(row, col, sums.x, sums.y);
+            if (rays > 0u) rsimCount(pc.stats, 2u, i + j, rays);
+            return;
+        }
+    }
+    // The near list is full: the parts of RSIM_VIS_NEAR, here, in the same order.
+    uint answered = 0u;
+    for (uint part = 0u; perSide > base && part < RSIM_NEAR_PARTS; ++part) {
+        uvec2 s = nearPartSamples(part, base, perSide);
+        sums += castSides(i, j, s.x, s.y, perSide, shareVertex, false, rays, answered);
+    }
+    finish(row, col, rsimKPairValue(sums.x, sums.y, perSide, tri(i).v0Area.w, tri(j).v0Area.w, pc.estimator),
+           rays);
+}
+
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer RoundsRef {
+    BlockerRoundsHeader header;
+    PairRays pairs[];
+};
+
+// The blocker rounds' area (gpu_layout.h) and the address of its active list 0 or 1.
+RoundsRef rounds() { return RoundsRef(NearListRef(pc.nearList).header.rounds); }
+uint64_t activeList(uint list) {
+    return NearListRef(pc.nearList).header.rounds + rsimActiveListOffset(rounds().header.capacity, list);
+}
+
+// The segment of bit b of a pair's rays (PairRays): side i's sample b, or side j's b - base.
+RaySegment pairRay(uint i, uint j, uint b, uint base, uint perSide, bool shareVertex) {
+    uint side = b < base ? 0u : 1u;
+    GpuTriangle ge = tri(side == 0u ? i : j);
+    GpuTriangle go = tri(side == 0u ? j : i);
+    return rsimKSideSample(rsimTri(ge), ge.normal.xyz, rsimTri(go), go.normal.xyz, go.v0Area.w, shareVertex,
+                           b - side * base, rsimKSideStride(sampling(), perSide, ge.meta.x, go.meta.x),
+                           rsimKSideOffset(ge.meta.x, go.meta.x, pc.seed), pc.rayEps);
+}
+
+// Whether the triangle t (not i or j, not RSIM_NO_NEIGHBOUR) blocks the segment.
+bool blocks(RaySegment seg, uint t, uint i, uint j) {
+    return t != RSIM_NO_NEIGHBOUR && t != i && t != j && blockedByTriangle(seg, int(t));
+}
+
+// One round of a pair: traces its first pending ray that has a weight (dropping those without);
+// when a triangle blocks it, every other pending ray that this triangle or one beside it (across
+// an edge: a surface split into triangles blocks a bundle with several) blocks is answered.
+void pairRound(inout PairRays p, uint i, uint j, uint base, uint perSide, bool shareVertex, inout uint rays,
+               inout uint answered) {
+    while (p.pending != 0u) {
+        uint b = findLSB(p.pending);
+        p.pending &= ~(1u << b);
+        RaySegment seg = pairRay(i, j, b, base, perSide, shareVertex);
+        if (seg.weight <= 0.0) continue;
+        ++rays;
+        int t = rsimBlocker(seg);
+        if (t < 0) {
+            p.open |= 1u << b;
+            return;
+        }
+        if (uint(t) == i || uint(t) == j) return;
+        uvec3 beside = tri(uint(t)).edges.xyz;
+        for (uint rest = p.pending; rest != 0u; rest &= rest - 1u) {
+            uint k = findLSB(rest);
+            RaySegment other = pairRay(i, j, k, base, perSide, shareVertex);
+            if (other.weight <= 0.0) {
+                p.pending &= ~(1u << k);
+            } else if (blocks(other, uint(t), i, j) || blocks(other, beside.x, i, j) || blocks(other, beside.y, i, j) ||
+                       blocks(other, beside.z, i, j)) {
+                p.pending &= ~(1u << k);
+                ++rays;
+                ++answered;
+            }
+        }
+        return;
+    }
+}
+
+void countRays(uint i, uint j, uint rays, uint answered) {
+    if (rays > 0u) rsimCount(pc.stats, 2u, i + j, rays);
+    countAnswered(i, j, answered);
+}
+
 void pairsPhase() {
     // The launch's facing pairs (shaders/facing_pairs.comp), one per invocation in launch order;
     // the other pairs have K = 0.
@@ -100,29 +190,78 @@ void pairsPhase() {
                rsimClearPairValue(ti, tri(i).normal.xyz, tri(i).v0Area.w, tj, tri(j).normal.xyz, tri(j).v0Area.w,
                                   pc.estimator),
                0u);
+        if (rsimBlockerRounds(pc.samples, pc.estimator)) rounds().pairs[index] = PairRays(RSIM_PAIR_DONE, 0u, 0u, 0u);
         return;
     }
 #endif
     uint base = rsimKBaseSamplesPerSide(pc.samples);
     uint perSide = rsimKSamplesPerSide(sampling(), ti, tj);
     bool shareVertex = rsimShareVertex(ti, tj);
-    vec2 sums = castSides(i, j, 0u, base, perSide, shareVertex, rays);
-    if (perSide > base && pc.nearList != 0ul) {
-        NearListRef list = NearListRef(pc.nearList);
-        uint slot = atomicAdd(list.header.count, 1u);
-        if (slot < pc.nearCapacity) { // the near phases finish this pair
-            list.pairs[slot] = NearVisibilityPair(row, col, sums.x, sums.y);
-            rsimCount(pc.stats, 2u, i + j, rays);
-            return;
+    if (rsimBlockerRounds(pc.samples, pc.estimator)) {
+        // The first round (gpu_layout.h): the pair's first ray, and the others its blocker answers.
+        PairRays p = PairRays(row, col, 0u, base == 16u ? 0xffffffffu : (1u << (2u * base)) - 1u);
+        uint answered = 0u;
+        pairRound(p, i, j, base, perSide, shareVertex, rays, answered);
+        rounds().pairs[index] = p;
+        countRays(i, j, rays, answered);
+        return;
+    }
+    uint answered = 0u;
+    vec2 sums = castSides(i, j, 0u, base, perSide, shareVertex, false, rays, answered);
+    finishOrListNear(row, col, i, j, base, perSide, shareVertex, sums, rays);
+}
+
+// Phases RSIM_VIS_ROUND_FROM_0/1 and RSIM_VIS_REST_FROM_0/1: a pair of an active list.
+void roundPhase(uint list, bool rest) {
+    RoundsRef r = rounds();
+    uint index = RSIM_LAUNCH_INDEX;
+    if (index >= (list == 0u ? r.header.active0 : r.header.active1)) return;
+    uint slot = UintRefs(activeList(list)).v[index];
+    PairRays p = r.pairs[slot];
+    uint i = min(p.row, p.col), j = max(p.row, p.col);
+    Tri ti = rsimTri(tri(i));
+    Tri tj = rsimTri(tri(j));
+    uint base = rsimKBaseSamplesPerSide(pc.samples);
+    uint perSide = rsimKSamplesPerSide(sampling(), ti, tj);
+    bool shareVertex = rsimShareVertex(ti, tj);
+    uint rays = 0u, answered = 0u;
+    if (rest) {
+        // What the rounds left: traced in order, without naming blockers.
+        while (p.pending != 0u) {
+            uint b = findLSB(p.pending);
+            p.pending &= ~(1u << b);
+            RaySegment seg = pairRay(i, j, b, base, perSide, shareVertex);
+            if (seg.weight <= 0.0) continue;
+            ++rays;
+            if (!rsimOccluded(seg)) p.open |= 1u << b;
         }
+    } else {
+        pairRound(p, i, j, base, perSide, shareVertex, rays, answered);
     }
-    // The near list is full: the parts of RSIM_VIS_NEAR, here, in the same order.
-    for (uint part = 0u; perSide > base && part < RSIM_NEAR_PARTS; ++part) {
-        uvec2 s = nearPartSamples(part, base, perSide);
-        sums += castSides(i, j, s.x, s.y, perSide, shareVertex, rays);
+    r.pairs[slot] = p;
+    countRays(i, j, rays, answered);
+}
+
+// Phase RSIM_VIS_PAIRS_FINISH: a traced pair's open rays added in castSides' order, then K (or
+// the near list), as phase RSIM_VIS_PAIRS does without the rounds.
+void pairsFinishPhase() {
+    if (RSIM_LAUNCH_ID.x >= pc.facingWidth) return;
+    uint index = RSIM_LAUNCH_ID.y * pc.facingWidth + RSIM_LAUNCH_ID.x;
+    if (index >= FacingListRef(pc.facingList).header.count) return;
+    PairRays p = rounds().pairs[index];
+    if (p.row == RSIM_PAIR_DONE) return;
+    uint i = min(p.row, p.col), j = max(p.row, p.col);
+    Tri ti = rsimTri(tri(i));
+    Tri tj = rsimTri(tri(j));
+    uint base = rsimKBaseSamplesPerSide(pc.samples);
+    uint perSide = rsimKSamplesPerSide(sampling(), ti, tj);
+    bool shareVertex = rsimShareVertex(ti, tj);
+    vec2 sums = vec2(0.0);
+    for (uint open = p.open; open != 0u; open &= open - 1u) {
+        uint b = findLSB(open);
+        sums[b < base ? 0 : 1] += pairRay(i, j, b, base, perSide, shareVertex).weight;
     }
-    finish(row, col, rsimKPairValue(sums.x, sums.y, perSide, tri(i).v0Area.w, tri(j).v0Area.w, pc.estimator),
-           rays);
+    finishOrListNear(p.row, p.col, i, j, base, perSide, shareVertex, sums, 0u);
 }
 
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer NearPartsRef { vec2 sums[]; };
@@ -143,8 +282,9 @@ void nearPhase() {
     Tri tj = rsimTri(tri(j));
     uint perSide = rsimKSamplesPerSide(sampling(), ti, tj);
     uvec2 s = nearPartSamples(part, rsimKBaseSamplesPerSide(pc.samples), perSide);
-    uint rays = 0u;
-    nearParts().sums[RSIM_LAUNCH_ID.x] = castSides(i, j, s.x, s.y, perSide, rsimShareVertex(ti, tj), rays);
+    uint rays = 0u, answered = 0u;
+    nearParts().sums[RSIM_LAUNCH_ID.x] =
+        castSides(i, j, s.x, s.y, perSide, rsimShareVertex(ti, tj), false, rays, answered);
     rsimCount(pc.stats, 2u, p.i + p.j, rays);
 }
 
@@ -167,6 +307,10 @@ void main() {
         nearPhase();
     else if (pc.phase == RSIM_VIS_NEAR_FINISH)
         nearFinishPhase();
+    else if (pc.phase >= RSIM_VIS_ROUND_FROM_0 && pc.phase <= RSIM_VIS_REST_FROM_1)
+        roundPhase((pc.phase - RSIM_VIS_ROUND_FROM_0) % 2u, pc.phase >= RSIM_VIS_REST_FROM_0);
+    else if (pc.phase == RSIM_VIS_PAIRS_FINISH)
+        pairsFinishPhase();
     else
         pairsPhase();
 }

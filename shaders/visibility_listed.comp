@@ -29,9 +29,10 @@ bool hitsListed(RaySegment seg, uint i, uint j, uint t) {
     return rsimSegmentHits(seg, g.v0Area.xyz, g.v1Rho.xyz, g.v2.xyz);
 }
 
-// Whether a triangle of the list other than i and j meets the segment. Four triangles per trip,
-// their loads issued together (5% faster on the H100 than one at a time); the first hit ends it.
-bool listOccluded(RaySegment seg, uint i, uint j) {
+// A triangle of the list other than i and j that meets the segment, or -1. Four triangles per
+// trip, their loads issued together (5% faster on the H100 than one at a time); the first hit
+// ends it.
+int listBlocker(RaySegment seg, uint i, uint j) {
     UintRefs ids = UintRefs(tilesArea);
     uint k = 0u;
     for (; k + 4u <= listCount; k += 4u) {
@@ -39,13 +40,14 @@ bool listOccluded(RaySegment seg, uint i, uint j) {
              t3 = ids.v[listFirst + k + 3u];
         bool h0 = hitsListed(seg, i, j, t0), h1 = hitsListed(seg, i, j, t1), h2 = hitsListed(seg, i, j, t2),
              h3 = hitsListed(seg, i, j, t3);
-        if (h0 || h1 || h2 || h3) return true;
+        if (h0 || h1 || h2 || h3) return int(h0 ? t0 : h1 ? t1 : h2 ? t2 : t3);
     }
     for (; k < listCount; ++k)
-        if (hitsListed(seg, i, j, ids.v[listFirst + k])) return true;
-    return false;
+        if (hitsListed(seg, i, j, ids.v[listFirst + k])) return int(ids.v[listFirst + k]);
+    return -1;
 }
-#define RSIM_OCCLUDED(seg, i, j) listOccluded(seg, i, j)
+#define RSIM_BLOCKER(seg, i, j) listBlocker(seg, i, j)
+#define RSIM_OCCLUDED(seg, i, j) (listBlocker(seg, i, j) >= 0)
 #include "common/visibility_pairs.glsl"
 
 void main() {
@@ -78,8 +80,9 @@ void main() {
     if (traced) return;
 
     if (countsPair(row, col)) rsimCount(pc.stats, 0u, i + j, 1u);
-    uint rays = 0u;
-    vec2 sums = castSides(i, j, 0u, perSide, perSide, rsimShareVertex(ti, tj), rays);
+    uint rays = 0u, answered = 0u;
+    vec2 sums = castSides(i, j, 0u, perSide, perSide, rsimShareVertex(ti, tj), true, rays, answered);
     finish(row, col, rsimKPairValue(sums.x, sums.y, perSide, tri(i).v0Area.w, tri(j).v0Area.w, pc.estimator), rays);
     rsimCount(pc.stats, 4u, i + j, rays);
+    countAnswered(row, col, answered);
 }

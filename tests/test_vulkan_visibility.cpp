@@ -9,6 +9,7 @@
 #include <catch2/catch_test_macros.hpp>
 
 #include "accel/shaft_bvh.h"
+#include "geometry/edge_neighbours.h"
 #include "vulkan/gpu_scene.h"
 #include "support/test_scenes.h"
 #include "visibility/vulkan_visibility.h"
@@ -42,7 +43,7 @@ TEST_CASE("near pairs listed for the second phase or finished at once give the s
             CAPTURE(int(path));
             vk::Device device(instance, info, path, "test");
             const ShaftBvh shafts = ShaftBvh::build(s);
-            GpuGeometry scene(device, s, shafts.nodes, shafts.prims);
+            GpuGeometry scene(device, s, shafts.nodes, shafts.prims, edgeNeighbours(s));
             std::vector<glm::vec3> vertices;
             for (std::size_t i = 0; i < s.size(); ++i) vertices.insert(vertices.end(), {s.v0[i], s.v1[i], s.v2[i]});
             vk::SceneAccel accel(device, vertices);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Rays from a ray-generation shader (GL_EXT_ray_tracing), for devices with a ray-tracing
 // pipeline but no ray queries (NVIDIA H100/H200). The miss shader sets triangle = -1; the
-// closest-hit shader (primary rays only) records the hit.
+// closest-hit shader (primary rays and rsimBlocker: pipelines made with it) records the hit.
 #extension GL_EXT_ray_tracing : require
 #include "payload.glsl"
 layout(set = 0, binding = RSIM_BINDING_TLAS) uniform accelerationStructureEXT rsimTlas;
@@ -16,6 +16,14 @@ bool rsimOccluded(RaySegment s) {
     return rsimPayload.triangle != -1;
 }
 
+// A triangle that blocks the segment (the first the traversal accepts, not the nearest), or -1:
+// the closest-hit shader runs once for a blocked segment to name it.
+int rsimBlocker(RaySegment s) {
+    traceRayEXT(rsimTlas, gl_RayFlagsOpaqueEXT | gl_RayFlagsTerminateOnFirstHitEXT, 0xffu, 0u, 0u, 0u, s.origin,
+                s.tmin, s.dir, s.tmax, 0);
+    return rsimPayload.triangle;
+}
+
 RsimHit rsimClosestHit(vec3 origin, vec3 dir, float tmin, float tmax) {
     rsimPayload.triangle = -1;
     rsimPayload.t = 0.0;
@@ -24,3 +32,5 @@ RsimHit rsimClosestHit(vec3 origin, vec3 dir, float tmin, float tmax) {
 }
 
 #define RSIM_LAUNCH_ID gl_LaunchIDEXT
+// A launch's invocations in one index, row after row.
+#define RSIM_LAUNCH_INDEX (gl_LaunchIDEXT.y * gl_LaunchSizeEXT.x + gl_LaunchIDEXT.x)

@@ -13,6 +13,17 @@ bool rsimOccluded(RaySegment s) {
     return rayQueryGetIntersectionTypeEXT(q, true) != gl_RayQueryCommittedIntersectionNoneEXT;
 }
 
+// A triangle that blocks the segment (the first the traversal accepts, not the nearest), or -1.
+int rsimBlocker(RaySegment s) {
+    rayQueryEXT q;
+    rayQueryInitializeEXT(q, rsimTlas, gl_RayFlagsOpaqueEXT | gl_RayFlagsTerminateOnFirstHitEXT,
+                          0xffu, s.origin, s.tmin, s.dir, s.tmax);
+    while (rayQueryProceedEXT(q)) {
+    }
+    if (rayQueryGetIntersectionTypeEXT(q, true) == gl_RayQueryCommittedIntersectionNoneEXT) return -1;
+    return rayQueryGetIntersectionPrimitiveIndexEXT(q, true);
+}
+
 RsimHit rsimClosestHit(vec3 origin, vec3 dir, float tmin, float tmax) {
     rayQueryEXT q;
     rayQueryInitializeEXT(q, rsimTlas, gl_RayFlagsOpaqueEXT, 0xffu, origin, tmin, dir, tmax);
@@ -27,3 +38,5 @@ RsimHit rsimClosestHit(vec3 origin, vec3 dir, float tmin, float tmax) {
 }
 
 #define RSIM_LAUNCH_ID gl_GlobalInvocationID
+// A launch's invocations in one index, row after row.
+#define RSIM_LAUNCH_INDEX (gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x + gl_GlobalInvocationID.x)

@@ -2,8 +2,9 @@
 // What the passes that estimate K's pairs share (visibility.glsl, which traces the rays, and
 // visibility_listed.comp, which tests them against the tiles' occluder lists): where K is
 // stored, the listed pairs, the sampling of a pair's sides, and the counters. The includer
-// declares the push constants `pc` (VisibilityPush) and defines RSIM_OCCLUDED(seg, i, j): whether
-// anything occludes the segment of the pair (i, j).
+// declares the push constants `pc` (VisibilityPush) and defines RSIM_BLOCKER(seg, i, j): a triangle
+// that occludes the segment of the pair (i, j), or -1 when nothing does, and RSIM_OCCLUDED(seg, i,
+// j): whether anything does (on a ray-tracing pipeline without the closest-hit shader's cost).
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #include "rsim/shared/form_factor.h"
@@ -28,13 +29,31 @@ GpuTriangle tri(uint k) { return TriangleRefs(pc.triangles).t[k]; }
 
 KSampling sampling() { return KSampling(pc.samples, pc.nearFactor, pc.seed, pc.estimator, pc.rayEps); }
 
+// A pair's rays run between the same two triangles, so what blocked one of them often blocks the
+// next: with `useBlockers`, castSides tests a segment first against the last RSIM_PAIR_BLOCKERS
+// distinct triangles that blocked the pair's earlier rays in this invocation (an exact test,
+// physics.h), and tests the tile's list only when none of them blocks it. The verdict is the
+// same; only the cost changes (docs/model-choices.md, "A pair's blockers"). The traced pairs
+// take the blocker rounds instead (visibility.glsl): in one invocation, the rays a blocker
+// answers would only leave their lanes idle beside the lanes that trace.
+const uint RSIM_PAIR_BLOCKERS = 2u;
+
+bool blockedByTriangle(RaySegment seg, int t) {
+    GpuTriangle g = tri(uint(t));
+    return rsimSegmentHits(seg, g.v0Area.xyz, g.v1Rho.xyz, g.v2.xyz);
+}
+
 // Adds the unoccluded weights of samples [s0, s1) of both sides of the pair (i, j), which takes
 // perSide samples per side (rsimKSamplesPerSide: which of the row's points it uses), and counts
-// the rays. The triangles are read again for every sample rather than held in registers across
-// the rays: on a ray-tracing pipeline, what lives across traceRayEXT is spilled, and fewer live
-// values leave more threads to hide the traversal's latency.
-vec2 castSides(uint i, uint j, uint s0, uint s1, uint perSide, bool shareVertex, inout uint rays) {
+// the rays (and, in `answered`, those its last blockers answered). The triangles are read again for
+// every sample rather than held in registers across the rays: on a ray-tracing pipeline, what
+// lives across traceRayEXT is spilled, and fewer live values leave more threads to hide the
+// traversal's latency.
+vec2 castSides(uint i, uint j, uint s0, uint s1, uint perSide, bool shareVertex, bool useBlockers, inout uint rays,
+               inout uint answered) {
     vec2 sums = vec2(0.0);
+    int blockers[RSIM_PAIR_BLOCKERS]; // newest first; -1: none yet
+    for (uint b = 0u; b < RSIM_PAIR_BLOCKERS; ++b) blockers[b] = -1;
     for (uint side = 0u; side < 2u; ++side) {
         uint e = side == 0u ? i : j, o = side == 0u ? j : i;
         vec4 offset = rsimKSideOffset(tri(e).meta.x, tri(o).meta.x, pc.seed);
@@ -46,7 +65,24 @@ vec2 castSides(uint i, uint j, uint s0, uint s1, uint perSide, bool shareVertex,
                                              shareVertex, s, stride, offset, pc.rayEps);
             if (seg.weight <= 0.0) continue;
             ++rays;
-            if (!RSIM_OCCLUDED(seg, i, j)) sums[side] += seg.weight;
+            if (!useBlockers) {
+                if (!RSIM_OCCLUDED(seg, i, j)) sums[side] += seg.weight;
+                continue;
+            }
+            bool blocked = false;
+            for (uint b = 0u; b < RSIM_PAIR_BLOCKERS && !blocked; ++b)
+                blocked = blockers[b] >= 0 && blockedByTriangle(seg, blockers[b]);
+            if (blocked) {
+                ++answered;
+                continue;
+            }
+            int t = RSIM_BLOCKER(seg, i, j);
+            if (t < 0) {
+                sums[side] += seg.weight;
+            } else if (uint(t) != i && uint(t) != j) {
+                for (uint b = RSIM_PAIR_BLOCKERS - 1u; b > 0u; --b) blockers[b] = blockers[b - 1u];
+                blockers[0] = t;
+            }
         }
     }
     return sums;
@@ -66,6 +102,11 @@ void finish(uint row, uint col, float k, uint rays) {
     if (pc.mirror == RSIM_K_MIRRORED) storeK(col, row, k);
     if (countsPair(row, col)) rsimCount(pc.stats, 1u, row + col, k > 0.0 ? 1u : 0u);
     if (rays > 0u) rsimCount(pc.stats, 2u, row + col, rays);
+}
+
+// Counts the rays that a pair's blockers answered (castSides, the blocker rounds).
+void countAnswered(uint row, uint col, uint answered) {
+    if (answered > 0u) rsimCount(pc.stats, 8u, row + col, answered);
 }
 
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer FacingListRef {

@@ -20,6 +20,7 @@
 #include "accel/shaft_bvh.h"
 #include "direct/vulkan_direct.h"
 #include "distance/vulkan_distance.h"
+#include "geometry/edge_neighbours.h"
 #include "k/gpu_k.h"
 #include "k/k_diagnostics.h"
 #include "transport/vulkan_near_pairs.h"
@@ -175,11 +176,13 @@ public:
         const KSettings k = withTileLists(requested);
         VisibilityOutcome out;
         std::vector<DeviceBudget> budgets;
-        // The tiles' occluder lists: one set per command buffer in flight (two per device).
+        // The tiles' occluder lists and the blocker rounds' area: one set per command buffer in
+        // flight (two per device).
         std::uint64_t listBytes = 0;
         for (const Slot& slot : slots_)
-            listBytes = std::max(listBytes, 2 * visibilityTileBytes(visibilityPairsPerLaunch(*slot.device),
-                                                                    std::uint32_t(scene().size()), tileListMax(k)));
+            listBytes = std::max(listBytes, 2 * visibilityListBytes(visibilityPairsPerLaunch(*slot.device),
+                                                                    std::uint32_t(scene().size()), tileListMax(k),
+                                                                    blockerRounds(k)));
         KPlan plan = planFor(KChunking::forBudget(std::uint32_t(scene().size()), k.format, k.chunkBytes),
                              k.transportSteps, budgets, listBytes);
         if (castOnceOnDevices(plan, budgets)) plan = plan.withBlocks(RowShare(plan.chunking, int(slots_.size()), 0).firsts());
@@ -447,11 +450,14 @@ private:
         const PreparedScene& s = scene();
         if (!rays_) { // the transport and distance passes read the triangles only
             slot.geometry = std::make_unique<GpuGeometry>(*slot.device, s, std::vector<shared::ShaftBvhNode>{},
-                                                          std::vector<std::uint32_t>{});
+                                                          std::vector<std::uint32_t>{}, std::vector<glm::uvec3>{});
             return;
         }
-        std::call_once(shaftsBuilt_, [&] { shafts_ = std::make_unique<ShaftBvh>(ShaftBvh::build(s)); });
-        slot.geometry = std::make_unique<GpuGeometry>(*slot.device, s, shafts_->nodes, shafts_->prims);
+        std::call_once(shaftsBuilt_, [&] {
+            shafts_ = std::make_unique<ShaftBvh>(ShaftBvh::build(s));
+            edges_ = edgeNeighbours(s);
+        });
+        slot.geometry = std::make_unique<GpuGeometry>(*slot.device, s, shafts_->nodes, shafts_->prims, edges_);
         std::vector<glm::vec3> vertices(3 * s.size());
         for (std::size_t i = 0; i < s.size(); ++i) {
             vertices[3 * i] = s.v0[i];
@@ -777,6 +783,7 @@ private:
     // The shaft queries' BVH, built once for all devices (prepareDevice runs on several threads).
     std::once_flag shaftsBuilt_;
     std::unique_ptr<ShaftBvh> shafts_;
+    std::vector<glm::uvec3> edges_; // each triangle's neighbours across its edges, beside the shafts
     StreamMode stream_;
     std::uint64_t maxDeviceBytes_, maxHostBytes_;
     TransportTuning tuning_;

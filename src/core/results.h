@@ -34,6 +34,9 @@ struct VisibilityStats {
     std::uint64_t tilesListed = 0;
     std::uint64_t tilesLong = 0;
     std::uint64_t tileListEntries = 0;
+    // Rays whose verdict came from the triangles that blocked their pair's earlier rays
+    // (visibility_pairs.glsl; Vulkan only), not from a traversal or a list: part of raysCast.
+    std::uint64_t raysByBlockers = 0;
     // Energy diagnostics of K (MODEL §2 clamp): ordered pairs with K_ij A_j > 1, the largest
     // row sum sum_j F_ij (physically <= 1), and the rows whose sum exceeds kRowSumWarning.
     std::uint64_t clampedFormFactors = 0;
@@ -50,6 +53,7 @@ struct VisibilityStats {
         tilesListed += o.tilesListed;
         tilesLong += o.tilesLong;
         tileListEntries += o.tileListEntries;
+        raysByBlockers += o.raysByBlockers;
     }
 };
 

@@ -28,8 +28,10 @@ namespace rsim {
 // from either plane instead, and the rays are opaque again (form_factor.h, rsimKRayPad). 6: the
 // 8-bit logarithmic tables finer in their top 14 (k_encode.h, logTable). 7: a near pair's
 // samples beyond the first S/2 per side summed in 16 parts on the GPU (gpu_layout.h,
-// RSIM_NEAR_PARTS), which rounds its sums differently.
-inline constexpr std::uint32_t kKEstimatorVersion = 7;
+// RSIM_NEAR_PARTS), which rounds its sums differently. 8: a pair's rays tested first against the
+// triangles that blocked its earlier rays (visibility_pairs.glsl), whose test, not the tracer's,
+// then gives the verdict of rays that graze them.
+inline constexpr std::uint32_t kKEstimatorVersion = 8;
 
 struct CachedK {
     HostK K;

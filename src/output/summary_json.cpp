@@ -197,6 +197,7 @@ std::string summaryJsonText(const ResultsView& view, const PhaseTimes& times) {
         {"visibility_tiles_listed", r.visibility.tilesListed},
         {"visibility_tiles_long", r.visibility.tilesLong},
         {"visibility_tile_list_entries", r.visibility.tileListEntries},
+        {"visibility_by_blockers", r.visibility.raysByBlockers},
         {"visibility_per_s", number(visSecs > 0.0 ? double(r.visibility.raysCast) / visSecs : 0.0)},
         {"shadow", r.direct.shadowRays},
         {"primary", r.image.rays}};

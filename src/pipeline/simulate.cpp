@@ -208,11 +208,11 @@ void storeK(const KCache& cache, const std::string& key, KHandle& K, const KChun
 void combineOverRanks(const Ranks& ranks, VisibilityStats& v, KStorageReport& k) {
     std::vector<std::uint64_t> counts{v.candidatePairs, v.nonzeroPairs, v.raysCast,    v.clearPairs,
                                       v.raysListed,     v.tilesListed,  v.tilesLong,   v.tileListEntries,
-                                      v.clampedFormFactors, v.rowsOverOne};
+                                      v.raysByBlockers, v.clampedFormFactors, v.rowsOverOne};
     ranks.sum(counts);
     std::uint64_t* fields[] = {&v.candidatePairs, &v.nonzeroPairs, &v.raysCast,        &v.clearPairs,
                                &v.raysListed,     &v.tilesListed,  &v.tilesLong,       &v.tileListEntries,
-                               &v.clampedFormFactors, &v.rowsOverOne};
+                               &v.raysByBlockers, &v.clampedFormFactors, &v.rowsOverOne};
     for (std::size_t f = 0; f < counts.size(); ++f) *fields[f] = counts[f];
     std::vector<double> maxima{v.maxRowSum, k.maxAbsError};
     ranks.max(maxima);
@@ -249,6 +249,9 @@ std::unique_ptr<KHandle> computeK(Backend& geometry, const KSettings& k, PhaseTi
                      stats.tilesListed ? double(stats.tileListEntries) / double(stats.tilesListed) : 0.0,
                      k.tileListMax, stats.raysListed,
                      stats.raysCast ? 100.0 * double(stats.raysListed) / double(stats.raysCast) : 0.0);
+    if (stats.raysByBlockers > 0)
+        spdlog::info("visibility: {} rays ({:.1f}%) answered by the triangles that blocked their pair's earlier rays",
+                     stats.raysByBlockers, 100.0 * double(stats.raysByBlockers) / double(stats.raysCast));
     if (k.format != KFormat::Fp32)
         spdlog::info("compress: K as {} in {} chunk(s) of {} rows, {:.1f} MiB, RMS error {:.3g} against fp32, "
                      "{:.3f} s",

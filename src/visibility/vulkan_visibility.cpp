@@ -57,6 +57,8 @@ std::uint32_t tileListMax(const KSettings& k) {
     return k.estimator == KEstimator::Area || k.clearPairsByFormula ? 0 : k.tileListMax;
 }
 
+bool blockerRounds(const KSettings& k) { return shared::rsimBlockerRounds(k.samples, kEstimatorId(k.estimator)); }
+
 shared::VisibilityPush visibilityPush(const GpuGeometry& geometry, const PreparedScene& prepared,
                                       const KSettings& k) {
     shared::VisibilityPush push{};
@@ -88,8 +90,12 @@ VisibilityPipelines makeVisibilityPipelines(vk::Device& device, const KSettings&
                                                                       vk::SpecConstants{}, "visibility listed pairs");
     }
     p.nearLaunch = std::make_unique<vk::Pass<shared::VisibilityPush>>(device, vk::shaders::nearLaunch(),
-                                                                      vk::SpecConstants{}, "visibility near launch");
-    p.rays = makeRayPassPipeline(device, visibilityShader(settings), sizeof(shared::VisibilityPush), false, accel,
+                                                                      vk::SpecConstants{}, "visibility launch sizes");
+    if (blockerRounds(settings))
+        p.activePairs = std::make_unique<vk::Pass<shared::VisibilityPush>>(device, vk::shaders::activePairs(),
+                                                                           vk::SpecConstants{}, "visibility active pairs");
+    // With the closest-hit shader: rsimBlocker names what blocked a ray (the blocker rounds).
+    p.rays = makeRayPassPipeline(device, visibilityShader(settings), sizeof(shared::VisibilityPush), true, accel,
                                  "visibility");
     return p;
 }
@@ -107,26 +113,38 @@ namespace {
 // beyond it are finished in the first phase.
 constexpr std::uint64_t kMaxNearPairs = std::uint64_t(1) << 17;
 
+// The most pairs a launch lists.
+std::uint32_t launchPairCapacity(std::uint64_t pairsPerLaunch, std::uint32_t n) {
+    return std::uint32_t(std::min<std::uint64_t>(pairsPerLaunch, std::uint64_t(n) * n));
+}
+
 std::uint64_t facingListBytes(std::uint64_t pairsPerLaunch, std::uint32_t n) {
-    return sizeof(shared::FacingListHeader) +
-           std::min<std::uint64_t>(pairsPerLaunch, std::uint64_t(n) * n) * 2 * sizeof(std::uint32_t);
+    return sizeof(shared::FacingListHeader) + std::uint64_t(launchPairCapacity(pairsPerLaunch, n)) * 2 * sizeof(std::uint32_t);
 }
 } // namespace
 
-std::uint64_t visibilityTileBytes(std::uint64_t pairsPerLaunch, std::uint32_t n, std::uint32_t tileListMax) {
-    if (tileListMax == 0) return 0;
-    return std::uint64_t(visibilityTileCapacity(pairsPerLaunch, n)) * (1 + tileListMax) * 4 +
-           facingListBytes(pairsPerLaunch, n); // and the pairs left to the rays
+std::uint64_t visibilityListBytes(std::uint64_t pairsPerLaunch, std::uint32_t n, std::uint32_t tileListMax,
+                                  bool rounds) {
+    std::uint64_t bytes = rounds ? shared::rsimBlockerRoundsBytes(launchPairCapacity(pairsPerLaunch, n)) : 0;
+    if (tileListMax > 0)
+        bytes += std::uint64_t(visibilityTileCapacity(pairsPerLaunch, n)) * (1 + tileListMax) * 4 +
+                 facingListBytes(pairsPerLaunch, n); // and the pairs left to the rays
+    return bytes;
 }
 
 VisibilityLists::VisibilityLists(vk::Device& device, std::uint64_t pairsPerLaunch, std::uint32_t n,
-                                 std::uint32_t listMax, const char* name)
+                                 std::uint32_t listMax, bool withRounds, const char* name)
     : capacity(std::uint32_t(std::clamp<std::uint64_t>(pairsPerLaunch / 64, 4096, kMaxNearPairs))),
+      facingCapacity(launchPairCapacity(pairsPerLaunch, n)),
       tileListMax(listMax), tileCapacity(listMax ? visibilityTileCapacity(pairsPerLaunch, n) : 0),
       buffer(device, shared::rsimNearListBytes(capacity), vk::kStorageUsage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
              vk::MemoryKind::Device, name),
       facing(device, facingListBytes(pairsPerLaunch, n), vk::kStorageUsage, vk::MemoryKind::Device,
              std::string(name) + " (facing pairs)") {
+    if (withRounds)
+        rounds = vk::Buffer(device, shared::rsimBlockerRoundsBytes(launchPairCapacity(pairsPerLaunch, n)),
+                            vk::kStorageUsage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, vk::MemoryKind::Device,
+                            std::string(name) + " (blocker rounds)");
     if (listMax == 0) return;
     tiles = vk::Buffer(device, std::uint64_t(tileCapacity) * (1 + listMax) * 4, vk::kStorageUsage,
                        vk::MemoryKind::Device, std::string(name) + " (tiles' occluder lists)");
@@ -142,6 +160,39 @@ std::uint64_t visibilityPairsPerLaunch(vk::Device& device) {
 }
 
 namespace {
+// The blocker rounds after the first phase (gpu_layout.h): the pairs with rays left compacted
+// into an active list, RSIM_BLOCKER_ROUNDS rounds over it, the rest traced, then every traced
+// pair's K. Each round's launches are sized on the device from the list the last one left.
+void recordBlockerRounds(vk::Device& device, const VisibilityPipelines& pipelines, shared::VisibilityPush p,
+                         std::uint32_t width, std::uint32_t rows, const VisibilityLists& lists, VkCommandBuffer cmd) {
+    const vk::Pipeline& rays = *pipelines.rays;
+    const vk::Pass<shared::VisibilityPush>& compact = *pipelines.activePairs;
+    const std::uint32_t firstWidth = p.facingWidth;
+    p.facingWidth = width; // the compaction takes the first phase's pairs in the compute build's shape
+    compact.bind(cmd);
+    compact.dispatch(cmd, p, (width + shared::RSIM_WG_PAIRS_X - 1) / shared::RSIM_WG_PAIRS_X, rows);
+    vk::computeBarrier(device, cmd);
+    for (std::uint32_t r = 0; r <= shared::RSIM_BLOCKER_ROUNDS; ++r) {
+        const bool rest = r == shared::RSIM_BLOCKER_ROUNDS;
+        p.phase = (rest ? shared::RSIM_VIS_REST_FROM_0 : shared::RSIM_VIS_ROUND_FROM_0) + r % 2;
+        pipelines.nearLaunch->bind(cmd);
+        pipelines.nearLaunch->dispatch(cmd, p, 1);
+        vk::indirectBarrier(device, cmd);
+        rays.bind(cmd, &p);
+        rays.dispatchIndirect(cmd, lists.rounds, offsetof(shared::BlockerRoundsHeader, launch));
+        vk::computeBarrier(device, cmd);
+        if (rest) break;
+        compact.bind(cmd);
+        compact.dispatchIndirect(cmd, p, lists.rounds, offsetof(shared::BlockerRoundsHeader, compactLaunch));
+        vk::computeBarrier(device, cmd);
+    }
+    p.phase = shared::RSIM_VIS_PAIRS_FINISH;
+    p.facingWidth = firstWidth;
+    rays.bind(cmd, &p);
+    launchRayPass(rays, cmd, p.facingWidth, rays.isRayTracing() ? 1 : rows, shared::RSIM_WG_PAIRS_X);
+    vk::computeBarrier(device, cmd);
+}
+
 // One launch of its phases: the facing pairs listed, the tiles' occluder lists (when on), the
 // rays, then the near pairs the rays listed (gpu_layout.h). The lists are emptied first; the
 // barrier at the end lets the next launch reuse them.
@@ -171,8 +222,17 @@ void recordLaunch(vk::Device& device, const VisibilityPipelines& pipelines, shar
         device.vk().vkCmdFillBuffer(cmd, lists.traced.handle(), 0, sizeof(shared::FacingListHeader), 0);
     }
     const vk::Pipeline& rays = *pipelines.rays;
+    const bool rounds = shared::rsimBlockerRounds(p.samples, p.estimator);
+    if (rounds != bool(lists.rounds) || rounds != bool(pipelines.activePairs))
+        throw Error("internal: the blocker rounds' lists or pipeline do not match the launch");
     shared::NearVisibilityListHeader nearHeader{};
     nearHeader.groupWidth = rays.isRayTracing() ? 1 : shared::RSIM_WG_PAIRS_X;
+    if (rounds) {
+        nearHeader.rounds = lists.rounds.address();
+        shared::BlockerRoundsHeader roundsHeader{};
+        roundsHeader.capacity = lists.facingCapacity;
+        device.vk().vkCmdUpdateBuffer(cmd, lists.rounds.handle(), 0, sizeof roundsHeader, &roundsHeader);
+    }
     device.vk().vkCmdUpdateBuffer(cmd, lists.buffer.handle(), 0, sizeof nearHeader, &nearHeader);
     device.vk().vkCmdUpdateBuffer(cmd, lists.facing.handle(), 0, sizeof header, &header);
     vk::computeBarrier(device, cmd);
@@ -207,9 +267,11 @@ void recordLaunch(vk::Device& device, const VisibilityPipelines& pipelines, shar
     rays.bind(cmd, &p);
     launchRayPass(rays, cmd, p.facingWidth, oneRow ? 1 : rows, shared::RSIM_WG_PAIRS_X);
     vk::computeBarrier(device, cmd);
+    if (rounds) recordBlockerRounds(device, pipelines, p, width, rows, lists, cmd);
     stamp(4);
     // The near pairs' parts, then their sums (gpu_layout.h), launched as large as the list the
     // ray phase left.
+    p.phase = shared::RSIM_VIS_NEAR;
     pipelines.nearLaunch->bind(cmd);
     pipelines.nearLaunch->dispatch(cmd, p, 1);
     vk::indirectBarrier(device, cmd);
@@ -296,7 +358,8 @@ VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& g
     // the group-count and ray-dispatch limits; ~16M pairs per submission keeps progress live.
     Progress progress("visibility", std::uint64_t(n) * (n - 1) / 2, "pairs");
     Stopwatch rayTime;
-    VisibilityLists lists(device, visibilityPairsPerLaunch(device), n, tileListMax(settings), "visibility lists");
+    VisibilityLists lists(device, visibilityPairsPerLaunch(device), n, tileListMax(settings), blockerRounds(settings),
+                          "visibility lists");
     if (nearCapacity > 0) lists.capacity = std::min(lists.capacity, nearCapacity);
     LaunchPreparation prepare;
     if (chunks)
@@ -323,6 +386,7 @@ VisibilityStats visibilityCounts(const GpuCounters& counters) {
     stats.tilesListed = sums[5];
     stats.tilesLong = sums[6];
     stats.tileListEntries = sums[7];
+    stats.raysByBlockers = sums[8];
     return stats;
 }
 

@@ -24,6 +24,8 @@ vk::ShaderCode (*visibilityShader(const KSettings& settings))(vk::RayPath);
 // The longest occluder list of a tile the settings use (0: none; tile_shaft.h): the former
 // estimator and clear pairs by formula trace every ray.
 std::uint32_t tileListMax(const KSettings& settings);
+// Whether the traced pairs take the blocker rounds (gpu_layout.h; rsimBlockerRounds).
+bool blockerRounds(const KSettings& settings);
 
 // The scene and sampling fields of the visibility pass's push constants (MODEL §2).
 shared::VisibilityPush visibilityPush(const GpuGeometry& geometry, const PreparedScene& prepared,
@@ -35,16 +37,20 @@ struct VisibilityPipelines {
     std::unique_ptr<vk::Pass<shared::VisibilityPush>> facing;
     std::unique_ptr<vk::Pass<shared::VisibilityPush>> tiles;  // tileListMax > 0 only
     std::unique_ptr<vk::Pass<shared::VisibilityPush>> listed; // tileListMax > 0 only
-    std::unique_ptr<vk::Pass<shared::VisibilityPush>> nearLaunch; // the near phases' launch sizes
+    std::unique_ptr<vk::Pass<shared::VisibilityPush>> nearLaunch; // the indirect launches' sizes
+    std::unique_ptr<vk::Pass<shared::VisibilityPush>> activePairs; // the blocker rounds' compaction (when on)
     std::unique_ptr<vk::Pipeline> rays;
 };
 VisibilityPipelines makeVisibilityPipelines(vk::Device& device, const KSettings& settings,
                                             const vk::SceneAccel& accel);
 
 // Tiles (gpu_layout.h, FacingListHeader) one launch of at most `pairsPerLaunch` pairs of n
-// triangles may have, and the bytes of their occluder lists of at most tileListMax triangles.
+// triangles may have, and the bytes of a launch's lists beside its facing pairs: the tiles'
+// occluder lists of at most tileListMax triangles and the pairs left to the rays (when
+// tileListMax > 0), and the blocker rounds' area (when `rounds`).
 std::uint32_t visibilityTileCapacity(std::uint64_t pairsPerLaunch, std::uint32_t n);
-std::uint64_t visibilityTileBytes(std::uint64_t pairsPerLaunch, std::uint32_t n, std::uint32_t tileListMax);
+std::uint64_t visibilityListBytes(std::uint64_t pairsPerLaunch, std::uint32_t n, std::uint32_t tileListMax,
+                                  bool rounds);
 
 // The lists of one launch (VisibilityPush in gpu_layout.h), one set per command buffer in
 // flight: its facing pairs, its tiles' occluder lists, and the near pairs its ray phase hands to
@@ -52,20 +58,22 @@ std::uint64_t visibilityTileBytes(std::uint64_t pairsPerLaunch, std::uint32_t n,
 struct VisibilityLists {
     // `n` triangles: a launch covers at most min(pairsPerLaunch, n^2) pairs.
     VisibilityLists(vk::Device& device, std::uint64_t pairsPerLaunch, std::uint32_t n, std::uint32_t tileListMax,
-                    const char* name);
+                    bool rounds, const char* name);
     std::uint32_t capacity; // of the near list: a 64th of a launch's pairs, in [4096, 2^17];
                             // pairs beyond it are finished in the first phase
+    std::uint32_t facingCapacity; // pairs a launch lists (and the blocker rounds' area holds)
     std::uint32_t tileListMax;  // 0: no occluder lists
     std::uint32_t tileCapacity; // tiles of one launch
     vk::Buffer buffer;          // the near list
     vk::Buffer facing;          // FacingListHeader, then uvec2 pairs
     vk::Buffer tiles;           // the tiles' info and lists (tileListMax > 0)
     vk::Buffer traced;          // the pairs left to the rays (tileListMax > 0), as `facing`
+    vk::Buffer rounds;          // the blocker rounds' area (BlockerRoundsHeader; when on)
 };
 // The counters VisibilityPush::stats points at: candidate pairs, non-zero pairs, rays cast,
 // clear pairs, rays tested against a tile's list, tiles with a list, tiles with too long a
-// list, the lists' entries.
-inline constexpr std::uint32_t kVisibilityCounters = 8;
+// list, the lists' entries, rays answered by their pair's last blockers.
+inline constexpr std::uint32_t kVisibilityCounters = 9;
 VisibilityStats visibilityCounts(const GpuCounters& counters);
 
 // The most pairs one visibility launch covers on this device.

@@ -76,7 +76,7 @@ public:
                                          "K chunk addresses, slot " + tag);
             slot.lists = std::make_unique<VisibilityLists>(dev_, visibilityPairsPerLaunch(dev_),
                                                            std::uint32_t(prepared.size()), tileListMax(settings),
-                                                           "visibility lists");
+                                                           blockerRounds(settings), "visibility lists");
         }
         push_ = visibilityPush(*d.geometry, prepared, settings);
         push_.stats = counters_.address();

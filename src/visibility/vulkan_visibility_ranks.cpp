@@ -164,7 +164,8 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
                                        vk::MemoryKind::Readback, "K scratch readback, slot " + tag);
         slots[s].table = vk::makeStorage(dev, home, "K chunk addresses, slot " + tag);
         slots[s].lists = std::make_unique<VisibilityLists>(dev, visibilityPairsPerLaunch(dev), ch.n,
-                                                           tileListMax(settings), "visibility lists");
+                                                           tileListMax(settings), blockerRounds(settings),
+                                                           "visibility lists");
     }
     const VisibilityPipelines pipelines = makeVisibilityPipelines(dev, settings, *vd.accel);
     GpuCounters counters(dev, kVisibilityCounters, "visibility counters");

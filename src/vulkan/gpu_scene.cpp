@@ -17,7 +17,7 @@ shared::LightSensorRecord makeLightSensorRecord(const SimConfig& c) {
 }
 
 GpuGeometry::GpuGeometry(vk::Device& device, const PreparedScene& s, const std::vector<shared::ShaftBvhNode>& nodes,
-                         const std::vector<std::uint32_t>& prims)
+                         const std::vector<std::uint32_t>& prims, const std::vector<glm::uvec3>& edges)
     : shaftNodes(vk::makeStorage(device, nodes, "shaft BVH nodes")),
       shaftPrims(vk::makeStorage(device, prims, "shaft BVH triangles")), n(std::uint32_t(s.size())) {
     std::vector<shared::GpuTriangle> tris(n);
@@ -27,6 +27,8 @@ GpuGeometry::GpuGeometry(vk::Device& device, const PreparedScene& s, const std::
         tris[i].v2 = glm::vec4(s.v2[i], 0.0f);
         tris[i].normal = glm::vec4(s.normal[i], 0.0f);
         tris[i].meta = glm::uvec4(s.id[i], s.twin[i], 0u, 0u);
+        tris[i].edges = glm::uvec4(edges.empty() ? glm::uvec3(shared::RSIM_NO_NEIGHBOUR) : edges[i],
+                                   shared::RSIM_NO_NEIGHBOUR);
     }
     triangles = vk::makeStorage(device, tris, "triangles");
 }

@@ -18,8 +18,10 @@ struct GpuGeometry {
     vk::Buffer shaftPrims; // uint[n]: the triangles its leaves list
     std::uint32_t n = 0;
 
+    // `edges`: each triangle's neighbours across its edges (geometry/edge_neighbours.h), or
+    // none for passes that do not trace K's rays.
     GpuGeometry(vk::Device& device, const PreparedScene& scene, const std::vector<shared::ShaftBvhNode>& shaftNodes,
-                const std::vector<std::uint32_t>& shaftPrims);
+                const std::vector<std::uint32_t>& shaftPrims, const std::vector<glm::uvec3>& edges);
 };
 
 struct GpuPose {

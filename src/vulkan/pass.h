@@ -37,6 +37,11 @@ template <class Push> class Pass {
         pipeline_.pushConstants(cmd, &p);
         pipeline_.dispatch(cmd, groupsX, groupsY, groupsZ);
     }
+    // A launch whose workgroup counts the device wrote at `offset` of `args`.
+    void dispatchIndirect(VkCommandBuffer cmd, const Push& p, const Buffer& args, std::uint64_t offset) const {
+        pipeline_.pushConstants(cmd, &p);
+        pipeline_.dispatchIndirect(cmd, args, offset);
+    }
     // Items [0, count) in workgroups of `group` items, in as many launches as the device needs;
     // each launch gets its range in p.begin, p.end. The pass must be bound.
     void dispatchLinear(VkCommandBuffer cmd, Push p, std::uint64_t count,

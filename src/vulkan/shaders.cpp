@@ -9,6 +9,7 @@
 #include "shaders/formula_probe.spv.h"
 #include "shaders/facing_pairs.spv.h"
 #include "shaders/near_launch.spv.h"
+#include "shaders/active_pairs.spv.h"
 #include "shaders/pixels.spv.h"
 #include "shaders/sensor_signals.spv.h"
 #include "shaders/primary_rgen.spv.h"
@@ -56,6 +57,7 @@ ShaderCode historyFromLanes() { return code(rsim_spv_history_from_lanes); }
 ShaderCode nearPairs() { return code(rsim_spv_near_pairs); }
 ShaderCode facingPairs() { return code(rsim_spv_facing_pairs); }
 ShaderCode nearLaunch() { return code(rsim_spv_near_launch); }
+ShaderCode activePairs() { return code(rsim_spv_active_pairs); }
 ShaderCode tileShafts() { return code(rsim_spv_tile_shafts); }
 ShaderCode distances() { return code(rsim_spv_distances); }
 ShaderCode pixels() { return code(rsim_spv_pixels); }

@@ -19,6 +19,7 @@ ShaderCode historyFromLanes();
 ShaderCode nearPairs();
 ShaderCode facingPairs();
 ShaderCode nearLaunch();
+ShaderCode activePairs();
 ShaderCode tileShafts();
 ShaderCode distances();
 ShaderCode pixels();

@@ -366,6 +366,12 @@ RSIM_FN uint rsimKBaseSamplesPerSide(uint samples) {
     return max(1u, samples / 2u);
 }
 
+// Whether the traced pairs take the blocker rounds (gpu_layout.h, PairRays): their S/2 + S/2
+// rays fit 32 bits, and the estimator is MODEL.md's (the area estimator's rays are of one kind).
+RSIM_FN bool rsimBlockerRounds(uint samples, uint estimator) {
+    return 2u * rsimKBaseSamplesPerSide(samples) <= 32u && estimator != RSIM_K_ESTIMATOR_AREA;
+}
+
 RSIM_FN float rsimLongestEdgeSq(Tri t) {
     return max(rsimDotExact(t.v1 - t.v0, t.v1 - t.v0),
                max(rsimDotExact(t.v2 - t.v1, t.v2 - t.v1), rsimDotExact(t.v0 - t.v2, t.v0 - t.v2)));

@@ -67,7 +67,10 @@ struct GpuTriangle {
     vec4 v2;        // v2, unused
     vec4 normal;    // unit normal, unused
     uvec4 meta;     // stable id, internal index of the two-sided twin (0xffffffff: none), unused x2
+    uvec4 edges;    // the triangles across edges v0v1, v1v2, v2v0 (RSIM_NO_NEIGHBOUR: none, or more
+                    // than one: geometry/edge_neighbours.h), unused
 };
+RSIM_CONST uint RSIM_NO_NEIGHBOUR = 0xffffffffu;
 
 // One triangle for the transport and distance passes.
 struct GpuTransportTri {
@@ -87,10 +90,52 @@ struct GpuTransportTri {
 // (nearFactor - 1) x S rays one after the other. Phase RSIM_VIS_NEAR_FINISH adds a pair's parts
 // in order and stores K. A near pair finished in phase 0 (list full) adds the same parts in the
 // same order, so both give the same sums.
+//
+// Blocker rounds (rsimBlockerRounds): on the traced pairs phase RSIM_VIS_PAIRS traces only the
+// first of a pair's S/2 + S/2 rays, tests the others against the triangle that blocked it, and
+// keeps what is left in the pair's PairRays; each round RSIM_VIS_ROUND_FROM_0/1 takes the pairs
+// with rays left (an active list, compacted), traces the first and tests the rest against what
+// blocked it, RSIM_BLOCKER_ROUNDS times; RSIM_VIS_REST_FROM_0/1 traces what is still left, and
+// RSIM_VIS_PAIRS_FINISH adds each pair's open rays in the order castSides adds them and stores
+// K (or lists a near pair as above). A ray's verdict is the same; only the rays a blocker answers
+// skip the traversal, and the rounds keep every invocation of a launch tracing.
 RSIM_CONST uint RSIM_VIS_PAIRS = 0u;
 RSIM_CONST uint RSIM_VIS_NEAR = 1u;
 RSIM_CONST uint RSIM_VIS_NEAR_FINISH = 2u;
+RSIM_CONST uint RSIM_VIS_ROUND_FROM_0 = 3u; // reads active list 0, appends to list 1
+RSIM_CONST uint RSIM_VIS_ROUND_FROM_1 = 4u;
+RSIM_CONST uint RSIM_VIS_REST_FROM_0 = 5u;
+RSIM_CONST uint RSIM_VIS_REST_FROM_1 = 6u;
+RSIM_CONST uint RSIM_VIS_PAIRS_FINISH = 7u;
 RSIM_CONST uint RSIM_NEAR_PARTS = 16u;
+RSIM_CONST uint RSIM_BLOCKER_ROUNDS = 8u; // rounds after the first, before the rest is traced
+// A traced pair's rays between the rounds: bit b < S/2 is side i's sample b, bit S/2 + b side
+// j's sample b. row == RSIM_PAIR_DONE: the pair was finished in phase RSIM_VIS_PAIRS.
+struct PairRays {
+    uint row;
+    uint col;
+    uint open;    // rays found unoccluded
+    uint pending; // rays with no verdict yet
+};
+RSIM_CONST uint RSIM_PAIR_DONE = 0xffffffffu;
+// The rounds' area: this header, PairRays[capacity] (slot: the pair's index in the launch's
+// traced pairs), then two active lists uint[capacity] of slots.
+struct BlockerRoundsHeader {
+    uvec4 launch;        // the indirect launch (x, y, z) of the next round's ray pass, and
+    uvec4 compactLaunch; // of its compaction (active_pairs.comp), written by near_launch.comp
+    uint active0;        // entries of active list 0
+    uint active1;        // and of list 1
+    uint capacity;       // pairs the area holds
+    uint pad0;
+};
+RSIM_CONST uint RSIM_BLOCKER_ROUNDS_HEADER_BYTES = 48u;
+RSIM_FN uint64_t rsimBlockerRoundsBytes(uint capacity) {
+    return uint64_t(RSIM_BLOCKER_ROUNDS_HEADER_BYTES) + uint64_t(capacity) * uint64_t(16u + 2u * 4u);
+}
+RSIM_FN uint64_t rsimActiveListOffset(uint capacity, uint list) {
+    return uint64_t(RSIM_BLOCKER_ROUNDS_HEADER_BYTES) + uint64_t(capacity) * uint64_t(16u + list * 4u);
+}
+// Whether a launch takes the rounds: rsimBlockerRounds (form_factor.h).
 struct NearVisibilityPair {
     uint i;         // the element's row
     uint j;         // and column
@@ -104,8 +149,7 @@ struct NearVisibilityListHeader {
     uint count;        // pairs appended (may exceed the capacity: those were finished in phase 0)
     uint groupWidth;   // invocations per unit of a launch's x: 1 on a ray-tracing pipeline, the
                        // workgroup's width in the compute build
-    uint pad0;
-    uint pad1;
+    uint64_t rounds;   // the blocker rounds' area (BlockerRoundsHeader); 0 when they are off
     uvec4 partsLaunch;  // the indirect launch (x, y, z) of RSIM_VIS_NEAR, written by
                         // shaders/near_launch.comp once phase 0 has listed the pairs
     uvec4 finishLaunch; // and of RSIM_VIS_NEAR_FINISH
@@ -438,10 +482,12 @@ static_assert(sizeof(rsim::shared::FormulaProbeRecord) == 144);
 static_assert(sizeof(rsim::shared::FormulaProbeOutput) == 96);
 static_assert(sizeof(rsim::shared::FormulaProbePush) == 24);
 static_assert(sizeof(rsim::shared::KChunkRef) == 24);
-static_assert(sizeof(rsim::shared::GpuTriangle) == 80);
+static_assert(sizeof(rsim::shared::GpuTriangle) == 96);
 static_assert(sizeof(rsim::shared::GpuTransportTri) == 64);
 static_assert(sizeof(rsim::shared::VisibilityPush) == 128);
 static_assert(sizeof(rsim::shared::NearVisibilityPair) == 16);
+static_assert(sizeof(rsim::shared::PairRays) == 16);
+static_assert(sizeof(rsim::shared::BlockerRoundsHeader) == rsim::shared::RSIM_BLOCKER_ROUNDS_HEADER_BYTES);
 static_assert(sizeof(rsim::shared::NearVisibilityListHeader) == rsim::shared::RSIM_NEAR_LIST_HEADER_BYTES);
 static_assert(sizeof(rsim::shared::FacingListHeader) == 32);
 static_assert(sizeof(rsim::shared::DirectPush) == 64);

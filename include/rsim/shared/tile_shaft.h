@@ -198,32 +198,6 @@ RSIM_FN bool rsimTileShaftExcludesBox(TileShaft s, vec3 lo, vec3 hi, float eps) 
     return false;
 }
 
-// ---- rays against a list -----------------------------------------------------------------------
-
-// Relative tolerance on the barycentric coordinates: a segment that passes within this fraction
-// of a triangle's edge counts as hitting it, so that none slips between two triangles that share
-// an edge (the rounding of the test is not watertight).
-RSIM_CONST float RSIM_LIST_EDGE_TOL = 1e-6f;
-
-// True when the segment (origin + t dir, tmin < t < tmax) meets the triangle (v0, v1, v2)
-// (Moeller and Trumbore's test, without a division).
-RSIM_FN bool rsimSegmentHits(RaySegment seg, vec3 v0, vec3 v1, vec3 v2) {
-    vec3 e1 = v1 - v0, e2 = v2 - v0;
-    vec3 p = cross(seg.dir, e2);
-    float det = dot(e1, p);
-    if (det == 0.0f) return false; // the segment runs parallel to the triangle's plane
-    float sgn = det > 0.0f ? 1.0f : -1.0f;
-    float adet = abs(det), tol = RSIM_LIST_EDGE_TOL * adet;
-    vec3 o = seg.origin - v0;
-    float u = sgn * dot(o, p);
-    if (u < -tol || u > adet + tol) return false;
-    vec3 q = cross(o, e1);
-    float v = sgn * dot(seg.dir, q);
-    if (v < -tol || u + v > adet + tol) return false;
-    float t = sgn * dot(e2, q);
-    return t > seg.tmin * adet && t < seg.tmax * adet;
-}
-
 RSIM_SHARED_END
 
 #endif

@@ -103,7 +103,9 @@ layout(buffer_reference, std430, buffer_reference_align = 16) buffer RoundsRef {
     PairRays pairs[];
 };
 
-// The blocker rounds' area (gpu_layout.h) and the address of its active list 0 or 1.
+// The blocker rounds' area (gpu_layout.h; the host gives one when the rounds are on) and the
+// address of its active list 0 or 1.
+bool roundsOn() { return NearListRef(pc.nearList).header.rounds != 0ul; }
 RoundsRef rounds() { return RoundsRef(NearListRef(pc.nearList).header.rounds); }
 uint64_t activeList(uint list) {
     return NearListRef(pc.nearList).header.rounds + rsimActiveListOffset(rounds().header.capacity, list);
@@ -190,14 +192,14 @@ void pairsPhase() {
                rsimClearPairValue(ti, tri(i).normal.xyz, tri(i).v0Area.w, tj, tri(j).normal.xyz, tri(j).v0Area.w,
                                   pc.estimator),
                0u);
-        if (rsimBlockerRounds(pc.samples, pc.estimator)) rounds().pairs[index] = PairRays(RSIM_PAIR_DONE, 0u, 0u, 0u);
+        if (roundsOn()) rounds().pairs[index] = PairRays(RSIM_PAIR_DONE, 0u, 0u, 0u);
         return;
     }
 #endif
     uint base = rsimKBaseSamplesPerSide(pc.samples);
     uint perSide = rsimKSamplesPerSide(sampling(), ti, tj);
     bool shareVertex = rsimShareVertex(ti, tj);
-    if (rsimBlockerRounds(pc.samples, pc.estimator)) {
+    if (roundsOn()) {
         // The first round (gpu_layout.h): the pair's first ray, and the others its blocker answers.
         PairRays p = PairRays(row, col, 0u, base == 16u ? 0xffffffffu : (1u << (2u * base)) - 1u);
         uint answered = 0u;

@@ -40,6 +40,9 @@ struct KSettings {
     // against that list instead of tracing them (simulation.tile_list_max; 0: every ray traced;
     // include/rsim/shared/tile_shaft.h).
     std::uint32_t tileListMax = kDefaultTileListMax;
+    // Vulkan: the traced pairs' blocker rounds (docs/model-choices.md, "A pair's blockers"), where
+    // rsimBlockerRounds allows them; off, every traced ray is traced (the tests compare the two).
+    bool blockerRounds = true;
     KFormat format = kDefaultKFormat;       // --kij
     std::uint64_t chunkBytes = 16ull << 20; // --chunk-mb: K chunk budget (rows per LUT)
     bool formatErrors = false;              // --kij-errors: errors of every format (fp32 runs)

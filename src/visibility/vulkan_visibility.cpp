@@ -57,7 +57,9 @@ std::uint32_t tileListMax(const KSettings& k) {
     return k.estimator == KEstimator::Area || k.clearPairsByFormula ? 0 : k.tileListMax;
 }
 
-bool blockerRounds(const KSettings& k) { return shared::rsimBlockerRounds(k.samples, kEstimatorId(k.estimator)); }
+bool blockerRounds(const KSettings& k) {
+    return k.blockerRounds && shared::rsimBlockerRounds(k.samples, kEstimatorId(k.estimator));
+}
 
 shared::VisibilityPush visibilityPush(const GpuGeometry& geometry, const PreparedScene& prepared,
                                       const KSettings& k) {
@@ -222,8 +224,10 @@ void recordLaunch(vk::Device& device, const VisibilityPipelines& pipelines, shar
         device.vk().vkCmdFillBuffer(cmd, lists.traced.handle(), 0, sizeof(shared::FacingListHeader), 0);
     }
     const vk::Pipeline& rays = *pipelines.rays;
-    const bool rounds = shared::rsimBlockerRounds(p.samples, p.estimator);
-    if (rounds != bool(lists.rounds) || rounds != bool(pipelines.activePairs))
+    // The rounds are on when the lists have their area (blockerRounds(settings)); the shader
+    // follows the near list's header.
+    const bool rounds = bool(lists.rounds);
+    if (rounds != bool(pipelines.activePairs) || (rounds && !shared::rsimBlockerRounds(p.samples, p.estimator)))
         throw Error("internal: the blocker rounds' lists or pipeline do not match the launch");
     shared::NearVisibilityListHeader nearHeader{};
     nearHeader.groupWidth = rays.isRayTracing() ? 1 : shared::RSIM_WG_PAIRS_X;

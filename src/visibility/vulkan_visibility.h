@@ -24,7 +24,8 @@ vk::ShaderCode (*visibilityShader(const KSettings& settings))(vk::RayPath);
 // The longest occluder list of a tile the settings use (0: none; tile_shaft.h): the former
 // estimator and clear pairs by formula trace every ray.
 std::uint32_t tileListMax(const KSettings& settings);
-// Whether the traced pairs take the blocker rounds (gpu_layout.h; rsimBlockerRounds).
+// Whether the traced pairs take the blocker rounds (gpu_layout.h): the settings ask for them
+// and rsimBlockerRounds allows them.
 bool blockerRounds(const KSettings& settings);
 
 // The scene and sampling fields of the visibility pass's push constants (MODEL §2).

@@ -135,7 +135,8 @@ RSIM_FN uint64_t rsimBlockerRoundsBytes(uint capacity) {
 RSIM_FN uint64_t rsimActiveListOffset(uint capacity, uint list) {
     return uint64_t(RSIM_BLOCKER_ROUNDS_HEADER_BYTES) + uint64_t(capacity) * uint64_t(16u + list * 4u);
 }
-// Whether a launch takes the rounds: rsimBlockerRounds (form_factor.h).
+// A launch takes the rounds when its near list's header names their area (the host's choice,
+// which rsimBlockerRounds in form_factor.h bounds).
 struct NearVisibilityPair {
     uint i;         // the element's row
     uint j;         // and column

@@ -192,10 +192,8 @@ TEST_CASE("the devices' swap of half blocks delivers each piece, and a failed pa
                 for (int r = 0; r < P; ++r)
                     if (r != me) pieces[std::size_t(r)].assign(std::size_t(1 + me + r), float(10 * me + r));
                 const std::vector<std::span<const float>> sendTo(pieces.begin(), pieces.end());
-                swap.forPart(me)(sendTo, [&](int from, std::size_t count) {
-                    std::vector<float>& slot = received[std::size_t(me * P + from)];
-                    slot.resize(count);
-                    return slot.data();
+                swap.forPart(me)(sendTo, [&](int from, std::span<const float> piece) {
+                    received[std::size_t(me * P + from)].assign(piece.begin(), piece.end());
                 });
             });
         for (auto& t : threads) t.join();
@@ -222,7 +220,7 @@ TEST_CASE("the devices' swap of half blocks delivers each piece, and a failed pa
                 }
                 const std::vector<std::span<const float>> nothing(P);
                 try {
-                    swap.forPart(me)(nothing, [](int, std::size_t) -> float* { return nullptr; });
+                    swap.forPart(me)(nothing, [](int, std::span<const float>) {});
                 } catch (const DeviceHalfSwap::Abandoned&) {
                     abandoned[std::size_t(me)] = 1;
                 }

@@ -11,6 +11,7 @@
 
 #include "k/k_diagnostics.h"
 #include "util/error.h"
+#include "util/parallel.h"
 #include "util/progress.h"
 #include "util/timer.h"
 #include "visibility/vulkan_visibility.h"
@@ -58,6 +59,8 @@ constexpr std::uint32_t kSlots = 2;
 // reverse) has a few million pairs, and every cast pays its launch's phases and their tails; four
 // make launches of about the 2^24 pairs the device allows.
 constexpr std::uint32_t kGroup = 4;
+// The staging buffers through which the devices of one process upload each other's halves.
+constexpr std::uint64_t kStageBytes = std::uint64_t(64) << 20;
 
 } // namespace
 
@@ -69,7 +72,9 @@ std::uint64_t rankAssemblyDeviceBytes(const RowShare& share) {
 
 HalfSwap DeviceHalfSwap::forPart(int part) {
     return [this, part](const std::vector<std::span<const float>>& sendTo,
-                        const std::function<float*(int, std::size_t)>& into) { swap(part, sendTo, into); };
+                        const std::function<void(int, std::span<const float>)>& receive) {
+        swap(part, sendTo, receive);
+    };
 }
 
 void DeviceHalfSwap::fail() {
@@ -86,7 +91,7 @@ void DeviceHalfSwap::waitFor(std::size_t& counter, std::unique_lock<std::mutex>&
 }
 
 void DeviceHalfSwap::swap(int part, const std::vector<std::span<const float>>& sendTo,
-                          const std::function<float*(int, std::size_t)>& into) {
+                          const std::function<void(int, std::span<const float>)>& receive) {
     std::unique_lock lock(mutex_);
     posted_[std::size_t(part)] = &sendTo;
     waitFor(postedCount_, lock);
@@ -94,7 +99,7 @@ void DeviceHalfSwap::swap(int part, const std::vector<std::span<const float>>& s
     for (std::size_t r = 0; r < posted_.size(); ++r) {
         if (int(r) == part) continue;
         const std::span<const float> piece = (*posted_[r])[std::size_t(part)];
-        if (!piece.empty()) std::memcpy(into(int(r), piece.size()), piece.data(), piece.size() * 4);
+        if (!piece.empty()) receive(int(r), piece);
     }
     lock.lock();
     waitFor(copiedCount_, lock);
@@ -174,8 +179,12 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     push.rowsPerChunk = ch.rowsPerChunk;
     push.kStorage = shared::RSIM_K_FP32;
     push.mirror = shared::RSIM_K_MIRRORED;
-    vk::Buffer halves; // the other ranks' halves; declared before `done`, so destroyed after it waited
+    // The other parts' halves on their way to the device (`halves` from MPI ranks, `stage` from
+    // the devices of one process); declared before the semaphores, so destroyed after they waited.
+    vk::Buffer halves;
+    std::array<vk::Buffer, 2> stage;
     vk::TimelineSemaphore done(dev, "rank casts");
+    vk::TimelineSemaphore uploads(dev, "K halves from other parts");
 
     // Where region g of cast c lies in its slot's scratch and readback buffers: columns [col0,
     // col1) of the g-th scratch chunk.
@@ -252,24 +261,62 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     // This rank's block on the device; meanwhile the swap, and what the other ranks cast for this
     // rank's chunks copied into place (other elements than the block's).
     for (std::size_t k = foreignCasts; k < casts.size(); ++k) submit(k);
-    // The other ranks' halves arrive in pinned memory the device copies from. (Allocated on
-    // another thread during the half blocks' casts instead, it slowed them by more than it took.)
-    if (total > 0)
-        halves = vk::Buffer(dev, total * 4, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryKind::Upload,
-                            "K halves from other ranks");
-    Stopwatch swap;
-    const auto into = [&](int r, std::size_t count) {
+    const auto checkSize = [&](int r, std::size_t count) {
         if (count != fromAt[std::size_t(r) + 1] - fromAt[std::size_t(r)])
             throw Error("internal: " + share.name(r) + " sent a block of K of another size");
-        return static_cast<float*>(halves.mapped()) + fromAt[std::size_t(r)];
     };
-    if (swapHalves) swapHalves(sendTo, into);
-    else share.ranks().alltoallInto(sendTo, into);
+    Stopwatch swap;
+    if (swapHalves) {
+        // Devices of one process: each other part's halves go from its memory through a ring of
+        // two pinned buffers to this device, on the transfer queue while the device casts its
+        // own block (one pinned buffer for all of them took 0.4-0.5 s to allocate on two H100s).
+        std::array<std::uint64_t, 2> stageFree{0, 0}; // the uploads' value after which a buffer is free
+        for (vk::Buffer& b : stage)
+            b = vk::Buffer(dev, kStageBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryKind::Upload,
+                           "K halves from other parts, staging");
+        std::size_t next = 0;
+        swapHalves(sendTo, [&](int r, std::span<const float> piece) {
+            checkSize(r, piece.size());
+            std::size_t at = 0;
+            for (const Region& g : from[std::size_t(r)]) {
+                const vk::Buffer& dst = out.K.buffers[g.chunk - share.firstChunk()];
+                const std::uint64_t first = std::uint64_t(g.col0) * ch.rows(g.chunk), count = g.elements(ch);
+                for (std::uint64_t e = 0; e < count;) {
+                    const std::uint64_t n = std::min<std::uint64_t>(count - e, kStageBytes / 4);
+                    const std::size_t s = next++ % stage.size();
+                    uploads.wait(stageFree[s]);
+                    float* to = static_cast<float*>(stage[s].mapped());
+                    const float* src = piece.data() + at + e;
+                    parallelFor(n, std::size_t(1) << 20, [&](std::size_t b, std::size_t end, unsigned) {
+                        std::memcpy(to + b, src + b, (end - b) * 4);
+                    });
+                    const VkBufferCopy region{0, (first + e) * 4, n * 4};
+                    stageFree[s] = uploads.submit(true, [&](VkCommandBuffer cmd) {
+                        dev.vk().vkCmdCopyBuffer(cmd, stage[s].handle(), dst.handle(), 1, &region);
+                    });
+                    e += n;
+                }
+                at += count;
+            }
+        });
+        uploads.waitAll();
+    } else {
+        // MPI ranks: the other ranks' halves arrive in pinned memory the device copies from.
+        // (Allocated on another thread during the half blocks' casts instead, it slowed them by
+        // more than it took.)
+        if (total > 0)
+            halves = vk::Buffer(dev, total * 4, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryKind::Upload,
+                                "K halves from other ranks");
+        share.ranks().alltoallInto(sendTo, [&](int r, std::size_t count) {
+            checkSize(r, count);
+            return static_cast<float*>(halves.mapped()) + fromAt[std::size_t(r)];
+        });
+    }
     out.exchangeSeconds = swap.seconds();
     spdlog::debug("{}: half blocks swapped in {:.3f} s", who, out.exchangeSeconds);
     sendTo.clear();
     sendStore.clear();
-    if (total > 0)
+    if (total > 0 && !swapHalves)
         done.submit(false, [&](VkCommandBuffer cmd) {
             for (int r = 0; r < R; ++r) {
                 std::uint64_t at = fromAt[std::size_t(r)];

@@ -41,15 +41,16 @@ struct RankAssembledK {
     double compressSeconds = 0.0; // the encoding in place
 };
 
-// How the parts swap their halves: sendTo[r] goes to part r, and what part r sends this one
-// lands at into(r, count) (count floats).
+// How the devices of one process swap their halves: sendTo[r] goes to part r, and what part r
+// sends this one is handed to receive(r, piece), which uploads it (the piece stays valid during
+// the call). MPI ranks swap them through Ranks::alltoallInto instead.
 using HalfSwap = std::function<void(const std::vector<std::span<const float>>& sendTo,
-                                    const std::function<float*(int, std::size_t)>& into)>;
+                                    const std::function<void(int, std::span<const float>)>& receive)>;
 
 // The swap between the devices of one process, each on its own thread: a part posts its halves
-// and waits for every other part's, copies what is its own, and waits until every part has
-// copied (so that no part's halves go before the others have read them). A part that fails
-// calls fail(), which ends the others' waits with an error.
+// and waits for every other part's, receives what is its own from the others' memory, and waits
+// until every part has received (so that no part's halves go before the others have read them).
+// A part that fails calls fail(), which ends the others' waits with an error.
 class DeviceHalfSwap {
 public:
     // What the parts that did not fail throw.
@@ -62,7 +63,7 @@ public:
 
 private:
     void swap(int part, const std::vector<std::span<const float>>& sendTo,
-              const std::function<float*(int, std::size_t)>& into);
+              const std::function<void(int, std::span<const float>)>& receive);
     void waitFor(std::size_t& counter, std::unique_lock<std::mutex>& lock);
 
     std::mutex mutex_;

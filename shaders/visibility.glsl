@@ -126,37 +126,48 @@ bool blocks(RaySegment seg, uint t, uint i, uint j) {
     return t != RSIM_NO_NEIGHBOUR && t != i && t != j && blockedByTriangle(seg, int(t));
 }
 
-// One round of a pair: traces its first pending ray that has a weight (dropping those without);
-// when a triangle blocks it, every other pending ray that this triangle or one beside it (across
-// an edge: a surface split into triangles blocks a bundle with several) blocks is answered.
+// Takes the pair's first pending ray that has a weight (dropping those without) and counts it:
+// its bit b and segment; false when none is left.
+bool nextPendingRay(inout PairRays p, uint i, uint j, uint base, uint perSide, bool shareVertex, out uint b,
+                    out RaySegment seg, inout uint rays) {
+    while (p.pending != 0u) {
+        b = findLSB(p.pending);
+        p.pending &= ~(1u << b);
+        seg = pairRay(i, j, b, base, perSide, shareVertex);
+        if (seg.weight > 0.0) {
+            ++rays;
+            return true;
+        }
+    }
+    return false;
+}
+
+// One round of a pair: traces its first pending ray; when a triangle blocks it, every other
+// pending ray that this triangle or one beside it (across an edge: a surface split into
+// triangles blocks a bundle with several) blocks is answered.
 void pairRound(inout PairRays p, uint i, uint j, uint base, uint perSide, bool shareVertex, inout uint rays,
                inout uint answered) {
-    while (p.pending != 0u) {
-        uint b = findLSB(p.pending);
-        p.pending &= ~(1u << b);
-        RaySegment seg = pairRay(i, j, b, base, perSide, shareVertex);
-        if (seg.weight <= 0.0) continue;
-        ++rays;
-        int t = rsimBlocker(seg);
-        if (t < 0) {
-            p.open |= 1u << b;
-            return;
-        }
-        if (uint(t) == i || uint(t) == j) return;
-        uvec3 beside = tri(uint(t)).edges.xyz;
-        for (uint rest = p.pending; rest != 0u; rest &= rest - 1u) {
-            uint k = findLSB(rest);
-            RaySegment other = pairRay(i, j, k, base, perSide, shareVertex);
-            if (other.weight <= 0.0) {
-                p.pending &= ~(1u << k);
-            } else if (blocks(other, uint(t), i, j) || blocks(other, beside.x, i, j) || blocks(other, beside.y, i, j) ||
-                       blocks(other, beside.z, i, j)) {
-                p.pending &= ~(1u << k);
-                ++rays;
-                ++answered;
-            }
-        }
+    uint b;
+    RaySegment seg;
+    if (!nextPendingRay(p, i, j, base, perSide, shareVertex, b, seg, rays)) return;
+    int t = rsimBlocker(seg);
+    if (t < 0) {
+        p.open |= 1u << b;
         return;
+    }
+    if (uint(t) == i || uint(t) == j) return;
+    uvec3 beside = tri(uint(t)).edges.xyz;
+    for (uint rest = p.pending; rest != 0u; rest &= rest - 1u) {
+        uint k = findLSB(rest);
+        RaySegment other = pairRay(i, j, k, base, perSide, shareVertex);
+        if (other.weight <= 0.0) {
+            p.pending &= ~(1u << k);
+        } else if (blocks(other, uint(t), i, j) || blocks(other, beside.x, i, j) || blocks(other, beside.y, i, j) ||
+                   blocks(other, beside.z, i, j)) {
+            p.pending &= ~(1u << k);
+            ++rays;
+            ++answered;
+        }
     }
 }
 
@@ -229,14 +240,10 @@ void roundPhase(uint list, bool rest) {
     uint rays = 0u, answered = 0u;
     if (rest) {
         // What the rounds left: traced in order, without naming blockers.
-        while (p.pending != 0u) {
-            uint b = findLSB(p.pending);
-            p.pending &= ~(1u << b);
-            RaySegment seg = pairRay(i, j, b, base, perSide, shareVertex);
-            if (seg.weight <= 0.0) continue;
-            ++rays;
+        uint b;
+        RaySegment seg;
+        while (nextPendingRay(p, i, j, base, perSide, shareVertex, b, seg, rays))
             if (!rsimOccluded(seg)) p.open |= 1u << b;
-        }
     } else {
         pairRound(p, i, j, base, perSide, shareVertex, rays, answered);
     }

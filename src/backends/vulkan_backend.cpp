@@ -660,8 +660,8 @@ private:
 
     // Several devices, K resident (no MPI row share): whether each can hold its block of rows in
     // fp32 beside everything else, every one owns a chunk, K's format is encoded on the devices,
-    // and the swapped halves (sent and received, fp32) fit the host budget. Then each pair is
-    // cast once between them and nothing of K is assembled on the host.
+    // and the halves they send (fp32) and their staging buffers fit the host budget. Then each
+    // pair is cast once between them and nothing of K is assembled on the host.
     bool castOnceOnDevices(const KPlan& plan, const std::vector<DeviceBudget>& budgets) const {
         const int D = int(slots_.size());
         const KFormat format = plan.chunking.format;
@@ -675,16 +675,17 @@ private:
             const RowShare part(plan.chunking, D, d);
             if (budgets[std::size_t(d)].fixedBytes + rankAssemblyDeviceBytes(part) > budgets[std::size_t(d)].budgetBytes)
                 return false;
+            hostBytes += kHalfSwapStagingBytes;
             for (int r = 0; r < D; ++r)
-                if (r != d) hostBytes += 2 * std::uint64_t(blocks.pairBlock(d, r, true).pairs()) * 4;
+                if (r != d) hostBytes += std::uint64_t(blocks.pairBlock(d, r, true).pairs()) * 4;
         }
         return hostBytes <= maxHostBytes_;
     }
 
     // K cast once between the devices (visibility/vulkan_visibility_ranks.h): each holds its
     // block of rows in fp32, casts its block's upper triangle and half of the block it shares
-    // with every other device, the devices swap the other halves through host memory, and each
-    // encodes its rows in place.
+    // with every other device, each device uploads the halves the others cast for it from their
+    // memory, and each encodes its rows in place.
     std::vector<DeviceK> castOnceOnDevicesK(const KSettings& k, const KPlan& plan, VisibilityOutcome& out) {
         const std::size_t D = slots_.size();
         const std::uint64_t n = scene().size();

@@ -72,7 +72,7 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
     cmd->add_option("--max-host-mb", req->backend.maxHostMb,
                     "Host memory K's computation may take, in MiB (0: half the memory available at the start, a "
                     "cgroup's limit included). Several GPUs that each hold their rows of K in fp32 swap half "
-                    "blocks of it through host memory (about half of K's fp32 size for two GPUs); streaming, or "
+                    "blocks of it through host memory (about a quarter of K's fp32 size for two GPUs); streaming, or "
                     "GPUs that cannot hold their rows, assemble K in fp32 there. When that needs more, each GPU "
                     "computes the full rows of its own K chunks instead: host memory stays small, at the price "
                     "of casting every pair twice")

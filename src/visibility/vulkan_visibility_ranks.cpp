@@ -59,8 +59,9 @@ constexpr std::uint32_t kSlots = 2;
 // reverse) has a few million pairs, and every cast pays its launch's phases and their tails; four
 // make launches of about the 2^24 pairs the device allows.
 constexpr std::uint32_t kGroup = 4;
-// The staging buffers through which the devices of one process upload each other's halves.
-constexpr std::uint64_t kStageBytes = std::uint64_t(64) << 20;
+// Each of the two staging buffers through which the devices of one process upload each other's
+// halves (kHalfSwapStagingBytes in all).
+constexpr std::uint64_t kStageBytes = kHalfSwapStagingBytes / 2;
 
 } // namespace
 

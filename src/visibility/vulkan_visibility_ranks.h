@@ -41,6 +41,10 @@ struct RankAssembledK {
     double compressSeconds = 0.0; // the encoding in place
 };
 
+// The pinned staging buffers through which a device of one process uploads the halves the
+// others cast for it (two of 64 MiB).
+inline constexpr std::uint64_t kHalfSwapStagingBytes = std::uint64_t(128) << 20;
+
 // How the devices of one process swap their halves: sendTo[r] goes to part r, and what part r
 // sends this one is handed to receive(r, piece), which uploads it (the piece stays valid during
 // the call). MPI ranks swap them through Ranks::alltoallInto instead.

@@ -4,6 +4,8 @@
 // whichever way K is computed (cast once between the devices, assembled on the host, where it
 // lives). And the devices' swap of half blocks: what each part receives, and no hang when one fails.
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <thread>
@@ -227,5 +229,35 @@ TEST_CASE("the devices' swap of half blocks delivers each piece, and a failed pa
             });
         for (auto& t : threads) t.join();
         CHECK(abandoned == std::vector<int>{1, 0, 1});
+    }
+    SECTION("one part fails while receiving: no part leaves (and frees its halves) while another reads them") {
+        DeviceHalfSwap swap(P);
+        std::atomic<bool> part2Left{false}, readAfterLeave{false};
+        std::vector<int> abandoned(P, 0);
+        std::vector<std::thread> threads;
+        for (int me = 0; me < P; ++me)
+            threads.emplace_back([&, me] {
+                std::vector<std::vector<float>> pieces(P, std::vector<float>(4, float(me)));
+                const std::vector<std::span<const float>> sendTo(pieces.begin(), pieces.end());
+                try {
+                    swap.forPart(me)(sendTo, [&](int, std::span<const float> piece) {
+                        if (me == 0) throw Error("part 0 failed");
+                        if (me == 1) { // a slow reader: part 2 must not have left when it reads
+                            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+                            volatile float sum = 0.0f;
+                            for (float v : piece) sum = sum + v;
+                            if (part2Left) readAfterLeave = true;
+                        }
+                    });
+                } catch (const DeviceHalfSwap::Abandoned&) {
+                    abandoned[std::size_t(me)] = 1;
+                } catch (const Error&) {
+                    swap.fail(); // what the backend does for a failed part
+                }
+                if (me == 2) part2Left = true;
+            });
+        for (auto& t : threads) t.join();
+        CHECK(abandoned == std::vector<int>{0, 1, 1});
+        CHECK_FALSE(readAfterLeave);
     }
 }

@@ -88,7 +88,10 @@ void DeviceHalfSwap::waitFor(std::size_t& counter, std::unique_lock<std::mutex>&
     ++counter;
     cv_.notify_all();
     cv_.wait(lock, [&] { return failed_ || counter == posted_.size(); });
-    if (failed_) throw Abandoned();
+    if (!failed_) return;
+    // No part's halves go while another part still reads them.
+    cv_.wait(lock, [&] { return reading_ == 0; });
+    throw Abandoned();
 }
 
 void DeviceHalfSwap::swap(int part, const std::vector<std::span<const float>>& sendTo,
@@ -96,13 +99,24 @@ void DeviceHalfSwap::swap(int part, const std::vector<std::span<const float>>& s
     std::unique_lock lock(mutex_);
     posted_[std::size_t(part)] = &sendTo;
     waitFor(postedCount_, lock);
+    ++reading_;
     lock.unlock();
-    for (std::size_t r = 0; r < posted_.size(); ++r) {
-        if (int(r) == part) continue;
-        const std::span<const float> piece = (*posted_[r])[std::size_t(part)];
-        if (!piece.empty()) receive(int(r), piece);
+    const auto doneReading = [&] {
+        lock.lock();
+        --reading_;
+        cv_.notify_all();
+    };
+    try {
+        for (std::size_t r = 0; r < posted_.size(); ++r) {
+            if (int(r) == part) continue;
+            const std::span<const float> piece = (*posted_[r])[std::size_t(part)];
+            if (!piece.empty()) receive(int(r), piece);
+        }
+    } catch (...) {
+        doneReading();
+        throw;
     }
-    lock.lock();
+    doneReading();
     waitFor(copiedCount_, lock);
 }
 

@@ -54,7 +54,8 @@ using HalfSwap = std::function<void(const std::vector<std::span<const float>>& s
 // The swap between the devices of one process, each on its own thread: a part posts its halves
 // and waits for every other part's, receives what is its own from the others' memory, and waits
 // until every part has received (so that no part's halves go before the others have read them).
-// A part that fails calls fail(), which ends the others' waits with an error.
+// A part that fails calls fail(), which ends the others' waits with an error, once no part is
+// still reading.
 class DeviceHalfSwap {
 public:
     // What the parts that did not fail throw.
@@ -74,6 +75,7 @@ private:
     std::condition_variable cv_;
     std::vector<const std::vector<std::span<const float>>*> posted_;
     std::size_t postedCount_ = 0, copiedCount_ = 0;
+    std::size_t reading_ = 0; // parts reading the others' halves: a failure waits for them
     bool failed_ = false;
 };
 

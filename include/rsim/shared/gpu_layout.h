@@ -91,14 +91,17 @@ struct GpuTransportTri {
 // in order and stores K. A near pair finished in phase 0 (list full) adds the same parts in the
 // same order, so both give the same sums.
 //
-// Blocker rounds (rsimBlockerRounds): on the traced pairs phase RSIM_VIS_PAIRS traces only the
-// first of a pair's S/2 + S/2 rays, tests the others against the triangle that blocked it, and
-// keeps what is left in the pair's PairRays; each round RSIM_VIS_ROUND_FROM_0/1 takes the pairs
-// with rays left (an active list, compacted), traces the first and tests the rest against what
-// blocked it, RSIM_BLOCKER_ROUNDS times; RSIM_VIS_REST_FROM_0/1 traces what is still left, and
+// Blocker rounds (docs/model-choices.md, "A pair's blockers"), when the near list's header names
+// their area (the host's choice, which rsimBlockerRounds in form_factor.h bounds): on the traced
+// pairs phase RSIM_VIS_PAIRS traces only the first of a pair's S/2 + S/2 rays, tests the others
+// against the triangle that blocked it and the triangles across its edges, and keeps what is
+// left in the pair's PairRays; each round RSIM_VIS_ROUND_FROM_0/1 takes the pairs with rays left
+// (an active list, compacted by active_pairs.comp), does the same for the first ray left,
+// RSIM_BLOCKER_ROUNDS times; RSIM_VIS_REST_FROM_0/1 traces what is still left, and
 // RSIM_VIS_PAIRS_FINISH adds each pair's open rays in the order castSides adds them and stores
-// K (or lists a near pair as above). A ray's verdict is the same; only the rays a blocker answers
-// skip the traversal, and the rounds keep every invocation of a launch tracing.
+// K (or lists a near pair as above). The rays are the same and so are their verdicts, but for
+// rays that graze a blocker's edge (the segment test's tolerance); the rounds keep every
+// invocation of a launch tracing.
 RSIM_CONST uint RSIM_VIS_PAIRS = 0u;
 RSIM_CONST uint RSIM_VIS_NEAR = 1u;
 RSIM_CONST uint RSIM_VIS_NEAR_FINISH = 2u;
@@ -135,8 +138,6 @@ RSIM_FN uint64_t rsimBlockerRoundsBytes(uint capacity) {
 RSIM_FN uint64_t rsimActiveListOffset(uint capacity, uint list) {
     return uint64_t(RSIM_BLOCKER_ROUNDS_HEADER_BYTES) + uint64_t(capacity) * uint64_t(16u + list * 4u);
 }
-// A launch takes the rounds when its near list's header names their area (the host's choice,
-// which rsimBlockerRounds in form_factor.h bounds).
 struct NearVisibilityPair {
     uint i;         // the element's row
     uint j;         // and column

@@ -113,7 +113,12 @@ void DeviceHalfSwap::swap(int part, const std::vector<std::span<const float>>& s
             if (!piece.empty()) receive(int(r), piece);
         }
     } catch (...) {
+        // This part leaves, and its own halves go with it: the others stop waiting, and it waits
+        // until none of them is still reading (they finish what they are receiving).
         doneReading();
+        failed_ = true;
+        cv_.notify_all();
+        cv_.wait(lock, [&] { return reading_ == 0; });
         throw;
     }
     doneReading();

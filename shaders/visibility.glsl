@@ -224,6 +224,20 @@ void pairsPhase() {
     finishOrListNear(row, col, i, j, base, perSide, shareVertex, sums, rays);
 }
 
+// A pair's sampling, from its element (row, col): (i, j) with i < j, S/2 samples per side, the
+// samples it takes per side (rsimKSamplesPerSide), whether the two triangles share a vertex.
+struct PairSampling {
+    uint i, j, base, perSide;
+    bool shareVertex;
+};
+PairSampling pairSampling(uint row, uint col) {
+    uint i = min(row, col), j = max(row, col);
+    Tri ti = rsimTri(tri(i));
+    Tri tj = rsimTri(tri(j));
+    return PairSampling(i, j, rsimKBaseSamplesPerSide(pc.samples), rsimKSamplesPerSide(sampling(), ti, tj),
+                        rsimShareVertex(ti, tj));
+}
+
 // Phases RSIM_VIS_ROUND_FROM_0/1 and RSIM_VIS_REST_FROM_0/1: a pair of an active list.
 void roundPhase(uint list, bool rest) {
     RoundsRef r = rounds();
@@ -231,12 +245,9 @@ void roundPhase(uint list, bool rest) {
     if (index >= (list == 0u ? r.header.active0 : r.header.active1)) return;
     uint slot = UintRefs(activeList(list)).v[index];
     PairRays p = r.pairs[slot];
-    uint i = min(p.row, p.col), j = max(p.row, p.col);
-    Tri ti = rsimTri(tri(i));
-    Tri tj = rsimTri(tri(j));
-    uint base = rsimKBaseSamplesPerSide(pc.samples);
-    uint perSide = rsimKSamplesPerSide(sampling(), ti, tj);
-    bool shareVertex = rsimShareVertex(ti, tj);
+    PairSampling q = pairSampling(p.row, p.col);
+    uint i = q.i, j = q.j, base = q.base, perSide = q.perSide;
+    bool shareVertex = q.shareVertex;
     uint rays = 0u, answered = 0u;
     if (rest) {
         // What the rounds left: traced in order, without naming blockers.
@@ -259,12 +270,9 @@ void pairsFinishPhase() {
     if (index >= FacingListRef(pc.facingList).header.count) return;
     PairRays p = rounds().pairs[index];
     if (p.row == RSIM_PAIR_DONE) return;
-    uint i = min(p.row, p.col), j = max(p.row, p.col);
-    Tri ti = rsimTri(tri(i));
-    Tri tj = rsimTri(tri(j));
-    uint base = rsimKBaseSamplesPerSide(pc.samples);
-    uint perSide = rsimKSamplesPerSide(sampling(), ti, tj);
-    bool shareVertex = rsimShareVertex(ti, tj);
+    PairSampling q = pairSampling(p.row, p.col);
+    uint i = q.i, j = q.j, base = q.base, perSide = q.perSide;
+    bool shareVertex = q.shareVertex;
     vec2 sums = vec2(0.0);
     for (uint open = p.open; open != 0u; open &= open - 1u) {
         uint b = findLSB(open);

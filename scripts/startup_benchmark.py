@@ -59,6 +59,9 @@ def main():
     ap.add_argument("--cache-repeat", type=int, default=2, help="runs that read K, per --host-rays mode")
     ap.add_argument("--host-rays", default="auto",
                     help="--host-rays modes of the runs that read K, alternating (e.g. auto,never)")
+    ap.add_argument("--uncached-host-rays", default="",
+                    help="--host-rays modes of the GPU runs without the K cache, alternating (e.g. auto,never; "
+                         "default: rsim's default)")
     ap.add_argument("--out", default="bench/startup")
     ap.add_argument("--tmp", default="/tmp/rsim-startup")
     a = ap.parse_args()
@@ -74,10 +77,15 @@ def main():
         rows.append({"scene": "(rsim devices)", "backend": "vulkan", "run": "first" if r == 0 else r, "wall_s": wall})
     for scene in a.scenes.split(","):
         for backend in a.backends.split(","):
+            modes = [m for m in a.uncached_host_rays.split(",") if m] if backend == "vulkan" else []
             for r in range(a.repeat + 1):
-                row = one_run(a, scene, backend, os.path.join(a.tmp, "r"), ["--no-k-cache"])
-                row["run"] = "first" if r == 0 else r
-                rows.append(row)
+                for mode in modes or [None]:
+                    extra = ["--no-k-cache"] + (["--host-rays", mode] if mode else [])
+                    row = one_run(a, scene, backend, os.path.join(a.tmp, "r"), extra)
+                    if mode:
+                        row["backend"] = f"vulkan, --host-rays {mode}"
+                    row["run"] = "first" if r == 0 else r
+                    rows.append(row)
     for cache_scene in filter(None, a.cache_scene.split(",")):
         cache = os.path.join(a.tmp, "kcache")
         row = one_run(a, cache_scene, "vulkan", os.path.join(a.tmp, "c"), ["--k-cache", cache])

@@ -9,6 +9,7 @@
 #include <catch2/matchers/catch_matchers_string.hpp>
 
 #include "k/k_cache.h"
+#include "pipeline/host_rays.h"
 #include "support/run_command.h"
 #include "support/test_scenes.h"
 
@@ -182,6 +183,25 @@ TEST_CASE("the K cache works on the Vulkan backend", "[kcache][vulkan]") {
     CHECK_THAT(cpu.output, ContainsSubstring("K cache: stored K"));
 }
 
+TEST_CASE("K's rays stay within the bound by which a small scene's K goes to the CPU", "[kcache]") {
+    // pipeline/host_rays.h leaves K to the CPU when kRaysBound is few for its threads: the bound
+    // must hold from above, without being too loose to tell a small scene from a large one.
+    SceneBuilder b;
+    auto wall = b.material("wall", 0.6f);
+    b.roomShell({0, 0, 0}, {4.0, 3.0, 2.5}, 3, wall);
+    b.box({1.5, 1.0, 0.0}, {2.3, 1.8, 0.9}, 1, wall);
+    const PreparedScene s = b.prepare(0.8);
+    SimConfig c = makeSimConfig(basicScene({0.3, 1.5, 1.2}, {4.0, 1.5, 1.2}));
+    c.timesteps = 50;
+    const SimulationResult r = simulate("cpu", s, c);
+    const std::uint64_t bound = kRaysBound(s.size(), c.k);
+    CAPTURE(s.size(), r.visibility.raysCast, bound);
+    CHECK(r.visibility.raysCast <= bound);
+    CHECK(r.visibility.raysCast * 3 > bound);
+    CHECK(fewHostKRays(bound, std::uint32_t(bound / 400'000 + 1)));
+    CHECK_FALSE(fewHostKRays(bound, std::uint32_t(bound / 400'000 / 2)));
+}
+
 TEST_CASE("with K from the cache, the CPU may cast the other rays for a GPU without ray tracing", "[kcache][vulkan]") {
     const auto paths = vulkanPathsAvailable();
     if (paths.empty()) SKIP("no Vulkan device with ray tracing");
@@ -189,10 +209,11 @@ TEST_CASE("with K from the cache, the CPU may cast the other rays for a GPU with
     const std::string scene = std::string(RSIM_SOURCE_DIR) + "/scenes/tiny-room/scene.toml";
     const std::string common = "run " + scene + " --backend vulkan --timesteps 300 --samples 4 --no-progress --k-cache " +
                                (dir / "cache").string() + " --log-level debug -o ";
-    // Without K in the cache every ray is the GPU's, whatever --host-rays says.
-    const auto stored = runRsim(common + (dir / "a").string() + " --host-rays always");
+    // --host-rays never: every ray is the GPU's, and its K is stored.
+    const auto stored = runRsim(common + (dir / "a").string() + " --host-rays never");
     REQUIRE(stored.exitCode == 0);
     CHECK_THAT(stored.output, !ContainsSubstring("without ray tracing"));
+    CHECK_THAT(stored.output, ContainsSubstring("K cache: stored K"));
     CHECK_THAT(readFile(dir / "a" / "summary.json"), ContainsSubstring("\"cpu_phases\": []"));
 
     const auto cached = runRsim(common + (dir / "b").string() + " --host-rays always --validation");
@@ -209,11 +230,12 @@ TEST_CASE("with K from the cache, the CPU may cast the other rays for a GPU with
     CHECK(same.exitCode == 0);
     CHECK_THAT(same.output, ContainsSubstring("rsim compare: PASS"));
 
-    // A file that looked sound but is damaged inside: one warning, K computed on a device with
-    // ray tracing, the results of the first run, and the file stored afresh.
+    // A file that looked sound but is damaged inside: one warning; with --host-rays never, K
+    // computed on a device with ray tracing, the results of the first run, and the file stored
+    // afresh.
     for (const auto& e : std::filesystem::directory_iterator(dir / "cache"))
         flipByte(e.path(), std::filesystem::file_size(e.path()) / 2);
-    const auto damaged = runRsim(common + (dir / "c").string() + " --host-rays always");
+    const auto damaged = runRsim(common + (dir / "c").string() + " --host-rays never");
     REQUIRE(damaged.exitCode == 0);
     const std::string warning = "is damaged (checksum)";
     const auto at = damaged.output.find(warning);
@@ -223,12 +245,42 @@ TEST_CASE("with K from the cache, the CPU may cast the other rays for a GPU with
     CHECK_THAT(readFile(dir / "c" / "summary.json"), ContainsSubstring("\"k_from_cache\": false"));
     CHECK(readFile(dir / "a" / "triangles.csv") == readFile(dir / "c" / "triangles.csv"));
 
-    // A batch from the cache: every pose's outputs within tolerance of the GPU's own.
+    // K not in the cache (damaged again; then no cache at all): with --host-rays always the CPU
+    // computes K while the GPU is created without ray tracing; the damage is reported once, the
+    // CPU's K is not stored, and the results are the GPU's within compare's tolerances.
+    for (const auto& e : std::filesystem::directory_iterator(dir / "cache"))
+        flipByte(e.path(), std::filesystem::file_size(e.path()) / 2);
+    const auto onCpu = runRsim(common + (dir / "f").string() + " --host-rays always --validation");
+    REQUIRE(onCpu.exitCode == 0);
+    const auto first = onCpu.output.find(warning);
+    CHECK(first != std::string::npos);
+    CHECK(onCpu.output.find(warning, first + 1) == std::string::npos);
+    CHECK_THAT(onCpu.output, ContainsSubstring("the CPU computes K while the GPU is created without ray tracing"));
+    CHECK_THAT(onCpu.output, ContainsSubstring("without ray tracing, compute family"));
+    CHECK_THAT(onCpu.output, ContainsSubstring("Vulkan validation: 0 error(s)"));
+    CHECK_THAT(onCpu.output, !ContainsSubstring("K cache: stored K"));
+    const std::string cpuSummary = readFile(dir / "f" / "summary.json");
+    CHECK_THAT(cpuSummary, ContainsSubstring("\"k_from_cache\": false"));
+    CHECK_THAT(cpuSummary, ContainsSubstring("\"backend\": \"vulkan\""));
+    CHECK_THAT(cpuSummary, ContainsSubstring("\"visibility\",\n    \"direct\",\n    \"primary rays\""));
+    const auto noCache = runRsim("run " + scene + " --backend vulkan --timesteps 300 --samples 4 --no-progress "
+                                 "--no-k-cache --host-rays always -o " + (dir / "g").string());
+    REQUIRE(noCache.exitCode == 0);
+    CHECK_THAT(noCache.output, ContainsSubstring("the CPU computes K"));
+    for (const char* run : {"f", "g"}) {
+        const auto cmp = runRsim("compare " + (dir / "a").string() + " " + (dir / run).string());
+        CHECK_THAT(cmp.output, ContainsSubstring("rsim compare: PASS"));
+    }
+
+    // A batch from the cache (the GPU's batch stores K afresh): every pose's outputs within
+    // tolerance of the GPU's own.
     writeFile(dir / "poses.csv", "name,x,y,z,look_x,look_y,look_z\nfront,0.25,1.52,1.5,4.0,1.5,1.0\n"
                                  "side,0.4,1.0,1.4,4.0,1.5,1.0\n");
     const std::string poses = " --poses " + (dir / "poses.csv").string();
-    REQUIRE(runRsim(common + (dir / "d").string() + poses + " --host-rays always").exitCode == 0);
     REQUIRE(runRsim(common + (dir / "e").string() + poses + " --host-rays never").exitCode == 0);
+    const auto batch = runRsim(common + (dir / "d").string() + poses + " --host-rays always");
+    REQUIRE(batch.exitCode == 0);
+    CHECK_THAT(batch.output, ContainsSubstring("while the devices were created"));
     CHECK_THAT(readFile(dir / "d" / "summary.json"), ContainsSubstring("\"direct\",\n    \"primary rays\""));
     CHECK_THAT(readFile(dir / "e" / "summary.json"), ContainsSubstring("\"cpu_phases\": []"));
     for (const char* pose : {"front", "side"}) {

@@ -29,7 +29,8 @@
 #   scripts/device/gpu-run.sh startup SCENES  start-up and shut-down outside the phases (issue 21), GPU and CPU,
 #                                             and runs with K from the K cache (startup_benchmark.py; scenes
 #                                             STARTUP_CACHE_SCENE, STARTUP_CACHE_REPEAT runs per --host-rays
-#                                             mode of STARTUP_HOST_RAYS, e.g. auto,never)
+#                                             mode of STARTUP_HOST_RAYS, e.g. auto,never; the runs without
+#                                             the cache alternate STARTUP_UNCACHED_HOST_RAYS' modes)
 #   scripts/device/gpu-run.sh pixels OLD SCENE  the pixel outputs' cost (issue 15): this bundle's rsim against an
 #                                             older build's binary OLD (same libraries), pixel_outputs_benchmark.py
 #   scripts/device/gpu-run.sh statistics      the driver's statistics of every pipeline (RSIM_PIPELINE_STATISTICS=1),
@@ -365,7 +366,8 @@ startup)
   gen "$scenes"
   python3 scripts/startup_benchmark.py --rsim $RSIM --scenes "$scenes" --backends vulkan,cpu \
     --repeat "${STARTUP_REPEATS:-5}" --cache-scene "${STARTUP_CACHE_SCENE:-medium-room}" \
-    --cache-repeat "${STARTUP_CACHE_REPEAT:-2}" --host-rays "${STARTUP_HOST_RAYS:-auto}" --out "$OUT/startup" \
+    --cache-repeat "${STARTUP_CACHE_REPEAT:-2}" --host-rays "${STARTUP_HOST_RAYS:-auto}" \
+    --uncached-host-rays "${STARTUP_UNCACHED_HOST_RAYS:-}" --out "$OUT/startup" \
     2>&1 | tee "$OUT/startup.txt" ;;
 tests)
   # The tests run rsim as build/rsim (compiled-in path): point it at the bundle's wrapper. Each

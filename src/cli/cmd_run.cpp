@@ -163,11 +163,13 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
                     "$XDG_CACHE_HOME/rsim/k or ~/.cache/rsim/k)");
     cmd->add_flag("--no-k-cache", req->noKCache, "Neither read nor store K in the K cache");
     cmd->add_option("--host-rays", req->hostRays,
-                    "GPU runs with K from the K cache: 'auto' casts the few other rays (direct terms, image) "
-                    "on the CPU when they take it well under 0.2 s, and creates the GPU without ray tracing, "
-                    "which starts 0.2 s sooner on NVIDIA's driver; 'always' does so whatever their number; "
-                    "'never' casts every ray on the GPU, so that a run from the cache repeats the run that "
-                    "stored K bit for bit")
+                    "GPU runs that cast few rays: 'auto' casts them on the CPU when they take it well under "
+                    "0.2 s, and creates the GPU without ray tracing, which starts 0.2 s sooner on NVIDIA's "
+                    "driver: the direct terms' and the image's rays when K comes from the K cache, and K's "
+                    "as well when the scene is small (a few hundred triangles on 16 threads; such a K is "
+                    "not stored in the cache); 'always' does so whatever their number (tests); 'never' "
+                    "casts every ray on the GPU, so that a run from the cache repeats the run that stored K "
+                    "bit for bit")
         ->check(CLI::IsMember({"auto", "always", "never"}))
         ->capture_default_str();
     cmd->add_option("--k-cache-max-gb", req->kCacheMaxGb,

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "pipeline/host_rays.h"
 
+#include <algorithm>
+
 #include "util/error.h"
 
 namespace rsim {
@@ -21,6 +23,17 @@ std::uint64_t poseRays(std::uint64_t triangles, const SimConfig& c, bool images)
 bool fewHostRays(std::uint64_t rays, unsigned threads) {
     // A tenth of a second at a million rays per thread and second.
     constexpr std::uint64_t kRaysPerThread = 100'000;
+    return rays <= kRaysPerThread * std::uint64_t(threads ? threads : 1);
+}
+
+std::uint64_t kRaysBound(std::uint64_t triangles, const KSettings& k) {
+    const std::uint64_t S = k.samples;
+    return triangles * (triangles - std::min<std::uint64_t>(triangles, 1)) / 2 * S + triangles * 6 * S * k.nearPairFactor;
+}
+
+bool fewHostKRays(std::uint64_t rays, unsigned threads) {
+    // A fifth of a second at two million rays per thread and second.
+    constexpr std::uint64_t kRaysPerThread = 400'000;
     return rays <= kRaysPerThread * std::uint64_t(threads ? threads : 1);
 }
 

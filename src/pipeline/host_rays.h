@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: MIT
-// Rays on the CPU for a GPU run whose K comes from the K cache. Such a run casts rays only for
-// the direct terms and the sensor image, a few hundred thousand per pose on the generated rooms,
-// but creating a GPU device with ray tracing costs 0.25-0.32 s on NVIDIA's driver against
-// 0.06-0.09 s without (docs/benchmarks.md, "GPU start-up"), longer than a whole cached run's
-// transport. So when the K cache holds this run's K and its other rays are few, the CPU
-// (Embree) casts them, the GPU is created without ray tracing for the transport, the signals
-// and the distances, and K is read from the cache while the GPU is created.
+// Rays on the CPU for a GPU run that casts few. Creating a GPU device with ray tracing costs
+// 0.25-0.32 s on NVIDIA's driver against 0.06-0.09 s without (docs/benchmarks.md, "GPU
+// start-up"), longer than a small scene's whole visibility on the CPU's threads. So:
+//   - when the K cache holds this run's K and its other rays (direct terms, sensor image; a few
+//     hundred thousand per pose on the generated rooms) are few, the CPU (Embree) casts them,
+//     the GPU is created without ray tracing for the transport, the signals and the distances,
+//     and K is read from the cache while the GPU is created;
+//   - when K is not in the cache but its rays too are few for this machine's threads (a scene of
+//     a few hundred triangles), the CPU computes K while the GPU is created, and casts the
+//     other rays (K is not stored in the cache: the cache keeps the GPU's K).
 //
 // The results equal a run with `--host-rays never` within the CPU and GPU backends' agreement
-// (the direct terms and the image on the CPU; docs/model-choices.md, "Rays on the CPU").
+// (docs/model-choices.md, "Rays on the CPU").
 #pragma once
 #include <cstdint>
 #include <string>
@@ -18,8 +21,8 @@
 namespace rsim {
 
 enum class HostRays {
-    Auto,   // when K comes from the K cache and the rays are few for this machine's threads
-    Always, // whenever K comes from the K cache (tests; machines whose CPU is fast)
+    Auto,   // when the rays (K's too, when it is not in the K cache) are few for this machine's threads
+    Always, // whenever the run has indirect light in one process (tests; machines whose CPU is fast)
     Never,  // the GPU casts every ray (a run from the cache then equals the run that stored K)
 };
 
@@ -35,5 +38,17 @@ std::uint64_t poseRays(std::uint64_t triangles, const SimConfig& config, bool im
 // device without ray tracing saves: at least a million rays per thread and second,
 // conservatively (Embree's occlusion rays run at several million).
 bool fewHostRays(std::uint64_t rays, unsigned threads);
+
+// About the rays of K over `triangles`, from above: S for every pair, as if every pair faced
+// (from a third to three quarters of the generated rooms' pairs do), and near pairs' extra
+// samples for six neighbours per triangle (a vertex of a mesh has about six triangles round it).
+// The tiny room: 4.3 million, against 3.3 million cast.
+std::uint64_t kRaysBound(std::uint64_t triangles, const KSettings& k);
+
+// Whether K's `rays` are few enough for the CPU's `threads` to cast them in about the 0.2 s
+// that a device without ray tracing saves, while it is created: two million of K's rays per
+// thread and second, conservatively (4.4 million, sampling included, on the development
+// machine's cores).
+bool fewHostKRays(std::uint64_t rays, unsigned threads);
 
 } // namespace rsim

@@ -70,8 +70,10 @@ PhaseBackends SceneAndBackend::phases() const {
 
 void SceneAndBackend::applyTo(RunOptions& options, RunMetadata& meta) {
     options.cachedK = cachedK ? &*cachedK : nullptr;
+    options.cachedKComputedHere = kComputedOnCpu;
     options.kCacheFailed = kCacheFailed;
     if (cpu) meta.cpuPhases = {"direct", "primary rays"};
+    if (kComputedOnCpu) meta.cpuPhases.insert(meta.cpuPhases.begin(), "visibility");
 }
 
 void SceneAndBackend::release() {
@@ -93,6 +95,46 @@ std::uint64_t hostRaysOf(const SceneDesc& scene, const RunRequest& req, std::siz
     const std::uint64_t rays =
         std::uint64_t(std::max<std::size_t>(poses, 1)) * poseRays(triangles, config, scene.output.images);
     return mode == HostRays::Always || fewHostRays(rays, threadCount()) ? rays : 0;
+}
+
+// Whether a GPU run of `triangles` may leave K's rays and the others to the CPU (pipeline/host_rays.h),
+// when K is not in the K cache: it needs indirect light, its K whole in this process, and few
+// rays of both kinds for this machine (or --host-rays always).
+bool hostKPossible(const SceneDesc& scene, const RunRequest& req, std::size_t poses, std::uint64_t triangles) {
+    const HostRays mode = parseHostRays(req.hostRays);
+    if (mode == HostRays::Never || req.kFormatErrors) return false;
+    const SimConfig config = configFor(scene, req);
+    if (!config.indirect || rowBlockMode(req, scene, poses > 0)) return false;
+    if (mode == HostRays::Always) return true;
+    const std::uint64_t rays =
+        std::uint64_t(std::max<std::size_t>(poses, 1)) * poseRays(triangles, config, scene.output.images);
+    return fewHostRays(rays, threadCount()) && fewHostKRays(kRaysBound(triangles, config.k), threadCount());
+}
+
+// The GPU run of `selected` without ray tracing, its devices created while the CPU computes K,
+// when its rays are few for the CPU (pipeline/host_rays.h); otherwise nothing happens.
+bool loadWithHostK(SceneAndBackend& out, const VulkanSelection& selected, const SceneDesc& scene,
+                   const RunRequest& req, std::size_t poses, PhaseTimes& times) {
+    if (!selected || !hostKPossible(scene, req, poses, out.prepared.size())) return false;
+    // When computing K fails, the future's destructor waits for the devices, which then go.
+    std::future<std::unique_ptr<Backend>> backend =
+        std::async(std::launch::async, [&] { return makeBackend(req.backend, selected, false); });
+    spdlog::info("rays on the CPU: K's rays (at most about {}) and the others are few for {} thread(s); the CPU "
+                 "computes K while the GPU is created without ray tracing for the transport (--host-rays never: "
+                 "the GPU casts them)",
+                 kRaysBound(out.prepared.size(), configFor(scene, req).k), threadCount());
+    std::unique_ptr<Backend> cpu = makeCpuBackend();
+    Stopwatch sw;
+    cpu->prepare(out.prepared);
+    times.add("accel", sw.seconds());
+    RunMetadata computed;
+    VisibilityStats stats;
+    const std::unique_ptr<KHandle> K = computeK(*cpu, configFor(scene, req).k, times, computed, stats, nullptr);
+    out.cachedK = CachedK{K->host(), stats, computed.k};
+    out.kComputedOnCpu = true;
+    out.backend = backend.get();
+    out.cpu = std::move(cpu);
+    return true;
 }
 
 // The GPU run of `selected` without ray tracing, with K read from the K cache while its devices
@@ -150,7 +192,8 @@ SceneAndBackend loadSceneAndBackend(const SceneDesc& scene, const RunRequest& re
     // devices meanwhile, and creates them once the triangles tell whether the cache holds K. When
     // preparing fails, the future's destructor waits for the thread before the error goes on.
     // (Subdivision only adds triangles: too many rays for the meshes' are too many after it.)
-    const bool hostRaysPossible = hostRaysOf(scene, req, poses, geometry.v0.size()) > 0;
+    const bool hostRaysPossible = hostRaysOf(scene, req, poses, geometry.v0.size()) > 0 ||
+                                  hostKPossible(scene, req, poses, geometry.v0.size());
     std::future<VulkanSelection> selection;
     std::future<std::unique_ptr<Backend>> backend;
     if (hostRaysPossible)
@@ -162,7 +205,9 @@ SceneAndBackend loadSceneAndBackend(const SceneDesc& scene, const RunRequest& re
     times.add("load", sw.seconds());
     if (hostRaysPossible) {
         const VulkanSelection selected = selection.get();
-        if (!loadWithHostRays(out, selected, scene, req, poses, times)) out.backend = makeBackend(req.backend, selected);
+        if (!loadWithHostRays(out, selected, scene, req, poses, times) &&
+            !loadWithHostK(out, selected, scene, req, poses, times))
+            out.backend = makeBackend(req.backend, selected);
     } else {
         out.backend = backend.get();
     }

@@ -66,12 +66,14 @@ RunInfo runInfoFor(const RunRequest& request);
 //
 // A GPU run whose K is in the K cache and whose other rays are few (pipeline/host_rays.h) gets
 // devices without ray tracing, created while K is read from the cache, and the CPU backend for
-// the direct terms and the image.
+// the direct terms and the image; one whose K's rays are few as well gets them while the CPU
+// computes K.
 struct SceneAndBackend {
     PreparedScene prepared;
     std::unique_ptr<Backend> backend; // every phase, or all but those of `cpu`
     std::unique_ptr<Backend> cpu;     // the direct terms and the image of a GPU without ray tracing
     std::optional<CachedK> cachedK;   // K, read from the K cache while `backend` was created
+    bool kComputedOnCpu = false;      // or computed by `cpu` meanwhile
     bool kCacheFailed = false;        // the K cache's file was there but could not be used
 
     PhaseBackends phases() const;

@@ -224,7 +224,8 @@ void combineOverRanks(const Ranks& ranks, VisibilityStats& v, KStorageReport& k)
     k.rmsError = std::sqrt(squares[0]);
 }
 
-// The geometry phase's K: visibility, compression, and their report.
+} // namespace
+
 std::unique_ptr<KHandle> computeK(Backend& geometry, const KSettings& k, PhaseTimes& times, RunMetadata& meta,
                                   VisibilityStats& stats, const RowShare* share) {
     Stopwatch sw;
@@ -259,6 +260,8 @@ std::unique_ptr<KHandle> computeK(Backend& geometry, const KSettings& k, PhaseTi
                      meta.k.rmsError, v.compressSeconds);
     return std::move(v.K);
 }
+
+namespace {
 
 // Row-block mode: this rank's rows of K, once every rank is known to run the same job (none
 // without indirect light: there is no K); the split is logged and noted in meta.rowsOfRanks.
@@ -370,7 +373,7 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
     if (opt.cachedK && (first.indirect || opt.keepK)) {
         visibility = opt.cachedK->stats;
         meta.k = opt.cachedK->storage;
-        meta.kFromCache = true;
+        meta.kFromCache = !opt.cachedKComputedHere;
         K = std::make_unique<HostKHandle>(std::move(opt.cachedK->K));
     } else if (kHeld && (first.indirect || opt.keepK)) {
         // Used in place: it stays held even when this batch throws (Ctrl-C from Python).

@@ -26,6 +26,14 @@ struct HeldK {
     KStorageReport storage;
 };
 
+class RowShare;
+
+// The geometry phase's K on `geometry`: visibility and compression, timed (`visibility`,
+// `compress`) and logged, with their counts and report in `stats` and `meta.k`; under MPI row
+// blocks (`share`), the counts of the whole K.
+std::unique_ptr<KHandle> computeK(Backend& geometry, const KSettings& k, PhaseTimes& times, RunMetadata& meta,
+                                  VisibilityStats& stats, const RowShare* share);
+
 struct RunOptions {
     bool keepK = false; // return the decoded K (output.kij, tests)
     bool images = true; // render the sensor image
@@ -40,6 +48,9 @@ struct RunOptions {
     // created), used as simulateBatch would use the cache's K; the caller has timed and logged
     // the read. The run is then described by the transport's backend, which computed no K.
     CachedK* cachedK = nullptr;
+    // `cachedK` was computed by the CPU in this process (pipeline/host_rays.h), not read from
+    // the cache; its phases are timed already.
+    bool cachedKComputedHere = false;
     // The K cache's file for this K was read before the batch and rejected (with a warning):
     // K is computed and stored afresh without reading it again.
     bool kCacheFailed = false;

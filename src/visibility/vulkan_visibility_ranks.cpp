@@ -171,9 +171,20 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     }
     if (R1 > R0) casts.push_back({R0, R1, R0, R1, {}});
 
-    // Per slot: kGroup scratch chunks, their readback, its lists, and a table of chunk addresses
-    // (this part's chunks, and a scratch chunk at the index of each foreign chunk of the slot's cast).
+    // Per slot: kGroup scratch chunks, the readback of the regions a cast reads from them, its
+    // lists, and a table of chunk addresses (this part's chunks, and a scratch chunk at the index
+    // of each foreign chunk of the slot's cast). The readback holds a cast's regions one after
+    // the other, not whole chunks: it is pinned host memory, slow to allocate (0.3 s of two
+    // H100s' setup for whole chunks), and a region is a fraction of its chunk.
     const std::uint64_t scratchBytes = ch.largestChunkBytes();
+    const auto regionsBytes = [&](const Cast& c) {
+        std::uint64_t bytes = 0;
+        for (const Region& g : c.foreign) bytes += g.elements(ch) * 4;
+        return bytes;
+    };
+    std::array<std::uint64_t, kSlots> readbackBytes{};
+    for (std::size_t k = 0; k < casts.size(); ++k)
+        readbackBytes[k % kSlots] = std::max(readbackBytes[k % kSlots], regionsBytes(casts[k]));
     std::vector<std::uint64_t> home(ch.chunks(), 0);
     for (std::size_t x = 0; x < out.K.chunkIds.size(); ++x) home[out.K.chunkIds[x]] = out.K.buffers[x].address();
     struct Slot {
@@ -185,8 +196,9 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
         const std::string tag = std::to_string(s);
         slots[s].scratch = vk::Buffer(dev, kGroup * scratchBytes, vk::kStorageUsage, vk::MemoryKind::Device,
                                       "K scratch chunks (fp32), slot " + tag);
-        slots[s].readback = vk::Buffer(dev, kGroup * scratchBytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                                       vk::MemoryKind::Readback, "K scratch readback, slot " + tag);
+        slots[s].readback = vk::Buffer(dev, std::max<std::uint64_t>(readbackBytes[s], 4),
+                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryKind::Readback,
+                                       "K scratch readback, slot " + tag);
         slots[s].table = vk::makeStorage(dev, home, "K chunk addresses, slot " + tag);
         slots[s].lists = std::make_unique<VisibilityLists>(dev, visibilityPairsPerLaunch(dev), ch.n,
                                                            tileListMax(settings), blockerRounds(settings),
@@ -206,9 +218,9 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     vk::TimelineSemaphore done(dev, "rank casts");
     vk::TimelineSemaphore uploads(dev, "K halves from other parts");
 
-    // Where region g of cast c lies in its slot's scratch and readback buffers: columns [col0,
-    // col1) of the g-th scratch chunk.
-    const auto readbackAt = [&](const Cast& c, std::size_t g) {
+    // Where region g of cast c lies in its slot's scratch buffer: columns [col0, col1) of the
+    // g-th scratch chunk.
+    const auto scratchAt = [&](const Cast& c, std::size_t g) {
         return g * scratchBytes + std::uint64_t(c.foreign[g].col0) * ch.rows(c.foreign[g].chunk) * 4;
     };
     auto submit = [&](std::size_t k) {
@@ -232,8 +244,11 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
             vk::computeBarrier(dev, cmd);
             if (!c.foreign.empty()) {
                 std::vector<VkBufferCopy> copies;
-                for (std::size_t g = 0; g < c.foreign.size(); ++g)
-                    copies.push_back({readbackAt(c, g), readbackAt(c, g), c.foreign[g].elements(ch) * 4});
+                std::uint64_t at = 0;
+                for (std::size_t g = 0; g < c.foreign.size(); ++g) {
+                    copies.push_back({scratchAt(c, g), at, c.foreign[g].elements(ch) * 4});
+                    at += c.foreign[g].elements(ch) * 4;
+                }
                 dev.vk().vkCmdCopyBuffer(cmd, s.scratch.handle(), s.readback.handle(), std::uint32_t(copies.size()),
                                          copies.data());
                 // The table again as the other slots' casts expect it.
@@ -269,12 +284,9 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
         done.wait(k + 1);
         dev.reclaim();
         const Cast& c = casts[k];
-        const char* readback = static_cast<const char*>(slots[k % kSlots].readback.mapped());
-        float* to = sendStore[std::size_t(c.receiver)].get() + c.sendOffset;
-        for (std::size_t g = 0; g < c.foreign.size(); ++g) {
-            std::memcpy(to, readback + readbackAt(c, g), c.foreign[g].elements(ch) * 4);
-            to += c.foreign[g].elements(ch);
-        }
+        // The regions lie one after the other in the readback, as in what goes to the receiver.
+        std::memcpy(sendStore[std::size_t(c.receiver)].get() + c.sendOffset, slots[k % kSlots].readback.mapped(),
+                    regionsBytes(c));
         progress.add(std::uint64_t(c.rowEnd - c.rowBegin) * (c.colEnd - c.colBegin));
     }
     spdlog::debug("{}: half blocks cast and read back in {:.3f} s", who, sw.seconds());

@@ -10,6 +10,7 @@
 #include "k/k_plan.h"
 #include "transport/row_exchange.h"
 #include "util/error.h"
+#include "util/parallel.h"
 #include "util/progress.h"
 #include "util/timer.h"
 #include "vulkan/pass.h"
@@ -245,18 +246,31 @@ public:
 
     void waitForFarSums() const { computeDone_.waitAll(); }
     // Copies this device's rows of the far sums (of its chunks among [c0, c1)) into `merged`
-    // (vec2[steps][n][poses]).
+    // (vec2[steps][n][poses]). The copies of a block (several MB between the devices' gathers,
+    // which wait for them) run on every thread: on one, two H100s' radiosity loop spent 0.18 of
+    // industry's 0.79 s combining far sums.
     void contributeFarSums(std::vector<glm::vec2>& merged, std::uint32_t steps, std::uint32_t c0 = 0,
                            std::uint32_t c1 = UINT32_MAX) const {
         const auto* src = static_cast<const glm::vec2*>(readback_.mapped());
         const KChunking& ch = k_->chunking;
+        std::vector<std::uint32_t> chunks;
         for (std::uint32_t c : k_->chunkIds)
-            for (std::uint32_t q = 0; q < steps && c >= c0 && c < c1; ++q) {
+            if (c >= c0 && c < c1) chunks.push_back(c);
+        parallelFor(chunks.size() * steps, 16, [&](std::size_t b, std::size_t e, unsigned) {
+            for (std::size_t x = b; x < e; ++x) {
+                const std::uint32_t c = chunks[x / steps], q = std::uint32_t(x % steps);
                 const std::size_t o = (std::size_t(q) * n_ + ch.rowBegin(c)) * P_;
                 std::memcpy(&merged[o], &src[o], std::size_t(ch.rows(c)) * P_ * sizeof(glm::vec2));
             }
+        });
     }
-    void receiveFarSums(const std::vector<glm::vec2>& merged) { std::memcpy(upload_.mapped(), merged.data(), farBytes_); }
+    void receiveFarSums(const std::vector<glm::vec2>& merged) {
+        auto* to = static_cast<char*>(upload_.mapped());
+        const auto* from = reinterpret_cast<const char*>(merged.data());
+        parallelFor(farBytes_, std::size_t(256) << 10, [&](std::size_t b, std::size_t e, unsigned) {
+            std::memcpy(to + b, from + b, e - b);
+        });
+    }
 
     // The near steps of the block, after the combined far sums are in place when exchanged.
     void submitNear(std::uint32_t t0, std::uint32_t steps, std::uint32_t block, bool uploadFarSums) {

@@ -70,9 +70,10 @@ timeout 300 "$mpiexec" --oversubscribe -np 1 "$rsim" run "$tiny" $opts --chunk-m
 grep -q '"group_size": 1' "$work/batch-groups/summary.json"
 for pose in a b; do same "$work/batch-one/$pose" "$work/batch-groups/$pose"; done
 log "a batch over 3 ranks agrees"
-# The Vulkan backend, where a device is there.
+# The Vulkan backend, where a device is there. --host-rays never: one process's K is the GPU's
+# (a small scene's K would otherwise go to the CPU on a machine with enough threads).
 if "$rsim" devices 2>/dev/null | grep -q "usable:     yes"; then
-  vopts="--backend vulkan --validation --samples 2 --timesteps 300 --no-k-cache --no-progress --chunk-mb 0.01"
+  vopts="--backend vulkan --validation --samples 2 --timesteps 300 --no-k-cache --no-progress --chunk-mb 0.01 --host-rays never"
   "$rsim" run "$tiny" $vopts -q -o "$work/vk-one"
   for n in 2 3; do
     timeout 300 "$mpiexec" --oversubscribe -np "$n" "$rsim" run "$tiny" $vopts -o "$work/vk-rows$n" >"$work/vk$n.log" 2>&1
@@ -86,7 +87,7 @@ if "$rsim" devices 2>/dev/null | grep -q "usable:     yes"; then
   done
   # More ranks than chunks (the tiny room's K is one chunk by default): ranks 0 and 2 own no
   # rows, and the job still casts one process's rays and gives its K.
-  vone="--backend vulkan --validation --samples 2 --timesteps 300 --no-k-cache --no-progress"
+  vone="--backend vulkan --validation --samples 2 --timesteps 300 --no-k-cache --no-progress --host-rays never"
   "$rsim" run "$tiny" $vone -q -o "$work/vk-one-chunk"
   timeout 300 "$mpiexec" --oversubscribe -np 3 "$rsim" run "$tiny" $vone -o "$work/vk-empty-ranks" \
     >"$work/vk-empty-ranks.log" 2>&1 || { cat "$work/vk-empty-ranks.log"; exit 1; }

@@ -167,7 +167,8 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
                     "0.2 s, and creates the GPU without ray tracing, which starts 0.2 s sooner on NVIDIA's "
                     "driver: the direct terms' and the image's rays when K comes from the K cache, and K's "
                     "as well when the scene is small (a few hundred triangles on 16 threads; such a K is "
-                    "not stored in the cache); 'always' does so whatever their number (tests); 'never' "
+                    "not stored in the cache); 'always' does so whatever their number (tests; K while its fp32 "
+                    "copy takes at most a quarter of the free host memory); 'never' "
                     "casts every ray on the GPU, so that a run from the cache repeats the run that stored K "
                     "bit for bit")
         ->check(CLI::IsMember({"auto", "always", "never"}))

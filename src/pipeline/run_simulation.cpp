@@ -19,6 +19,7 @@
 #include "scene/mesh_loader.h"
 #include "scene/poses.h"
 #include "util/error.h"
+#include "util/host_memory.h"
 #include "util/parallel.h"
 #include "util/ranks.h"
 #include "util/timer.h"
@@ -99,13 +100,15 @@ std::uint64_t hostRaysOf(const SceneDesc& scene, const RunRequest& req, std::siz
 
 // Whether a GPU run of `triangles` may leave K's rays and the others to the CPU (pipeline/host_rays.h),
 // when K is not in the K cache: it needs indirect light, its K whole in this process, and few
-// rays of both kinds for this machine (or --host-rays always).
+// rays of both kinds for this machine (or --host-rays always, as long as the CPU's fp32 K takes
+// at most a quarter of the host memory available: the host's memory forecast comes later, in
+// simulateBatch, and would not see this K).
 bool hostKPossible(const SceneDesc& scene, const RunRequest& req, std::size_t poses, std::uint64_t triangles) {
     const HostRays mode = parseHostRays(req.hostRays);
     if (mode == HostRays::Never || req.kFormatErrors) return false;
     const SimConfig config = configFor(scene, req);
     if (!config.indirect || rowBlockMode(req, scene, poses > 0)) return false;
-    if (mode == HostRays::Always) return true;
+    if (mode == HostRays::Always) return triangles * triangles * 4 <= availableHostBytes() / 4;
     const std::uint64_t rays =
         std::uint64_t(std::max<std::size_t>(poses, 1)) * poseRays(triangles, config, scene.output.images);
     return fewHostRays(rays, threadCount()) && fewHostKRays(kRaysBound(triangles, config.k), threadCount());

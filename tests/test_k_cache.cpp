@@ -262,6 +262,7 @@ TEST_CASE("with K from the cache, the CPU may cast the other rays for a GPU with
     const std::string cpuSummary = readFile(dir / "f" / "summary.json");
     CHECK_THAT(cpuSummary, ContainsSubstring("\"k_from_cache\": false"));
     CHECK_THAT(cpuSummary, ContainsSubstring("\"backend\": \"vulkan\""));
+    CHECK_THAT(cpuSummary, ContainsSubstring("\"visibility_path\": \"embree\""));
     CHECK_THAT(cpuSummary, ContainsSubstring("\"visibility\",\n    \"direct\",\n    \"primary rays\""));
     const auto noCache = runRsim("run " + scene + " --backend vulkan --timesteps 300 --samples 4 --no-progress "
                                  "--no-k-cache --host-rays always -o " + (dir / "g").string());

@@ -312,6 +312,11 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
     for (Backend* x : b.roles())
         if (!x) throw Error("internal: a phase without a backend");
     (opt.cachedK ? b.transport : b.geometry)->describe(meta);
+    if (opt.cachedKComputedHere) { // the CPU computed K (pipeline/host_rays.h): its ray path is K's
+        RunMetadata geometry;
+        b.geometry->describe(geometry);
+        meta.visibilityPath = geometry.visibilityPath;
+    }
     std::vector<Backend*> distinct;
     for (Backend* x : b.roles())
         if (std::find(distinct.begin(), distinct.end(), x) == distinct.end()) distinct.push_back(x);

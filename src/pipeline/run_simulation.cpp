@@ -84,34 +84,44 @@ void SceneAndBackend::release() {
 
 namespace {
 
-// The rays a GPU run of `triangles` would leave to the CPU (pipeline/host_rays.h), or 0 when it
-// may not: it needs a K cache and indirect light, its K stays whole in this process, and the
-// direct terms' and images' rays of its poses must be few for this machine (or --host-rays always).
-std::uint64_t hostRaysOf(const SceneDesc& scene, const RunRequest& req, std::size_t poses, std::uint64_t triangles) {
+// What decides whether a GPU run of `triangles` leaves rays to the CPU (pipeline/host_rays.h):
+// the mode, the run's settings and the rays of its poses outside K's visibility (direct terms,
+// images). Nothing when it never may: --host-rays never, --kij-errors, no indirect light, or K's
+// rows shared among MPI ranks.
+struct HostRaysCase {
+    HostRays mode;
+    SimConfig config;
+    std::uint64_t poseRays;
+};
+std::optional<HostRaysCase> hostRaysCase(const SceneDesc& scene, const RunRequest& req, std::size_t poses,
+                                         std::uint64_t triangles) {
     const HostRays mode = parseHostRays(req.hostRays);
-    const bool kCache = !req.noKCache && (req.kCacheDir || !KCache::defaultDir().empty());
-    if (mode == HostRays::Never || !kCache || req.kFormatErrors) return 0;
-    const SimConfig config = configFor(scene, req);
-    if (!config.indirect || rowBlockMode(req, scene, poses > 0)) return 0;
+    if (mode == HostRays::Never || req.kFormatErrors) return std::nullopt;
+    SimConfig config = configFor(scene, req);
+    if (!config.indirect || rowBlockMode(req, scene, poses > 0)) return std::nullopt;
     const std::uint64_t rays =
         std::uint64_t(std::max<std::size_t>(poses, 1)) * poseRays(triangles, config, scene.output.images);
-    return mode == HostRays::Always || fewHostRays(rays, threadCount()) ? rays : 0;
+    return HostRaysCase{mode, std::move(config), rays};
 }
 
-// Whether a GPU run of `triangles` may leave K's rays and the others to the CPU (pipeline/host_rays.h),
-// when K is not in the K cache: it needs indirect light, its K whole in this process, and few
-// rays of both kinds for this machine (or --host-rays always, as long as the CPU's fp32 K takes
+// The rays a GPU run with K from the K cache would leave to the CPU, or 0 when it may not: it
+// needs a K cache, and the direct terms' and images' rays of its poses must be few for this
+// machine (or --host-rays always).
+std::uint64_t hostRaysOf(const SceneDesc& scene, const RunRequest& req, std::size_t poses, std::uint64_t triangles) {
+    const bool kCache = !req.noKCache && (req.kCacheDir || !KCache::defaultDir().empty());
+    const std::optional<HostRaysCase> c = kCache ? hostRaysCase(scene, req, poses, triangles) : std::nullopt;
+    return c && (c->mode == HostRays::Always || fewHostRays(c->poseRays, threadCount())) ? c->poseRays : 0;
+}
+
+// Whether a GPU run may leave K's rays and the others to the CPU when K is not in the K cache:
+// few rays of both kinds for this machine (or --host-rays always, as long as the CPU's fp32 K takes
 // at most a quarter of the host memory available: the host's memory forecast comes later, in
 // simulateBatch, and would not see this K).
 bool hostKPossible(const SceneDesc& scene, const RunRequest& req, std::size_t poses, std::uint64_t triangles) {
-    const HostRays mode = parseHostRays(req.hostRays);
-    if (mode == HostRays::Never || req.kFormatErrors) return false;
-    const SimConfig config = configFor(scene, req);
-    if (!config.indirect || rowBlockMode(req, scene, poses > 0)) return false;
-    if (mode == HostRays::Always) return triangles * triangles * 4 <= availableHostBytes() / 4;
-    const std::uint64_t rays =
-        std::uint64_t(std::max<std::size_t>(poses, 1)) * poseRays(triangles, config, scene.output.images);
-    return fewHostRays(rays, threadCount()) && fewHostKRays(kRaysBound(triangles, config.k), threadCount());
+    const std::optional<HostRaysCase> c = hostRaysCase(scene, req, poses, triangles);
+    if (!c) return false;
+    if (c->mode == HostRays::Always) return triangles * triangles * 4 <= availableHostBytes() / 4;
+    return fewHostRays(c->poseRays, threadCount()) && fewHostKRays(kRaysBound(triangles, c->config.k), threadCount());
 }
 
 // The GPU run of `selected` without ray tracing, its devices created while the CPU computes K,
@@ -122,17 +132,20 @@ bool loadWithHostK(SceneAndBackend& out, const VulkanSelection& selected, const 
     // When computing K fails, the future's destructor waits for the devices, which then go.
     std::future<std::unique_ptr<Backend>> backend =
         std::async(std::launch::async, [&] { return makeBackend(req.backend, selected, false); });
+    const KSettings k = configFor(scene, req).k;
     spdlog::info("rays on the CPU: K's rays (at most about {}) and the others are few for {} thread(s); the CPU "
                  "computes K while the GPU is created without ray tracing for the transport (--host-rays never: "
                  "the GPU casts them)",
-                 kRaysBound(out.prepared.size(), configFor(scene, req).k), threadCount());
+                 kRaysBound(out.prepared.size(), k), threadCount());
+    // Its Embree BVH is built again when simulateBatch prepares every backend: a few ms for the
+    // scenes that take this way.
     std::unique_ptr<Backend> cpu = makeCpuBackend();
     Stopwatch sw;
     cpu->prepare(out.prepared);
     times.add("accel", sw.seconds());
     RunMetadata computed;
     VisibilityStats stats;
-    const std::unique_ptr<KHandle> K = computeK(*cpu, configFor(scene, req).k, times, computed, stats, nullptr);
+    const std::unique_ptr<KHandle> K = computeK(*cpu, k, times, computed, stats, nullptr);
     out.cachedK = CachedK{K->host(), stats, computed.k};
     out.kComputedOnCpu = true;
     out.backend = backend.get();

@@ -18,6 +18,11 @@
 #                                             row sums of every bundled and generated scene (issue 12)
 #   scripts/device/gpu-run.sh raysab OLD LIST  visibility alone: this bundle's rsim against OLD, LIST of
 #                                             SCENE[@MAX_EDGE_M[@SAMPLES]], interleaved VIS_REPEATS times
+#   scripts/device/gpu-run.sh raypaths LIST   the ray paths against each other, one binary: visibility of
+#                                             LIST (SCENE[@MAX_EDGE_M]) with --visibility of each of PATHS
+#                                             (default pipeline,bvh), interleaved VIS_REPEATS times; the
+#                                             whole process of STARTUP_SCENES (tiny-room,medium-room)
+#                                             STARTUP_REPEATS times; `rsim compare` of the paths' outputs
 #   scripts/device/gpu-run.sh ab OLD SCENES   this bundle's rsim against an older build's binary OLD
 #                                             (same libraries), GPU benchmark runs interleaved 3 times
 #   scripts/device/gpu-run.sh batch SCENE SIZES  poses per run (issue 14): batches of SIZES poses of SCENE,
@@ -220,6 +225,47 @@ raysab)
   for d in /tmp/raysab/new-*; do
     echo "compare ${d#/tmp/raysab/new-}: $($RSIM compare "/tmp/raysab/old-${d#/tmp/raysab/new-}" "$d" --max-fraction 0 --tol-m 1e-6 2>&1 | tail -1)"
   done | tee -a "$OUT/raysab.txt" ;;
+raypaths)
+  # One binary, its ray paths against each other (--host-rays never: every ray on the GPU).
+  list=${2:-medium-room,large-room,industry}; paths=${PATHS:-pipeline,bvh}
+  for item in ${list//,/ }; do gen "${item%%@*}"; done
+  gen "${STARTUP_SCENES:-tiny-room,medium-room}"
+  rm -rf /tmp/raypaths; mkdir -p /tmp/raypaths
+  for r in $(seq "${VIS_REPEATS:-2}"); do for item in ${list//,/ }; do for p in ${paths//,/ }; do
+    IFS=@ read -r s edge <<< "$item"
+    $RSIM run "$(path_of "$s")" --backend vulkan --visibility "$p" --host-rays never --no-k-cache --no-timeseries \
+      --no-progress ${edge:+--max-edge-m $edge} -o "/tmp/raypaths/$p-$s${edge:+-$edge}" > /tmp/raypaths.log 2>&1 ||
+      { cat /tmp/raypaths.log; exit 1; }
+    echo "$p $r $item: $(grep -o 'visibility: .*' /tmp/raypaths.log | tr '\n' ' ')"
+    echo "$p $r $item: $(grep -o 'radiosity: .*\|direct: .*\|BVH.*' /tmp/raypaths.log | tr '\n' ' ')"
+  done; done; done | tee "$OUT/raypaths.txt"
+  first=${paths%%,*}
+  for d in /tmp/raypaths/$first-*; do [[ -d $d ]] || continue; for p in ${paths//,/ }; do [[ $p == "$first" ]] && continue
+    echo "compare $p against $first, ${d#/tmp/raypaths/$first-}: $($RSIM compare "$d" "/tmp/raypaths/$p-${d#/tmp/raypaths/$first-}" 2>&1 | tail -1)"
+  done; done | tee -a "$OUT/raypaths.txt"
+  # Whole process (the wall time around it), summary.json's phases, alternating the modes
+  # (PATH:HOST_RAYS of STARTUP_MODES).
+  echo "scene,path,host_rays,repeat,wall_s,process_s,phases_s,startup_s" > "$OUT/raypaths-startup.csv"
+  startup_scenes=${STARTUP_SCENES:-tiny-room,medium-room}
+  modes=${STARTUP_MODES:-pipeline:never,bvh:never,pipeline:auto,bvh:auto}
+  for r in $(seq 0 "${STARTUP_REPEATS:-5}"); do for s in ${startup_scenes//,/ }; do
+    for m in ${modes//,/ }; do
+      p=${m%%:*} h=${m##*:} o=/tmp/raypaths/startup-$s; rm -rf "$o"
+      t0=$(date +%s.%N)
+      $RSIM run "$(path_of "$s")" --backend vulkan --visibility "$p" --host-rays "$h" --no-k-cache --no-progress \
+        -o "$o" > /tmp/raypaths.log 2>&1 || { cat /tmp/raypaths.log; exit 1; }
+      t1=$(date +%s.%N)
+      python3 - "$s" "$p" "$h" "$r" "$t0" "$t1" "$o/summary.json" >> "$OUT/raypaths-startup.csv" <<'PY'
+import json, sys
+scene, path, hostrays, r, t0, t1, f = sys.argv[1:]
+wall = float(t1) - float(t0)
+j = json.load(open(f))
+t = j.get("timings_s", {})
+print(f"{scene},{path},{hostrays},{r},{wall:.3f},{j.get('process_s', '')},{t.get('total', '')},"
+      f"{json.dumps(j.get('startup_s', {})).replace(',', ';')}")
+PY
+    done; done; done
+  cat "$OUT/raypaths-startup.csv" ;;
 ab)
   # A paired comparison for a change that must not slow rsim down: the older binary runs with
   # this bundle's libraries (a copy of the wrapper pointing at it), alternating with the new one.

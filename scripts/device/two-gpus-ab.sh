@@ -5,21 +5,24 @@
 # GPU 0 and on GPUs 0 and 1 with this bundle, and on OLD_DEVICES (default "0,1") with the older
 # binary, twice, alternating, K cache off, debug logs; prints each run's phases and details and
 # `rsim compare` of one GPU against two and of the two builds on two GPUs (issue 17, point 5).
+# NEW_OPTS and OLD_OPTS: more options for each (OLD may be this bundle's own bin/rsim, to compare
+# options alone).
 #
 #   OLD=.device/variants/rsim-f1dfc7a SCENES=large-room,traffic,industry scripts/device/two-gpus-ab.sh
+#   OLD=/tmp/b/rsim-bundle/bin/rsim OLD_OPTS="--visibility pipeline" NEW_OPTS="--visibility bvh" scripts/device/two-gpus-ab.sh
 set -uo pipefail
 OUT=${OUT:-/tmp/rsim-out}
 mkdir -p "$OUT" /tmp/b && tar xzf .device/rsim-bundle.tgz -C /tmp/b
 B=/tmp/b/rsim-bundle
-cp "${OLD:?OLD: the older rsim binary}" $B/bin/rsim-old && chmod +x $B/bin/rsim-old
+cp "${OLD:?OLD: the older rsim binary}" /tmp/rsim-old-binary && cp /tmp/rsim-old-binary $B/bin/rsim-old && chmod +x $B/bin/rsim-old
 sed 's#/bin/rsim"#/bin/rsim-old"#' $B/rsim > $B/rsim-old && chmod +x $B/rsim-old
 nvidia-smi -L | tee "$OUT/machine.txt"
 SCENES=${SCENES:-large-room,industry}
 for s in ${SCENES//,/ }; do
   [[ -f scenes/generated/$s/scene.toml ]] || $B/rsim generate "$s" --output "scenes/generated/$s" -q > /dev/null
   for rep in 1 2; do for which in new old; do devlist="0 0,1"; [[ $which == old ]] && devlist=${OLD_DEVICES:-0,1}; for devs in $devlist; do
-    bin=$B/rsim; [[ $which == old ]] && bin=$B/rsim-old
-    $bin run "scenes/generated/$s/scene.toml" --backend vulkan --devices "$devs" --no-k-cache --no-timeseries \
+    bin=$B/rsim opts=${NEW_OPTS:-}; [[ $which == old ]] && bin=$B/rsim-old opts=${OLD_OPTS:-}
+    $bin run $opts "scenes/generated/$s/scene.toml" --backend vulkan --devices "$devs" --no-k-cache --no-timeseries \
       --no-images --no-progress --log-level debug --output "/tmp/mg-$which-$s-${devs/,/x}" > /tmp/mg.log 2>&1 || { tail -3 /tmp/mg.log; continue; }
     cp /tmp/mg.log "$OUT/mg-$which-$s-${devs/,/x}-$rep.log"
     python3 - "/tmp/mg-$which-$s-${devs/,/x}/summary.json" "$s" "$devs" "$rep" "$which" <<'PY'

@@ -110,6 +110,26 @@ ShaftBvh ShaftBvh::build(const PreparedScene& s) {
     return out;
 }
 
+std::vector<shared::ShaftBvhNode> ShaftBvh::widenedNodes(float widen) const {
+    std::vector<shared::ShaftBvhNode> out = nodes;
+    for (auto& n : out) {
+        n.loIndex = glm::vec4(glm::vec3(n.loIndex) - widen, n.loIndex.w);
+        n.hiCount = glm::vec4(glm::vec3(n.hiCount) + widen, n.hiCount.w);
+    }
+    return out;
+}
+
+std::vector<glm::vec4> ShaftBvh::leafTriangles(const PreparedScene& s) const {
+    std::vector<glm::vec4> out;
+    out.reserve(3 * prims.size());
+    for (const std::uint32_t t : prims) {
+        out.emplace_back(s.v0[t], asFloat(t));
+        out.emplace_back(s.v1[t], 0.0f);
+        out.emplace_back(s.v2[t], 0.0f);
+    }
+    return out;
+}
+
 std::uint32_t ShaftBvh::candidates(const PreparedScene& s, const shared::Shaft& shaft, std::uint32_t i,
                                    std::uint32_t j, float eps, std::uint32_t limit) const {
     std::uint32_t found = 0;

@@ -78,9 +78,18 @@ struct ShaftBvh {
     }
 
     std::size_t bytes() const { return nodes.size() * sizeof(nodes[0]) + prims.size() * 4; }
+
+    // For the bvh ray path (RayBvhHeader, gpu_layout.h): the nodes with every box widened by
+    // `widen` on each side, and the leaves' triangles in leaf order.
+    std::vector<shared::ShaftBvhNode> widenedNodes(float widen) const;
+    std::vector<glm::vec4> leafTriangles(const PreparedScene& s) const;
 };
 
 // The touching tolerance of the scene's shafts, m.
 inline float shaftEps(const PreparedScene& s) { return shared::RSIM_SHAFT_TOL_REL * s.diagonal; }
+
+// How far the bvh ray path widens its boxes, m: well beyond the rounding of the slab test and the
+// edge tolerance of the triangle test (physics.h), so that no ray a leaf would stop misses its box.
+inline float rayBvhWiden(const PreparedScene& s) { return 1e-5f * s.diagonal; }
 
 } // namespace rsim

@@ -38,8 +38,14 @@ vk::RayPath choosePath(const vk::PhysicalDeviceInfo& d, const std::string& visib
             throw InputError("--visibility pipeline: " + d.name + " has no VK_KHR_ray_tracing_pipeline");
         return vk::RayPath::Pipeline;
     }
-    if (visibility != "auto") throw InputError("--visibility " + visibility + ": expected auto, ray-query or pipeline");
-    return d.rayQuery ? vk::RayPath::RayQuery : vk::RayPath::Pipeline;
+    if (visibility == "bvh") return vk::RayPath::Bvh;
+    if (visibility != "auto")
+        throw InputError("--visibility " + visibility + ": expected auto, ray-query, pipeline or bvh");
+    // A device with a ray-tracing pipeline but no ray queries traverses in software (NVIDIA's
+    // H100 and H200, which have no RT cores): rsim's own traversal is faster there, and its device
+    // is created 0.2 s sooner (docs/benchmarks.md, "rsim's own BVH"). So is a device without ray
+    // tracing at all.
+    return d.accelerationStructure && d.rayQuery ? vk::RayPath::RayQuery : vk::RayPath::Bvh;
 }
 
 // Indices (positions in `rsim devices`) of the devices a --devices value names.
@@ -93,15 +99,16 @@ VulkanSelection selectOn(std::shared_ptr<vk::Instance> instance, const BackendCh
     if (picked.empty()) {
         std::string list;
         for (const auto& d : instance->devices()) list += "\n  " + d.name + ": " + d.unusableReason;
-        throw Error("Vulkan backend: no Vulkan device with ray tracing was found" +
+        throw Error("Vulkan backend: no usable Vulkan device was found" +
                     (list.empty() ? std::string(" (no Vulkan devices at all)") : ":" + list));
     }
     VulkanSelection out;
     for (std::size_t k = 0; k < picked.size(); ++k) {
         const auto& info = instance->devices()[picked[k]];
         const vk::RayPath p = choosePath(info, choice.visibility);
-        // One ray path for all devices: pipelines and counts are then comparable.
-        if (k > 0 && p != out.path) out.path = vk::RayPath::Pipeline;
+        // One ray path for all devices: pipelines and counts are then comparable. Every device
+        // takes the bvh path.
+        if (k > 0 && p != out.path) out.path = vk::RayPath::Bvh;
         else if (k == 0) out.path = p;
         out.devices.push_back(&info);
         spdlog::info("backend: vulkan device {}: {} ({})", k, info.name, info.typeName());
@@ -193,7 +200,8 @@ std::string describeDevices() {
                     os << "]";
                 }
                 os << "\n  visibility: ray-query " << (d.accelerationStructure && d.rayQuery ? "yes" : "no")
-                   << ", pipeline " << (d.accelerationStructure && d.rayTracingPipeline ? "yes" : "no") << "\n"
+                   << ", pipeline " << (d.accelerationStructure && d.rayTracingPipeline ? "yes" : "no")
+                   << ", bvh " << (d.usable ? "yes" : "no") << "\n"
                    << "  usable:     " << (d.usable ? "yes" : "no (" + d.unusableReason + ")") << "\n";
             }
         } catch (const Error& e) {

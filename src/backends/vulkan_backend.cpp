@@ -458,6 +458,11 @@ private:
             edges_ = edgeNeighbours(s);
         });
         slot.geometry = std::make_unique<GpuGeometry>(*slot.device, s, shafts_->nodes, shafts_->prims, edges_);
+        if (slot.device->rayPath() == vk::RayPath::Bvh) {
+            slot.accel = std::make_unique<vk::SceneAccel>(*slot.device, shafts_->widenedNodes(rayBvhWiden(s)),
+                                                          shafts_->leafTriangles(s));
+            return;
+        }
         std::vector<glm::vec3> vertices(3 * s.size());
         for (std::size_t i = 0; i < s.size(); ++i) {
             vertices[3 * i] = s.v0[i];

@@ -50,8 +50,9 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
         ->capture_default_str();
     cmd->add_option("--visibility", req->backend.visibility,
                     "Ray path on the GPU: auto (ray queries when the device has them, else a "
-                    "ray-tracing pipeline), ray-query, pipeline")
-        ->check(CLI::IsMember({"auto", "ray-query", "pipeline"}))
+                    "ray-tracing pipeline), ray-query, pipeline, or bvh (rsim's own BVH traversed by "
+                    "compute shaders: no ray-tracing extension, a device created sooner)")
+        ->check(CLI::IsMember({"auto", "ray-query", "pipeline", "bvh"}))
         ->capture_default_str();
     cmd->add_option("--stream", req->backend.stream,
                     "K in host memory, streamed to the GPU every 8 timesteps: auto (only when it "

@@ -42,7 +42,7 @@ using TimingDetails = std::vector<std::pair<std::string, double>>;
 struct RunMetadata {
     std::string backend; // "cpu", "vulkan"
     std::vector<std::string> devices;
-    std::string visibilityPath; // "embree", "ray-query", "pipeline"
+    std::string visibilityPath; // "embree", "ray-query", "pipeline", "bvh"
     std::uint32_t threads = 0;
     KStorageReport k;
     std::vector<DeviceMemory> deviceMemory;

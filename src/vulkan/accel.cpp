@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "vulkan/accel.h"
 
+#include "rsim/shared/gpu_layout.h"
 #include "util/error.h"
+#include "vulkan/pipeline.h"
 
 #include <spdlog/spdlog.h>
 
@@ -35,8 +37,26 @@ VkDeviceAddress asAddress(Device& d, VkAccelerationStructureKHR as) {
 }
 } // namespace
 
+SceneAccel::SceneAccel(Device& d, const std::vector<shared::ShaftBvhNode>& nodes,
+                       const std::vector<glm::vec4>& leafTriangles)
+    : device_(d) {
+    if (!d.rays() || d.rayPath() != RayPath::Bvh)
+        throw Error("internal: rsim's BVH for rays on " + d.label() + ", which does not trace by it");
+    bvhNodes_ = makeStorage(d, nodes, "ray BVH nodes");
+    bvhTriangles_ = makeStorage(d, leafTriangles, "ray BVH triangles");
+    bvhHeader_ = makeStorage(d, std::vector<shared::RayBvhHeader>{{bvhNodes_.address(), bvhTriangles_.address()}},
+                             "ray BVH header");
+    spdlog::info("{}: rsim's BVH for rays {:.1f} MiB ({} nodes)", d.label(),
+                 double(bvhNodes_.size() + bvhTriangles_.size()) / 1048576.0, nodes.size());
+}
+
+void SceneAccel::bindTo(Pipeline& p) const {
+    if (tlas_) p.bindTlas(tlas_);
+    else p.bindStorage(bvhHeader_);
+}
+
 SceneAccel::SceneAccel(Device& d, const std::vector<glm::vec3>& vertices) : device_(d) {
-    if (!d.rays()) throw Error("internal: an acceleration structure on " + d.label() + ", created without ray tracing");
+    if (!d.accelerationStructures()) throw Error("internal: an acceleration structure on " + d.label() + ", created without ray tracing");
     const auto& vk = d.vk();
     const std::uint32_t triangles = std::uint32_t(vertices.size() / 3);
     Buffer vbuf = makeStorage(d, vertices, "BLAS vertices", kAsInput);

@@ -15,7 +15,7 @@
 namespace rsim::vk {
 
 const char* rayPathName(RayPath path) {
-    return path == RayPath::RayQuery ? "ray-query" : "pipeline";
+    return path == RayPath::RayQuery ? "ray-query" : path == RayPath::Bvh ? "bvh" : "pipeline";
 }
 
 Device::Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath path,
@@ -51,8 +51,9 @@ Device::Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath
         queues.push_back(q);
     }
 
+    const bool accel = accelerationStructures();
     std::vector<const char*> exts;
-    if (rays) {
+    if (accel) {
         exts = {VK_KHR_ACCELERATION_STRUCTURE_EXTENSION_NAME, VK_KHR_DEFERRED_HOST_OPERATIONS_EXTENSION_NAME,
                 path == RayPath::RayQuery ? VK_KHR_RAY_QUERY_EXTENSION_NAME : VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME};
     }
@@ -72,12 +73,12 @@ Device::Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exe{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
     exe.pipelineExecutableInfo = VK_TRUE;
-    exe.pNext = rays ? as.pNext : nullptr;
+    exe.pNext = accel ? as.pNext : nullptr;
     if (capturesStatistics_) as.pNext = &exe;
     VkPhysicalDeviceVulkan12Features v12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
     v12.bufferDeviceAddress = VK_TRUE;
     v12.timelineSemaphore = VK_TRUE;
-    v12.pNext = rays ? static_cast<void*>(&as) : capturesStatistics_ ? static_cast<void*>(&exe) : nullptr;
+    v12.pNext = accel ? static_cast<void*>(&as) : capturesStatistics_ ? static_cast<void*>(&exe) : nullptr;
     VkPhysicalDeviceVulkan11Features v11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
     v11.storageBuffer16BitAccess = VK_TRUE; // fp16 K stored in-band by the visibility shader
     v11.pNext = &v12;
@@ -101,9 +102,10 @@ Device::Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath
     table_.vkGetDeviceQueue(device_, transferFamily_, 0, &transferQueue_);
 
     VkPhysicalDeviceMaintenance3Properties m3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
+    // The ray-tracing properties only where the device has the extensions (a "bvh" device may not).
     asProps_.pNext = &m3;
-    rtProps_.pNext = &asProps_;
-    props_.pNext = &rtProps_;
+    rtProps_.pNext = info.accelerationStructure ? static_cast<void*>(&asProps_) : static_cast<void*>(&m3);
+    props_.pNext = info.rayTracingPipeline ? static_cast<void*>(&rtProps_) : rtProps_.pNext;
     vkGetPhysicalDeviceProperties2(info.handle, &props_);
     maxAllocation_ = m3.maxMemoryAllocationSize;
     asProps_.pNext = nullptr;

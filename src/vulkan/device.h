@@ -13,14 +13,17 @@
 
 namespace rsim::vk {
 
-enum class RayPath { RayQuery, Pipeline };
+// How a device traces rays: ray queries in compute shaders, a ray-tracing pipeline, or rsim's own
+// BVH traversed in compute shaders (no ray-tracing extension: shaders/common/trace_bvh.glsl).
+enum class RayPath { RayQuery, Pipeline, Bvh };
 const char* rayPathName(RayPath path);
 
 class Device {
 public:
-    // `rays`: with ray tracing (acceleration structures and `path`'s extension). Without, the
-    // device runs compute passes only and is created sooner: 0.06-0.09 s against 0.25-0.32 s on
-    // the H100's driver (docs/benchmarks.md, "GPU start-up"); `path` is then the one a device
+    // `rays`: with ray tracing (`path`'s: acceleration structures and its extension, none for
+    // RayPath::Bvh). Without, the device runs compute passes only. A device without the
+    // acceleration structure extension is created sooner: 0.06-0.09 s against 0.25-0.32 s on the
+    // H100's driver (docs/benchmarks.md, "GPU start-up"). Without rays `path` is the one a device
     // with rays would take (what a K cache key names).
     Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath path,
            std::string label, bool rays = true);
@@ -36,6 +39,8 @@ public:
     bool rays() const { return rays_; }
     // Whether ray-tracing pipelines run on it (their shader stages are then in its barriers).
     bool rayTracingPipelines() const { return rays_ && path_ == RayPath::Pipeline; }
+    // Whether it was created with VK_KHR_acceleration_structure.
+    bool accelerationStructures() const { return rays_ && path_ != RayPath::Bvh; }
     const VkPhysicalDeviceLimits& limits() const { return props_.properties.limits; }
     const VkPhysicalDeviceProperties& properties() const { return props_.properties; }
     // The pipeline cache every pipeline of this device is created through (pipeline_cache.h).

@@ -97,9 +97,6 @@ PhysicalDeviceInfo describe(VkPhysicalDevice pd, std::uint32_t index) {
     else if (!v12.timelineSemaphore) info.unusableReason = "no timeline semaphores";
     else if (!features.features.shaderInt64) info.unusableReason = "no shaderInt64";
     else if (!v11.storageBuffer16BitAccess) info.unusableReason = "no 16-bit storage buffers";
-    else if (!info.hasRayTracing())
-        info.unusableReason = "no ray tracing (VK_KHR_acceleration_structure with ray query or a "
-                              "ray-tracing pipeline)";
     info.usable = info.unusableReason.empty();
     return info;
 }

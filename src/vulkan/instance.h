@@ -32,11 +32,10 @@ struct PhysicalDeviceInfo {
     bool rayTracingPipeline = false;
     bool memoryBudget = false;
     bool executableStatistics = false; // VK_KHR_pipeline_executable_properties
-    bool usable = false;                // Vulkan 1.2 with the features rsim needs
+    bool usable = false;                // Vulkan 1.2 with the features rsim needs (ray tracing: optional)
     std::string unusableReason;
 
     bool isCpu() const { return type == VK_PHYSICAL_DEVICE_TYPE_CPU; }
-    bool hasRayTracing() const { return accelerationStructure && (rayQuery || rayTracingPipeline); }
     std::string typeName() const;
     // "name (type, driver)": summary.json's devices, and what a K cache key names.
     std::string described() const { return name + " (" + typeName() + ", " + driver + ")"; }

@@ -64,16 +64,19 @@ void Pipeline::createLayout(std::uint32_t pushBytes, bool usesTlas, VkShaderStag
     stages_ = stages;
     pushBytes_ = pushBytes;
     if (usesTlas) {
+        // The scene of the device's ray path: a TLAS, or the storage buffer of rsim's own BVH.
+        sceneType_ = device_.rayPath() == RayPath::Bvh ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+                                                         : VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR;
         VkDescriptorSetLayoutBinding b{};
         b.binding = 0;
-        b.descriptorType = VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR;
+        b.descriptorType = sceneType_;
         b.descriptorCount = 1;
         b.stageFlags = stages;
         VkDescriptorSetLayoutCreateInfo li{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
         li.bindingCount = 1;
         li.pBindings = &b;
         VK_CHECK(vk.vkCreateDescriptorSetLayout(device_.handle(), &li, nullptr, &setLayout_));
-        VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR, 1};
+        VkDescriptorPoolSize size{sceneType_, 1};
         VkDescriptorPoolCreateInfo pi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
         pi.maxSets = 1;
         pi.poolSizeCount = 1;
@@ -203,7 +206,22 @@ Pipeline::~Pipeline() {
     if (setLayout_) vk.vkDestroyDescriptorSetLayout(device_.handle(), setLayout_, nullptr);
 }
 
+void Pipeline::bindStorage(const Buffer& buffer) {
+    if (sceneType_ != VK_DESCRIPTOR_TYPE_STORAGE_BUFFER)
+        throw Error("internal: " + name_ + " binds a storage buffer in place of its TLAS");
+    VkDescriptorBufferInfo info{buffer.handle(), 0, VK_WHOLE_SIZE};
+    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    w.dstSet = set_;
+    w.dstBinding = 0;
+    w.descriptorCount = 1;
+    w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    w.pBufferInfo = &info;
+    device_.vk().vkUpdateDescriptorSets(device_.handle(), 1, &w, 0, nullptr);
+}
+
 void Pipeline::bindTlas(VkAccelerationStructureKHR tlas) {
+    if (sceneType_ != VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR)
+        throw Error("internal: " + name_ + " binds a TLAS on the bvh ray path");
     VkWriteDescriptorSetAccelerationStructureKHR as{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET_ACCELERATION_STRUCTURE_KHR};
     as.accelerationStructureCount = 1;
     as.pAccelerationStructures = &tlas;

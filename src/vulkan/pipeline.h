@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Compute and ray-tracing pipelines. Every pipeline takes its buffers as device addresses in
-// push constants; those that trace rays also bind the TLAS at set 0, binding 0.
+// push constants; those that trace rays also bind the scene at set 0, binding 0: the TLAS, or
+// on the bvh ray path the storage buffer of rsim's own BVH (RayBvhHeader, gpu_layout.h).
 #pragma once
 #include <cstdint>
 #include <span>
@@ -32,6 +33,7 @@ public:
     Pipeline& operator=(const Pipeline&) = delete;
 
     void bindTlas(VkAccelerationStructureKHR tlas);
+    void bindStorage(const Buffer& buffer); // the bvh ray path's scene
     // Binds the pipeline, its descriptor set and the push constants.
     void bind(VkCommandBuffer cmd, const void* push) const;
     void pushConstants(VkCommandBuffer cmd, const void* push) const;
@@ -51,6 +53,7 @@ private:
     bool rayTracing_ = false;
     VkShaderStageFlags stages_ = 0;
     std::uint32_t pushBytes_ = 0;
+    VkDescriptorType sceneType_ = VK_DESCRIPTOR_TYPE_MAX_ENUM; // of binding 0, when the pipeline traces rays
     VkDescriptorSetLayout setLayout_ = VK_NULL_HANDLE;
     VkDescriptorPool pool_ = VK_NULL_HANDLE;
     VkDescriptorSet set_ = VK_NULL_HANDLE;

@@ -11,14 +11,13 @@ std::unique_ptr<vk::Pipeline> makeRayPassPipeline(vk::Device& d,
                                                   std::uint32_t pushBytes, bool withHit,
                                                   const vk::SceneAccel& accel, const char* name) {
     std::unique_ptr<vk::Pipeline> p;
-    if (d.rayPath() == vk::RayPath::RayQuery)
-        p = std::make_unique<vk::Pipeline>(d, pass(vk::RayPath::RayQuery), pushBytes, true,
-                                           vk::SpecConstants{}, name);
-    else
+    if (d.rayPath() == vk::RayPath::Pipeline)
         p = std::make_unique<vk::Pipeline>(d, pass(vk::RayPath::Pipeline), vk::shaders::rtMiss(),
                                            withHit ? vk::shaders::rtClosestHit() : vk::ShaderCode{},
                                            pushBytes, name);
-    p->bindTlas(accel.tlas());
+    else
+        p = std::make_unique<vk::Pipeline>(d, pass(d.rayPath()), pushBytes, true, vk::SpecConstants{}, name);
+    accel.bindTo(*p);
     return p;
 }
 

@@ -14,7 +14,7 @@
 namespace rsim {
 
 // A pipeline for a ray pass on the device's path; `withHit` adds the closest-hit shader
-// (primary rays). The TLAS is bound.
+// (primary rays; the compute paths always find the nearest hit). The scene is bound.
 std::unique_ptr<vk::Pipeline> makeRayPassPipeline(vk::Device& device,
                                                   vk::ShaderCode (*pass)(vk::RayPath),
                                                   std::uint32_t pushBytes, bool withHit,

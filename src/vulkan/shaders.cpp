@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "vulkan/shaders.h"
 
+#include "shaders/direct_bvh.spv.h"
 #include "shaders/direct_rgen.spv.h"
 #include "shaders/direct_rq.spv.h"
 #include "shaders/distances.spv.h"
@@ -12,6 +13,7 @@
 #include "shaders/active_pairs.spv.h"
 #include "shaders/pixels.spv.h"
 #include "shaders/sensor_signals.spv.h"
+#include "shaders/primary_bvh.spv.h"
 #include "shaders/primary_rgen.spv.h"
 #include "shaders/primary_rq.spv.h"
 #include "shaders/near_pairs.spv.h"
@@ -21,8 +23,10 @@
 #include "shaders/radiosity_near.spv.h"
 #include "shaders/rt_closest_hit.spv.h"
 #include "shaders/rt_miss.spv.h"
+#include "shaders/visibility_bvh.spv.h"
 #include "shaders/visibility_rgen.spv.h"
 #include "shaders/visibility_rq.spv.h"
+#include "shaders/visibility_clear_bvh.spv.h"
 #include "shaders/visibility_clear_rgen.spv.h"
 #include "shaders/visibility_clear_rq.spv.h"
 #include "shaders/visibility_listed.spv.h"
@@ -35,19 +39,18 @@ template <std::size_t N> ShaderCode code(const std::uint32_t (&words)[N]) {
 }
 } // namespace
 
-ShaderCode visibilityClearPairs(RayPath p) {
-    return p == RayPath::RayQuery ? code(rsim_spv_visibility_clear_rq) : code(rsim_spv_visibility_clear_rgen);
-}
+// A ray pass's build for the path.
+#define RSIM_RAY_PASS(name, p)                                                                                 \
+    ((p) == RayPath::RayQuery ? code(rsim_spv_##name##_rq)                                                     \
+     : (p) == RayPath::Bvh    ? code(rsim_spv_##name##_bvh)                                                    \
+                              : code(rsim_spv_##name##_rgen))
+
+ShaderCode visibilityClearPairs(RayPath p) { return RSIM_RAY_PASS(visibility_clear, p); }
 ShaderCode visibilityListed() { return code(rsim_spv_visibility_listed); }
-ShaderCode visibility(RayPath p) {
-    return p == RayPath::RayQuery ? code(rsim_spv_visibility_rq) : code(rsim_spv_visibility_rgen);
-}
-ShaderCode direct(RayPath p) {
-    return p == RayPath::RayQuery ? code(rsim_spv_direct_rq) : code(rsim_spv_direct_rgen);
-}
-ShaderCode primary(RayPath p) {
-    return p == RayPath::RayQuery ? code(rsim_spv_primary_rq) : code(rsim_spv_primary_rgen);
-}
+ShaderCode visibility(RayPath p) { return RSIM_RAY_PASS(visibility, p); }
+ShaderCode direct(RayPath p) { return RSIM_RAY_PASS(direct, p); }
+ShaderCode primary(RayPath p) { return RSIM_RAY_PASS(primary, p); }
+#undef RSIM_RAY_PASS
 ShaderCode rtMiss() { return code(rsim_spv_rt_miss); }
 ShaderCode rtClosestHit() { return code(rsim_spv_rt_closest_hit); }
 ShaderCode radiosityFar() { return code(rsim_spv_radiosity_far); }

@@ -112,7 +112,7 @@ SceneDesc basicScene(glm::dvec3 eye, glm::dvec3 lookAt) {
 std::unique_ptr<Backend> makeTestBackend(const std::string& backend,
                                          const std::function<void(BackendChoice&)>& tune) {
     if (backend == "cpu") return makeCpuBackend();
-    // "vulkan-ray-query" / "vulkan-pipeline", always under the validation layer.
+    // "vulkan-ray-query" / "vulkan-pipeline" / "vulkan-bvh", always under the validation layer.
     BackendChoice choice;
     choice.backend = "vulkan";
     choice.visibility = backend.substr(std::string("vulkan-").size());
@@ -155,6 +155,7 @@ std::vector<std::string> vulkanPathsAvailable() {
             }
             if (rq) out.push_back("vulkan-ray-query");
             if (rt) out.push_back("vulkan-pipeline");
+            if (rq || rt) out.push_back("vulkan-bvh"); // rsim's own BVH: compute shaders only
         } catch (const std::exception&) {
         }
         return out;

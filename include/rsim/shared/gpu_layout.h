@@ -43,8 +43,18 @@ RSIM_CONST uint RSIM_SPEC_LANES_SLICES = 5u;
 // to a multiple of what one far-gather invocation serves (the padding poses have no sources and
 // stay zero).
 
-// Descriptor set 0 of every ray-tracing shader.
+// Descriptor set 0 of every ray-tracing shader: the TLAS, or on the "bvh" ray path the storage
+// buffer of a RayBvhHeader.
 RSIM_CONST uint RSIM_BINDING_TLAS = 0u;
+
+// The "bvh" ray path's scene (shaders/common/trace_bvh.glsl): rsim's own BVH (ShaftBvhNode[],
+// shaft.h; boxes widened by the host so that no ray the triangle test accepts slips past one),
+// and its leaves' triangles in leaf order, three vec4 each: v0 with the triangle's internal
+// index in w (uint bits), v1, v2.
+struct RayBvhHeader {
+    uint64_t nodes;
+    uint64_t triangles;
+};
 
 RSIM_FN uint rsimHistoryIndex(uint i, uint t, uint T, uint pose, uint poseStride) {
     return pose * poseStride + i * T + t;
@@ -485,6 +495,7 @@ static_assert(sizeof(rsim::shared::FormulaProbeOutput) == 96);
 static_assert(sizeof(rsim::shared::FormulaProbePush) == 24);
 static_assert(sizeof(rsim::shared::KChunkRef) == 24);
 static_assert(sizeof(rsim::shared::GpuTriangle) == 96);
+static_assert(sizeof(rsim::shared::RayBvhHeader) == 16);
 static_assert(sizeof(rsim::shared::GpuTransportTri) == 64);
 static_assert(sizeof(rsim::shared::VisibilityPush) == 128);
 static_assert(sizeof(rsim::shared::NearVisibilityPair) == 16);

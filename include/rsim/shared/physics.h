@@ -59,24 +59,31 @@ struct RaySegment {
 // triangles that share an edge (the rounding of the test is not watertight).
 RSIM_CONST float RSIM_SEGMENT_EDGE_TOL = 1e-6f;
 
-// True when the segment (origin + t dir, tmin < t < tmax) meets the triangle (v0, v1, v2)
-// (Moeller and Trumbore's test, without a division). Where a ray's verdict comes from a known
-// triangle instead of a tracer: a tile's occluder list (tile_shaft.h), a pair's last blockers.
-RSIM_FN bool rsimSegmentHits(RaySegment seg, vec3 v0, vec3 v1, vec3 v2) {
+// Where the segment's line meets the triangle (v0, v1, v2) (Moeller and Trumbore's test, without
+// a division): (t |det|, |det|) for the line's parameter t at the crossing, or |det| = 0 when
+// the line misses the triangle or runs parallel to its plane.
+RSIM_FN vec2 rsimSegmentCrossing(RaySegment seg, vec3 v0, vec3 v1, vec3 v2) {
     vec3 e1 = v1 - v0, e2 = v2 - v0;
     vec3 p = cross(seg.dir, e2);
     float det = dot(e1, p);
-    if (det == 0.0f) return false; // the segment runs parallel to the triangle's plane
+    if (det == 0.0f) return vec2(0.0f); // the segment runs parallel to the triangle's plane
     float sgn = det > 0.0f ? 1.0f : -1.0f;
     float adet = abs(det), tol = RSIM_SEGMENT_EDGE_TOL * adet;
     vec3 o = seg.origin - v0;
     float u = sgn * dot(o, p);
-    if (u < -tol || u > adet + tol) return false;
+    if (u < -tol || u > adet + tol) return vec2(0.0f);
     vec3 q = cross(o, e1);
     float v = sgn * dot(seg.dir, q);
-    if (v < -tol || u + v > adet + tol) return false;
-    float t = sgn * dot(e2, q);
-    return t > seg.tmin * adet && t < seg.tmax * adet;
+    if (v < -tol || u + v > adet + tol) return vec2(0.0f);
+    return vec2(sgn * dot(e2, q), adet);
+}
+
+// True when the segment (origin + t dir, tmin < t < tmax) meets the triangle (v0, v1, v2): where
+// a ray's verdict comes from a known triangle instead of a tracer (a tile's occluder list,
+// tile_shaft.h; a pair's last blockers), and the "bvh" ray path's leaves.
+RSIM_FN bool rsimSegmentHits(RaySegment seg, vec3 v0, vec3 v1, vec3 v2) {
+    vec2 c = rsimSegmentCrossing(seg, v0, v1, v2);
+    return c.y > 0.0f && c.x > seg.tmin * c.y && c.x < seg.tmax * c.y;
 }
 
 // ---- hashing and low-discrepancy points --------------------------------------------------

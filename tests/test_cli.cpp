@@ -216,7 +216,8 @@ TEST_CASE("the Vulkan backend runs from the command line with validation", "[cli
     for (const auto& path : vulkanPathsAvailable()) {
         const std::string visibility = path.substr(std::string("vulkan-").size());
         auto r = runRsim("run " + q(kTinyRoom) + " --output " + q(dir / path) +
-                         " --backend vulkan --validation --log-level info --timesteps 300 --visibility " +
+                         " --backend vulkan --validation --log-level info --timesteps 300 --host-rays never "
+                         "--visibility " +
                          visibility);
         INFO(r.output);
         REQUIRE(r.exitCode == 0);

@@ -138,9 +138,8 @@ def test_scene_from_arrays(tiny_room):
 def test_vulkan_matches_the_cpu(scene, cpu):
     found = rsim.devices()
     assert found[-1]["backend"] == "cpu" and found[-1]["threads"] >= 1
-    if not any(d["backend"] == "vulkan" and d["usable"] and (d["ray_query"] or d["ray_tracing_pipeline"])
-               for d in found):
-        pytest.skip("no Vulkan device with ray tracing")
+    if not any(d["backend"] == "vulkan" and d["usable"] for d in found):
+        pytest.skip("no usable Vulkan device")
     gpu = rsim.Simulator(scene, backend="vulkan", k_cache=False).run()
     assert gpu["backend"] == "vulkan"
     a, b = cpu.run()["range_m"][0], gpu["range_m"][0]

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Buffer records, push constants and workgroup sizes of the Vulkan backend, declared once for
 // C++ and GLSL. Shaders reach buffers through 64-bit device addresses in push constants
-// (GL_EXT_buffer_reference); only the TLAS uses a descriptor. Only vec4, uvec4, float, uint
-// and uint64_t appear, 64-bit fields first, so std430 and C++ layouts agree; the C++ side
-// checks sizes with static_assert.
+// (GL_EXT_buffer_reference); only the scene that rays trace (the TLAS, or RayBvhHeader) uses a
+// descriptor. Only vec4, uvec4, float, uint and uint64_t appear, 64-bit fields first, so std430
+// and C++ layouts agree; the C++ side checks sizes with static_assert.
 #ifndef RSIM_SHARED_GPU_LAYOUT_H
 #define RSIM_SHARED_GPU_LAYOUT_H
 

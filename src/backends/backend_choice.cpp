@@ -106,8 +106,8 @@ VulkanSelection selectOn(std::shared_ptr<vk::Instance> instance, const BackendCh
     for (std::size_t k = 0; k < picked.size(); ++k) {
         const auto& info = instance->devices()[picked[k]];
         const vk::RayPath p = choosePath(info, choice.visibility);
-        // One ray path for all devices: pipelines and counts are then comparable. Every device
-        // takes the bvh path.
+        // One ray path for all devices: pipelines and counts are then comparable. When the
+        // devices' own choices differ, the bvh path, which every device has.
         if (k > 0 && p != out.path) out.path = vk::RayPath::Bvh;
         else if (k == 0) out.path = p;
         out.devices.push_back(&info);

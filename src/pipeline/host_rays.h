@@ -8,7 +8,8 @@
 //     and K is read from the cache while the GPU is created;
 //   - when K is not in the cache but its rays too are few for this machine's threads (a scene of
 //     a few hundred triangles), the CPU computes K while the GPU is created, and casts the
-//     other rays (K is not stored in the cache: the cache keeps the GPU's K).
+//     other rays (K is not stored in the cache: the cache keeps the GPU's K). Not with `auto` on
+//     the bvh ray path, whose device needs no ray-tracing extension and so costs nothing more.
 //
 // The results equal a run with `--host-rays never` within the CPU and GPU backends' agreement
 // (docs/model-choices.md, "Rays on the CPU").

@@ -32,7 +32,7 @@ bool blockerRounds(const KSettings& settings);
 shared::VisibilityPush visibilityPush(const GpuGeometry& geometry, const PreparedScene& prepared,
                                       const KSettings& settings);
 
-// The visibility pass's pipelines: the facing pairs' list (a compute pass on either path), the
+// The visibility pass's pipelines: the facing pairs' list (a compute pass on every ray path), the
 // tiles' occluder lists and the pairs tested against them (when on), and the rays.
 struct VisibilityPipelines {
     std::unique_ptr<vk::Pass<shared::VisibilityPush>> facing;

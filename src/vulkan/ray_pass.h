@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Helpers for the passes that trace rays on either path (ray-query compute or ray-tracing
-// pipeline): pipeline creation, launch sizes, and the statistics counters.
+// Helpers for the passes that trace rays on the device's path (ray queries or rsim's BVH in
+// compute shaders, or a ray-tracing pipeline): pipeline creation, launch sizes, and the
+// statistics counters.
 #pragma once
 #include <memory>
 

@@ -4,6 +4,7 @@
 
 #include <optional>
 
+#include "backends/backend_choice.h"
 #include "support/test_scenes.h"
 #include "util/error.h"
 #include "vulkan/buffer.h"
@@ -74,4 +75,24 @@ TEST_CASE("devices report their ray paths", "[vulkan]") {
         if (d.usable) CHECK(d.apiVersion >= VK_API_VERSION_1_2); // every usable device has the bvh path
         if (!d.usable) CHECK_FALSE(d.unusableReason.empty());
     }
+}
+
+TEST_CASE("the auto ray path is ray queries where a device has them and rsim's own BVH elsewhere", "[vulkan][cli]") {
+    vk::PhysicalDeviceInfo rtx; // hardware ray tracing: ray queries and a pipeline
+    rtx.name = "rtx";
+    rtx.accelerationStructure = rtx.rayQuery = rtx.rayTracingPipeline = true;
+    vk::PhysicalDeviceInfo h100 = rtx; // a ray-tracing pipeline in software, no ray queries
+    h100.name = "h100";
+    h100.rayQuery = false;
+    vk::PhysicalDeviceInfo plain; // Vulkan 1.2 without ray tracing
+    plain.name = "plain";
+    CHECK(rayPathFor(rtx, "auto") == vk::RayPath::RayQuery);
+    CHECK(rayPathFor(h100, "auto") == vk::RayPath::Bvh);
+    CHECK(rayPathFor(plain, "auto") == vk::RayPath::Bvh);
+    for (const auto* d : {&rtx, &h100, &plain}) CHECK(rayPathFor(*d, "bvh") == vk::RayPath::Bvh);
+    CHECK(rayPathFor(rtx, "pipeline") == vk::RayPath::Pipeline);
+    CHECK(rayPathFor(h100, "pipeline") == vk::RayPath::Pipeline);
+    CHECK_THROWS_AS(rayPathFor(h100, "ray-query"), InputError);
+    CHECK_THROWS_AS(rayPathFor(plain, "pipeline"), InputError);
+    CHECK_THROWS_AS(rayPathFor(rtx, "rt-cores"), InputError);
 }

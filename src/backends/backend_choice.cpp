@@ -26,28 +26,6 @@ int rank(const vk::PhysicalDeviceInfo& d) {
     }
 }
 
-vk::RayPath choosePath(const vk::PhysicalDeviceInfo& d, const std::string& visibility) {
-    if (visibility == "ray-query") {
-        if (!d.rayQuery)
-            throw InputError("--visibility ray-query: " + d.name + " has no VK_KHR_ray_query" +
-                             (d.rayTracingPipeline ? " (it has a ray-tracing pipeline: use --visibility pipeline)" : ""));
-        return vk::RayPath::RayQuery;
-    }
-    if (visibility == "pipeline") {
-        if (!d.rayTracingPipeline)
-            throw InputError("--visibility pipeline: " + d.name + " has no VK_KHR_ray_tracing_pipeline");
-        return vk::RayPath::Pipeline;
-    }
-    if (visibility == "bvh") return vk::RayPath::Bvh;
-    if (visibility != "auto")
-        throw InputError("--visibility " + visibility + ": expected auto, ray-query, pipeline or bvh");
-    // A device with a ray-tracing pipeline but no ray queries traverses in software (NVIDIA's
-    // H100 and H200, which have no RT cores): rsim's own traversal is faster there, and its device
-    // is created 0.2 s sooner (docs/benchmarks.md, "rsim's own BVH"). So is a device without ray
-    // tracing at all.
-    return d.accelerationStructure && d.rayQuery ? vk::RayPath::RayQuery : vk::RayPath::Bvh;
-}
-
 // Indices (positions in `rsim devices`) of the devices a --devices value names.
 std::vector<std::uint32_t> parseDevices(const std::string& spec, const std::vector<vk::PhysicalDeviceInfo>& all) {
     std::vector<std::uint32_t> out;
@@ -105,7 +83,7 @@ VulkanSelection selectOn(std::shared_ptr<vk::Instance> instance, const BackendCh
     VulkanSelection out;
     for (std::size_t k = 0; k < picked.size(); ++k) {
         const auto& info = instance->devices()[picked[k]];
-        const vk::RayPath p = choosePath(info, choice.visibility);
+        const vk::RayPath p = rayPathFor(info, choice.visibility);
         // One ray path for all devices: pipelines and counts are then comparable. When the
         // devices' own choices differ, the bvh path, which every device has.
         if (k > 0 && p != out.path) out.path = vk::RayPath::Bvh;
@@ -122,6 +100,29 @@ VulkanSelection selectOn(std::shared_ptr<vk::Instance> instance, const BackendCh
 }
 
 } // namespace
+
+vk::RayPath rayPathFor(const vk::PhysicalDeviceInfo& d, const std::string& visibility) {
+    if (visibility == "ray-query") {
+        if (!d.rayQuery)
+            throw InputError("--visibility ray-query: " + d.name + " has no VK_KHR_ray_query (--visibility bvh runs on " +
+                             "every device" + (d.rayTracingPipeline ? "; it has a ray-tracing pipeline as well)" : ")"));
+        return vk::RayPath::RayQuery;
+    }
+    if (visibility == "pipeline") {
+        if (!d.rayTracingPipeline)
+            throw InputError("--visibility pipeline: " + d.name +
+                             " has no VK_KHR_ray_tracing_pipeline (--visibility bvh runs on every device)");
+        return vk::RayPath::Pipeline;
+    }
+    if (visibility == "bvh") return vk::RayPath::Bvh;
+    if (visibility != "auto")
+        throw InputError("--visibility " + visibility + ": expected auto, ray-query, pipeline or bvh");
+    // A device with a ray-tracing pipeline but no ray queries traverses in software (NVIDIA's
+    // H100 and H200, which have no RT cores): rsim's own traversal is faster there, and its device
+    // is created 0.2 s sooner (docs/benchmarks.md, "rsim's own BVH"). So is a device without ray
+    // tracing at all.
+    return d.accelerationStructure && d.rayQuery ? vk::RayPath::RayQuery : vk::RayPath::Bvh;
+}
 
 void VulkanSelection::describe(RunMetadata& meta) const {
     meta.backend = "vulkan";

@@ -40,6 +40,10 @@ struct VulkanSelection {
     void describe(RunMetadata& meta) const;
 };
 
+// The ray path a device takes for --visibility `visibility` (auto, ray-query, pipeline, bvh);
+// InputError for a path the device does not have.
+vk::RayPath rayPathFor(const vk::PhysicalDeviceInfo& device, const std::string& visibility);
+
 // auto: the best Vulkan GPU, else a software Vulkan device (lavapipe) when --devices names it,
 // else the CPU. Throws InputError for a choice that cannot be met.
 VulkanSelection selectVulkan(const BackendChoice& choice);

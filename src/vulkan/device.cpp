@@ -24,10 +24,10 @@ Device::Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath
     StartupTimer timer("vulkan " + label_);
     if (!info.usable) throw Error("Vulkan device " + info.name + " cannot run rsim: " + info.unusableReason);
     if (rays && path == RayPath::RayQuery && !info.rayQuery)
-        throw Error("Vulkan device " + info.name + " has no VK_KHR_ray_query; use --visibility pipeline");
+        throw Error("Vulkan device " + info.name + " has no VK_KHR_ray_query; use --visibility bvh");
     if (rays && path == RayPath::Pipeline && !info.rayTracingPipeline)
         throw Error("Vulkan device " + info.name +
-                    " has no VK_KHR_ray_tracing_pipeline; use --visibility ray-query");
+                    " has no VK_KHR_ray_tracing_pipeline; use --visibility bvh");
 
     // Queues: a compute-capable family, and a transfer-only family for streaming if present.
     computeFamily_ = UINT32_MAX;

@@ -49,9 +49,10 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
                     "(0,1; an index may repeat: each entry is its own VkDevice)")
         ->capture_default_str();
     cmd->add_option("--visibility", req->backend.visibility,
-                    "Ray path on the GPU: auto (ray queries when the device has them, else a "
-                    "ray-tracing pipeline), ray-query, pipeline, or bvh (rsim's own BVH traversed by "
-                    "compute shaders: no ray-tracing extension, a device created sooner)")
+                    "Ray path on the GPU: auto (ray queries when the device has them, else bvh), "
+                    "ray-query, pipeline (the driver's ray-tracing pipeline), or bvh (rsim's own BVH "
+                    "traversed by compute shaders: no ray-tracing extension, a device created sooner; "
+                    "faster than the pipeline on GPUs without RT cores such as the H100)")
         ->check(CLI::IsMember({"auto", "ray-query", "pipeline", "bvh"}))
         ->capture_default_str();
     cmd->add_option("--stream", req->backend.stream,
@@ -167,8 +168,9 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
                     "GPU runs that cast few rays: 'auto' casts them on the CPU when they take it well under "
                     "0.2 s, and creates the GPU without ray tracing, which starts 0.2 s sooner on NVIDIA's "
                     "driver: the direct terms' and the image's rays when K comes from the K cache, and K's "
-                    "as well when the scene is small (a few hundred triangles on 16 threads; such a K is "
-                    "not stored in the cache); 'always' does so whatever their number (tests; K while its fp32 "
+                    "as well when the scene is small (a few hundred triangles on 16 threads; not on the bvh "
+                    "path, whose device costs no more with rays; such a K is not stored in the cache); "
+                    "'always' does so whatever their number (tests; K while its fp32 "
                     "copy takes at most a quarter of the free host memory); 'never' "
                     "casts every ray on the GPU, so that a run from the cache repeats the run that stored K "
                     "bit for bit")

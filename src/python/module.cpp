@@ -498,6 +498,7 @@ py::list devices() {
             e["memory_bytes"] = d.deviceLocalBytes;
             e["ray_query"] = d.accelerationStructure && d.rayQuery;
             e["ray_tracing_pipeline"] = d.accelerationStructure && d.rayTracingPipeline;
+            e["bvh"] = d.usable; // rsim's own traversal in compute shaders: every usable device
             e["usable"] = d.usable;
             if (!d.usable) e["unusable_reason"] = d.unusableReason;
             out.append(e);

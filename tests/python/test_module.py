@@ -138,6 +138,7 @@ def test_scene_from_arrays(tiny_room):
 def test_vulkan_matches_the_cpu(scene, cpu):
     found = rsim.devices()
     assert found[-1]["backend"] == "cpu" and found[-1]["threads"] >= 1
+    assert all(d["bvh"] == d["usable"] for d in found if d["backend"] == "vulkan")
     if not any(d["backend"] == "vulkan" and d["usable"] for d in found):
         pytest.skip("no usable Vulkan device")
     gpu = rsim.Simulator(scene, backend="vulkan", k_cache=False).run()

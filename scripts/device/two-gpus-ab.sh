@@ -14,7 +14,7 @@ set -uo pipefail
 OUT=${OUT:-/tmp/rsim-out}
 mkdir -p "$OUT" /tmp/b && tar xzf .device/rsim-bundle.tgz -C /tmp/b
 B=/tmp/b/rsim-bundle
-cp "${OLD:?OLD: the older rsim binary}" /tmp/rsim-old-binary && cp /tmp/rsim-old-binary $B/bin/rsim-old && chmod +x $B/bin/rsim-old
+cp "${OLD:?OLD: the older rsim binary}" $B/bin/rsim-old && chmod +x $B/bin/rsim-old
 sed 's#/bin/rsim"#/bin/rsim-old"#' $B/rsim > $B/rsim-old && chmod +x $B/rsim-old
 nvidia-smi -L | tee "$OUT/machine.txt"
 SCENES=${SCENES:-large-room,industry}

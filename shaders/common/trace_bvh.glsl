@@ -57,7 +57,7 @@ int rsimBvhTrace(RaySegment s, bool anyHit, out float t) {
             for (uint p = index; p < index + count; ++p) {
                 vec4 v0 = tris.v[3u * p];
                 vec2 c = rsimSegmentCrossing(s, v0.xyz, tris.v[3u * p + 1u].xyz, tris.v[3u * p + 2u].xyz);
-                if (c.y > 0.0 && c.x > s.tmin * c.y && c.x < t * c.y) {
+                if (rsimCrossingWithin(c, s.tmin, t)) {
                     hit = int(floatBitsToUint(v0.w));
                     t = c.x / c.y;
                     if (anyHit) return hit;
@@ -72,7 +72,6 @@ int rsimBvhTrace(RaySegment s, bool anyHit, out float t) {
             if (anyHit || rsimBvhEntry(node, s.origin, inv, s.tmin, t) != RSIM_BVH_MISS) break;
         }
     }
-    return hit;
 }
 
 // Any hit in (tmin, tmax).

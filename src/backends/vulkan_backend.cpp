@@ -458,7 +458,7 @@ private:
             edges_ = edgeNeighbours(s);
         });
         slot.geometry = std::make_unique<GpuGeometry>(*slot.device, s, shafts_->nodes, shafts_->prims, edges_);
-        if (slot.device->rayPath() == vk::RayPath::Bvh) {
+        if (!slot.device->accelerationStructures()) { // the bvh path: rsim's own BVH
             slot.accel = std::make_unique<vk::SceneAccel>(*slot.device, shafts_->widenedNodes(rayBvhWiden(s)),
                                                           shafts_->leafTriangles(s));
             return;

@@ -125,13 +125,14 @@ bool hostKPossible(const SceneDesc& scene, const RunRequest& req, std::size_t po
 }
 
 // The GPU run of `selected` without ray tracing, its devices created while the CPU computes K,
-// when its rays are few for the CPU (pipeline/host_rays.h); otherwise nothing happens. Not in
-// --host-rays auto on the bvh ray path: its devices with rays are created as soon as without
-// (no ray-tracing extension), so K is the GPU's, whatever the CPU's thread count.
+// when its rays are few for the CPU (pipeline/host_rays.h); otherwise nothing happens. With
+// --host-rays auto only where the path needs acceleration structures: elsewhere (the bvh path) a
+// device with rays is created as soon as one without, so K is the GPU's, whatever the CPU's
+// thread count.
 bool loadWithHostK(SceneAndBackend& out, const VulkanSelection& selected, const SceneDesc& scene,
                    const RunRequest& req, std::size_t poses, PhaseTimes& times) {
     if (!selected || !hostKPossible(scene, req, poses, out.prepared.size())) return false;
-    if (selected.path == vk::RayPath::Bvh && parseHostRays(req.hostRays) == HostRays::Auto) return false;
+    if (!vk::usesAccelerationStructures(selected.path) && parseHostRays(req.hostRays) == HostRays::Auto) return false;
     // When computing K fails, the future's destructor waits for the devices, which then go.
     std::future<std::unique_ptr<Backend>> backend =
         std::async(std::launch::async, [&] { return makeBackend(req.backend, selected, false); });

@@ -40,7 +40,7 @@ VkDeviceAddress asAddress(Device& d, VkAccelerationStructureKHR as) {
 SceneAccel::SceneAccel(Device& d, const std::vector<shared::ShaftBvhNode>& nodes,
                        const std::vector<glm::vec4>& leafTriangles)
     : device_(d) {
-    if (!d.rays() || d.rayPath() != RayPath::Bvh)
+    if (!d.rays() || usesAccelerationStructures(d.rayPath()))
         throw Error("internal: rsim's BVH for rays on " + d.label() + ", which does not trace by it");
     bvhNodes_ = makeStorage(d, nodes, "ray BVH nodes");
     bvhTriangles_ = makeStorage(d, leafTriangles, "ray BVH triangles");

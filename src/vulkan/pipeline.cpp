@@ -65,8 +65,8 @@ void Pipeline::createLayout(std::uint32_t pushBytes, bool usesTlas, VkShaderStag
     pushBytes_ = pushBytes;
     if (usesTlas) {
         // The scene of the device's ray path: a TLAS, or the storage buffer of rsim's own BVH.
-        sceneType_ = device_.rayPath() == RayPath::Bvh ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
-                                                         : VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR;
+        sceneType_ = usesAccelerationStructures(device_.rayPath()) ? VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR
+                                                                     : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
         VkDescriptorSetLayoutBinding b{};
         b.binding = 0;
         b.descriptorType = sceneType_;

@@ -78,12 +78,17 @@ RSIM_FN vec2 rsimSegmentCrossing(RaySegment seg, vec3 v0, vec3 v1, vec3 v2) {
     return vec2(sgn * dot(e2, q), adet);
 }
 
+// Whether a crossing of rsimSegmentCrossing lies on the line strictly within (tmin, tmax).
+RSIM_FN bool rsimCrossingWithin(vec2 c, float tmin, float tmax) {
+    return c.y > 0.0f && c.x > tmin * c.y && c.x < tmax * c.y;
+}
+
 // True when the segment (origin + t dir, tmin < t < tmax) meets the triangle (v0, v1, v2): where
 // a ray's verdict comes from a known triangle instead of a tracer (a tile's occluder list,
-// tile_shaft.h; a pair's last blockers), and the "bvh" ray path's leaves.
+// tile_shaft.h; a pair's last blockers). The "bvh" ray path's leaves test the same crossing
+// against the nearest hit so far (shaders/common/trace_bvh.glsl).
 RSIM_FN bool rsimSegmentHits(RaySegment seg, vec3 v0, vec3 v1, vec3 v2) {
-    vec2 c = rsimSegmentCrossing(seg, v0, v1, v2);
-    return c.y > 0.0f && c.x > seg.tmin * c.y && c.x < seg.tmax * c.y;
+    return rsimCrossingWithin(rsimSegmentCrossing(seg, v0, v1, v2), seg.tmin, seg.tmax);
 }
 
 // ---- hashing and low-discrepancy points --------------------------------------------------

@@ -11,6 +11,8 @@
 #include <catch2/matchers/catch_matchers_string.hpp>
 
 #include "scene/mesh_import.h"
+#include "scene/mesh_loader.h"
+#include "scene/scene_desc.h"
 #include "support/test_scenes.h"
 #include "util/error.h"
 #include "util/isolated.h"
@@ -89,4 +91,53 @@ TEST_CASE("assimp reads a mesh in a child process with the same triangles as in 
     // assimp's own rejection comes back as an InputError naming the file.
     test::writeFile(dir / "bad.obj", "v 0 0 0\nf 1 2 3\n");
     CHECK_THROWS_AS(importTriangles(dir / "bad.obj", "where"), InputError);
+}
+
+TEST_CASE("children started together answer each its own, and one left unfinished is stopped", "[isolated]") {
+    if (!isolationEnabled()) SKIP("RSIM_NO_ISOLATION is set");
+    IsolatedRun first([] { return std::string("first"); }, 10.0);
+    IsolatedRun second([] { return std::string(200'000, 's'); }, 10.0); // more than a pipe holds
+    CHECK(second.finish().bytes == std::string(200'000, 's'));
+    CHECK(first.finish().bytes == "first");
+    const auto start = std::chrono::steady_clock::now();
+    {
+        IsolatedRun hung([]() -> std::string {
+            for (volatile bool forever = true; forever;) {
+            }
+            return "unreachable";
+        }, 600.0);
+    } // the destructor kills and reaps it
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+}
+
+TEST_CASE("a scene's mesh files are read at once, in its order, and the caller hears when the last reader started",
+          "[isolated][scene]") {
+    // More files than are read at once (mesh_loader.cpp), one triangle each at x = k.
+    constexpr int kMeshes = 11;
+    test::TempDir dir;
+    std::string scene = "[simulation]\ndt_ns = 0.1\ntimesteps = 200\n[light]\nposition = [0.5, 0.5, 0.5]\n"
+                        "direction = [1.0, 0.0, 0.0]\n[[material]]\nname = \"default\"\nreflectance = 0.5\n";
+    for (int k = 0; k < kMeshes; ++k) {
+        const std::string x = std::to_string(k);
+        test::writeFile(dir / ("m" + x + ".obj"), "v " + x + " 0 0\nv " + x + " 1 0\nv " + x + " 0 1\nf 1 2 3\n");
+        scene += "[[mesh]]\npath = \"m" + x + ".obj\"\n";
+    }
+    test::writeFile(dir / "scene.toml", scene);
+    int calls = 0;
+    const LoadedGeometry g = loadMeshes(loadSceneFile(dir / "scene.toml"), [&] { ++calls; });
+    CHECK(calls == 1);
+    REQUIRE(g.v0.size() == std::size_t(kMeshes));
+    for (int k = 0; k < kMeshes; ++k) {
+        CHECK(g.v0[std::size_t(k)].x == double(k));
+        CHECK(g.sourceMesh[std::size_t(k)] == std::uint32_t(k));
+    }
+    // Two broken files: the error is the first one's, as when they were read one by one.
+    test::writeFile(dir / "m9.obj", "v 0 0 0\nf 1 2 3\n");
+    test::writeFile(dir / "m4.obj", "v 0 0 0\nf 1 2 3\n");
+    try {
+        loadMeshes(loadSceneFile(dir / "scene.toml"));
+        FAIL("broken mesh files loaded");
+    } catch (const InputError& e) {
+        CHECK_THAT(std::string(e.what()), ContainsSubstring("m4.obj") && !ContainsSubstring("m9.obj"));
+    }
 }

@@ -202,24 +202,26 @@ SceneAndBackend loadSceneAndBackend(const SceneDesc& scene, const RunRequest& re
                                     PhaseTimes& times) {
     Stopwatch sw;
     logScene(scene, req, poses);
-    // The meshes first: assimp reads them in child processes (scene/mesh_import.h), and a fork
-    // while another thread allocates can leave the child a lock that is never released (it did
-    // under AddressSanitizer, whose allocator GCC 12 does not prepare for fork).
-    const LoadedGeometry geometry = loadMeshes(scene);
-    // A GPU device takes about a third of a second to create (docs/benchmarks.md, "GPU
-    // start-up"): it is made on another thread while this one prepares the triangles. A run
-    // that may take its K from the K cache with few other rays (pipeline/host_rays.h) picks its
-    // devices meanwhile, and creates them once the triangles tell whether the cache holds K. When
-    // preparing fails, the future's destructor waits for the thread before the error goes on.
-    // (Subdivision only adds triangles: too many rays for the meshes' are too many after it.)
+    // The Vulkan instance (about 0.1 s on an H100's driver) is created on another thread while
+    // assimp reads the meshes in child processes (scene/mesh_import.h), once they have all been
+    // forked: a fork while another thread allocates can leave the child a lock that is never
+    // released (it did under AddressSanitizer, whose allocator GCC 12 does not prepare for fork).
+    std::future<VulkanSelection> selection;
+    const LoadedGeometry geometry = loadMeshes(scene, [&selection, &req] {
+        selection = std::async(std::launch::async, [&req] { return selectVulkan(req.backend); });
+    });
+    // A GPU device takes 0.08-0.3 s to create (docs/benchmarks.md, "GPU start-up"): it is made on
+    // another thread while this one prepares the triangles. A run that may take its K from the K
+    // cache with few other rays (pipeline/host_rays.h) creates its devices once the triangles
+    // tell whether the cache holds K. When preparing fails, the future's destructor waits for the
+    // thread before the error goes on. (Subdivision only adds triangles: too many rays for the
+    // meshes' are too many after it.)
     const bool hostRaysPossible = hostRaysOf(scene, req, poses, geometry.v0.size()) > 0 ||
                                   hostKPossible(scene, req, poses, geometry.v0.size());
-    std::future<VulkanSelection> selection;
     std::future<std::unique_ptr<Backend>> backend;
-    if (hostRaysPossible)
-        selection = std::async(std::launch::async, [&req] { return selectVulkan(req.backend); });
-    else
-        backend = std::async(std::launch::async, [&req] { return makeBackend(req.backend); });
+    if (!hostRaysPossible)
+        backend = std::async(std::launch::async,
+                             [&selection, &req] { return makeBackend(req.backend, selection.get()); });
     SceneAndBackend out;
     out.prepared = prepare(geometry, scene);
     times.add("load", sw.seconds());
@@ -308,6 +310,13 @@ RunOutcome runSimulation(const RunRequest& req) {
     RunMetadata meta;
     loaded.applyTo(options, meta);
     SimulationResult result = simulate(loaded.phases(), prepared, config, options, times, meta);
+    // The results are in host memory: the devices go (with the driver's teardown, 0.04-0.05 s on an
+    // H100) while the outputs are written. On an error, the future's destructor waits for them.
+    std::future<void> released = std::async(std::launch::async, [&loaded] {
+        Stopwatch sw;
+        loaded.release();
+        spdlog::debug("shut-down: backend released in {:.4f} s, beside the outputs", sw.seconds());
+    });
     RunOutcome out;
     out.outputDir = scene.output.dir;
     out.backend = meta.backend;
@@ -347,12 +356,7 @@ RunOutcome runSimulation(const RunRequest& req) {
                      result.echoesCutOff, config.timesteps, config.dtNs);
 
     writeResultsDirectory(scene.output.dir, ResultsView{scene, prepared, config, result, meta, info}, times);
-    {
-        // After summary.json: devices, memory and the driver's own teardown.
-        Stopwatch sw;
-        loaded.release();
-        spdlog::debug("shut-down: backend released in {:.4f} s", sw.seconds());
-    }
+    released.get();
     ranks.barrier();
     out.seconds = total.seconds();
     spdlog::info("wrote {} ({} triangles, {} with a distance, mean |error| {:.2f} mm{}) in {:.2f} s",

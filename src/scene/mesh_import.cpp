@@ -113,11 +113,18 @@ ImportedTriangles importTrianglesHere(const std::filesystem::path& file, const s
     return t;
 }
 
-ImportedTriangles importTriangles(const std::filesystem::path& file, const std::string& where) {
-    const double timeout = importTimeoutSeconds(file);
-    const std::uint64_t memory = importMemoryBytes(file);
-    const IsolatedOutcome o =
-        runIsolated([&] { return encodeTriangles(importTrianglesHere(file, where)); }, timeout, memory);
+PendingImport::PendingImport(std::filesystem::path file, std::string where)
+    : file_(std::move(file)), where_(std::move(where)), timeoutSeconds_(importTimeoutSeconds(file_)),
+      memoryBytes_(importMemoryBytes(file_)),
+      run_([file = file_, where = where_] { return encodeTriangles(importTrianglesHere(file, where)); },
+           timeoutSeconds_, memoryBytes_) {}
+
+ImportedTriangles PendingImport::finish() {
+    const std::filesystem::path& file = file_;
+    const std::string& where = where_;
+    const double timeout = timeoutSeconds_;
+    const std::uint64_t memory = memoryBytes_;
+    const IsolatedOutcome o = run_.finish();
     switch (o.kind) {
     case IsolatedOutcome::Kind::Done: return decodeTriangles(o.bytes);
     case IsolatedOutcome::Kind::Failed: // our own messages name the file; others (bad_alloc) get it here
@@ -136,6 +143,10 @@ ImportedTriangles importTriangles(const std::filesystem::path& file, const std::
                          "finish within " + std::to_string(int(timeout)) + " s (a malformed file can make it loop)");
     }
     throw Error("internal: unknown outcome of the mesh reader process");
+}
+
+ImportedTriangles importTriangles(const std::filesystem::path& file, const std::string& where) {
+    return PendingImport(file, where).finish();
 }
 
 } // namespace rsim

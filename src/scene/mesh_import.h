@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "util/isolated.h"
+
 namespace rsim {
 
 struct ImportedTriangles {
@@ -20,8 +22,24 @@ struct ImportedTriangles {
     std::size_t size() const { return face.size(); }
 };
 
-// Reads `file` with assimp in a child process; throws InputError (naming `where` and the file)
-// when assimp rejects, crashes on or does not finish the file in a time that grows with its size.
+// `file` being read by assimp in a child process, started by the constructor; finish() waits for
+// its triangles and throws InputError (naming `where` and the file) when assimp rejects, crashes
+// on or does not finish the file in a time that grows with its size. Several files can be read
+// at once.
+class PendingImport {
+public:
+    PendingImport(std::filesystem::path file, std::string where);
+    ImportedTriangles finish();
+
+private:
+    std::filesystem::path file_;
+    std::string where_;
+    double timeoutSeconds_;
+    std::uint64_t memoryBytes_;
+    IsolatedRun run_;
+};
+
+// PendingImport's two steps at once.
 ImportedTriangles importTriangles(const std::filesystem::path& file, const std::string& where);
 
 // The same in this process: what the child runs.

@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include <glm/gtc/matrix_transform.hpp>
 #include <spdlog/spdlog.h>
@@ -69,28 +71,49 @@ private:
     std::set<std::string> warned_;
 };
 
+// Checks that a [[mesh]]'s file is there and looks like a mesh before assimp reads it.
+void checkMeshFile(const MeshDesc& mesh) {
+    std::error_code ec;
+    if (!fs::exists(mesh.path, ec)) throw InputError(mesh.where + ": mesh file not found: " + mesh.path.string());
+    if (fs::is_directory(mesh.path, ec))
+        throw InputError(mesh.where + ": mesh path is a directory: " + mesh.path.string());
+    if (!fs::is_regular_file(mesh.path, ec))
+        throw InputError(mesh.where + ": mesh path is not a regular file (a FIFO, socket or device?): " +
+                         mesh.path.string());
+    if (!std::ifstream(mesh.path)) throw InputError(mesh.where + ": mesh file cannot be read: " + mesh.path.string());
+    if (fs::file_size(mesh.path, ec) == 0) throw InputError(mesh.where + ": mesh file is empty: " + mesh.path.string());
+    precheckMeshFile(mesh.path, mesh.where);
+}
+
+// Mesh files read at once, each by its own process: a few, so that many large files do not
+// take the machine's memory together.
+std::size_t concurrentReads() { return std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 8); }
+
 } // namespace
 
-LoadedGeometry loadMeshes(const SceneDesc& scene) {
+LoadedGeometry loadMeshes(const SceneDesc& scene, const std::function<void()>& forked) {
+    for (const MeshDesc& mesh : scene.meshes) checkMeshFile(mesh);
+    // Every file's reader process is started before `forked` runs, the first few at once; the
+    // others as those finish, so `forked` waits for the last of them to start.
+    const std::size_t window = concurrentReads();
+    std::deque<PendingImport> reads;
+    std::size_t started = 0;
+    auto startReads = [&] {
+        while (started < scene.meshes.size() && reads.size() < window) {
+            reads.emplace_back(scene.meshes[started].path, scene.meshes[started].where);
+            if (++started == scene.meshes.size() && forked) forked();
+        }
+    };
+    if (scene.meshes.empty() && forked) forked();
+    startReads();
+
     LoadedGeometry out;
     MaterialResolver materials(scene);
     for (std::size_t meshIndex = 0; meshIndex < scene.meshes.size(); ++meshIndex) {
         const MeshDesc& mesh = scene.meshes[meshIndex];
-        std::error_code ec;
-        if (!fs::exists(mesh.path, ec))
-            throw InputError(mesh.where + ": mesh file not found: " + mesh.path.string());
-        if (fs::is_directory(mesh.path, ec))
-            throw InputError(mesh.where + ": mesh path is a directory: " + mesh.path.string());
-        if (!fs::is_regular_file(mesh.path, ec))
-            throw InputError(mesh.where + ": mesh path is not a regular file (a FIFO, socket or device?): " +
-                             mesh.path.string());
-        if (!std::ifstream(mesh.path))
-            throw InputError(mesh.where + ": mesh file cannot be read: " + mesh.path.string());
-        if (fs::file_size(mesh.path, ec) == 0)
-            throw InputError(mesh.where + ": mesh file is empty: " + mesh.path.string());
-        precheckMeshFile(mesh.path, mesh.where);
-
-        const ImportedTriangles imported = importTriangles(mesh.path, mesh.where);
+        const ImportedTriangles imported = reads.front().finish();
+        reads.pop_front();
+        startReads();
 
         const glm::dmat4 xf = worldFromMesh(mesh);
         // A mirroring transform turns the winding around; swap two vertices to keep the front.

@@ -2,6 +2,7 @@
 // Loads every [[mesh]] of a scene with assimp, applies its transform and resolves materials.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,10 @@ struct LoadedGeometry {
     std::uint64_t droppedDuplicate = 0; // scene/duplicate_faces.h
 };
 
-LoadedGeometry loadMeshes(const SceneDesc& scene);
+// Reads the meshes, several files at once, each in its own process (scene/mesh_import.h).
+// `forked`, when given, runs once every reader process has started, while they read: from then
+// on no process is forked, so the caller may start threads (a Vulkan instance) meanwhile.
+LoadedGeometry loadMeshes(const SceneDesc& scene, const std::function<void()>& forked = {});
 
 // worldFromMesh for a [[mesh]]: scale, then rotate about x, y, z (degrees), then translate.
 glm::dmat4 worldFromMesh(const MeshDesc& mesh);

@@ -91,12 +91,11 @@ void killAndReap(pid_t pid) {
 
 bool isolationEnabled() { return std::getenv("RSIM_NO_ISOLATION") == nullptr; }
 
-IsolatedOutcome runIsolated(const std::function<std::string()>& work, double timeoutSeconds,
-                            std::uint64_t memoryBytes) {
-    IsolatedOutcome out;
+IsolatedRun::IsolatedRun(std::function<std::string()> work, double timeoutSeconds, std::uint64_t memoryBytes)
+    : timeoutSeconds_(timeoutSeconds) {
     if (!isolationEnabled()) {
-        out.bytes = work();
-        return out;
+        work_ = std::move(work);
+        return;
     }
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0) throw Error(std::string("cannot create a pipe: ") + std::strerror(errno));
@@ -121,39 +120,60 @@ IsolatedOutcome runIsolated(const std::function<std::string()>& work, double tim
         childMain(fds[1], work);
     }
     ::close(fds[1]);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutSeconds);
+    pid_ = pid;
+    fd_ = fds[0];
+}
+
+IsolatedRun::IsolatedRun(IsolatedRun&& other) noexcept
+    : work_(std::move(other.work_)), timeoutSeconds_(other.timeoutSeconds_), pid_(other.pid_), fd_(other.fd_) {
+    other.pid_ = -1;
+    other.fd_ = -1;
+}
+
+IsolatedRun::~IsolatedRun() {
+    if (fd_ >= 0) ::close(fd_);
+    if (pid_ > 0) killAndReap(pid_);
+}
+
+IsolatedOutcome IsolatedRun::finish() {
+    IsolatedOutcome out;
+    if (work_) {
+        const std::function<std::string()> work = std::move(work_);
+        work_ = nullptr;
+        out.bytes = work();
+        return out;
+    }
+    if (pid_ <= 0) throw Error("internal: IsolatedRun::finish called twice");
+    // On every way out that leaves pid_ set, the destructor kills and reaps the child.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutSeconds_);
     std::string received;
     char buffer[1 << 16];
     for (;;) {
-        if (cancelRequested()) {
-            ::close(fds[0]);
-            killAndReap(pid);
-            throw Interrupted();
-        }
+        if (cancelRequested()) throw Interrupted();
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0) {
-            ::close(fds[0]);
-            killAndReap(pid);
             out.kind = IsolatedOutcome::Kind::TimedOut;
+            ::close(fd_);
+            fd_ = -1;
+            killAndReap(pid_);
+            pid_ = -1;
             return out;
         }
-        pollfd p{fds[0], POLLIN, 0};
+        pollfd p{fd_, POLLIN, 0};
         const int ready = ::poll(&p, 1, int(std::min<long long>(left.count(), 100)));
-        if (ready < 0 && errno != EINTR) {
-            ::close(fds[0]);
-            killAndReap(pid);
-            throw Error(std::string("waiting for a child process: ") + std::strerror(errno));
-        }
+        if (ready < 0 && errno != EINTR) throw Error(std::string("waiting for a child process: ") + std::strerror(errno));
         if (ready <= 0) continue;
-        const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
+        const ssize_t n = ::read(fd_, buffer, sizeof buffer);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) break; // end of file: the child is done (or dead)
         received.append(buffer, std::size_t(n));
     }
-    ::close(fds[0]);
+    ::close(fd_);
+    fd_ = -1;
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
+    pid_ = -1;
     if (WIFSIGNALED(status)) {
         const int sig = WTERMSIG(status);
         const char* name = ::sigabbrev_np(sig);
@@ -173,6 +193,11 @@ IsolatedOutcome runIsolated(const std::function<std::string()>& work, double tim
     }
     out.bytes = received.substr(1);
     return out;
+}
+
+IsolatedOutcome runIsolated(const std::function<std::string()>& work, double timeoutSeconds,
+                            std::uint64_t memoryBytes) {
+    return IsolatedRun(work, timeoutSeconds, memoryBytes).finish();
 }
 
 } // namespace rsim

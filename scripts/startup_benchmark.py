@@ -21,9 +21,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rsim_bench import print_command, run_timed, scene_file, write_csv  # noqa: E402
 
 
-def one_run(a, scene, backend, out, extra):
+def one_run(a, scene, backend, out, extra, rsim=None):
     # stderr holds the debug log with the shut-down line (run_rsim keeps only summary.json).
-    wall, log = run_timed([a.rsim, "run", scene_file(a.rsim, scene), "--backend", backend, "--output", out,
+    rsim = rsim or a.rsim
+    wall, log = run_timed([rsim, "run", scene_file(a.rsim, scene), "--backend", backend, "--output", out,
                        "--no-timeseries", "--no-progress", "--log-level", "debug"] + extra, "startup_benchmark")
     with open(os.path.join(out, "summary.json")) as f:
         s = json.load(f)
@@ -46,6 +47,7 @@ def one_run(a, scene, backend, out, extra):
     row["pipeline_detail"] = ";".join(f"{k[9:]}={v:.4f}" for k, v in st.items() if k.startswith("pipeline "))
     for k, v in s["timings_s"].items():
         row[f"phase_{k}"] = v
+    row["log"] = log
     return row
 
 
@@ -62,6 +64,9 @@ def main():
     ap.add_argument("--uncached-host-rays", default="",
                     help="--host-rays modes of the GPU runs without the K cache, alternating (e.g. auto,never; "
                          "default: rsim's default)")
+    ap.add_argument("--compare-rsim", default="",
+                    help="another build's rsim (same libraries): its GPU runs without the K cache alternate with "
+                         "--rsim's, labelled 'vulkan, BASENAME'")
     ap.add_argument("--out", default="bench/startup")
     ap.add_argument("--tmp", default="/tmp/rsim-startup")
     a = ap.parse_args()
@@ -78,14 +83,20 @@ def main():
     for scene in a.scenes.split(","):
         for backend in a.backends.split(","):
             modes = [m for m in a.uncached_host_rays.split(",") if m] if backend == "vulkan" else []
+            binaries = [(None, a.rsim)]
+            if backend == "vulkan" and a.compare_rsim:
+                binaries.append((os.path.basename(a.compare_rsim), a.compare_rsim))
             for r in range(a.repeat + 1):
                 for mode in modes or [None]:
-                    extra = ["--no-k-cache"] + (["--host-rays", mode] if mode else [])
-                    row = one_run(a, scene, backend, os.path.join(a.tmp, "r"), extra)
-                    if mode:
-                        row["backend"] = f"vulkan, --host-rays {mode}"
-                    row["run"] = "first" if r == 0 else r
-                    rows.append(row)
+                    for name, rsim in binaries:
+                        extra = ["--no-k-cache"] + (["--host-rays", mode] if mode else [])
+                        row = one_run(a, scene, backend, os.path.join(a.tmp, "r"), extra, rsim)
+                        if mode:
+                            row["backend"] = f"vulkan, --host-rays {mode}"
+                        if name:
+                            row["backend"] += f", {name}"
+                        row["run"] = "first" if r == 0 else r
+                        rows.append(row)
     for cache_scene in filter(None, a.cache_scene.split(",")):
         cache = os.path.join(a.tmp, "kcache")
         row = one_run(a, cache_scene, "vulkan", os.path.join(a.tmp, "c"), ["--k-cache", cache])
@@ -99,6 +110,14 @@ def main():
                 row["run"] = r
                 rows.append(row)
 
+    # The debug log of each scene and backend's first warm run: the start-up's timeline.
+    for row in rows:
+        if row.get("run") == 1 and row.get("log"):
+            name = re.sub(r"[^A-Za-z0-9.-]+", "-", f"{row['scene']}-{row['backend']}").strip("-")
+            with open(os.path.join(a.out, f"timeline-{name}.log"), "w") as f:
+                f.write(row["log"])
+    for row in rows:
+        row.pop("log", None)
     write_csv(os.path.join(a.out, "startup.csv"), rows)
 
     cols = ["wall_s", "process_s", "phases_s", "outside_phases_s", "after_summary_s", "main_s", "instance_s",

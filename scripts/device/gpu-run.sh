@@ -32,6 +32,7 @@
 #                                             .device/variants/rsim-NAME (same libraries) and of
 #                                             VARIANT_OPTIONS="NAME=OPTIONS;...", interleaved
 #   scripts/device/gpu-run.sh startup SCENES  start-up and shut-down outside the phases (issue 21), GPU and CPU,
+#                                             against STARTUP_OLD's GPU runs when given (an older build's binary),
 #                                             and runs with K from the K cache (startup_benchmark.py; scenes
 #                                             STARTUP_CACHE_SCENE, STARTUP_CACHE_REPEAT runs per --host-rays
 #                                             mode of STARTUP_HOST_RAYS, e.g. auto,never; the runs without
@@ -409,8 +410,17 @@ pixels)
     --repeat "${PIXEL_REPEATS:-3}" --out "$OUT/pixels" 2>&1 | tee "$OUT/pixels.txt" ;;
 startup)
   # Run this first on a fresh machine: the first command's row is the cold-driver figure.
+  # STARTUP_OLD: an older build's binary (same libraries), whose GPU runs alternate with this one's.
   gen "$scenes"
-  python3 scripts/startup_benchmark.py --rsim $RSIM --scenes "$scenes" --backends vulkan,cpu \
+  compare=()
+  if [[ -n ${STARTUP_OLD:-} ]]; then
+    B=/tmp/rsimb/rsim-bundle old=$(basename "$STARTUP_OLD")
+    cp "$STARTUP_OLD" $B/bin/$old && chmod +x $B/bin/$old
+    sed "s#/bin/rsim\"#/bin/$old\"#" $B/rsim > $B/$old && chmod +x $B/$old
+    compare=(--compare-rsim $B/$old)
+  fi
+  python3 scripts/startup_benchmark.py --rsim $RSIM "${compare[@]}" --scenes "$scenes" \
+    --backends "${STARTUP_BACKENDS:-vulkan,cpu}" \
     --repeat "${STARTUP_REPEATS:-5}" --cache-scene "${STARTUP_CACHE_SCENE:-medium-room}" \
     --cache-repeat "${STARTUP_CACHE_REPEAT:-2}" --host-rays "${STARTUP_HOST_RAYS:-auto}" \
     --uncached-host-rays "${STARTUP_UNCACHED_HOST_RAYS:-}" --out "$OUT/startup" \

@@ -6,9 +6,12 @@
 
 namespace rsim {
 
-// K (fp32: every chunk, or an MPI rank's chunks) becomes `format` (lut8-log or lut4-log), chunk by chunk, freeing each
-// fp32 chunk as soon as its encoded copy exists. Codes equal encodeChunk()'s on the host, bit for
+// K (fp32: every chunk, or an MPI rank's chunks) becomes `format` (lut8-log or lut4-log), a group
+// of chunks at a time, freeing the group's fp32 chunks as soon as their encoded copies exist. Codes equal encodeChunk()'s on the host, bit for
 // bit.
-KErrors encodeLogKVulkan(vk::Device& device, DeviceK& K, KFormat format);
+// `groupBytes`: the fp32 bytes of one group of chunks, encoded in one submission (tests make it
+// small).
+inline constexpr std::uint64_t kEncodeGroupBytes = std::uint64_t(256) << 20;
+KErrors encodeLogKVulkan(vk::Device& device, DeviceK& K, KFormat format, std::uint64_t groupBytes = kEncodeGroupBytes);
 
 } // namespace rsim

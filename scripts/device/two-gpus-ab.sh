@@ -4,7 +4,8 @@
 # .device/rsim-bundle.tgz and an older build's rsim binary at OLD: each of SCENES (generated) on
 # GPU 0 and on GPUs 0 and 1 with this bundle, and on OLD_DEVICES (default "0,1") with the older
 # binary, twice, alternating, K cache off, debug logs; prints each run's phases and details and
-# `rsim compare` of one GPU against two and of the two builds on two GPUs (issue 17, point 5).
+# `rsim compare` of one GPU against two and of the two builds on the devices both ran (issue 17,
+# point 5). NEW_DEVICES (default "0 0,1") and OLD_DEVICES: on one GPU, both "0".
 # NEW_OPTS and OLD_OPTS: more options for each (OLD may be this bundle's own bin/rsim, to compare
 # options alone).
 #
@@ -20,7 +21,7 @@ nvidia-smi -L | tee "$OUT/machine.txt"
 SCENES=${SCENES:-large-room,industry}
 for s in ${SCENES//,/ }; do
   [[ -f scenes/generated/$s/scene.toml ]] || $B/rsim generate "$s" --output "scenes/generated/$s" -q > /dev/null
-  for rep in 1 2; do for which in new old; do devlist="0 0,1"; [[ $which == old ]] && devlist=${OLD_DEVICES:-0,1}; for devs in $devlist; do
+  for rep in 1 2; do for which in new old; do devlist=${NEW_DEVICES:-0 0,1}; [[ $which == old ]] && devlist=${OLD_DEVICES:-0,1}; for devs in $devlist; do
     bin=$B/rsim opts=${NEW_OPTS:-}; [[ $which == old ]] && bin=$B/rsim-old opts=${OLD_OPTS:-}
     $bin run $opts "scenes/generated/$s/scene.toml" --backend vulkan --devices "$devs" --no-k-cache --no-timeseries \
       --no-images --no-progress --log-level debug --output "/tmp/mg-$which-$s-${devs/,/x}" > /tmp/mg.log 2>&1 || { tail -3 /tmp/mg.log; continue; }
@@ -34,6 +35,9 @@ print(sys.argv[5], sys.argv[2], "devices", sys.argv[3], "rep", sys.argv[4], "tot
       " ".join("%s %.3f" % (k, d[k]) for k in keys if isinstance(d[k], (int, float))))
 PY
   done; done; done
-  echo "compare $s new 1 vs 2: $($B/rsim compare /tmp/mg-new-$s-0 /tmp/mg-new-$s-0x1 --max-fraction 0 --tol-m 1e-6 2>&1 | tail -1)"
-  echo "compare $s old 2 vs new 2: $($B/rsim compare /tmp/mg-old-$s-0x1 /tmp/mg-new-$s-0x1 --max-fraction 0 --tol-m 1e-6 2>&1 | tail -1)"
+  [[ -d /tmp/mg-new-$s-0x1 ]] &&
+    echo "compare $s new 1 vs 2: $($B/rsim compare /tmp/mg-new-$s-0 /tmp/mg-new-$s-0x1 --max-fraction 0 --tol-m 1e-6 2>&1 | tail -1)"
+  for d in 0 0x1; do [[ -d /tmp/mg-old-$s-$d && -d /tmp/mg-new-$s-$d ]] &&
+    echo "compare $s old against new on $d: $($B/rsim compare /tmp/mg-old-$s-$d /tmp/mg-new-$s-$d --max-fraction 0 --tol-m 1e-6 2>&1 | tail -1)"
+  done
 done 2>&1 | tee $OUT/one-against-two.txt

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include <spdlog/spdlog.h>
 
@@ -80,6 +81,14 @@ KErrors encodeLogKVulkan(vk::Device& device, DeviceK& K, KFormat format, std::ui
     // most a quarter of that (lut8) exists beside fp32 K. Chunk by chunk, each its own submission,
     // the medium room's 8 chunks took 0.019 s and industry's 167 took 0.36 s on an H100 and an
     // H200 for a kernel of a few milliseconds: allocation, submission and release per chunk.
+    //
+    // The fp32 chunks are freed on another thread where the device has room for them beside
+    // the encoded K twice over (freeing them took longer than the rest of the encoding); else
+    // each group's as soon as it is encoded.
+    std::uint64_t encodedBytes = 0;
+    for (std::uint32_t x = 0; x < held; ++x) encodedBytes += words[x] * 4;
+    const bool releaseLater = device.deviceLocalBudget() >= 2 * encodedBytes;
+    auto retired = std::make_shared<std::vector<vk::Buffer>>();
     Stopwatch sw;
     double allocating = 0.0, encoding = 0.0, releasing = 0.0;
     std::uint32_t groups = 0;
@@ -109,14 +118,18 @@ KErrors encodeLogKVulkan(vk::Device& device, DeviceK& K, KFormat format, std::ui
             }
         });
         encoding += sw.lap();
-        for (std::uint32_t x = x0; x < x1; ++x) K.buffers[x] = std::move(encoded[x - x0]); // the fp32 chunk goes
+        for (std::uint32_t x = x0; x < x1; ++x) {
+            if (releaseLater) retired->push_back(std::move(K.buffers[x]));
+            K.buffers[x] = std::move(encoded[x - x0]); // the fp32 chunk goes, unless retired
+        }
         releasing += sw.lap();
         ++groups;
         x0 = x1;
     }
-    spdlog::debug("{}: K encoded in {} group(s) of chunks: allocations {:.3f} s, encoding {:.3f} s, fp32 chunks "
-                  "released in {:.3f} s",
-                  device.label(), groups, allocating, encoding, releasing);
+    if (releaseLater) device.inBackground([retired] { retired->clear(); });
+    spdlog::debug("{}: K encoded in {} group(s) of chunks: allocations {:.3f} s, encoding {:.3f} s, fp32 chunks {}",
+                  device.label(), groups, allocating, encoding,
+                  releaseLater ? "released on another thread" : fmt::format("released in {:.3f} s", releasing));
     K.chunking.format = format;
 
     KErrors errors;

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
-#include <future>
 #include <memory>
 #include <optional>
 
@@ -134,18 +133,11 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     const int me = share.rank(), R = share.count();
     const std::uint32_t R0 = share.rowBegin(), R1 = share.rowEnd();
     RankAssembledK out;
+    Stopwatch allocation;
+    out.K = allocateDeviceK(dev, ch, share.firstChunk(), share.endChunk());
     const std::string who = share.name(me);
-    // This part's rows of K in fp32, allocated on another thread while this one sets up the casts
-    // (both took 0.1-0.2 s on two H200s, one after the other). On an error here, the future's
-    // destructor waits for it.
-    std::future<DeviceK> allocated = std::async(std::launch::async, [&] {
-        Stopwatch allocation;
-        DeviceK K = allocateDeviceK(dev, ch, share.firstChunk(), share.endChunk());
-        spdlog::debug("{}: {} chunk(s) of fp32 K allocated on {} in {:.3f} s", who, K.chunkIds.size(), dev.label(),
-                      allocation.seconds());
-        return K;
-    });
-    Stopwatch setup;
+    spdlog::debug("{}: {} chunk(s) of fp32 K allocated on {} in {:.3f} s", who, out.K.chunkIds.size(), dev.label(),
+                  allocation.seconds());
 
     // The casts: first the halves that go to other parts (their regions come back cast by cast),
     // then this part's own block, in one cast, which the device casts while the parts swap the
@@ -193,6 +185,8 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     std::array<std::uint64_t, kSlots> readbackBytes{};
     for (std::size_t k = 0; k < casts.size(); ++k)
         readbackBytes[k % kSlots] = std::max(readbackBytes[k % kSlots], regionsBytes(casts[k]));
+    std::vector<std::uint64_t> home(ch.chunks(), 0);
+    for (std::size_t x = 0; x < out.K.chunkIds.size(); ++x) home[out.K.chunkIds[x]] = out.K.buffers[x].address();
     struct Slot {
         vk::Buffer scratch, readback, table;
         std::unique_ptr<VisibilityLists> lists;
@@ -205,6 +199,7 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
         slots[s].readback = vk::Buffer(dev, std::max<std::uint64_t>(readbackBytes[s], 4),
                                        VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryKind::Readback,
                                        "K scratch readback, slot " + tag);
+        slots[s].table = vk::makeStorage(dev, home, "K chunk addresses, slot " + tag);
         slots[s].lists = std::make_unique<VisibilityLists>(dev, visibilityPairsPerLaunch(dev), ch.n,
                                                            tileListMax(settings), blockerRounds(settings),
                                                            "visibility lists");
@@ -222,13 +217,6 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     std::array<vk::Buffer, 2> stage;
     vk::TimelineSemaphore done(dev, "rank casts");
     vk::TimelineSemaphore uploads(dev, "K halves from other parts");
-    spdlog::debug("{}: casts set up on {} in {:.3f} s (scratch chunks, readback, lists, pipelines)", who, dev.label(),
-                  setup.seconds());
-    out.K = allocated.get();
-    std::vector<std::uint64_t> home(ch.chunks(), 0);
-    for (std::size_t x = 0; x < out.K.chunkIds.size(); ++x) home[out.K.chunkIds[x]] = out.K.buffers[x].address();
-    for (std::uint32_t s = 0; s < kSlots; ++s)
-        slots[s].table = vk::makeStorage(dev, home, "K chunk addresses, slot " + std::to_string(s));
 
     // Where region g of cast c lies in its slot's scratch buffer: columns [col0, col1) of the
     // g-th scratch chunk.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "vulkan/device.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <optional>
 #include <vector>
@@ -144,6 +145,7 @@ Buffer& Device::stagingReadback(std::uint64_t bytes) {
 
 Device::~Device() {
     if (!device_) return;
+    waitBackground();
     table_.vkDeviceWaitIdle(device_);
     upload_.reset();
     readback_.reset();
@@ -153,6 +155,23 @@ Device::~Device() {
     if (fence_) table_.vkDestroyFence(device_, fence_, nullptr);
     if (pool_) table_.vkDestroyCommandPool(device_, pool_, nullptr);
     table_.vkDestroyDevice(device_, nullptr);
+}
+
+void Device::inBackground(std::function<void()> job) {
+    std::lock_guard lock(backgroundMutex_);
+    std::erase_if(background_, [](const std::future<void>& f) {
+        return f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+    });
+    background_.push_back(std::async(std::launch::async, std::move(job)));
+}
+
+void Device::waitBackground() {
+    std::vector<std::future<void>> jobs;
+    {
+        std::lock_guard lock(backgroundMutex_);
+        jobs.swap(background_);
+    }
+    for (std::future<void>& f : jobs) f.wait();
 }
 
 std::uint32_t Device::memoryType(std::uint32_t typeBits, VkMemoryPropertyFlags required,

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -92,6 +93,13 @@ public:
     // after its wait failed (the device is lost).
     void forgetPending(VkSemaphore semaphore);
 
+    // Runs `job` on another thread; the destructor waits for it. For releasing memory that
+    // nothing waits for: NVIDIA's driver takes about 1.3 ms per 64 MiB to free device memory, in a
+    // lock that the process's allocations share (docs/benchmarks.md, "K encoded in groups").
+    void inBackground(std::function<void()> job);
+    // Waits for every job of inBackground.
+    void waitBackground();
+
     // Host-visible staging buffers of at least `bytes`, reused across the (blocking) uploads
     // and downloads of this device: pinning host memory is slow on some drivers.
     class Buffer& stagingUpload(std::uint64_t bytes);
@@ -130,6 +138,8 @@ private:
     };
     std::vector<Pending> pending_;
     std::unique_ptr<class Buffer> upload_, readback_;
+    std::mutex backgroundMutex_;
+    std::vector<std::future<void>> background_;
     std::unique_ptr<class PipelineCache> pipelineCache_;
 };
 

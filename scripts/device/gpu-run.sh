@@ -18,6 +18,8 @@
 #                                             row sums of every bundled and generated scene (issue 12)
 #   scripts/device/gpu-run.sh raysab OLD LIST  visibility alone: this bundle's rsim against OLD, LIST of
 #                                             SCENE[@MAX_EDGE_M[@SAMPLES]], interleaved VIS_REPEATS times
+#   scripts/device/gpu-run.sh raysvariants LIST  visibility alone, as raysab, of this bundle's rsim and each binary of
+#                                             VARIANTS (same libraries), interleaved VIS_REPEATS times
 #   scripts/device/gpu-run.sh raypaths LIST   the ray paths against each other, one binary: visibility of
 #                                             LIST (SCENE[@MAX_EDGE_M]) with --visibility of each of PATHS
 #                                             (default pipeline,bvh), interleaved VIS_REPEATS times; the
@@ -226,6 +228,29 @@ raysab)
   for d in /tmp/raysab/new-*; do
     echo "compare ${d#/tmp/raysab/new-}: $($RSIM compare "/tmp/raysab/old-${d#/tmp/raysab/new-}" "$d" --max-fraction 0 --tol-m 1e-6 2>&1 | tail -1)"
   done | tee -a "$OUT/raysab.txt" ;;
+raysvariants)
+  # Visibility alone, like raysab, for several builds: this bundle's rsim ("new") and each binary of
+  # VARIANTS (paths, e.g. .device/variants/rsim-*; same libraries), interleaved VIS_REPEATS times over
+  # LIST (SCENE[@MAX_EDGE_M[@SAMPLES]]); then `rsim compare` of each variant's last outputs against new's.
+  list=${2:-medium-room,large-room}
+  names=(new)
+  for v in ${VARIANTS:?raysvariants: VARIANTS, the other binaries}; do
+    n=$(basename "$v"); names+=("$n")
+    cp "$v" /tmp/rsimb/rsim-bundle/bin/$n && chmod +x /tmp/rsimb/rsim-bundle/bin/$n
+    sed "s#/bin/rsim\"#/bin/$n\"#" $RSIM > /tmp/rsimb/rsim-bundle/$n && chmod +x /tmp/rsimb/rsim-bundle/$n
+  done
+  for item in ${list//,/ }; do gen "${item%%@*}"; done
+  for r in $(seq "${VIS_REPEATS:-2}"); do for item in ${list//,/ }; do for which in "${names[@]}"; do
+    IFS=@ read -r s edge samples <<< "$item"
+    bin=$RSIM; [[ $which == new ]] || bin=/tmp/rsimb/rsim-bundle/$which
+    $bin run "$(path_of $s)" --backend vulkan --no-k-cache --no-timeseries --no-progress ${edge:+--max-edge-m $edge} \
+      ${samples:+--samples $samples} -o "/tmp/raysv/$which-$s${edge:+-$edge}" > /tmp/raysv.log 2>&1 ||
+      { cat /tmp/raysv.log; exit 1; }
+    echo "$which $r $item: $(grep -o 'visibility: .*' /tmp/raysv.log | tr '\n' ' ')"
+  done; done; done | tee "$OUT/raysvariants.txt"
+  for d in /tmp/raysv/new-*; do for which in "${names[@]:1}"; do
+    echo "compare $which against new, ${d#/tmp/raysv/new-}: $($RSIM compare "$d" "/tmp/raysv/$which-${d#/tmp/raysv/new-}" --max-fraction 0 --tol-m 1e-6 2>&1 | tail -1)"
+  done; done | tee -a "$OUT/raysvariants.txt" ;;
 raypaths)
   # One binary, its ray paths against each other (--host-rays never: every ray on the GPU).
   list=${2:-medium-room,large-room,industry}; paths=${PATHS:-pipeline,bvh}

@@ -2,8 +2,9 @@
 // The occluder lists of one visibility launch's tiles (tile_shaft.h; the layout in gpu_layout.h,
 // FacingListHeader): one invocation per tile that facing_pairs.comp marked, which builds the
 // tile's shaft from its two blocks of triangles and lists every triangle of the scene that may
-// meet it, by a traversal of rsim's own BVH (the one of the clear pairs' query, shaft.h). A
-// tile with more than tileListMax is marked RSIM_TILE_LONG, and its rays are traced.
+// meet it, by a traversal of rsim's own BVH (the one of the clear pairs' query, shaft.h), the
+// triangles larger than the blocks' mean first. A tile with more than tileListMax is marked
+// RSIM_TILE_LONG, and its rays are traced.
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #include "common/rsim.glsl"
@@ -31,10 +32,15 @@ void main() {
     // Three passes over the blocks' triangles: where they are, how far they reach across the
     // axis between them, then the planes' offsets.
     TileBlocks b = rsimTileBlocksEmpty();
+    float blockArea = 0.0;
     for (uint k = 0u; k < count; ++k) {
         GpuTriangle g = tri(k < rows ? r0 + k : c0 + k - rows);
         b = rsimTileBlocksAdd(b, rsimTri(g), g.normal.xyz, k < rows);
+        blockArea += g.v0Area.w;
     }
+    // Listed triangles larger than the blocks' mean come first: a large one blocks more of the
+    // tile's segments, and a blocked ray stops at its first hit.
+    float large = blockArea / float(count);
     mat3 frame = rsimTileFrame(b);
     vec3 centre = 0.5 * (b.lo + b.hi);
     TileExtents e = rsimTileExtentsEmpty();
@@ -55,7 +61,7 @@ void main() {
     // The traversal of ShaftBvh::forEachTileCandidate (src/accel/shaft_bvh.h).
     uint limit = list.header.tileListMax;
     uint out0 = list.header.tileCapacity + tile * limit;
-    uint found = 0u;
+    uint found = 0u, first = 0u; // the large ones from the list's start, the others from its end
     uint stack[RSIM_SHAFT_BVH_MAX_DEPTH + 1u];
     uint top = 0u, k = 0u;
     for (;;) {
@@ -75,13 +81,18 @@ void main() {
                     rsimCount(pc.stats, 6u, tile, 1u);
                     return;
                 }
-                tiles.v[out0 + found] = t;
+                if (tri(t).v0Area.w >= large) tiles.v[out0 + first++] = t;
+                else tiles.v[out0 + limit - 1u - (found - first)] = t;
                 ++found;
             }
         }
         if (top == 0u) break;
         k = stack[--top];
     }
+    // The others, at the end of the list's room, joined to the large ones: those outside the
+    // list's final extent fill the gap after the large ones.
+    for (uint p = max(found, limit - (found - first)), to = first; p < limit; ++p)
+        tiles.v[out0 + to++] = tiles.v[out0 + p];
     tiles.v[tile] = found;
     rsimCount(pc.stats, 5u, tile, 1u);
     rsimCount(pc.stats, 7u, tile, found);

@@ -175,8 +175,7 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     // lists, and a table of chunk addresses (this part's chunks, and a scratch chunk at the index
     // of each foreign chunk of the slot's cast). The readback holds a cast's regions one after
     // the other, not whole chunks: it is pinned host memory, slow to allocate (0.3 s of two
-    // H100s' setup for whole chunks), and a region is a fraction of its chunk. It is allocated
-    // once the first casts are queued, which the device runs meanwhile (below).
+    // H100s' setup for whole chunks), and a region is a fraction of its chunk.
     const std::uint64_t scratchBytes = ch.largestChunkBytes();
     const auto regionsBytes = [&](const Cast& c) {
         std::uint64_t bytes = 0;
@@ -197,6 +196,9 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
         const std::string tag = std::to_string(s);
         slots[s].scratch = vk::Buffer(dev, kGroup * scratchBytes, vk::kStorageUsage, vk::MemoryKind::Device,
                                       "K scratch chunks (fp32), slot " + tag);
+        slots[s].readback = vk::Buffer(dev, std::max<std::uint64_t>(readbackBytes[s], 4),
+                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryKind::Readback,
+                                       "K scratch readback, slot " + tag);
         slots[s].table = vk::makeStorage(dev, home, "K chunk addresses, slot " + tag);
         slots[s].lists = std::make_unique<VisibilityLists>(dev, visibilityPairsPerLaunch(dev), ch.n,
                                                            tileListMax(settings), blockerRounds(settings),
@@ -221,8 +223,7 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     const auto scratchAt = [&](const Cast& c, std::size_t g) {
         return g * scratchBytes + std::uint64_t(c.foreign[g].col0) * ch.rows(c.foreign[g].chunk) * 4;
     };
-    // A cast on its slot; a foreign cast's regions then come back by submitCopy.
-    auto submitCast = [&](std::size_t k) {
+    auto submit = [&](std::size_t k) {
         const Cast& c = casts[k];
         const Slot& s = slots[k % kSlots];
         shared::VisibilityPush p = push;
@@ -240,29 +241,21 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
                 vk::computeBarrier(dev, cmd);
             }
             recordVisibilityRows(dev, pipelines, p, c.rowBegin, c.rowEnd, *s.lists, cmd);
+            vk::computeBarrier(dev, cmd);
             if (!c.foreign.empty()) {
-                vk::computeBarrier(dev, cmd);
+                std::vector<VkBufferCopy> copies;
+                std::uint64_t at = 0;
+                for (std::size_t g = 0; g < c.foreign.size(); ++g) {
+                    copies.push_back({scratchAt(c, g), at, c.foreign[g].elements(ch) * 4});
+                    at += c.foreign[g].elements(ch) * 4;
+                }
+                dev.vk().vkCmdCopyBuffer(cmd, s.scratch.handle(), s.readback.handle(), std::uint32_t(copies.size()),
+                                         copies.data());
                 // The table again as the other slots' casts expect it.
                 for (const Region& g : c.foreign)
                     dev.vk().vkCmdUpdateBuffer(cmd, s.table.handle(), std::uint64_t(g.chunk) * 8, 8, &home[g.chunk]);
+                vk::hostReadBarrier(dev, cmd);
             }
-        });
-    };
-    // The regions of foreign cast k to its slot's readback; the timeline's value once they are there.
-    auto submitCopy = [&](std::size_t k) {
-        const Cast& c = casts[k];
-        const Slot& s = slots[k % kSlots];
-        return done.submit(false, [&](VkCommandBuffer cmd) {
-            vk::computeBarrier(dev, cmd); // after the cast's writes to the scratch chunks
-            std::vector<VkBufferCopy> copies;
-            std::uint64_t at = 0;
-            for (std::size_t g = 0; g < c.foreign.size(); ++g) {
-                copies.push_back({scratchAt(c, g), at, c.foreign[g].elements(ch) * 4});
-                at += c.foreign[g].elements(ch) * 4;
-            }
-            dev.vk().vkCmdCopyBuffer(cmd, s.scratch.handle(), s.readback.handle(), std::uint32_t(copies.size()),
-                                     copies.data());
-            vk::hostReadBarrier(dev, cmd);
         });
     };
 
@@ -284,22 +277,11 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     Stopwatch sw;
     std::size_t foreignCasts = 0;
     while (foreignCasts < casts.size() && !casts[foreignCasts].foreign.empty()) ++foreignCasts;
-    // The halves: cast k + 1 runs while the host copies cast k's regions out. The first cast of
-    // each slot is queued before the readbacks are allocated, and the device runs them meanwhile.
-    std::vector<std::uint64_t> copied(foreignCasts, 0);
-    const std::size_t early = std::min<std::size_t>(foreignCasts, kSlots);
-    for (std::size_t k = 0; k < early; ++k) submitCast(k);
-    for (std::uint32_t s = 0; s < kSlots; ++s)
-        slots[s].readback = vk::Buffer(dev, std::max<std::uint64_t>(readbackBytes[s], 4),
-                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryKind::Readback,
-                                       "K scratch readback, slot " + std::to_string(s));
-    for (std::size_t k = 0; k < early; ++k) copied[k] = submitCopy(k);
+    // The halves: cast k + 1 runs while the host copies cast k's region out.
+    if (foreignCasts > 0) submit(0);
     for (std::size_t k = 0; k < foreignCasts; ++k) {
-        if (k + 1 >= early && k + 1 < foreignCasts) {
-            submitCast(k + 1);
-            copied[k + 1] = submitCopy(k + 1);
-        }
-        done.wait(copied[k]);
+        if (k + 1 < foreignCasts) submit(k + 1);
+        done.wait(k + 1);
         dev.reclaim();
         const Cast& c = casts[k];
         // The regions lie one after the other in the readback, as in what goes to the receiver.
@@ -310,7 +292,7 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     spdlog::debug("{}: half blocks cast and read back in {:.3f} s", who, sw.seconds());
     // This rank's block on the device; meanwhile the swap, and what the other ranks cast for this
     // rank's chunks copied into place (other elements than the block's).
-    for (std::size_t k = foreignCasts; k < casts.size(); ++k) submitCast(k);
+    for (std::size_t k = foreignCasts; k < casts.size(); ++k) submit(k);
     const auto checkSize = [&](int r, std::size_t count) {
         if (count != fromAt[std::size_t(r) + 1] - fromAt[std::size_t(r)])
             throw Error("internal: " + share.name(r) + " sent a block of K of another size");

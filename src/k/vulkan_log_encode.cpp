@@ -77,14 +77,12 @@ KErrors encodeLogKVulkan(vk::Device& device, DeviceK& K, KFormat format, std::ui
     const vk::Buffer boundsBuffer = vk::makeStorage(device, bounds, "K code boundaries");
 
     // Pass 1: in groups of chunks of at most groupBytes of fp32, one submission each: the
-    // group's encoded buffers are allocated, its chunks encoded, then its fp32 chunks freed, so at
-    // most a quarter of that (lut8) exists beside fp32 K. Chunk by chunk, each its own submission,
-    // the medium room's 8 chunks took 0.019 s and industry's 167 took 0.36 s on an H100 and an
-    // H200 for a kernel of a few milliseconds: allocation, submission and release per chunk.
-    //
-    // The fp32 chunks are freed on another thread where the device has room for them beside
-    // the encoded K twice over (freeing them took longer than the rest of the encoding); else
-    // each group's as soon as it is encoded.
+    // group's encoded buffers are allocated, its chunks encoded, then its fp32 chunks released.
+    // The fp32 chunks are freed on another thread where the device has room for them beside the
+    // encoded K twice over: for industry's 167 chunks on an H100 their release took 0.21 s, the
+    // allocations 0.09 s and the encoding 0.015 s (docs/benchmarks.md, "K encoded in groups").
+    // Elsewhere each group's go as soon as it is encoded, so at most a quarter of groupBytes
+    // (lut8) exists beside fp32 K.
     std::uint64_t encodedBytes = 0;
     for (std::uint32_t x = 0; x < held; ++x) encodedBytes += words[x] * 4;
     const bool releaseLater = device.deviceLocalBudget() >= 2 * encodedBytes;

@@ -7,10 +7,9 @@
 namespace rsim {
 
 // K (fp32: every chunk, or an MPI rank's chunks) becomes `format` (lut8-log or lut4-log), a group
-// of chunks at a time, freeing the group's fp32 chunks as soon as their encoded copies exist. Codes equal encodeChunk()'s on the host, bit for
-// bit.
-// `groupBytes`: the fp32 bytes of one group of chunks, encoded in one submission (tests make it
-// small).
+// of chunks at a time (`groupBytes` of fp32 per submission; tests make it small), the fp32 chunks
+// freed once their encoded copies exist, on another thread where the device has room. Codes
+// equal encodeChunk()'s on the host, bit for bit.
 inline constexpr std::uint64_t kEncodeGroupBytes = std::uint64_t(256) << 20;
 KErrors encodeLogKVulkan(vk::Device& device, DeviceK& K, KFormat format, std::uint64_t groupBytes = kEncodeGroupBytes);
 

@@ -77,6 +77,31 @@ echo "machine: $(nproc) cores, $(nvidia-smi --query-gpu=name,memory.total,driver
 gen() { for s in ${1//,/ }; do [[ -f scenes/$s/scene.toml || -f scenes/generated/$s/scene.toml ]] ||
   $RSIM generate "$s" --output "scenes/generated/$s" -q >/dev/null; done; }
 path_of() { [[ -f scenes/$1/scene.toml ]] && echo "scenes/$1/scene.toml" || echo "scenes/generated/$1/scene.toml"; }
+# variant SRC NAME: another build's rsim binary SRC (same libraries) in the bundle as bin/NAME, run
+# by the wrapper /tmp/rsimb/rsim-bundle/NAME (a copy of the bundle's own, pointing at it).
+variant() { cp "$1" "/tmp/rsimb/rsim-bundle/bin/$2" && chmod +x "/tmp/rsimb/rsim-bundle/bin/$2" &&
+  sed "s#/bin/rsim\"#/bin/$2\"#" $RSIM > "/tmp/rsimb/rsim-bundle/$2" && chmod +x "/tmp/rsimb/rsim-bundle/$2"; }
+# rays_builds FILE LIST NAME...: the visibility of each build NAME ("new": this bundle's rsim, else
+# a variant) on LIST (SCENE[@MAX_EDGE_M[@SAMPLES]]; K cache off, the scene's own settings
+# otherwise), interleaved VIS_REPEATS times; prints the log's visibility lines (pairs, rays,
+# seconds, Mrays/s, the passes' device time) and `rsim compare` of each build's last outputs
+# against new's, into $OUT/FILE.
+rays_builds() {
+  local file=$1 list=$2; shift 2
+  local names=("$@") item which bin r s edge samples d
+  for item in ${list//,/ }; do gen "${item%%@*}"; done
+  for r in $(seq "${VIS_REPEATS:-2}"); do for item in ${list//,/ }; do for which in "${names[@]}"; do
+    IFS=@ read -r s edge samples <<< "$item"
+    bin=$RSIM; [[ $which == new ]] || bin=/tmp/rsimb/rsim-bundle/$which
+    $bin run "$(path_of $s)" --backend vulkan --no-k-cache --no-timeseries --no-progress ${edge:+--max-edge-m $edge} \
+      ${samples:+--samples $samples} -o "/tmp/raysv/$which-$s${edge:+-$edge}" > /tmp/raysv.log 2>&1 ||
+      { cat /tmp/raysv.log; exit 1; }
+    echo "$which $r $item: $(grep -o 'visibility: .*' /tmp/raysv.log | tr '\n' ' ')"
+  done; done; done | tee "$OUT/$file"
+  for d in /tmp/raysv/new-*; do for which in "${names[@]}"; do [[ $which == new ]] && continue
+    echo "compare $which against new, ${d#/tmp/raysv/new-}: $($RSIM compare "$d" "/tmp/raysv/$which-${d#/tmp/raysv/new-}" --max-fraction 0 --tol-m 1e-6 2>&1 | tail -1)"
+  done; done | tee -a "$OUT/$file"
+}
 
 case $stage in
 sanity)
@@ -208,49 +233,15 @@ tilelists)
   done | tee -a "$OUT/tilelists.txt" ;;
 raysab)
   # Visibility alone (issue 17 point 4): this bundle's rsim against an older build's binary OLD
-  # (same libraries), interleaved VIS_REPEATS times, each SCENE[@MAX_EDGE_M[@SAMPLES]] once per
-  # repeat (K cache off, the scene's own settings otherwise). Prints the log's visibility lines
-  # (candidate pairs, rays, seconds, Mrays/s; the passes' device time) and `rsim compare` of the
-  # last repeat's outputs, old against new.
-  old=${2:?raysab: the older rsim binary}; list=${3:-medium-room,large-room,industry}
-  cp "$old" /tmp/rsimb/rsim-bundle/bin/rsim-old && chmod +x /tmp/rsimb/rsim-bundle/bin/rsim-old
-  sed 's#/bin/rsim"#/bin/rsim-old"#' $RSIM > /tmp/rsimb/rsim-bundle/rsim-old && chmod +x /tmp/rsimb/rsim-bundle/rsim-old
-  for item in ${list//,/ }; do gen "${item%%@*}"; done
-  for r in $(seq "${VIS_REPEATS:-2}"); do for item in ${list//,/ }; do for which in old new; do
-    IFS=@ read -r s edge samples <<< "$item"
-    bin=$RSIM; [[ $which == old ]] && bin=/tmp/rsimb/rsim-bundle/rsim-old
-    f=scenes/$s/scene.toml; [[ -f $f ]] || f=scenes/generated/$s/scene.toml
-    $bin run "$f" --backend vulkan --no-k-cache --no-timeseries --no-progress ${edge:+--max-edge-m $edge} \
-      ${samples:+--samples $samples} -o "/tmp/raysab/$which-$s${edge:+-$edge}" > /tmp/raysab.log 2>&1 ||
-      { cat /tmp/raysab.log; exit 1; }
-    echo "$which $r $item: $(grep -o 'visibility: .*' /tmp/raysab.log | tr '\n' ' ')"
-  done; done; done | tee "$OUT/raysab.txt"
-  for d in /tmp/raysab/new-*; do
-    echo "compare ${d#/tmp/raysab/new-}: $($RSIM compare "/tmp/raysab/old-${d#/tmp/raysab/new-}" "$d" --max-fraction 0 --tol-m 1e-6 2>&1 | tail -1)"
-  done | tee -a "$OUT/raysab.txt" ;;
+  # (same libraries): rays_builds above, the old build first.
+  variant "${2:?raysab: the older rsim binary}" rsim-old
+  rays_builds raysab.txt "${3:-medium-room,large-room,industry}" rsim-old new ;;
 raysvariants)
   # Visibility alone, like raysab, for several builds: this bundle's rsim ("new") and each binary of
-  # VARIANTS (paths, e.g. .device/variants/rsim-*; same libraries), interleaved VIS_REPEATS times over
-  # LIST (SCENE[@MAX_EDGE_M[@SAMPLES]]); then `rsim compare` of each variant's last outputs against new's.
-  list=${2:-medium-room,large-room}
+  # VARIANTS (paths, e.g. .device/variants/rsim-*; same libraries).
   names=(new)
-  for v in ${VARIANTS:?raysvariants: VARIANTS, the other binaries}; do
-    n=$(basename "$v"); names+=("$n")
-    cp "$v" /tmp/rsimb/rsim-bundle/bin/$n && chmod +x /tmp/rsimb/rsim-bundle/bin/$n
-    sed "s#/bin/rsim\"#/bin/$n\"#" $RSIM > /tmp/rsimb/rsim-bundle/$n && chmod +x /tmp/rsimb/rsim-bundle/$n
-  done
-  for item in ${list//,/ }; do gen "${item%%@*}"; done
-  for r in $(seq "${VIS_REPEATS:-2}"); do for item in ${list//,/ }; do for which in "${names[@]}"; do
-    IFS=@ read -r s edge samples <<< "$item"
-    bin=$RSIM; [[ $which == new ]] || bin=/tmp/rsimb/rsim-bundle/$which
-    $bin run "$(path_of $s)" --backend vulkan --no-k-cache --no-timeseries --no-progress ${edge:+--max-edge-m $edge} \
-      ${samples:+--samples $samples} -o "/tmp/raysv/$which-$s${edge:+-$edge}" > /tmp/raysv.log 2>&1 ||
-      { cat /tmp/raysv.log; exit 1; }
-    echo "$which $r $item: $(grep -o 'visibility: .*' /tmp/raysv.log | tr '\n' ' ')"
-  done; done; done | tee "$OUT/raysvariants.txt"
-  for d in /tmp/raysv/new-*; do for which in "${names[@]:1}"; do
-    echo "compare $which against new, ${d#/tmp/raysv/new-}: $($RSIM compare "$d" "/tmp/raysv/$which-${d#/tmp/raysv/new-}" --max-fraction 0 --tol-m 1e-6 2>&1 | tail -1)"
-  done; done | tee -a "$OUT/raysvariants.txt" ;;
+  for v in ${VARIANTS:?raysvariants: VARIANTS, the other binaries}; do variant "$v" "$(basename "$v")"; names+=("$(basename "$v")"); done
+  rays_builds raysvariants.txt "${2:-medium-room,large-room}" "${names[@]}" ;;
 raypaths)
   # One binary, its ray paths against each other (--host-rays never: every ray on the GPU).
   list=${2:-medium-room,large-room,industry}; paths=${PATHS:-pipeline,bvh}
@@ -296,8 +287,7 @@ ab)
   # A paired comparison for a change that must not slow rsim down: the older binary runs with
   # this bundle's libraries (a copy of the wrapper pointing at it), alternating with the new one.
   old=${2:?ab: the older rsim binary}; scenes=${3:-medium-room,large-room}
-  cp "$old" /tmp/rsimb/rsim-bundle/bin/rsim-old && chmod +x /tmp/rsimb/rsim-bundle/bin/rsim-old
-  sed 's#/bin/rsim"#/bin/rsim-old"#' $RSIM > /tmp/rsimb/rsim-bundle/rsim-old && chmod +x /tmp/rsimb/rsim-bundle/rsim-old
+  variant "$old" rsim-old
   gen "$scenes"
   rm -rf /tmp/ab
   for r in $(seq "${AB_REPEATS:-3}"); do for which in old new; do
@@ -333,8 +323,7 @@ variants)
   for v in .device/variants/rsim-*; do
     [[ -f $v ]] || continue
     name=${v##*/rsim-}; names+=("$name"); opts[$name]=""
-    cp "$v" "$B/bin/rsim-$name" && chmod +x "$B/bin/rsim-$name"
-    sed "s#/bin/rsim\"#/bin/rsim-$name\"#" $RSIM > "$B/rsim-$name" && chmod +x "$B/rsim-$name"
+    variant "$v" "rsim-$name"
   done
   IFS=';' read -ra optionVariants <<< "${VARIANT_OPTIONS:-}"
   for v in "${optionVariants[@]}"; do
@@ -363,8 +352,7 @@ statistics)
     name=base
     if [[ $bin != "$RSIM" ]]; then
       name=${bin##*/rsim-}
-      cp "$bin" "$B/bin/rsim-$name" && chmod +x "$B/bin/rsim-$name"
-      sed "s#/bin/rsim\"#/bin/rsim-$name\"#" $RSIM > "$B/rsim-$name" && chmod +x "$B/rsim-$name"
+      variant "$bin" "rsim-$name"
       bin=$B/rsim-$name
     fi
     for k in 1 2 4; do
@@ -428,8 +416,7 @@ scale)
   [[ -d /tmp/scale-inplace && -d /tmp/scale-lives ]] && $RSIM compare /tmp/scale-inplace /tmp/scale-lives 2>&1 | tail -5 | tee -a "$OUT/scale.txt" ;;
 pixels)
   old=${2:?pixels: the older rsim binary}; s=${3:-medium-room}
-  cp "$old" /tmp/rsimb/rsim-bundle/bin/rsim-old && chmod +x /tmp/rsimb/rsim-bundle/bin/rsim-old
-  sed 's#/bin/rsim"#/bin/rsim-old"#' $RSIM > /tmp/rsimb/rsim-bundle/rsim-old && chmod +x /tmp/rsimb/rsim-bundle/rsim-old
+  variant "$old" rsim-old
   gen "$s"
   python3 scripts/pixel_outputs_benchmark.py --old /tmp/rsimb/rsim-bundle/rsim-old --rsim $RSIM --scene "$s" \
     --repeat "${PIXEL_REPEATS:-3}" --out "$OUT/pixels" 2>&1 | tee "$OUT/pixels.txt" ;;
@@ -439,10 +426,8 @@ startup)
   gen "$scenes"
   compare=()
   if [[ -n ${STARTUP_OLD:-} ]]; then
-    B=/tmp/rsimb/rsim-bundle old=$(basename "$STARTUP_OLD")
-    cp "$STARTUP_OLD" $B/bin/$old && chmod +x $B/bin/$old
-    sed "s#/bin/rsim\"#/bin/$old\"#" $B/rsim > $B/$old && chmod +x $B/$old
-    compare=(--compare-rsim $B/$old)
+    variant "$STARTUP_OLD" "$(basename "$STARTUP_OLD")"
+    compare=(--compare-rsim "/tmp/rsimb/rsim-bundle/$(basename "$STARTUP_OLD")")
   fi
   python3 scripts/startup_benchmark.py --rsim $RSIM "${compare[@]}" --scenes "$scenes" \
     --backends "${STARTUP_BACKENDS:-vulkan,cpu}" \

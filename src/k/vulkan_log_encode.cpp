@@ -82,7 +82,9 @@ KErrors encodeLogKVulkan(vk::Device& device, DeviceK& K, KFormat format, std::ui
     // encoded K twice over: for industry's 167 chunks on an H100 their release took 0.21 s, the
     // allocations 0.09 s and the encoding 0.015 s (docs/benchmarks.md, "K encoded in groups").
     // Elsewhere each group's go as soon as it is encoded, so at most a quarter of groupBytes
-    // (lut8) exists beside fp32 K.
+    // (lut8) exists beside fp32 K. The room is the driver's budget, not --max-device-mb: under
+    // that cap the device holds fp32 and encoded K together for a moment (a quarter more than
+    // fp32 K for lut8) while the fp32 chunks go.
     std::uint64_t encodedBytes = 0;
     for (std::uint32_t x = 0; x < held; ++x) encodedBytes += words[x] * 4;
     const bool releaseLater = device.deviceLocalBudget() >= 2 * encodedBytes;

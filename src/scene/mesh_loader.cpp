@@ -86,7 +86,8 @@ void checkMeshFile(const MeshDesc& mesh) {
 }
 
 // Mesh files read at once, each by its own process: a few, so that many large files do not
-// take the machine's memory together.
+// take the machine's memory together. (Not threadCount(), util/parallel.h: that starts the
+// thread pool, and no thread may run before the forks.)
 std::size_t concurrentReads() { return std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 8); }
 
 } // namespace

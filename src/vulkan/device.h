@@ -97,8 +97,6 @@ public:
     // nothing waits for: NVIDIA's driver takes about 1.3 ms per 64 MiB to free device memory, in a
     // lock that the process's allocations share (docs/benchmarks.md, "K encoded in groups").
     void inBackground(std::function<void()> job);
-    // Waits for every job of inBackground.
-    void waitBackground();
 
     // Host-visible staging buffers of at least `bytes`, reused across the (blocking) uploads
     // and downloads of this device: pinning host memory is slow on some drivers.
@@ -140,6 +138,7 @@ private:
     std::unique_ptr<class Buffer> upload_, readback_;
     std::mutex backgroundMutex_;
     std::vector<std::future<void>> background_;
+    void waitBackground(); // every job of inBackground
     std::unique_ptr<class PipelineCache> pipelineCache_;
 };
 

@@ -60,6 +60,12 @@ bool hasDetail(const Run& r, const std::string& key) {
                        [&](const auto& d) { return d.first == key; });
 }
 
+double detail(const Run& r, const std::string& key) {
+    for (const auto& [name, seconds] : r.meta.timingDetails)
+        if (name == key) return seconds;
+    return -1.0;
+}
+
 // Same K chunks, so the same tables, near lists and far sums: the histories must match to the
 // last bit; allow fp32 summation order anyway (1e-6 of the peak), as the issue states.
 void requireSame(const Run& ra, const Run& rb) {
@@ -106,6 +112,13 @@ TEST_CASE("several devices, streaming and the memory cap give the single-device 
             // Each pair cast once between the devices, K never assembled on the host.
             CHECK(hasDetail(many, "visibility_device_exchange"));
             CHECK_FALSE(hasDetail(many, "visibility_host_assembly"));
+            // The passes' device time (GPU timestamps, which lavapipe has), summed over the
+            // devices, and the half blocks' part of it.
+            const double passes = detail(many, "visibility_gpu_facing_pairs") + detail(many, "visibility_gpu_listed_pairs") +
+                                  detail(many, "visibility_gpu_traced_pairs") + detail(many, "visibility_gpu_near_pairs") +
+                                  detail(many, "visibility_gpu_tile_queries");
+            CHECK(detail(many, "visibility_gpu_half_blocks") > 0.0);
+            CHECK(detail(many, "visibility_gpu_half_blocks") < passes);
             requireSame(one, many);
             CHECK(many.result.visibility.candidatePairs == one.result.visibility.candidatePairs);
             CHECK(many.result.visibility.nonzeroPairs == one.result.visibility.nonzeroPairs);

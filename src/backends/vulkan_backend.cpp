@@ -568,11 +568,7 @@ private:
         out.stats = computeVisibilityVulkan(d0, *s.geometry, *s.accel, scene(), k, K, raySeconds, 0, &passes);
         out.details.emplace_back("visibility_rays", raySeconds);
         // The device's time in each pass (GPU timestamps).
-        out.details.emplace_back("visibility_gpu_facing_pairs", passes.facing);
-        out.details.emplace_back("visibility_gpu_tile_queries", passes.tileQueries);
-        out.details.emplace_back("visibility_gpu_listed_pairs", passes.listed);
-        out.details.emplace_back("visibility_gpu_traced_pairs", passes.traced);
-        out.details.emplace_back("visibility_gpu_near_pairs", passes.near);
+        addPassTimes(passes, out);
         spdlog::info("visibility: device time {:.3f} s listing the facing pairs, {:.3f} s querying the tiles' "
                      "occluders, {:.3f} s on listed pairs, {:.3f} s on traced pairs, {:.3f} s on the near pairs' "
                      "other samples",
@@ -591,6 +587,16 @@ private:
         std::vector<DeviceK> parts;
         parts.push_back(std::move(K));
         return parts;
+    }
+
+    // The devices' time in each pass of the visibility launches (GPU timestamps), summed over the
+    // devices.
+    static void addPassTimes(const VisibilityPassTimes& passes, VisibilityOutcome& out) {
+        out.details.emplace_back("visibility_gpu_facing_pairs", passes.facing);
+        out.details.emplace_back("visibility_gpu_tile_queries", passes.tileQueries);
+        out.details.emplace_back("visibility_gpu_listed_pairs", passes.listed);
+        out.details.emplace_back("visibility_gpu_traced_pairs", passes.traced);
+        out.details.emplace_back("visibility_gpu_near_pairs", passes.near);
     }
 
     // K computed chunk by chunk on every device, assembled and encoded in host memory, placed.
@@ -730,8 +736,13 @@ private:
         VisibilityStats energy;
         KErrors errors;
         double rays = 0.0, exchange = 0.0;
+        VisibilityPassTimes passes;
+        double halves = 0.0; // the devices' time in the half blocks' passes
         std::vector<DeviceK> K;
         for (RankAssembledK& p : parts) {
+            passes += p.halvesPasses;
+            passes += p.ownPasses;
+            halves += p.halvesPasses.total();
             out.stats.addCounts(p.stats);
             energy.clampedFormFactors += p.stats.clampedFormFactors;
             energy.rowsOverOne += p.stats.rowsOverOne;
@@ -746,6 +757,8 @@ private:
         setEnergy(out.stats, energy);
         out.details.emplace_back("visibility_rays", rays);
         out.details.emplace_back("visibility_device_exchange", exchange);
+        addPassTimes(passes, out);
+        out.details.emplace_back("visibility_gpu_half_blocks", halves);
         noteEncodingErrors(k, plan.chunking.n, errors, out);
         return K;
     }

@@ -197,14 +197,14 @@ void recordBlockerRounds(vk::Device& device, const VisibilityPipelines& pipeline
 
 // One launch of its phases: the facing pairs listed, the tiles' occluder lists (when on), the
 // rays, then the near pairs the rays listed (gpu_layout.h). The lists are emptied first; the
-// barrier at the end lets the next launch reuse them.
+// barrier at the end lets the next launch reuse them. With `ts`, the launch writes timestamps
+// first to first + kLaunchStamps - 1 (reset by the caller).
 void recordLaunch(vk::Device& device, const VisibilityPipelines& pipelines, shared::VisibilityPush p,
                   std::uint32_t width, std::uint32_t rows, const VisibilityLists& lists,
-                  VkCommandBuffer cmd, const vk::Timestamps* ts = nullptr) {
+                  VkCommandBuffer cmd, const vk::Timestamps* ts = nullptr, std::uint32_t first = 0) {
     auto stamp = [&](std::uint32_t k) {
-        if (ts) ts->write(cmd, k);
+        if (ts) ts->write(cmd, first + k);
     };
-    if (ts) ts->reset(cmd);
     stamp(0);
     // The launch covers columns [p.colBegin, p.colBegin + width) and rows [p.rowBegin, p.rowBegin + rows).
     const std::uint32_t tilesX = shared::rsimTilesAcross(p), tilesY = shared::rsimTilesDown(p);
@@ -295,7 +295,7 @@ void castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines
                         std::uint32_t rowBegin, std::uint32_t rowEnd, const VisibilityLists& lists,
                         Progress& progress, VisibilityPassTimes* times, const LaunchPreparation& prepare) {
     std::optional<vk::Timestamps> ts;
-    if (times) ts.emplace(device, 6, "visibility pass timestamps");
+    if (times) ts.emplace(device, kLaunchStamps, "visibility pass timestamps");
     struct Launch {
         shared::VisibilityPush push;
         std::uint32_t width, rows;
@@ -309,31 +309,48 @@ void castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines
     if (prepare) std::reverse(launches.begin(), launches.end());
     for (const Launch& l : launches) {
         device.submitAndWait([&](VkCommandBuffer cmd) {
+            if (ts) ts->reset(cmd);
             if (prepare) prepare(cmd, l.push);
             recordLaunch(device, pipelines, l.push, l.width, l.rows, lists, cmd, ts ? &*ts : nullptr);
         });
-        if (times) {
-            const std::vector<double> t = ts->intervals();
-            times->facing += t[0];
-            times->tileQueries += t[1];
-            times->listed += t[2];
-            times->traced += t[3];
-            times->near += t[4];
-        }
+        if (times) times->add(ts->intervals(), 1);
         progress.add(l.pairs);
     }
 }
 
 std::uint64_t recordVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines,
                                    shared::VisibilityPush push, std::uint32_t rowBegin, std::uint32_t rowEnd,
-                                   const VisibilityLists& lists, VkCommandBuffer cmd) {
+                                   const VisibilityLists& lists, VkCommandBuffer cmd, const vk::Timestamps* ts) {
     std::uint64_t total = 0;
+    std::uint32_t launches = 0;
+    if (ts) ts->reset(cmd);
     forEachVisibilityLaunch(device, push, rowBegin, rowEnd,
                             [&](shared::VisibilityPush p, std::uint32_t width, std::uint32_t rows, std::uint64_t pairs) {
-                                recordLaunch(device, pipelines, p, width, rows, lists, cmd);
+                                recordLaunch(device, pipelines, p, width, rows, lists, cmd, ts,
+                                             launches++ * kLaunchStamps);
                                 total += pairs;
                             });
     return total;
+}
+
+std::uint32_t visibilityLaunchCount(vk::Device& device, shared::VisibilityPush push, std::uint32_t rowBegin,
+                                    std::uint32_t rowEnd) {
+    std::uint32_t launches = 0;
+    forEachVisibilityLaunch(device, push, rowBegin, rowEnd,
+                            [&](shared::VisibilityPush, std::uint32_t, std::uint32_t, std::uint64_t) { ++launches; });
+    return launches;
+}
+
+void VisibilityPassTimes::add(const std::vector<double>& intervals, std::uint32_t launches) {
+    for (std::uint32_t l = 0; l < launches; ++l) {
+        const std::size_t at = std::size_t(l) * kLaunchStamps;
+        if (at + 5 > intervals.size()) break;
+        facing += intervals[at];
+        tileQueries += intervals[at + 1];
+        listed += intervals[at + 2];
+        traced += intervals[at + 3];
+        near += intervals[at + 4];
+    }
 }
 
 VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& geometry,

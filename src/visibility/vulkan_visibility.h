@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "core/prepared_scene.h"
 #include "core/results.h"
@@ -16,6 +17,7 @@
 #include "vulkan/pass.h"
 #include "vulkan/pipeline.h"
 #include "vulkan/ray_pass.h"
+#include "vulkan/timestamps.h"
 
 namespace rsim {
 
@@ -86,7 +88,22 @@ std::uint64_t visibilityPairsPerLaunch(vk::Device& device);
 // summed over the launches.
 struct VisibilityPassTimes {
     double facing = 0.0, tileQueries = 0.0, listed = 0.0, traced = 0.0, near = 0.0;
+    double total() const { return facing + tileQueries + listed + traced + near; }
+    VisibilityPassTimes& operator+=(const VisibilityPassTimes& o) {
+        facing += o.facing;
+        tileQueries += o.tileQueries;
+        listed += o.listed;
+        traced += o.traced;
+        near += o.near;
+        return *this;
+    }
+    // Adds the passes of `launches` launches from a command buffer's timestamps' intervals
+    // (vk::Timestamps::intervals), kLaunchStamps per launch; the intervals between launches
+    // are not counted.
+    void add(const std::vector<double>& intervals, std::uint32_t launches);
 };
+// The timestamps one launch writes.
+inline constexpr std::uint32_t kLaunchStamps = 6;
 
 // What a launch needs recorded before it (its K chunks zeroed and addressed: ChunksInBackground).
 using LaunchPreparation = std::function<void(VkCommandBuffer, const shared::VisibilityPush&)>;
@@ -101,9 +118,15 @@ void castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines
                         Progress& progress, VisibilityPassTimes* times = nullptr,
                         const LaunchPreparation& prepare = {});
 // The same launches recorded into one command buffer (no wait); returns the pairs they cover.
+// With `ts` (at least kLaunchStamps x visibilityLaunchCount timestamps), it is reset and each
+// launch writes its own kLaunchStamps, for VisibilityPassTimes::add.
 std::uint64_t recordVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines,
                                    shared::VisibilityPush push, std::uint32_t rowBegin, std::uint32_t rowEnd,
-                                   const VisibilityLists& lists, VkCommandBuffer cmd);
+                                   const VisibilityLists& lists, VkCommandBuffer cmd,
+                                   const vk::Timestamps* ts = nullptr);
+// How many launches recordVisibilityRows records for these rows.
+std::uint32_t visibilityLaunchCount(vk::Device& device, shared::VisibilityPush push, std::uint32_t rowBegin,
+                                    std::uint32_t rowEnd);
 
 // K in place on one device (fp32 or fp16, every chunk, both halves); a K without chunks (only
 // its chunking) has them allocated beside the first launches. `raySeconds` receives the time of

@@ -68,7 +68,7 @@ constexpr std::uint64_t kStageBytes = kHalfSwapStagingBytes / 2;
 std::uint64_t rankAssemblyDeviceBytes(const RowShare& share) {
     const KChunking& ch = share.chunking();
     const std::uint64_t rows = share.rowEnd() - share.rowBegin();
-    return (rows * ch.n + kSlots * kGroup * std::uint64_t(ch.rowsPerChunk) * ch.n) * 4;
+    return (rows * ch.n + kGroup * std::uint64_t(ch.rowsPerChunk) * ch.n) * 4; // its rows, the scratch chunks
 }
 
 HalfSwap DeviceHalfSwap::forPart(int part) {
@@ -171,9 +171,9 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     }
     if (R1 > R0) casts.push_back({R0, R1, R0, R1, {}});
 
-    // Per slot: kGroup scratch chunks, the readback of the regions a cast reads from them, its
-    // lists, and a table of chunk addresses (this part's chunks, and a scratch chunk at the index
-    // of each foreign chunk of the slot's cast). The readback holds a cast's regions one after
+    // kGroup scratch chunks, a table of chunk addresses (this part's chunks, and a scratch chunk at
+    // the index of each foreign chunk of the cast), and per slot the readback of the regions a
+    // cast reads from the scratch. The readback holds a cast's regions one after
     // the other, not whole chunks: it is pinned host memory, slow to allocate (0.3 s of two
     // H100s' setup for whole chunks), and a region is a fraction of its chunk.
     const std::uint64_t scratchBytes = ch.largestChunkBytes();
@@ -187,26 +187,46 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
         readbackBytes[k % kSlots] = std::max(readbackBytes[k % kSlots], regionsBytes(casts[k]));
     std::vector<std::uint64_t> home(ch.chunks(), 0);
     for (std::size_t x = 0; x < out.K.chunkIds.size(); ++x) home[out.K.chunkIds[x]] = out.K.buffers[x].address();
+    // The casts run one after the other on the compute queue, each behind a barrier, so they
+    // share the scratch chunks, the table and the lists; the host reads cast k's readback while
+    // cast k + 1 runs, so each slot has its own (and its timestamps).
     struct Slot {
-        vk::Buffer scratch, readback, table;
-        std::unique_ptr<VisibilityLists> lists;
+        vk::Buffer readback;
+        std::unique_ptr<vk::Timestamps> stamps; // kLaunchStamps for each launch of its largest cast
     };
     std::array<Slot, kSlots> slots;
+    shared::VisibilityPush push = visibilityPush(*vd.geometry, prepared, settings);
+    std::vector<std::uint32_t> launches(casts.size());
+    std::array<std::uint32_t, kSlots> mostLaunches{};
+    for (std::size_t k = 0; k < casts.size(); ++k) {
+        shared::VisibilityPush p = push;
+        p.colBegin = casts[k].colBegin;
+        p.colEnd = casts[k].colEnd;
+        launches[k] = visibilityLaunchCount(dev, p, casts[k].rowBegin, casts[k].rowEnd);
+        mostLaunches[k % kSlots] = std::max(mostLaunches[k % kSlots], launches[k]);
+    }
+    Stopwatch setup;
+    const bool anyForeign = std::any_of(casts.begin(), casts.end(), [](const Cast& c) { return !c.foreign.empty(); });
+    const vk::Buffer scratch(dev, anyForeign ? kGroup * scratchBytes : 4, vk::kStorageUsage, vk::MemoryKind::Device,
+                             "K scratch chunks (fp32)");
+    const vk::Buffer table = vk::makeStorage(dev, home, "K chunk addresses");
+    const VisibilityLists lists(dev, visibilityPairsPerLaunch(dev), ch.n, tileListMax(settings),
+                                blockerRounds(settings), "visibility lists");
+    const double deviceBuffers = setup.seconds();
     for (std::uint32_t s = 0; s < kSlots; ++s) {
         const std::string tag = std::to_string(s);
-        slots[s].scratch = vk::Buffer(dev, kGroup * scratchBytes, vk::kStorageUsage, vk::MemoryKind::Device,
-                                      "K scratch chunks (fp32), slot " + tag);
         slots[s].readback = vk::Buffer(dev, std::max<std::uint64_t>(readbackBytes[s], 4),
                                        VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryKind::Readback,
                                        "K scratch readback, slot " + tag);
-        slots[s].table = vk::makeStorage(dev, home, "K chunk addresses, slot " + tag);
-        slots[s].lists = std::make_unique<VisibilityLists>(dev, visibilityPairsPerLaunch(dev), ch.n,
-                                                           tileListMax(settings), blockerRounds(settings),
-                                                           "visibility lists");
+        slots[s].stamps = std::make_unique<vk::Timestamps>(dev, std::max(mostLaunches[s], 1u) * kLaunchStamps,
+                                                           "visibility pass timestamps, slot " + tag);
     }
+    const double readbacks = setup.seconds() - deviceBuffers;
     const VisibilityPipelines pipelines = makeVisibilityPipelines(dev, settings, *vd.accel);
     GpuCounters counters(dev, kVisibilityCounters, "visibility counters");
-    shared::VisibilityPush push = visibilityPush(*vd.geometry, prepared, settings);
+    spdlog::debug("{}: the casts' buffers in {:.3f} s (scratch, table and lists {:.3f} s, readbacks {:.3f} s), "
+                  "pipelines and counters {:.3f} s",
+                  who, setup.seconds(), deviceBuffers, readbacks, setup.seconds() - deviceBuffers - readbacks);
     push.stats = counters.address();
     push.rowsPerChunk = ch.rowsPerChunk;
     push.kStorage = shared::RSIM_K_FP32;
@@ -227,20 +247,20 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
         const Cast& c = casts[k];
         const Slot& s = slots[k % kSlots];
         shared::VisibilityPush p = push;
-        p.kChunks = s.table.address();
+        p.kChunks = table.address();
         p.colBegin = c.colBegin;
         p.colEnd = c.colEnd;
         done.submit(false, [&](VkCommandBuffer cmd) {
-            vk::computeBarrier(dev, cmd); // after the copy that last read this slot
+            vk::computeBarrier(dev, cmd); // after the last cast's copies out of the scratch and into the table
             if (!c.foreign.empty()) {
-                dev.vk().vkCmdFillBuffer(cmd, s.scratch.handle(), 0, VK_WHOLE_SIZE, 0);
+                dev.vk().vkCmdFillBuffer(cmd, scratch.handle(), 0, VK_WHOLE_SIZE, 0);
                 for (std::size_t g = 0; g < c.foreign.size(); ++g) {
-                    const std::uint64_t address = s.scratch.address() + g * scratchBytes;
-                    dev.vk().vkCmdUpdateBuffer(cmd, s.table.handle(), std::uint64_t(c.foreign[g].chunk) * 8, 8, &address);
+                    const std::uint64_t address = scratch.address() + g * scratchBytes;
+                    dev.vk().vkCmdUpdateBuffer(cmd, table.handle(), std::uint64_t(c.foreign[g].chunk) * 8, 8, &address);
                 }
                 vk::computeBarrier(dev, cmd);
             }
-            recordVisibilityRows(dev, pipelines, p, c.rowBegin, c.rowEnd, *s.lists, cmd);
+            recordVisibilityRows(dev, pipelines, p, c.rowBegin, c.rowEnd, lists, cmd, s.stamps.get());
             vk::computeBarrier(dev, cmd);
             if (!c.foreign.empty()) {
                 std::vector<VkBufferCopy> copies;
@@ -249,11 +269,12 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
                     copies.push_back({scratchAt(c, g), at, c.foreign[g].elements(ch) * 4});
                     at += c.foreign[g].elements(ch) * 4;
                 }
-                dev.vk().vkCmdCopyBuffer(cmd, s.scratch.handle(), s.readback.handle(), std::uint32_t(copies.size()),
+                dev.vk().vkCmdCopyBuffer(cmd, scratch.handle(), s.readback.handle(), std::uint32_t(copies.size()),
                                          copies.data());
-                // The table again as the other slots' casts expect it.
+                // The table again as this part's chunks have it (no cast reads a foreign chunk's
+                // entry it did not set, but none is left pointing into the scratch).
                 for (const Region& g : c.foreign)
-                    dev.vk().vkCmdUpdateBuffer(cmd, s.table.handle(), std::uint64_t(g.chunk) * 8, 8, &home[g.chunk]);
+                    dev.vk().vkCmdUpdateBuffer(cmd, table.handle(), std::uint64_t(g.chunk) * 8, 8, &home[g.chunk]);
                 vk::hostReadBarrier(dev, cmd);
             }
         });
@@ -283,10 +304,17 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
         if (k + 1 < foreignCasts) submit(k + 1);
         done.wait(k + 1);
         dev.reclaim();
+        out.halvesPasses.add(slots[k % kSlots].stamps->intervals(launches[k] * kLaunchStamps), launches[k]);
         const Cast& c = casts[k];
         // The regions lie one after the other in the readback, as in what goes to the receiver.
-        std::memcpy(sendStore[std::size_t(c.receiver)].get() + c.sendOffset, slots[k % kSlots].readback.mapped(),
-                    regionsBytes(c));
+        // On all cores: the first touch of each page of what is sent costs the kernel's fault, and
+        // on one thread the copy took longer than the next cast (two H200s: industry's half blocks
+        // 1.05-1.25 s with 0.62-0.71 s of device time).
+        float* to = sendStore[std::size_t(c.receiver)].get() + c.sendOffset;
+        const float* read = static_cast<const float*>(slots[k % kSlots].readback.mapped());
+        parallelFor(regionsBytes(c) / 4, std::size_t(1) << 18, [&](std::size_t b, std::size_t e, unsigned) {
+            std::memcpy(to + b, read + b, (e - b) * 4);
+        });
         progress.add(std::uint64_t(c.rowEnd - c.rowBegin) * (c.colEnd - c.colBegin));
     }
     spdlog::debug("{}: half blocks cast and read back in {:.3f} s", who, sw.seconds());
@@ -365,7 +393,15 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     done.waitAll();
     dev.reclaim();
     out.raySeconds = sw.seconds();
+    for (std::size_t k = foreignCasts; k < casts.size(); ++k)
+        out.ownPasses.add(slots[k % kSlots].stamps->intervals(launches[k] * kLaunchStamps), launches[k]);
     spdlog::debug("{}: own block cast, halves in place, {:.3f} s after the first cast", who, out.raySeconds);
+    const auto passes = [](const VisibilityPassTimes& t) {
+        return fmt::format("{:.3f} s (facing {:.3f}, tile queries {:.3f}, listed {:.3f}, traced {:.3f}, near {:.3f})",
+                           t.total(), t.facing, t.tileQueries, t.listed, t.traced, t.near);
+    };
+    spdlog::debug("{}: device time in the passes: half blocks {}, own block {}", who, passes(out.halvesPasses),
+                  passes(out.ownPasses));
     progress.add(std::uint64_t(R1 - R0) * (R1 > R0 ? R1 - R0 - 1 : 0) / 2);
     if (ownProgress) ownProgress->finish();
 
@@ -373,7 +409,9 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     out.errors = compressDeviceK(dev, out.K, plan.chunking.format);
     out.compressSeconds = sw.seconds();
     out.stats = visibilityCounts(counters);
+    Stopwatch rowSums;
     setEnergy(out.stats, formFactorDiagnosticsDevice(dev, *vd.geometry, out.K));
+    spdlog::debug("{}: the encoded rows' sums in {:.3f} s", who, rowSums.seconds());
     return out;
 }
 

@@ -24,12 +24,13 @@
 #include "k/row_share.h"
 #include "util/error.h"
 #include "util/progress.h"
+#include "visibility/vulkan_visibility.h"
 #include "visibility/vulkan_visibility_chunked.h"
 
 namespace rsim {
 
 // Device memory the assembly takes besides what the plan counts: this rank's rows of K in fp32,
-// and two scratch chunks.
+// and the scratch chunks of one cast.
 std::uint64_t rankAssemblyDeviceBytes(const RowShare& share);
 
 struct RankAssembledK {
@@ -39,6 +40,9 @@ struct RankAssembledK {
     double raySeconds = 0.0;      // until the device finished casting and the halves were in place
     double exchangeSeconds = 0.0; // the swap of half blocks (while the device cast its block)
     double compressSeconds = 0.0; // the encoding in place
+    // The device's time in the passes of the half blocks' casts and of its own block's (GPU
+    // timestamps; the copies of the halves and the gaps between launches not counted).
+    VisibilityPassTimes halvesPasses, ownPasses;
 };
 
 // The pinned staging buffers through which a device of one process uploads the halves the

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "vulkan/timestamps.h"
 
+#include <algorithm>
+
 #include "vulkan/vk_check.h"
 
 namespace rsim::vk {
@@ -27,15 +29,16 @@ void Timestamps::write(VkCommandBuffer cmd, std::uint32_t index) const {
     if (pool_) device_->vk().vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool_, index);
 }
 
-std::vector<double> Timestamps::intervals() const {
-    std::vector<double> out(count_ > 0 ? count_ - 1 : 0, 0.0);
-    if (!pool_ || count_ < 2) return out;
-    std::vector<std::uint64_t> ticks(count_);
-    VK_CHECK(device_->vk().vkGetQueryPoolResults(device_->handle(), pool_, 0, count_, count_ * sizeof(std::uint64_t),
-                                                 ticks.data(), sizeof(std::uint64_t),
+std::vector<double> Timestamps::intervals(std::uint32_t written) const {
+    written = std::min(written, count_);
+    std::vector<double> out(written > 0 ? written - 1 : 0, 0.0);
+    if (!pool_ || written < 2) return out;
+    std::vector<std::uint64_t> ticks(written);
+    VK_CHECK(device_->vk().vkGetQueryPoolResults(device_->handle(), pool_, 0, written,
+                                                 written * sizeof(std::uint64_t), ticks.data(), sizeof(std::uint64_t),
                                                  VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
     const double period = double(device_->limits().timestampPeriod) * 1e-9; // seconds per tick
-    for (std::uint32_t k = 0; k + 1 < count_; ++k)
+    for (std::uint32_t k = 0; k + 1 < written; ++k)
         out[k] = ticks[k + 1] >= ticks[k] ? double(ticks[k + 1] - ticks[k]) * period : 0.0;
     return out;
 }

@@ -24,9 +24,11 @@ class Timestamps {
     void reset(VkCommandBuffer cmd) const;
     // Timestamp `index`, once every command recorded before it has completed.
     void write(VkCommandBuffer cmd, std::uint32_t index) const;
-    // After the command buffer has completed: seconds from timestamp k to k + 1, for each k
-    // (all 0 without timestamps).
-    std::vector<double> intervals() const;
+    // After the command buffer has completed: seconds from timestamp k to k + 1, for each k below
+    // `written` - 1 (all 0 without timestamps). Only timestamps the command buffer wrote may be
+    // read: the driver waits for the others forever.
+    std::vector<double> intervals(std::uint32_t written) const;
+    std::vector<double> intervals() const { return intervals(count_); }
 
   private:
     Device* device_;

@@ -15,6 +15,7 @@
 
 #include "backends/backend_choice.h"
 #include "k/k_plan.h"
+#include "visibility/vulkan_visibility.h"
 #include "visibility/vulkan_visibility_ranks.h"
 #include "support/test_scenes.h"
 #include "util/error.h"
@@ -123,6 +124,22 @@ TEST_CASE("several devices, streaming and the memory cap give the single-device 
             CHECK(many.result.visibility.candidatePairs == one.result.visibility.candidatePairs);
             CHECK(many.result.visibility.nonzeroPairs == one.result.visibility.nonzeroPairs);
             CHECK(many.result.visibility.raysCast == one.result.visibility.raysCast);
+        }
+    }
+    SECTION("launches of a few hundred pairs: the same results on one device and on two") {
+        // Two devices cast their own blocks' last launches while their chunks are allocated and
+        // the rest after the half blocks; with small launches both parts have several.
+        struct Cap {
+            Cap() { capVisibilityLaunchPairs(512); }
+            ~Cap() { capVisibilityLaunchPairs(0); }
+        } cap;
+        for (const char* devices : {"0", "0,0"}) {
+            CAPTURE(devices);
+            const Run small = runVulkan(s, c, devices, "auto");
+            requireSame(one, small);
+            CHECK(small.result.visibility.candidatePairs == one.result.visibility.candidatePairs);
+            CHECK(small.result.visibility.nonzeroPairs == one.result.visibility.nonzeroPairs);
+            CHECK(small.result.visibility.raysCast == one.result.visibility.raysCast);
         }
     }
     SECTION("more devices than K chunks: the device without one idles") {

@@ -72,14 +72,15 @@ DeviceK allocateDeviceK(vk::Device& device, KChunking chunking, std::uint32_t fi
     return K;
 }
 
-ChunksInBackground::ChunksInBackground(vk::Device& device, DeviceK& K)
-    : device_(device), K_(K), ready_(K.chunking.chunks()), recorded_(K.chunking.chunks()) {
+ChunksInBackground::ChunksInBackground(vk::Device& device, DeviceK& K, std::uint32_t firstChunk,
+                                       std::uint32_t endChunk)
+    : device_(device), K_(K), first_(std::min(firstChunk, K.chunking.chunks())),
+      end_(std::max(first_, std::min(endChunk, K.chunking.chunks()))), ready_(end_), recorded_(end_) {
     requireChunksFit(device, K.chunking);
-    const std::uint32_t chunks = K.chunking.chunks();
     K.chunkIds.clear();
-    for (std::uint32_t c = 0; c < chunks; ++c) K.chunkIds.push_back(c);
+    for (std::uint32_t c = first_; c < end_; ++c) K.chunkIds.push_back(c);
     K.buffers.clear();
-    K.buffers.resize(chunks); // filled from the last, on the thread; never resized while it runs
+    K.buffers.resize(end_ - first_); // filled from the last, on the thread; never resized while it runs
     thread_ = std::thread([this] { run(); });
 }
 
@@ -94,11 +95,11 @@ ChunksInBackground::~ChunksInBackground() {
 void ChunksInBackground::run() {
     Stopwatch sw;
     try {
-        for (std::uint32_t c = K_.chunking.chunks(); c-- > 0;) {
+        for (std::uint32_t c = end_; c-- > first_;) {
             vk::Buffer b = chunkBuffer(device_, K_.chunking, c);
             std::lock_guard lock(mutex_);
             if (stop_) return;
-            K_.buffers[c] = std::move(b);
+            K_.buffers[c - first_] = std::move(b);
             ready_ = c;
             cv_.notify_all();
         }
@@ -111,7 +112,7 @@ void ChunksInBackground::run() {
     std::lock_guard lock(mutex_);
     seconds_ = sw.seconds();
     spdlog::debug("{}: K's {} chunk(s) allocated in {:.3f} s beside the first launches", device_.label(),
-                  K_.chunking.chunks(), seconds_);
+                  end_ - first_, seconds_);
 }
 
 std::uint32_t ChunksInBackground::waitFor(std::uint32_t c) {
@@ -121,27 +122,35 @@ std::uint32_t ChunksInBackground::waitFor(std::uint32_t c) {
     return ready_;
 }
 
+bool ChunksInBackground::allocated() {
+    std::lock_guard lock(mutex_);
+    if (failure_) std::rethrow_exception(failure_);
+    return ready_ == first_;
+}
+
 void ChunksInBackground::need(std::uint32_t c, VkCommandBuffer cmd, const vk::Buffer& table) {
+    c = std::max(c, first_);
     if (c >= recorded_) return;
     waitFor(c);
     for (std::uint32_t x = c; x < recorded_; ++x) {
-        const std::uint64_t address = K_.buffers[x].address();
+        const vk::Buffer& b = K_.buffers[x - first_];
+        const std::uint64_t address = b.address();
         device_.vk().vkCmdUpdateBuffer(cmd, table.handle(), std::uint64_t(x) * 8, 8, &address);
-        device_.vk().vkCmdFillBuffer(cmd, K_.buffers[x].handle(), 0, VK_WHOLE_SIZE, 0);
+        device_.vk().vkCmdFillBuffer(cmd, b.handle(), 0, VK_WHOLE_SIZE, 0);
     }
     recorded_ = c;
     vk::computeBarrier(device_, cmd);
 }
 
 void ChunksInBackground::finish() {
-    waitFor(0);
+    waitFor(first_);
     thread_.join();
-    if (recorded_ > 0) // chunks no launch needed (a scene without pairs): zeroed here
+    if (recorded_ > first_) // chunks no launch needed (a scene without pairs): zeroed here
         device_.submitAndWait([&](VkCommandBuffer cmd) {
-            for (std::uint32_t x = 0; x < recorded_; ++x)
-                device_.vk().vkCmdFillBuffer(cmd, K_.buffers[x].handle(), 0, VK_WHOLE_SIZE, 0);
+            for (std::uint32_t x = first_; x < recorded_; ++x)
+                device_.vk().vkCmdFillBuffer(cmd, K_.buffers[x - first_].handle(), 0, VK_WHOLE_SIZE, 0);
         });
-    recorded_ = 0;
+    recorded_ = first_;
 }
 
 vk::Buffer chunkAddressTable(vk::Device& device, const DeviceK& K) {

@@ -57,8 +57,10 @@ DeviceK allocateDeviceK(vk::Device& device, KChunking chunking, std::uint32_t fi
 // 61.9 GiB of fp32 K at 129k triangles. The chunks are zeroed by the launches' command buffers.
 class ChunksInBackground {
 public:
-    // Starts allocating K's chunks (chunking as for allocateDeviceK) into K, which holds none.
-    ChunksInBackground(vk::Device& device, DeviceK& K);
+    // Starts allocating K's chunks [firstChunk, endChunk) (chunking as for allocateDeviceK; all of
+    // them by default), the last first, into K, which holds none.
+    ChunksInBackground(vk::Device& device, DeviceK& K, std::uint32_t firstChunk = 0,
+                       std::uint32_t endChunk = ~0u);
     // Stops (the chunks allocated stay in K) and waits for the thread.
     ~ChunksInBackground();
     ChunksInBackground(const ChunksInBackground&) = delete;
@@ -70,6 +72,8 @@ public:
     void need(std::uint32_t c, VkCommandBuffer cmd, const vk::Buffer& table);
     // Waits for every chunk and zeroes those no launch needed.
     void finish();
+    // Whether every chunk is allocated (not necessarily recorded by need()).
+    bool allocated();
 
 private:
     void run();
@@ -77,10 +81,11 @@ private:
 
     vk::Device& device_;
     DeviceK& K_;
+    std::uint32_t first_, end_; // the chunks it allocates
     std::mutex mutex_;
     std::condition_variable cv_;
-    std::uint32_t ready_;    // chunks [ready_, chunks) are allocated
-    std::uint32_t recorded_; // chunks [recorded_, chunks) are zeroed and in the table
+    std::uint32_t ready_;    // chunks [ready_, end_) are allocated
+    std::uint32_t recorded_; // chunks [recorded_, end_) are zeroed and in the table
     bool stop_ = false;
     std::exception_ptr failure_;
     double seconds_ = 0.0;

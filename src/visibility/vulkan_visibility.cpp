@@ -2,6 +2,7 @@
 #include "visibility/vulkan_visibility.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -154,8 +155,15 @@ VisibilityLists::VisibilityLists(vk::Device& device, std::uint64_t pairsPerLaunc
                         std::string(name) + " (pairs left to the rays)");
 }
 
+namespace {
+std::atomic<std::uint64_t> launchPairsCap{0};
+} // namespace
+
+void capVisibilityLaunchPairs(std::uint64_t pairs) { launchPairsCap = pairs; }
+
 std::uint64_t visibilityPairsPerLaunch(vk::Device& device) {
     std::uint64_t maxItems = std::uint64_t(1) << 24;
+    if (const std::uint64_t cap = launchPairsCap; cap > 0) maxItems = std::min(maxItems, cap);
     if (device.rayPath() == vk::RayPath::Pipeline)
         maxItems = std::min<std::uint64_t>(maxItems, device.rtProperties().maxRayDispatchInvocationCount);
     return maxItems;
@@ -333,12 +341,23 @@ std::uint64_t recordVisibilityRows(vk::Device& device, const VisibilityPipelines
     return total;
 }
 
+std::vector<std::uint32_t> visibilityLaunchRows(vk::Device& device, shared::VisibilityPush push,
+                                                std::uint32_t rowBegin, std::uint32_t rowEnd) {
+    std::vector<std::uint32_t> rows;
+    std::uint32_t end = rowBegin;
+    forEachVisibilityLaunch(device, push, rowBegin, rowEnd,
+                            [&](shared::VisibilityPush p, std::uint32_t, std::uint32_t, std::uint64_t) {
+                                rows.push_back(p.rowBegin);
+                                end = p.rowEnd;
+                            });
+    if (!rows.empty()) rows.push_back(end);
+    return rows;
+}
+
 std::uint32_t visibilityLaunchCount(vk::Device& device, shared::VisibilityPush push, std::uint32_t rowBegin,
                                     std::uint32_t rowEnd) {
-    std::uint32_t launches = 0;
-    forEachVisibilityLaunch(device, push, rowBegin, rowEnd,
-                            [&](shared::VisibilityPush, std::uint32_t, std::uint32_t, std::uint64_t) { ++launches; });
-    return launches;
+    const std::size_t rows = visibilityLaunchRows(device, push, rowBegin, rowEnd).size();
+    return rows == 0 ? 0 : std::uint32_t(rows - 1);
 }
 
 void VisibilityPassTimes::add(const std::vector<double>& intervals, std::uint32_t launches) {

@@ -81,6 +81,9 @@ VisibilityStats visibilityCounts(const GpuCounters& counters);
 
 // The most pairs one visibility launch covers on this device.
 std::uint64_t visibilityPairsPerLaunch(vk::Device& device);
+// Caps the pairs of a launch for the rest of the process (0: the device's limit alone), so that
+// the tests' small scenes take several launches; the results do not depend on it.
+void capVisibilityLaunchPairs(std::uint64_t pairs);
 
 // The device's time in each pass of the visibility launches (GPU timestamps; 0 where the
 // compute queue has none): the facing pairs' lists, the tiles' occluder lists, the pairs tested
@@ -124,6 +127,10 @@ std::uint64_t recordVisibilityRows(vk::Device& device, const VisibilityPipelines
                                    shared::VisibilityPush push, std::uint32_t rowBegin, std::uint32_t rowEnd,
                                    const VisibilityLists& lists, VkCommandBuffer cmd,
                                    const vk::Timestamps* ts = nullptr);
+// The first row of each launch recordVisibilityRows records for these rows, then the last one's
+// end (empty without launches). The launches of [rows[k], rows[k + 1]) alone are launch k, the same shape.
+std::vector<std::uint32_t> visibilityLaunchRows(vk::Device& device, shared::VisibilityPush push,
+                                                std::uint32_t rowBegin, std::uint32_t rowEnd);
 // How many launches recordVisibilityRows records for these rows.
 std::uint32_t visibilityLaunchCount(vk::Device& device, shared::VisibilityPush push, std::uint32_t rowBegin,
                                     std::uint32_t rowEnd);

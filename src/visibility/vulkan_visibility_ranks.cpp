@@ -133,14 +133,13 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     const int me = share.rank(), R = share.count();
     const std::uint32_t R0 = share.rowBegin(), R1 = share.rowEnd();
     RankAssembledK out;
-    Stopwatch allocation;
-    out.K = allocateDeviceK(dev, ch, share.firstChunk(), share.endChunk());
+    out.K.chunking = ch; // its chunks allocated beside the own block's first launches
     const std::string who = share.name(me);
-    spdlog::debug("{}: {} chunk(s) of fp32 K allocated on {} in {:.3f} s", who, out.K.chunkIds.size(), dev.label(),
-                  allocation.seconds());
 
-    // The casts: first the halves that go to other parts (their regions come back cast by cast),
-    // then this part's own block, in one cast, which the device casts while the parts swap the
+    // The casts: first the launches of this part's own block from its last rows, one at a time,
+    // while its fp32 chunks are allocated (from the last; the driver allocates slowly, about 25 ms
+    // a GiB), then the halves that go to other parts (their regions come back cast by cast), then
+    // the rest of the own block, in one cast, which the device casts while the parts swap the
     // halves.
     std::vector<Cast> casts;
     // What goes to each other part, left uninitialised: the copies out of the readback buffers
@@ -185,8 +184,6 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     std::array<std::uint64_t, kSlots> readbackBytes{};
     for (std::size_t k = 0; k < casts.size(); ++k)
         readbackBytes[k % kSlots] = std::max(readbackBytes[k % kSlots], regionsBytes(casts[k]));
-    std::vector<std::uint64_t> home(ch.chunks(), 0);
-    for (std::size_t x = 0; x < out.K.chunkIds.size(); ++x) home[out.K.chunkIds[x]] = out.K.buffers[x].address();
     // The casts run one after the other on the compute queue, each behind a barrier, so they
     // share the scratch chunks, the table and the lists; the host reads cast k's readback while
     // cast k + 1 runs, so each slot has its own (and its timestamps).
@@ -209,7 +206,8 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     const bool anyForeign = std::any_of(casts.begin(), casts.end(), [](const Cast& c) { return !c.foreign.empty(); });
     const vk::Buffer scratch(dev, anyForeign ? kGroup * scratchBytes : 4, vk::kStorageUsage, vk::MemoryKind::Device,
                              "K scratch chunks (fp32)");
-    const vk::Buffer table = vk::makeStorage(dev, home, "K chunk addresses");
+    // This part's entries are written as its chunks arrive (ChunksInBackground::need).
+    const vk::Buffer table = vk::makeStorage(dev, std::vector<std::uint64_t>(ch.chunks(), 0), "K chunk addresses");
     const VisibilityLists lists(dev, visibilityPairsPerLaunch(dev), ch.n, tileListMax(settings),
                                 blockerRounds(settings), "visibility lists");
     const double deviceBuffers = setup.seconds();
@@ -271,10 +269,11 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
                 }
                 dev.vk().vkCmdCopyBuffer(cmd, scratch.handle(), s.readback.handle(), std::uint32_t(copies.size()),
                                          copies.data());
-                // The table again as this part's chunks have it (no cast reads a foreign chunk's
-                // entry it did not set, but none is left pointing into the scratch).
+                // No foreign chunk's entry left pointing into the scratch (no cast reads one it
+                // did not set).
+                const std::uint64_t none = 0;
                 for (const Region& g : c.foreign)
-                    dev.vk().vkCmdUpdateBuffer(cmd, table.handle(), std::uint64_t(g.chunk) * 8, 8, &home[g.chunk]);
+                    dev.vk().vkCmdUpdateBuffer(cmd, table.handle(), std::uint64_t(g.chunk) * 8, 8, &none);
                 vk::hostReadBarrier(dev, cmd);
             }
         });
@@ -298,7 +297,39 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     Stopwatch sw;
     std::size_t foreignCasts = 0;
     while (foreignCasts < casts.size() && !casts[foreignCasts].foreign.empty()) ++foreignCasts;
+    // The own block's launches from its last rows, one submission each, while this part's fp32
+    // chunks are allocated (each launch of rows [a, b) writes (i, j) and (j, i) for a <= i < j:
+    // chunks from a's on); then every chunk is in the table, zeroed, for the halves.
+    {
+        ChunksInBackground chunks(dev, out.K, share.firstChunk(), share.endChunk());
+        if (foreignCasts < casts.size()) {
+            Cast& own = casts.back();
+            shared::VisibilityPush p = push;
+            p.kChunks = table.address();
+            p.colBegin = own.colBegin;
+            p.colEnd = own.colEnd;
+            const std::vector<std::uint32_t> rows = visibilityLaunchRows(dev, p, own.rowBegin, own.rowEnd);
+            const LaunchPreparation prepare = [&](VkCommandBuffer cmd, const shared::VisibilityPush& l) {
+                chunks.need(ch.chunkOf(l.rowBegin), cmd, table);
+            };
+            std::size_t early = 0;
+            for (std::size_t k = rows.size(); k-- > 1 && (early == 0 || !chunks.allocated()); ++early) {
+                castVisibilityRows(dev, pipelines, p, rows[k - 1], rows[k], lists, progress, &out.ownPasses, prepare);
+                own.rowEnd = rows[k - 1];
+            }
+            spdlog::debug("{}: {} of its own block's {} launch(es) cast while its fp32 chunks were allocated", who,
+                          early, rows.empty() ? 0 : rows.size() - 1);
+            launches.back() = visibilityLaunchCount(dev, p, own.rowBegin, own.rowEnd);
+            if (launches.back() == 0) {
+                casts.pop_back();
+                launches.pop_back();
+            }
+        }
+        dev.submitAndWait([&](VkCommandBuffer cmd) { chunks.need(share.firstChunk(), cmd, table); });
+        chunks.finish();
+    }
     // The halves: cast k + 1 runs while the host copies cast k's region out.
+    Stopwatch halvesTime;
     if (foreignCasts > 0) submit(0);
     for (std::size_t k = 0; k < foreignCasts; ++k) {
         if (k + 1 < foreignCasts) submit(k + 1);
@@ -317,7 +348,7 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
         });
         progress.add(std::uint64_t(c.rowEnd - c.rowBegin) * (c.colEnd - c.colBegin));
     }
-    spdlog::debug("{}: half blocks cast and read back in {:.3f} s", who, sw.seconds());
+    spdlog::debug("{}: half blocks cast and read back in {:.3f} s", who, halvesTime.seconds());
     // This rank's block on the device; meanwhile the swap, and what the other ranks cast for this
     // rank's chunks copied into place (other elements than the block's).
     for (std::size_t k = foreignCasts; k < casts.size(); ++k) submit(k);
@@ -395,14 +426,18 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     out.raySeconds = sw.seconds();
     for (std::size_t k = foreignCasts; k < casts.size(); ++k)
         out.ownPasses.add(slots[k % kSlots].stamps->intervals(launches[k] * kLaunchStamps), launches[k]);
-    spdlog::debug("{}: own block cast, halves in place, {:.3f} s after the first cast", who, out.raySeconds);
+    spdlog::debug("{}: own block cast, halves in place, {:.3f} s after its first launch", who, out.raySeconds);
     const auto passes = [](const VisibilityPassTimes& t) {
         return fmt::format("{:.3f} s (facing {:.3f}, tile queries {:.3f}, listed {:.3f}, traced {:.3f}, near {:.3f})",
                            t.total(), t.facing, t.tileQueries, t.listed, t.traced, t.near);
     };
     spdlog::debug("{}: device time in the passes: half blocks {}, own block {}", who, passes(out.halvesPasses),
                   passes(out.ownPasses));
-    progress.add(std::uint64_t(R1 - R0) * (R1 > R0 ? R1 - R0 - 1 : 0) / 2);
+    if (foreignCasts < casts.size()) { // the own block's last cast (its launches from its first rows)
+        std::uint64_t ownPairs = 0;
+        for (std::uint32_t i = casts.back().rowBegin; i < casts.back().rowEnd; ++i) ownPairs += R1 - 1 - i;
+        progress.add(ownPairs);
+    }
     if (ownProgress) ownProgress->finish();
 
     sw = Stopwatch();

@@ -289,7 +289,9 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
         fromAt[std::size_t(r) + 1] = fromAt[std::size_t(r)] + elements;
     }
     const std::uint64_t total = fromAt[std::size_t(R)];
-    spdlog::debug("{}: rows {} to {}: {} casts of half blocks for {} other part(s), then its own block", who, R0, R1,
+    spdlog::debug("{}: rows {} to {}: its own block's last launches, {} casts of half blocks for {} other part(s), "
+                  "then the rest of its own block",
+                  who, R0, R1,
                   std::count_if(casts.begin(), casts.end(), [](const Cast& c) { return !c.foreign.empty(); }), R - 1);
     std::optional<Progress> ownProgress;
     if (!sharedProgress) ownProgress.emplace("visibility", pairs, "pairs");

@@ -4,8 +4,9 @@
 // process, each a part of a RowShare without ranks, swapping through host memory): the rank casts its block's upper triangle
 // and its half of the block of pairs it shares with every other rank (RowShare::pairBlock, cut
 // at a chunk boundary), keeping both K_ij and K_ji of each pair on its device in fp32, the
-// other rank's side in a scratch chunk that goes to that rank. The ranks swap those halves
-// while the devices cast their own blocks, each copies what it received into place, and
+// other rank's side in a scratch chunk that goes to that rank. Its own block's launches from its
+// last rows go first, while its fp32 rows are allocated; the ranks swap the halves while the
+// devices cast the rest of their own blocks, each copies what it received into place, and
 // encodes its rows on its device. Without it (K computed where it lives) each rank casts the
 // full rows of its chunks: the pairs between two ranks' rows are cast by both.
 #pragma once

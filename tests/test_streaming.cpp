@@ -13,6 +13,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include "accel/scene_shafts.h"
 #include "backends/backend_choice.h"
 #include "k/k_plan.h"
 #include "visibility/vulkan_visibility.h"
@@ -208,6 +209,33 @@ TEST_CASE("several devices, streaming and the memory cap give the single-device 
         CHECK_THROWS_WITH(runVulkan(s, c, "0", "never", capMb),
                           Catch::Matchers::ContainsSubstring("does not fit") ||
                               Catch::Matchers::ContainsSubstring("more than the"));
+    }
+}
+
+TEST_CASE("a Vulkan backend takes the host's shafts built from its scene, and builds its own for another",
+          "[backends]") {
+    if (vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
+    const PreparedScene s = scene();
+    SimConfig c = makeSimConfig(basicScene({0.3, 1.5, 1.4}, {4.0, 1.4, 0.9}));
+    c.timesteps = 300;
+    const Run plain = runVulkan(s, c, "0", "never");
+    // Another scene: the same room without the box.
+    SceneBuilder b;
+    b.roomShell({0, 0, 0}, {4.0, 3.0, 2.5}, 3, b.material("wall", 0.7f));
+    const PreparedScene other = b.prepare();
+    for (const bool own : {true, false}) {
+        CAPTURE(own);
+        std::shared_ptr<const SceneShafts> shafts = buildSceneShafts(own ? s : other, tileListMax(c.k));
+        BackendChoice choice;
+        choice.backend = "vulkan";
+        choice.validation = true;
+        auto backend = makeVulkanBackend(choice);
+        backend->adoptSceneShafts(shafts);
+        Run r;
+        r.result = simulateOn(PhaseBackends::all(*backend), s, c, false, true, &r.meta);
+        CHECK((shafts.use_count() > 1) == own); // the backend keeps what it took
+        requireSame(plain, r);
+        CHECK(r.result.visibility.raysCast == plain.result.visibility.raysCast);
     }
 }
 

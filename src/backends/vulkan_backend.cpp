@@ -17,10 +17,9 @@
 
 #include <spdlog/spdlog.h>
 
-#include "accel/shaft_bvh.h"
+#include "accel/scene_shafts.h"
 #include "direct/vulkan_direct.h"
 #include "distance/vulkan_distance.h"
-#include "geometry/edge_neighbours.h"
 #include "k/gpu_k.h"
 #include "k/k_diagnostics.h"
 #include "transport/vulkan_near_pairs.h"
@@ -153,6 +152,8 @@ public:
 
     // Every device gets the scene and its acceleration structure: with several devices, K's
     // chunks and the transport's rows are spread over all of them.
+    void adoptSceneShafts(std::shared_ptr<const SceneShafts> shafts) override { adopted_ = std::move(shafts); }
+
     void prepare(const PreparedScene& scene) override {
         scene_ = &scene;
         dropBatchReuse();
@@ -454,13 +455,14 @@ private:
             return;
         }
         std::call_once(shaftsBuilt_, [&] {
-            shafts_ = std::make_unique<ShaftBvh>(ShaftBvh::build(s));
-            edges_ = edgeNeighbours(s);
+            shafts_ = adopted_ && adopted_->builtFrom(s) ? adopted_ : buildSceneShafts(s, 0);
+            adopted_.reset();
         });
-        slot.geometry = std::make_unique<GpuGeometry>(*slot.device, s, shafts_->nodes, shafts_->prims, edges_);
+        slot.geometry =
+            std::make_unique<GpuGeometry>(*slot.device, s, shafts_->bvh.nodes, shafts_->bvh.prims, shafts_->edges);
         if (!slot.device->accelerationStructures()) { // the bvh path: rsim's own BVH
-            slot.accel = std::make_unique<vk::SceneAccel>(*slot.device, shafts_->widenedNodes(rayBvhWiden(s)),
-                                                          shafts_->leafTriangles(s));
+            slot.accel = std::make_unique<vk::SceneAccel>(*slot.device, shafts_->bvh.widenedNodes(rayBvhWiden(s)),
+                                                          shafts_->bvh.leafTriangles(s));
             return;
         }
         std::vector<glm::vec3> vertices(3 * s.size());
@@ -509,19 +511,19 @@ private:
         KSettings out = k;
         const std::uint32_t limit = tileListMax(k);
         if (limit == 0 || !shafts_) return out;
-        constexpr std::uint32_t kSampleTiles = 256;
         constexpr double kMinListedShare = 0.5;
-        const double share = listedPairShare(scene(), *shafts_, limit, kSampleTiles);
+        const double share = shafts_->sampleLimit == limit ? shafts_->listedShare
+                                                           : listedPairShare(scene(), shafts_->bvh, limit, kTileSample);
         if (share >= kMinListedShare) {
             spdlog::debug("visibility: occluder lists on: a sample of {} tiles puts {:.0f}% of the facing pairs in "
                           "tiles with at most {} possible occluders",
-                          kSampleTiles, 100.0 * share, limit);
+                          kTileSample, 100.0 * share, limit);
             return out;
         }
         spdlog::info("visibility: occluder lists off: a sample of {} tiles puts {:.0f}% of the facing pairs in tiles "
                      "with at most {} possible occluders (simulation.tile_list_max), fewer than the {:.0f}% that "
                      "pay for the lists; every ray traced",
-                     kSampleTiles, 100.0 * share, limit, 100.0 * kMinListedShare);
+                     kTileSample, 100.0 * share, limit, 100.0 * kMinListedShare);
         out.tileListMax = 0;
         return out;
     }
@@ -801,8 +803,7 @@ private:
     const PreparedScene* scene_ = nullptr;
     // The shaft queries' BVH, built once for all devices (prepareDevice runs on several threads).
     std::once_flag shaftsBuilt_;
-    std::unique_ptr<ShaftBvh> shafts_;
-    std::vector<glm::uvec3> edges_; // each triangle's neighbours across its edges, beside the shafts
+    std::shared_ptr<const SceneShafts> shafts_, adopted_; // built here, or adopted (adoptSceneShafts)
     StreamMode stream_;
     std::uint64_t maxDeviceBytes_, maxHostBytes_;
     TransportTuning tuning_;

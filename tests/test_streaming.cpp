@@ -13,9 +13,9 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
-#include "accel/scene_shafts.h"
 #include "backends/backend_choice.h"
 #include "k/k_plan.h"
+#include "visibility/scene_shafts.h"
 #include "visibility/vulkan_visibility.h"
 #include "visibility/vulkan_visibility_ranks.h"
 #include "support/test_scenes.h"

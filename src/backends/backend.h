@@ -20,7 +20,7 @@
 
 namespace rsim {
 
-struct SceneShafts; // accel/scene_shafts.h
+struct SceneShafts; // visibility/scene_shafts.h
 
 // K where a backend computed it.
 class KHandle {
@@ -71,8 +71,9 @@ class Backend {
     }
 
     // Geometry phase.
-    // What the host built from the scene while the devices were created (accel/scene_shafts.h);
-    // prepare() takes it for the scene it was built from instead of building it again.
+    // What the host built from the scene while the devices were created
+    // (visibility/scene_shafts.h); prepare() takes it for the scene it was built from instead of
+    // building it again.
     virtual void adoptSceneShafts(std::shared_ptr<const SceneShafts>) {}
     virtual void prepare(const PreparedScene& scene) = 0; // acceleration structures
     virtual VisibilityOutcome visibility(const KSettings& settings) = 0;

@@ -17,7 +17,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include "accel/scene_shafts.h"
 #include "direct/vulkan_direct.h"
 #include "distance/vulkan_distance.h"
 #include "k/gpu_k.h"
@@ -30,6 +29,7 @@
 #include "util/parallel.h"
 #include "util/timer.h"
 #include "accel/tile_lists.h"
+#include "visibility/scene_shafts.h"
 #include "visibility/vulkan_visibility.h"
 #include "visibility/vulkan_visibility_chunked.h"
 #include "visibility/vulkan_visibility_ranks.h"

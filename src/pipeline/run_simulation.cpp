@@ -8,7 +8,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include "accel/scene_shafts.h"
 #include "backends/backend_choice.h"
 #include "geometry/prepare.h"
 #include "k/k_cache.h"
@@ -24,6 +23,7 @@
 #include "util/parallel.h"
 #include "util/ranks.h"
 #include "util/timer.h"
+#include "visibility/scene_shafts.h"
 #include "visibility/vulkan_visibility.h"
 
 namespace rsim {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "accel/scene_shafts.h"
+#include "visibility/scene_shafts.h"
 
 #include <spdlog/spdlog.h>
 

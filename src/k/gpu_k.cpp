@@ -34,10 +34,6 @@ float DeviceK::hostElement(std::size_t held, std::uint32_t i, std::uint32_t j) c
                       shared::rsimKCode(storage, word, e)];
 }
 
-DeviceK allocateDeviceK(vk::Device& device, KChunking chunking) {
-    return allocateDeviceK(device, chunking, 0, chunking.chunks());
-}
-
 namespace {
 // The chunking is never adapted to the device: its tables, and so the results, would depend on
 // the machine.
@@ -54,12 +50,12 @@ vk::Buffer chunkBuffer(vk::Device& device, const KChunking& chunking, std::uint3
 }
 } // namespace
 
-DeviceK allocateDeviceK(vk::Device& device, KChunking chunking, std::uint32_t firstChunk, std::uint32_t endChunk) {
+DeviceK allocateDeviceK(vk::Device& device, KChunking chunking) {
     requireChunksFit(device, chunking);
     DeviceK K;
     K.chunking = chunking;
     Stopwatch sw;
-    for (std::uint32_t c = firstChunk; c < endChunk; ++c) {
+    for (std::uint32_t c = 0; c < chunking.chunks(); ++c) {
         K.chunkIds.push_back(c);
         K.buffers.push_back(chunkBuffer(device, chunking, c));
     }

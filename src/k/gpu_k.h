@@ -48,8 +48,6 @@ struct DeviceK {
 // Every chunk, zeroed, as fp32 or fp16 (what the visibility pass writes). Throws InputError
 // when a chunk would not fit one allocation of the device (the chunking never adapts to it).
 DeviceK allocateDeviceK(vk::Device& device, KChunking chunking);
-// The same for chunks [firstChunk, endChunk) only (an MPI rank's rows).
-DeviceK allocateDeviceK(vk::Device& device, KChunking chunking, std::uint32_t firstChunk, std::uint32_t endChunk);
 
 // Every chunk of K allocated on a thread of its own, the last chunk first, while the visibility
 // launches cast the last rows (whose pairs reach only the last chunks): allocating device memory

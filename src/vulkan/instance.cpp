@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <optional>
 
 #include <spdlog/spdlog.h>
 
@@ -104,10 +105,15 @@ PhysicalDeviceInfo describe(VkPhysicalDevice pd, std::uint32_t index) {
 } // namespace
 
 Instance::Instance(bool validation) : validation_(validation) {
+    // The whole, and its parts (debug log, summary.json's startup_s).
     StartupTimer timer("vulkan instance");
     std::string why;
-    if (!loaderAvailable(&why)) throw Error("Vulkan: " + why);
+    {
+        StartupTimer part("instance: loader");
+        if (!loaderAvailable(&why)) throw Error("Vulkan: " + why);
+    }
 
+    std::optional<StartupTimer> part(std::in_place, "instance: layers and extensions");
     std::uint32_t layerCount = 0;
     vkEnumerateInstanceLayerProperties(&layerCount, nullptr);
     std::vector<VkLayerProperties> layers(layerCount);
@@ -152,11 +158,13 @@ Instance::Instance(bool validation) : validation_(validation) {
     ci.enabledExtensionCount = std::uint32_t(enabledExts.size());
     ci.ppEnabledExtensionNames = enabledExts.data();
     if (validation && debugUtils) ci.pNext = &messengerInfo; // messages during create/destroy too
+    part.emplace("instance: vkCreateInstance");
     VK_CHECK(vkCreateInstance(&ci, nullptr, &instance_));
     volkLoadInstanceOnly(instance_);
     if (validation && debugUtils)
         VK_CHECK(vkCreateDebugUtilsMessengerEXT(instance_, &messengerInfo, nullptr, &messenger_));
 
+    part.emplace("instance: physical devices");
     std::uint32_t count = 0;
     VK_CHECK(vkEnumeratePhysicalDevices(instance_, &count, nullptr));
     std::vector<VkPhysicalDevice> pds(count);

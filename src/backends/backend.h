@@ -56,6 +56,15 @@ struct TransportOutcome {
     std::string summary; // extra detail for the phase's log line
 };
 
+// What a run will certainly ask of a backend, told before its first phase (simulateBatch), so
+// that a GPU backend compiles those phases' pipelines on other threads meanwhile.
+struct ExpectedPhases {
+    bool direct = false;      // the direct terms
+    bool distances = false;   // the poses' distances
+    bool image = false;       // the poses' sensor images...
+    bool primaryRays = false; // ...with their primary rays cast here
+};
+
 class Backend {
   public:
     virtual ~Backend() = default;
@@ -69,6 +78,9 @@ class Backend {
     virtual void shareRows(const RowShare* share) {
         if (share) throw InputError("this backend cannot share K's rows among MPI ranks (row-block mode)");
     }
+
+    // See ExpectedPhases; backends without pipelines ignore it.
+    virtual void expectPhases(const ExpectedPhases&) {}
 
     // Geometry phase.
     // What the host built from the scene while the devices were created

@@ -150,6 +150,18 @@ public:
     bool validating() const override { return instance_->validation(); }
     std::uint64_t validationErrors() const override { return instance_->validationErrors(); }
 
+    // The pose phases run on the first device; its pipelines compile while the scene is placed and
+    // K computed (the visibility's own compile together when that phase begins).
+    void expectPhases(const ExpectedPhases& e) override {
+        vk::Device& d = *slots_[0].device;
+        const bool rays = d.rays();
+        std::vector<vk::PipelineRecipe> recipes;
+        if (e.direct && rays) recipes.push_back(directRecipe(d));
+        const std::vector<vk::PipelineRecipe> pose = poseOutputRecipes(d, e.distances, e.image, e.primaryRays && rays);
+        recipes.insert(recipes.end(), pose.begin(), pose.end());
+        d.pipelineWarmup().start(recipes);
+    }
+
     // Every device gets the scene and its acceleration structure: with several devices, K's
     // chunks and the transport's rows are spread over all of them.
     void adoptSceneShafts(std::shared_ptr<const SceneShafts> shafts) override { adopted_ = std::move(shafts); }

@@ -8,12 +8,15 @@
 
 namespace rsim {
 
+vk::PipelineRecipe directRecipe(vk::Device& device) {
+    return rayPassRecipe(device, &vk::shaders::direct, sizeof(shared::DirectPush), false, "direct");
+}
+
 DirectTerms computeDirectVulkan(vk::Device& device, const GpuGeometry& scene, const GpuPose& pose,
                                 const vk::SceneAccel& accel, vk::PosePasses& passes, const PreparedScene& prepared,
                                 const SimConfig& config) {
     if (!passes.direct)
-        passes.direct = makeRayPassPipeline(device, &vk::shaders::direct, sizeof(shared::DirectPush), false, accel,
-                                            "direct");
+        passes.direct = makeRayPassPipeline(device, directRecipe(device), accel);
     const vk::Pipeline* pipeline = passes.direct.get();
     const GpuCounters counters(device, 1, passes.directCounters, "direct counters");
     const std::uint64_t outBytes = std::uint64_t(scene.n) * sizeof(glm::vec2);

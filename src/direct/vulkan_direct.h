@@ -7,8 +7,12 @@
 #include "vulkan/accel.h"
 #include "vulkan/pose_passes.h"
 #include "vulkan/gpu_scene.h"
+#include "vulkan/pipeline_warmup.h"
 
 namespace rsim {
+
+// The direct terms' pipeline, for the device's warm-up (vulkan/pipeline_warmup.h).
+vk::PipelineRecipe directRecipe(vk::Device& device);
 
 DirectTerms computeDirectVulkan(vk::Device& device, const GpuGeometry& geometry, const GpuPose& pose,
                                 const vk::SceneAccel& accel, vk::PosePasses& passes, const PreparedScene& prepared,

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Distances on a Vulkan device (MODEL §6): per triangle from B, and the sensor image.
 #pragma once
+#include <vector>
+
 #include "core/prepared_scene.h"
 #include "core/results.h"
 #include "core/sim_config.h"
 #include "vulkan/accel.h"
 #include "vulkan/gpu_scene.h"
+#include "vulkan/pipeline_warmup.h"
 #include "vulkan/pose_passes.h"
 
 namespace rsim {
@@ -18,6 +21,10 @@ struct DeviceHistoryView {
 };
 
 // L_i and d_i of the n triangles from the B/Z history on the device.
+// The pipelines of a pose's distances and its sensor image, with the primary rays when the
+// image casts them itself: for the device's warm-up (vulkan/pipeline_warmup.h).
+std::vector<vk::PipelineRecipe> poseOutputRecipes(vk::Device& device, bool distances, bool image, bool primaryRays);
+
 TriangleDistances computeTriangleDistancesVulkan(vk::Device& device, const GpuPose& pose, vk::PosePasses& passes,
                                                  const DeviceHistoryView& history, std::uint32_t n,
                                                  const SimConfig& config);

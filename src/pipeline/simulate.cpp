@@ -340,6 +340,15 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
     std::uint64_t validationBefore = 0;
     for (Backend* x : distinct) validationBefore += x->validationErrors();
 
+    for (Backend* x : distinct) {
+        ExpectedPhases e;
+        e.direct = b.direct == x;
+        e.distances = poseOutputsHere && b.distances == x;
+        e.image = poseOutputsHere && opt.images && b.image == x;
+        e.primaryRays = e.image && b.primary == x;
+        x->expectPhases(e);
+    }
+
     // Geometry phase, part 1: the acceleration structures.
     Stopwatch sw;
     for (Backend* x : distinct) x->prepare(s);

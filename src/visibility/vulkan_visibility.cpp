@@ -81,25 +81,51 @@ shared::VisibilityPush visibilityPush(const GpuGeometry& geometry, const Prepare
     return push;
 }
 
+namespace {
+// The passes of the facing pairs, the tiles' lists, the listed pairs, the launch sizes and the
+// blocker rounds' compaction, those the settings use, in the order of VisibilityPipelines.
+struct VisibilityRecipes {
+    vk::PipelineRecipe facing, tiles, listed, nearLaunch, activePairs, rays;
+};
+VisibilityRecipes visibilityRecipeSet(vk::Device& device, const KSettings& settings) {
+    using Push = shared::VisibilityPush;
+    VisibilityRecipes r;
+    r.facing = vk::passRecipe<Push>(vk::shaders::facingPairs(), {}, "visibility facing pairs");
+    if (tileListMax(settings) > 0) {
+        r.tiles = vk::passRecipe<Push>(vk::shaders::tileShafts(), {}, "visibility tile shafts");
+        r.listed = vk::passRecipe<Push>(vk::shaders::visibilityListed(), {}, "visibility listed pairs");
+    }
+    r.nearLaunch = vk::passRecipe<Push>(vk::shaders::nearLaunch(), {}, "visibility launch sizes");
+    if (blockerRounds(settings))
+        r.activePairs = vk::passRecipe<Push>(vk::shaders::activePairs(), {}, "visibility active pairs");
+    // With the closest-hit shader: rsimBlocker names what blocked a ray (the blocker rounds).
+    r.rays = rayPassRecipe(device, visibilityShader(settings), sizeof(Push), true, "visibility");
+    return r;
+}
+} // namespace
+
+std::vector<vk::PipelineRecipe> visibilityRecipes(vk::Device& device, const KSettings& settings) {
+    const VisibilityRecipes r = visibilityRecipeSet(device, settings);
+    std::vector<vk::PipelineRecipe> all;
+    // The ray pass first: on a cold driver it compiles longest.
+    for (const vk::PipelineRecipe* x : {&r.rays, &r.facing, &r.tiles, &r.listed, &r.nearLaunch, &r.activePairs})
+        if (x->code.words) all.push_back(*x);
+    return all;
+}
+
 VisibilityPipelines makeVisibilityPipelines(vk::Device& device, const KSettings& settings,
                                             const vk::SceneAccel& accel) {
+    // Every pass compiled at once (the warm-up's threads), then each taken when ready.
+    device.pipelineWarmup().start(visibilityRecipes(device, settings));
+    const VisibilityRecipes r = visibilityRecipeSet(device, settings);
+    using Pass = vk::Pass<shared::VisibilityPush>;
     VisibilityPipelines p;
-    p.facing = std::make_unique<vk::Pass<shared::VisibilityPush>>(device, vk::shaders::facingPairs(),
-                                                                  vk::SpecConstants{}, "visibility facing pairs");
-    if (tileListMax(settings) > 0) {
-        p.tiles = std::make_unique<vk::Pass<shared::VisibilityPush>>(device, vk::shaders::tileShafts(),
-                                                                     vk::SpecConstants{}, "visibility tile shafts");
-        p.listed = std::make_unique<vk::Pass<shared::VisibilityPush>>(device, vk::shaders::visibilityListed(),
-                                                                      vk::SpecConstants{}, "visibility listed pairs");
-    }
-    p.nearLaunch = std::make_unique<vk::Pass<shared::VisibilityPush>>(device, vk::shaders::nearLaunch(),
-                                                                      vk::SpecConstants{}, "visibility launch sizes");
-    if (blockerRounds(settings))
-        p.activePairs = std::make_unique<vk::Pass<shared::VisibilityPush>>(device, vk::shaders::activePairs(),
-                                                                           vk::SpecConstants{}, "visibility active pairs");
-    // With the closest-hit shader: rsimBlocker names what blocked a ray (the blocker rounds).
-    p.rays = makeRayPassPipeline(device, visibilityShader(settings), sizeof(shared::VisibilityPush), true, accel,
-                                 "visibility");
+    p.facing = std::make_unique<Pass>(device, r.facing);
+    if (r.tiles.code.words) p.tiles = std::make_unique<Pass>(device, r.tiles);
+    if (r.listed.code.words) p.listed = std::make_unique<Pass>(device, r.listed);
+    p.nearLaunch = std::make_unique<Pass>(device, r.nearLaunch);
+    if (r.activePairs.code.words) p.activePairs = std::make_unique<Pass>(device, r.activePairs);
+    p.rays = makeRayPassPipeline(device, r.rays, accel);
     return p;
 }
 

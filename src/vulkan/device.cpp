@@ -12,6 +12,7 @@
 #include "util/startup_times.h"
 #include "vulkan/buffer.h"
 #include "vulkan/pipeline_cache.h"
+#include "vulkan/pipeline_warmup.h"
 
 namespace rsim::vk {
 
@@ -126,6 +127,7 @@ Device::Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath
     name(computeQueue_, VK_OBJECT_TYPE_QUEUE, label_ + " compute queue");
     name(pool_, VK_OBJECT_TYPE_COMMAND_POOL, label_ + " command pool");
     pipelineCache_ = std::make_unique<PipelineCache>(*this);
+    warmup_ = std::make_unique<PipelineWarmup>(*this);
     spdlog::debug("{}: {} ({}), {}, compute family {}, transfer family {}", label_, info.name, info.driver,
                   rays ? std::string(rayPathName(path)) + " path" : std::string("without ray tracing"), computeFamily_,
                   transferFamily_);
@@ -146,6 +148,7 @@ Buffer& Device::stagingReadback(std::uint64_t bytes) {
 Device::~Device() {
     if (!device_) return;
     waitBackground();
+    warmup_.reset(); // its pipelines, compiled or still compiling, through the cache below
     table_.vkDeviceWaitIdle(device_);
     upload_.reset();
     readback_.reset();

@@ -49,6 +49,8 @@ public:
     const VkPhysicalDeviceProperties& properties() const { return props_.properties; }
     // The pipeline cache every pipeline of this device is created through (pipeline_cache.h).
     class PipelineCache& pipelineCache() { return *pipelineCache_; }
+    // Pipelines compiled ahead of their first use (pipeline_warmup.h).
+    class PipelineWarmup& pipelineWarmup() { return *warmup_; }
     // RSIM_PIPELINE_STATISTICS=1 with VK_KHR_pipeline_executable_properties: each pipeline logs
     // the driver's statistics of its compiled code (registers, spills where the driver says).
     bool capturesStatistics() const { return capturesStatistics_; }
@@ -140,6 +142,7 @@ private:
     std::vector<std::future<void>> background_;
     void waitBackground(); // every job of inBackground
     std::unique_ptr<class PipelineCache> pipelineCache_;
+    std::unique_ptr<class PipelineWarmup> warmup_;
 };
 
 } // namespace rsim::vk

@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <utility>
 
 #include "rsim/shared/gpu_layout.h"
 #include "vulkan/pipeline.h"
+#include "vulkan/pipeline_warmup.h"
 
 namespace rsim::vk {
 
@@ -26,21 +28,29 @@ template <class F> void forEachLaunch(std::uint64_t count, std::uint64_t maxPerL
         fn(std::uint32_t(b), std::uint32_t(std::min(count, b + maxPerLaunch)));
 }
 
+// The recipe of Pass<Push>(device, code, spec, name): what the warm-up needs to make it ahead.
+template <class Push>
+PipelineRecipe passRecipe(ShaderCode code, const SpecConstants& spec, const std::string& name) {
+    return PipelineRecipe{code, {}, {}, std::uint32_t(sizeof(Push)), false, spec, name};
+}
+
 template <class Push> class Pass {
   public:
+    // Takes the pipeline from the device's warm-up when it made it ahead.
     Pass(Device& device, ShaderCode code, const SpecConstants& spec, const std::string& name)
-        : device_(&device), pipeline_(device, code, sizeof(Push), false, spec, name) {}
+        : Pass(device, passRecipe<Push>(code, spec, name)) {}
+    Pass(Device& device, const PipelineRecipe& recipe) : device_(&device), pipeline_(pipelineFor(device, recipe)) {}
 
-    void bind(VkCommandBuffer cmd) const { pipeline_.bind(cmd, nullptr); }
+    void bind(VkCommandBuffer cmd) const { pipeline_->bind(cmd, nullptr); }
     void dispatch(VkCommandBuffer cmd, const Push& p, std::uint32_t groupsX, std::uint32_t groupsY = 1,
                   std::uint32_t groupsZ = 1) const {
-        pipeline_.pushConstants(cmd, &p);
-        pipeline_.dispatch(cmd, groupsX, groupsY, groupsZ);
+        pipeline_->pushConstants(cmd, &p);
+        pipeline_->dispatch(cmd, groupsX, groupsY, groupsZ);
     }
     // A launch whose workgroup counts the device wrote at `offset` of `args`.
     void dispatchIndirect(VkCommandBuffer cmd, const Push& p, const Buffer& args, std::uint64_t offset) const {
-        pipeline_.pushConstants(cmd, &p);
-        pipeline_.dispatchIndirect(cmd, args, offset);
+        pipeline_->pushConstants(cmd, &p);
+        pipeline_->dispatchIndirect(cmd, args, offset);
     }
     // Items [0, count) in workgroups of `group` items, in as many launches as the device needs;
     // each launch gets its range in p.begin, p.end. The pass must be bound.
@@ -66,7 +76,7 @@ template <class Push> class Pass {
 
   private:
     Device* device_;
-    Pipeline pipeline_;
+    std::unique_ptr<Pipeline> pipeline_;
 };
 
 } // namespace rsim::vk

@@ -128,7 +128,7 @@ Pipeline::Pipeline(Device& device, ShaderCode compute, std::uint32_t pushBytes,
 }
 
 Pipeline::Pipeline(Device& device, ShaderCode raygen, ShaderCode miss, ShaderCode closestHit,
-                   std::uint32_t pushBytes, const std::string& name)
+                   std::uint32_t pushBytes, const std::string& name, bool bindingTable)
     : device_(device), name_(name), rayTracing_(true) {
     StartupTimer timer("pipeline " + name);
     const auto& vk = device.vk();
@@ -177,25 +177,32 @@ Pipeline::Pipeline(Device& device, ShaderCode raygen, ShaderCode miss, ShaderCod
     device.name(pipeline_, VK_OBJECT_TYPE_PIPELINE, name);
     if (device.capturesStatistics()) logStatistics(device, pipeline_, name);
 
+    groups_ = std::uint32_t(groups.size());
+    if (bindingTable) makeBindingTable();
+}
+
+void Pipeline::makeBindingTable() {
+    if (!rayTracing_ || sbt_) return;
     // Shader binding table: raygen | miss | hit, each region aligned to the base alignment.
-    const auto& rt = device.rtProperties();
+    const auto& vk = device_.vk();
+    const auto& rt = device_.rtProperties();
     const std::uint32_t handleSize = rt.shaderGroupHandleSize;
     const std::uint64_t stride = alignUp(handleSize, rt.shaderGroupHandleAlignment);
     const std::uint64_t region = alignUp(stride, rt.shaderGroupBaseAlignment);
-    std::vector<std::uint8_t> handles(groups.size() * handleSize);
-    VK_CHECK(vk.vkGetRayTracingShaderGroupHandlesKHR(device.handle(), pipeline_, 0, std::uint32_t(groups.size()),
-                                                     handles.size(), handles.data()));
+    std::vector<std::uint8_t> handles(groups_ * handleSize);
+    VK_CHECK(vk.vkGetRayTracingShaderGroupHandlesKHR(device_.handle(), pipeline_, 0, groups_, handles.size(),
+                                                     handles.data()));
     std::vector<std::uint8_t> table(region * 3, 0);
-    for (std::size_t g = 0; g < groups.size(); ++g)
+    for (std::size_t g = 0; g < groups_; ++g)
         std::memcpy(&table[g * region], &handles[g * handleSize], handleSize);
-    sbt_ = Buffer(device, table.size(),
+    sbt_ = Buffer(device_, table.size(),
                   VK_BUFFER_USAGE_SHADER_BINDING_TABLE_BIT_KHR | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT |
                       VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                  MemoryKind::Device, name + " SBT");
-    uploadBytes(device, sbt_, table.data(), table.size());
+                  MemoryKind::Device, name_ + " SBT");
+    uploadBytes(device_, sbt_, table.data(), table.size());
     raygenRegion_ = {sbt_.address(), region, region};
     missRegion_ = {sbt_.address() + region, stride, stride};
-    if (hasHit) hitRegion_ = {sbt_.address() + 2 * region, stride, stride};
+    if (groups_ > 2) hitRegion_ = {sbt_.address() + 2 * region, stride, stride};
 }
 
 Pipeline::~Pipeline() {

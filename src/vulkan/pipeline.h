@@ -25,13 +25,17 @@ public:
     // A compute pipeline.
     Pipeline(Device& device, ShaderCode compute, std::uint32_t pushBytes, bool usesTlas,
              const SpecConstants& spec, const std::string& name);
-    // A ray-tracing pipeline: raygen, one miss shader, optionally a closest-hit group.
+    // A ray-tracing pipeline: raygen, one miss shader, optionally a closest-hit group. Without
+    // `bindingTable` its shader binding table, whose upload needs the device's queue, waits for
+    // makeBindingTable() (the warm-up's threads compile; the thread that takes it uploads).
     Pipeline(Device& device, ShaderCode raygen, ShaderCode miss, ShaderCode closestHit,
-             std::uint32_t pushBytes, const std::string& name);
+             std::uint32_t pushBytes, const std::string& name, bool bindingTable = true);
     ~Pipeline();
     Pipeline(const Pipeline&) = delete;
     Pipeline& operator=(const Pipeline&) = delete;
 
+    // A ray-tracing pipeline's shader binding table, once (nothing for a compute pipeline).
+    void makeBindingTable();
     void bindTlas(VkAccelerationStructureKHR tlas);
     void bindStorage(const Buffer& buffer); // the bvh ray path's scene
     // Binds the pipeline, its descriptor set and the push constants.
@@ -59,6 +63,7 @@ private:
     VkDescriptorSet set_ = VK_NULL_HANDLE;
     VkPipelineLayout layout_ = VK_NULL_HANDLE;
     VkPipeline pipeline_ = VK_NULL_HANDLE;
+    std::uint32_t groups_ = 0; // a ray-tracing pipeline's shader groups
     Buffer sbt_;
     VkStridedDeviceAddressRegionKHR raygenRegion_{}, missRegion_{}, hitRegion_{}, callRegion_{};
 };

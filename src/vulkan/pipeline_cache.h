@@ -5,6 +5,7 @@
 // anything else is ignored with a debug line. It is written back, atomically, when pipelines
 // were added.
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <filesystem>
 
@@ -23,14 +24,14 @@ class PipelineCache {
 
     VkPipelineCache handle() const { return cache_; }
     // A pipeline was created through the cache: save it at the end if its data changed.
-    void added() { dirty_ = true; }
+    void added() { dirty_ = true; } // from any thread (the warm-up's too)
 
   private:
     Device& device_;
     std::filesystem::path file_;
     VkPipelineCache cache_ = VK_NULL_HANDLE;
     std::size_t loadedBytes_ = 0; // what seeded it (0: nothing)
-    bool dirty_ = false;
+    std::atomic<bool> dirty_ = false;
 };
 
 } // namespace rsim::vk

@@ -6,17 +6,17 @@ namespace {
 constexpr std::uint32_t kStatSlots = 4096; // RSIM_STAT_SLOTS in shaders/common/rsim.glsl
 }
 
-std::unique_ptr<vk::Pipeline> makeRayPassPipeline(vk::Device& d,
-                                                  vk::ShaderCode (*pass)(vk::RayPath),
-                                                  std::uint32_t pushBytes, bool withHit,
-                                                  const vk::SceneAccel& accel, const char* name) {
-    std::unique_ptr<vk::Pipeline> p;
+vk::PipelineRecipe rayPassRecipe(vk::Device& d, vk::ShaderCode (*pass)(vk::RayPath), std::uint32_t pushBytes,
+                                 bool withHit, const char* name) {
     if (d.rayPath() == vk::RayPath::Pipeline)
-        p = std::make_unique<vk::Pipeline>(d, pass(vk::RayPath::Pipeline), vk::shaders::rtMiss(),
-                                           withHit ? vk::shaders::rtClosestHit() : vk::ShaderCode{},
-                                           pushBytes, name);
-    else
-        p = std::make_unique<vk::Pipeline>(d, pass(d.rayPath()), pushBytes, true, vk::SpecConstants{}, name);
+        return vk::PipelineRecipe{pass(vk::RayPath::Pipeline), vk::shaders::rtMiss(),
+                                  withHit ? vk::shaders::rtClosestHit() : vk::ShaderCode{}, pushBytes, true, {}, name};
+    return vk::PipelineRecipe{pass(d.rayPath()), {}, {}, pushBytes, true, {}, name};
+}
+
+std::unique_ptr<vk::Pipeline> makeRayPassPipeline(vk::Device& d, const vk::PipelineRecipe& recipe,
+                                                  const vk::SceneAccel& accel) {
+    std::unique_ptr<vk::Pipeline> p = vk::pipelineFor(d, recipe);
     accel.bindTo(*p);
     return p;
 }

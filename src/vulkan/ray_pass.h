@@ -10,16 +10,21 @@
 #include "vulkan/buffer.h"
 #include "vulkan/pass.h"
 #include "vulkan/pipeline.h"
+#include "vulkan/pipeline_warmup.h"
 #include "vulkan/shaders.h"
 
 namespace rsim {
 
-// A pipeline for a ray pass on the device's path; `withHit` adds the closest-hit shader
-// (primary rays; the compute paths always find the nearest hit). The scene is bound.
-std::unique_ptr<vk::Pipeline> makeRayPassPipeline(vk::Device& device,
-                                                  vk::ShaderCode (*pass)(vk::RayPath),
-                                                  std::uint32_t pushBytes, bool withHit,
-                                                  const vk::SceneAccel& accel, const char* name);
+// The recipe of a ray pass on the device's path (for makeRayPassPipeline and the warm-up);
+// `withHit` adds the closest-hit shader (primary rays; the compute paths always find the
+// nearest hit).
+vk::PipelineRecipe rayPassRecipe(vk::Device& device, vk::ShaderCode (*pass)(vk::RayPath), std::uint32_t pushBytes,
+                                 bool withHit, const char* name);
+
+// The recipe's pipeline (rayPassRecipe) with the scene bound; taken from the device's warm-up
+// when it made it ahead.
+std::unique_ptr<vk::Pipeline> makeRayPassPipeline(vk::Device& device, const vk::PipelineRecipe& recipe,
+                                                  const vk::SceneAccel& accel);
 
 // Launches a ray pass over width x height items (compute: groups of groupX x 1).
 void launchRayPass(const vk::Pipeline& p, VkCommandBuffer cmd, std::uint32_t width,

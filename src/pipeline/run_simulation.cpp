@@ -236,8 +236,15 @@ SceneAndBackend loadSceneAndBackend(const SceneDesc& scene, const RunRequest& re
     if (hostRaysPossible) {
         const VulkanSelection selected = selection.get();
         if (!loadWithHostRays(out, selected, scene, req, poses, times) &&
-            !loadWithHostK(out, selected, scene, req, poses, times))
-            out.backend = makeBackend(req.backend, selected);
+            !loadWithHostK(out, selected, scene, req, poses, times)) {
+            // The devices are made now, and the ray passes' host part beside them (as above).
+            std::future<std::unique_ptr<Backend>> made =
+                std::async(std::launch::async, [&] { return makeBackend(req.backend, selected); });
+            if (selected && req.backend.backend != "cpu")
+                shafts = buildSceneShafts(out.prepared, tileListMax(configFor(scene, req).k));
+            out.backend = made.get();
+            if (shafts) out.backend->adoptSceneShafts(std::move(shafts));
+        }
     } else {
         out.backend = backend.get();
         if (shafts) out.backend->adoptSceneShafts(std::move(shafts));

@@ -7,7 +7,8 @@
 # device tool from the repository root:
 #   OLD=.device/variants/rsim-REV COLD_SCENES=tiny-room,medium-room COLD_REPEATS=3 scripts/device/startup-cold.sh
 # Writes $OUT/startup-cold.txt (one line a run: the build, the scene, the whole process's wall
-# time, the phases, the pipelines' summed compile time and the run's waits for the warm-up).
+# time, the phases, the pipelines' summed compile time and the run's waits for the warm-up; then
+# `rsim compare` of the builds' last outputs of each scene) and each run's debug log.
 set -uo pipefail
 source .device/prelude.sh >/dev/null
 OUT=${OUT:-/tmp/rsim-out}; mkdir -p "$OUT" /tmp/rsimb
@@ -23,9 +24,9 @@ for r in $(seq "${COLD_REPEATS:-3}"); do for s in ${scenes//,/ }; do for v in rs
   rm -rf ~/.cache/rsim/pipelines ~/.cache/nvidia "${XDG_CACHE_HOME:-/nonexistent}/nvidia"
   t0=$(date +%s.%N)
   $B/$v run "$(path_of $s)" --backend vulkan --no-k-cache --no-timeseries --no-progress --log-level debug \
-    -o /tmp/cold-$v > /tmp/cold-$v.log 2>&1 || { tail -5 /tmp/cold-$v.log; exit 1; }
+    -o /tmp/cold-$v-$s > /tmp/cold-$v.log 2>&1 || { tail -5 /tmp/cold-$v.log; exit 1; }
   t1=$(date +%s.%N)
-  python3 - "$v" "$s" "$r" "$t0" "$t1" /tmp/cold-$v/summary.json <<'P'
+  python3 - "$v" "$s" "$r" "$t0" "$t1" /tmp/cold-$v-$s/summary.json <<'P'
 import json, sys
 v, s, r, t0, t1, f = sys.argv[1:]
 j = json.load(open(f))
@@ -38,3 +39,7 @@ print(f"{v} {s} {r} wall {float(t1) - float(t0):.3f} phases {j['timings_s']['tot
 P
   cp /tmp/cold-$v.log "$OUT/cold-$s-$v-$r.log"
 done; done; done | tee "$OUT/startup-cold.txt"
+# The builds' last outputs of each scene against each other.
+for s in ${scenes//,/ }; do
+  echo "compare $s, old against new: $($B/rsim compare /tmp/cold-rsim-old-$s /tmp/cold-rsim-$s --max-fraction 0 --tol-m 1e-6 2>&1 | tail -1)"
+done | tee -a "$OUT/startup-cold.txt"

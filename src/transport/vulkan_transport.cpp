@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
+#include <future>
 #include <memory>
 
 #include <glm/geometric.hpp>
@@ -208,12 +210,16 @@ public:
                 far_.bind(cmd);
                 for (std::size_t x = 0; x < k_->chunkIds.size(); ++x) dispatchFar(cmd, x, k_->buffers[x].address(), t0, steps);
             });
-        if (exchange)
+        if (exchange) {
+            // Only this device's rows: the others' are the other devices' to send.
+            const std::vector<VkBufferCopy> regions = rowRegions(steps, true);
             computeDone_.submit(false, [&](VkCommandBuffer cmd) {
                 vk::computeBarrier(dev_, cmd);
-                const VkBufferCopy region{0, 0, farBytes_};
-                dev_.vk().vkCmdCopyBuffer(cmd, farSums_.handle(), readback_.handle(), 1, &region);
+                if (!regions.empty())
+                    dev_.vk().vkCmdCopyBuffer(cmd, farSums_.handle(), readback_.handle(),
+                                              std::uint32_t(regions.size()), regions.data());
             });
+        }
     }
 
     // Row-block mode, K resident: the far gathers of the block from this device's chunks among
@@ -272,13 +278,37 @@ public:
         });
     }
 
+    // Several devices of one process: copies this device's rows of the block's far sums (its
+    // readback) into `to`'s upload buffer, at their places; `to` then uploads the rows it does not
+    // hold (FarSumsUpload::Others). A third of the host's copying of contribute + receive, and half
+    // the bytes over the bus.
+    void sendFarSumsTo(DeviceTransport& to, std::uint32_t steps) const {
+        // In pieces of at most 256 KiB, copied on every thread.
+        constexpr std::uint64_t kPiece = std::uint64_t(256) << 10;
+        std::vector<VkBufferCopy> pieces;
+        for (const VkBufferCopy& r : rowRegions(steps, true))
+            for (std::uint64_t o = 0; o < r.size; o += kPiece)
+                pieces.push_back({r.srcOffset + o, r.srcOffset + o, std::min(kPiece, r.size - o)});
+        const auto* from = static_cast<const char*>(readback_.mapped());
+        auto* into = static_cast<char*>(to.upload_.mapped());
+        parallelFor(pieces.size(), 1, [&](std::size_t b, std::size_t e, unsigned) {
+            for (std::size_t x = b; x < e; ++x)
+                std::memcpy(into + pieces[x].srcOffset, from + pieces[x].srcOffset, pieces[x].size);
+        });
+    }
+
+    // Which far sums reach the device before the block's near steps.
+    enum class FarSumsUpload { None, All, Others };
     // The near steps of the block, after the combined far sums are in place when exchanged.
-    void submitNear(std::uint32_t t0, std::uint32_t steps, std::uint32_t block, bool uploadFarSums) {
+    void submitNear(std::uint32_t t0, std::uint32_t steps, std::uint32_t block, FarSumsUpload upload) {
+        const std::vector<VkBufferCopy> regions = upload == FarSumsUpload::Others ? rowRegions(steps, false)
+                                                  : upload == FarSumsUpload::All
+                                                      ? std::vector<VkBufferCopy>{VkBufferCopy{0, 0, farBytes_}}
+                                                      : std::vector<VkBufferCopy>{};
         computeDone_.submit(false, [&](VkCommandBuffer cmd) {
-            if (uploadFarSums) {
-                const VkBufferCopy region{0, 0, farBytes_};
-                dev_.vk().vkCmdCopyBuffer(cmd, upload_.handle(), farSums_.handle(), 1, &region);
-            }
+            if (!regions.empty())
+                dev_.vk().vkCmdCopyBuffer(cmd, upload_.handle(), farSums_.handle(), std::uint32_t(regions.size()),
+                                          regions.data());
             vk::computeBarrier(dev_, cmd);
             near_.bind(cmd);
             for (std::uint32_t q = 0; q < steps; ++q) {
@@ -300,6 +330,31 @@ public:
     std::uint64_t streamedBytes() const { return streamedBytes_; }
 
 private:
+    // The places in the far sums (vec2[steps][n][poses]) of the rows of the chunks this device
+    // holds (`own`) or of all the others, for the block's first `steps` steps.
+    std::vector<VkBufferCopy> rowRegions(std::uint32_t steps, bool own) const {
+        const KChunking& ch = k_->chunking;
+        std::vector<VkBufferCopy> regions;
+        for (std::uint32_t c = 0, x = 0; c < ch.chunks(); ++c) {
+            const bool held = x < k_->chunkIds.size() && k_->chunkIds[x] == c;
+            if (held) ++x;
+            if (held != own) continue;
+            for (std::uint32_t q = 0; q < steps; ++q) {
+                const std::uint64_t at = (std::uint64_t(q) * n_ + ch.rowBegin(c)) * P_ * sizeof(glm::vec2);
+                regions.push_back({at, at, std::uint64_t(ch.rows(c)) * P_ * sizeof(glm::vec2)});
+            }
+        }
+        // Neighbouring chunks' rows are neighbours in each step: one region for each run of them
+        // (a device holds one block of rows: one region a step).
+        std::sort(regions.begin(), regions.end(),
+                  [](const VkBufferCopy& a, const VkBufferCopy& b) { return a.srcOffset < b.srcOffset; });
+        std::vector<VkBufferCopy> runs;
+        for (const VkBufferCopy& r : regions)
+            if (!runs.empty() && runs.back().srcOffset + runs.back().size == r.srcOffset) runs.back().size += r.size;
+            else runs.push_back(r);
+        return runs;
+    }
+
     // The far gather of the block's steps [t0, t0 + steps) from one chunk, RSIM_TIME_BLOCK steps
     // per dispatch (the far sums of step q at q's place in farSums_).
     void dispatchFar(VkCommandBuffer cmd, std::size_t held, VkDeviceAddress chunk, std::uint32_t t0, std::uint32_t steps) {
@@ -413,14 +468,35 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
     const bool exchange = D > 1 || share;
     // Blocks of this many steps: the near lists were built for it (transportNearBelow).
     const std::uint32_t block = transportNearBelow(devices, tuning, share != nullptr);
-    std::vector<std::unique_ptr<DeviceTransport>> st;
-    for (std::size_t d = 0; d < D; ++d)
-        st.push_back(std::make_unique<DeviceTransport>(devices[d], n, poses, near, config, exchange, tuning, block));
+    // Each device's buffers, uploads and pipelines on a thread of its own (each device has its
+    // own queue and pools); every thread is joined before an error goes on.
+    std::vector<std::unique_ptr<DeviceTransport>> st(D);
+    {
+        std::vector<std::future<void>> made;
+        for (std::size_t d = 1; d < D; ++d)
+            made.push_back(std::async(std::launch::async, [&, d] {
+                st[d] = std::make_unique<DeviceTransport>(devices[d], n, poses, near, config, exchange, tuning, block);
+            }));
+        std::exception_ptr failed;
+        try {
+            st[0] = std::make_unique<DeviceTransport>(devices[0], n, poses, near, config, exchange, tuning, block);
+        } catch (...) {
+            failed = std::current_exception();
+        }
+        for (auto& f : made) try {
+                f.get();
+            } catch (...) {
+                if (!failed) failed = std::current_exception();
+            }
+        if (failed) std::rethrow_exception(failed);
+    }
     GpuTransport out;
     out.setupSeconds = setup.seconds();
 
     Stopwatch loop;
-    std::vector<glm::vec2> merged(exchange ? std::size_t(n) * block * poses : 0);
+    // The ranks' exchanges combine every row on the host; several devices of one process send each
+    // other their rows directly (DeviceTransport::sendFarSumsTo).
+    std::vector<glm::vec2> merged(share ? std::size_t(n) * block * poses : 0);
     bool resident = true;
     for (auto& s : st) resident = resident && !s->streamsK();
     if (share) { // the exchanges in halves need every rank's K resident: all ranks take the same path
@@ -452,15 +528,21 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
             // Combine: each device's far sums hold the rows of its chunks.
             for (auto& s : st) s->waitForFarSums();
             Stopwatch sw;
-            for (auto& s : st) s->contributeFarSums(merged, steps);
             if (share) {
+                for (auto& s : st) s->contributeFarSums(merged, steps);
                 rankExchanges[0].start(merged.data());
                 rankExchanges[0].finish(merged.data(), nullptr);
+                for (auto& s : st) s->receiveFarSums(merged);
+            } else {
+                for (std::size_t from = 0; from < D; ++from)
+                    for (std::size_t to = 0; to < D; ++to)
+                        if (to != from) st[from]->sendFarSumsTo(*st[to], steps);
             }
-            for (auto& s : st) s->receiveFarSums(merged);
             out.exchangeSeconds += sw.seconds();
         }
-        for (auto& s : st) s->submitNear(t0, steps, b, gather && exchange);
+        using Upload = DeviceTransport::FarSumsUpload;
+        const Upload upload = !(gather && exchange) ? Upload::None : share ? Upload::All : Upload::Others;
+        for (auto& s : st) s->submitNear(t0, steps, b, upload);
         progress.add(steps);
     }
     for (auto& s : st) s->finish();

@@ -58,10 +58,13 @@ TEST_CASE("pipelines made ahead are handed out once, to the same recipe only", "
         CHECK_FALSE(first->isRayTracing());
         CHECK(waitedSoFar() >= 0.0); // the wait is part of the start-up breakdown
         CHECK(warmup.take(distances) == nullptr); // handed out already
-        // What the warm-up no longer holds is created where it is needed.
+        // What the warm-up no longer holds is created where it is needed...
         std::unique_ptr<vk::Pipeline> second = vk::pipelineFor(device, distances);
         REQUIRE(second);
         CHECK(second.get() != first.get());
+        // ...or started again (a later batch's visibility).
+        warmup.start({distances});
+        CHECK(warmup.take(distances) != nullptr);
         // A pass built after the start takes the warm-up's pipeline of its recipe.
         warmup.start({otherSpec});
         const vk::Pass<shared::DistancePush> pass(device, vk::shaders::distances(), {1u}, "distances, spec 1");

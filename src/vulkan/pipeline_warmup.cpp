@@ -24,25 +24,23 @@ std::unique_ptr<Pipeline> makePipeline(Device& device, const PipelineRecipe& r, 
 }
 
 PipelineWarmup::~PipelineWarmup() {
-    for (Entry& e : entries_)
-        if (!e.taken && e.pipeline.valid()) {
-            try {
-                e.pipeline.get(); // destroyed here, before the device
-            } catch (...) {
-                // Its error would have reached the run when it took it; none did.
-            }
+    for (Entry& e : entries_) {
+        try {
+            e.pipeline.get(); // waits for its compile; destroyed here, before the device
+        } catch (...) {
+            // Its error would have reached the run when it took it; none did.
         }
+    }
 }
 
 void PipelineWarmup::start(const std::vector<PipelineRecipe>& recipes) {
     std::lock_guard lock(mutex_);
     for (const PipelineRecipe& r : recipes) {
-        const bool known = std::any_of(entries_.begin(), entries_.end(),
-                                       [&](const Entry& e) { return e.recipe.sameAs(r); });
-        if (known) continue;
-        Entry e{r, {}, false};
-        e.pipeline = std::async(std::launch::async, [this, r] { return makePipeline(device_, r, false); });
-        entries_.push_back(std::move(e));
+        const bool started = std::any_of(entries_.begin(), entries_.end(),
+                                         [&](const Entry& e) { return e.recipe.sameAs(r); });
+        if (started) continue;
+        entries_.push_back(
+            {r, std::async(std::launch::async, [this, r] { return makePipeline(device_, r, false); })});
     }
 }
 
@@ -51,10 +49,10 @@ std::unique_ptr<Pipeline> PipelineWarmup::take(const PipelineRecipe& recipe) {
     {
         std::lock_guard lock(mutex_);
         auto it = std::find_if(entries_.begin(), entries_.end(),
-                               [&](const Entry& e) { return !e.taken && e.recipe.sameAs(recipe); });
+                               [&](const Entry& e) { return e.recipe.sameAs(recipe); });
         if (it == entries_.end()) return nullptr;
-        it->taken = true;
         pipeline = std::move(it->pipeline);
+        entries_.erase(it); // a later start() of the same recipe makes another
     }
     Stopwatch waited;
     std::unique_ptr<Pipeline> p = pipeline.get(); // rethrows the compilation's error

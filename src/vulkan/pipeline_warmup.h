@@ -43,16 +43,15 @@ public:
     PipelineWarmup(const PipelineWarmup&) = delete;
     PipelineWarmup& operator=(const PipelineWarmup&) = delete;
 
-    // Starts each recipe that is neither started nor taken yet, one thread each.
+    // Starts each recipe that is not started and waiting to be taken already, one thread each.
     void start(const std::vector<PipelineRecipe>& recipes);
-    // The pipeline of a started recipe, once compiled (nullptr: never started, or taken before).
+    // The pipeline of a started recipe, once compiled (nullptr: not started since it was last taken).
     std::unique_ptr<Pipeline> take(const PipelineRecipe& recipe);
 
 private:
     struct Entry {
         PipelineRecipe recipe;
         std::future<std::unique_ptr<Pipeline>> pipeline;
-        bool taken = false;
     };
     Device& device_;
     std::mutex mutex_;

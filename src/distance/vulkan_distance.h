@@ -20,11 +20,11 @@ struct DeviceHistoryView {
     VkDeviceAddress history = 0;
 };
 
-// L_i and d_i of the n triangles from the B/Z history on the device.
 // The pipelines of a pose's distances and its sensor image, with the primary rays when the
 // image casts them itself: for the device's warm-up (vulkan/pipeline_warmup.h).
 std::vector<vk::PipelineRecipe> poseOutputRecipes(vk::Device& device, bool distances, bool image, bool primaryRays);
 
+// L_i and d_i of the n triangles from the B/Z history on the device.
 TriangleDistances computeTriangleDistancesVulkan(vk::Device& device, const GpuPose& pose, vk::PosePasses& passes,
                                                  const DeviceHistoryView& history, std::uint32_t n,
                                                  const SimConfig& config);

@@ -102,22 +102,21 @@ VisibilityRecipes visibilityRecipeSet(vk::Device& device, const KSettings& setti
     r.rays = rayPassRecipe(device, visibilityShader(settings), sizeof(Push), true, "visibility");
     return r;
 }
-} // namespace
-
-std::vector<vk::PipelineRecipe> visibilityRecipes(vk::Device& device, const KSettings& settings) {
-    const VisibilityRecipes r = visibilityRecipeSet(device, settings);
+// Those the settings use, the ray pass first: on a cold driver it compiles longest.
+std::vector<vk::PipelineRecipe> inUse(const VisibilityRecipes& r) {
     std::vector<vk::PipelineRecipe> all;
-    // The ray pass first: on a cold driver it compiles longest.
     for (const vk::PipelineRecipe* x : {&r.rays, &r.facing, &r.tiles, &r.listed, &r.nearLaunch, &r.activePairs})
         if (x->code.words) all.push_back(*x);
     return all;
 }
+} // namespace
 
 VisibilityPipelines makeVisibilityPipelines(vk::Device& device, const KSettings& settings,
                                             const vk::SceneAccel& accel) {
-    // Every pass compiled at once (the warm-up's threads), then each taken when ready.
-    device.pipelineWarmup().start(visibilityRecipes(device, settings));
+    // Every pass compiled at once (the device's warm-up, vulkan/pipeline_warmup.h), then each
+    // taken when ready.
     const VisibilityRecipes r = visibilityRecipeSet(device, settings);
+    device.pipelineWarmup().start(inUse(r));
     using Pass = vk::Pass<shared::VisibilityPush>;
     VisibilityPipelines p;
     p.facing = std::make_unique<Pass>(device, r.facing);

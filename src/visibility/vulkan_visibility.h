@@ -44,8 +44,6 @@ struct VisibilityPipelines {
     std::unique_ptr<vk::Pass<shared::VisibilityPush>> activePairs; // the blocker rounds' compaction (when on)
     std::unique_ptr<vk::Pipeline> rays;
 };
-// The pipelines of makeVisibilityPipelines, for the device's warm-up (vulkan/pipeline_warmup.h).
-std::vector<vk::PipelineRecipe> visibilityRecipes(vk::Device& device, const KSettings& settings);
 VisibilityPipelines makeVisibilityPipelines(vk::Device& device, const KSettings& settings,
                                             const vk::SceneAccel& accel);
 

@@ -11,7 +11,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <future>
 #include <limits>
 #include <mutex>
 #include <utility>
@@ -133,19 +132,10 @@ public:
                   TransportTuning tuning, bool rays)
         : instance_(std::move(instance)), stream_(stream), maxDeviceBytes_(maxDeviceBytes), maxHostBytes_(maxHostBytes),
           tuning_(tuning), rays_(rays) {
-        if (infos.empty()) throw Error("internal: a Vulkan backend without devices");
-        // Device 0 on this thread, the others each on its own meanwhile; every thread is joined
-        // (the futures) before an error goes on.
-        auto make = [&](std::size_t d) {
-            return std::make_unique<vk::Device>(*instance_, *infos[d], path,
-                                                "device " + std::to_string(d) + " (" + infos[d]->name + ")", rays);
-        };
-        std::vector<std::future<std::unique_ptr<vk::Device>>> others;
-        for (std::size_t d = 1; d < infos.size(); ++d) others.push_back(std::async(std::launch::async, make, d));
-        std::unique_ptr<vk::Device> first = make(0);
         for (std::size_t d = 0; d < infos.size(); ++d) {
             Slot s;
-            s.device = d == 0 ? std::move(first) : others[d - 1].get();
+            s.device = std::make_unique<vk::Device>(*instance_, *infos[d], path,
+                                                    "device " + std::to_string(d) + " (" + infos[d]->name + ")", rays);
             s.budgetAtStart = s.device->deviceLocalBudget();
             slots_.push_back(std::move(s));
         }

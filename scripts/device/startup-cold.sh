@@ -8,10 +8,10 @@
 #   OLD=.device/variants/rsim-REV COLD_SCENES=tiny-room,medium-room COLD_REPEATS=3 scripts/device/startup-cold.sh
 # Writes $OUT/startup-cold.txt (one line a run: the build, the scene, the whole process's wall
 # time, the phases, the pipelines' summed compile time and the run's waits for the warm-up; then
-# `rsim compare` of the builds' last outputs of each scene) and each run's debug log.
+# `rsim compare` of the builds' last outputs of each scene) and $OUT/cold-logs.tgz, each run's debug log.
 set -uo pipefail
 source .device/prelude.sh >/dev/null
-OUT=${OUT:-/tmp/rsim-out}; mkdir -p "$OUT" /tmp/rsimb
+OUT=${OUT:-/tmp/rsim-out}; mkdir -p "$OUT" /tmp/rsimb; rm -rf /tmp/cold-logs
 rm -rf /tmp/rsimb/rsim-bundle && tar xzf .device/rsim-bundle.tgz -C /tmp/rsimb
 B=/tmp/rsimb/rsim-bundle
 cp "${OLD:?OLD: the binary of an older build}" $B/bin/rsim-old && chmod +x $B/bin/rsim-old
@@ -37,9 +37,11 @@ print(f"{v} {s} {r} wall {float(t1) - float(t0):.3f} phases {j['timings_s']['tot
       f"pipelines {pipes:.3f} waited {waited:.3f} "
       + " ".join(f"{k}={x:.3f}" for k, x in j['timings_s'].items() if k in ('direct', 'visibility', 'distance', 'radiosity')))
 P
-  cp /tmp/cold-$v.log "$OUT/cold-$s-$v-$r.log"
+  mkdir -p /tmp/cold-logs && cp /tmp/cold-$v.log "/tmp/cold-logs/cold-$s-$v-$r.log"
 done; done; done | tee "$OUT/startup-cold.txt"
 # The builds' last outputs of each scene against each other.
 for s in ${scenes//,/ }; do
   echo "compare $s, old against new: $($B/rsim compare /tmp/cold-rsim-old-$s /tmp/cold-rsim-$s --max-fraction 0 --tol-m 1e-6 2>&1 | tail -1)"
 done | tee -a "$OUT/startup-cold.txt"
+# One archive of the runs' debug logs: the device tool returns at most eight files from $OUT.
+tar czf "$OUT/cold-logs.tgz" -C /tmp cold-logs && rm -rf /tmp/cold-logs

@@ -21,6 +21,7 @@
 #include "distance/vulkan_distance.h"
 #include "k/gpu_k.h"
 #include "k/k_diagnostics.h"
+#include "k/vulkan_log_encode.h"
 #include "transport/vulkan_near_pairs.h"
 #include "transport/sources.h"
 #include "transport/row_exchange.h"
@@ -162,6 +163,16 @@ public:
         d.pipelineWarmup().start(recipes);
     }
 
+    // What follows K on the devices (its encoding, row sums and near lists, the near steps) compiles
+    // while the visibility runs; a device that turns out not to need one only compiled it.
+    void warmAfterVisibility(KFormat format) {
+        const std::uint32_t storage = kFormatInfo(format).storage;
+        std::vector<vk::PipelineRecipe> recipes{formFactorSumsRecipe(storage), nearPairsRecipe(storage),
+                                                radiosityNearRecipe()};
+        if (kFormatInfo(format).logTable) recipes.push_back(logEncodeRecipe(format));
+        for (Slot& slot : slots_) slot.device->pipelineWarmup().start(recipes);
+    }
+
     // Every device gets the scene and its acceleration structure: with several devices, K's
     // chunks and the transport's rows are spread over all of them.
     void adoptSceneShafts(std::shared_ptr<const SceneShafts> shafts) override { adopted_ = std::move(shafts); }
@@ -187,6 +198,7 @@ public:
         requireRays("K's visibility");
         dropBatchReuse(); // the memory plan for K sees what the devices hold
         const KSettings k = withTileLists(requested);
+        warmAfterVisibility(k.format);
         VisibilityOutcome out;
         std::vector<DeviceBudget> budgets;
         // The tiles' occluder lists and the blocker rounds' area: one set per command buffer in

@@ -24,6 +24,9 @@ vk::PipelineRecipe distancesRecipe() {
 vk::PipelineRecipe primaryRecipe(vk::Device& device) {
     return rayPassRecipe(device, &vk::shaders::primary, sizeof(shared::PrimaryPush), true, "primary rays");
 }
+vk::PipelineRecipe signalsRecipe() {
+    return vk::passRecipe<shared::SignalPush>(vk::shaders::sensorSignals(), {}, "sensor signals");
+}
 vk::PipelineRecipe pixelsRecipe() { return vk::passRecipe<shared::PixelPush>(vk::shaders::pixels(), {}, "pixels"); }
 } // namespace
 
@@ -32,6 +35,7 @@ std::vector<vk::PipelineRecipe> poseOutputRecipes(vk::Device& device, bool dista
     // The longest to compile first (on the H100's cold driver: pixels 1.6 s, distances 0.16 s).
     if (image) r.push_back(pixelsRecipe());
     if (distances) r.push_back(distancesRecipe());
+    if (distances) r.push_back(signalsRecipe()); // unless the histories are on the host then
     if (image && primaryRays) r.push_back(primaryRecipe(device));
     return r;
 }
@@ -86,8 +90,7 @@ void sensorSignalsVulkan(vk::Device& device, const GpuPose& pose, vk::PosePasses
                          const DeviceHistoryView& history, std::uint32_t n, const SimConfig& c,
                          std::vector<double>& fwd, std::vector<double>& adj) {
     if (!passes.signals)
-        passes.signals = std::make_unique<vk::Pass<shared::SignalPush>>(device, vk::shaders::sensorSignals(),
-                                                                        vk::SpecConstants{}, "sensor signals");
+        passes.signals = std::make_unique<vk::Pass<shared::SignalPush>>(device, signalsRecipe());
     // Enough slices of the triangles to give the GPU work when T is short.
     const std::uint32_t slices = std::clamp(n / 256u, 1u, 64u);
     const std::uint64_t outBytes = std::uint64_t(slices) * c.timesteps * sizeof(glm::vec2);

@@ -170,12 +170,16 @@ KErrors compressDeviceK(vk::Device& device, DeviceK& K, KFormat format) {
     return errors;
 }
 
+vk::PipelineRecipe formFactorSumsRecipe(std::uint32_t storage) {
+    return vk::passRecipe<shared::FormFactorPush>(vk::shaders::formFactorSums(),
+                                                  vk::specConstants({{shared::RSIM_SPEC_K_FORMAT, storage}}),
+                                                  "form-factor sums");
+}
+
 VisibilityStats formFactorDiagnosticsDevice(vk::Device& device, const GpuGeometry& geometry,
                                             const DeviceK& K) {
     const KChunking& ch = K.chunking;
-    vk::Pass<shared::FormFactorPush> sums(
-        device, vk::shaders::formFactorSums(),
-        vk::specConstants({{shared::RSIM_SPEC_K_FORMAT, ch.storage()}}), "form-factor sums");
+    vk::Pass<shared::FormFactorPush> sums(device, formFactorSumsRecipe(ch.storage()));
     GpuCounters clamped(device, 1, "clamp counter");
     vk::Buffer rowSums(device, std::uint64_t(ch.n) * sizeof(float), vk::kStorageUsage,
                        vk::MemoryKind::Device, "form-factor row sums");

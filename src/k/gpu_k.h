@@ -16,6 +16,7 @@
 #include "k/host_k.h"
 #include "vulkan/buffer.h"
 #include "vulkan/gpu_scene.h"
+#include "vulkan/pipeline_warmup.h"
 
 namespace rsim {
 
@@ -103,6 +104,8 @@ struct KErrors {
 KErrors compressDeviceK(vk::Device& device, DeviceK& K, KFormat format);
 
 // Energy diagnostics of a resident K (of the rows it holds), by shaders/formfactor_sums.comp.
+// The row sums' pipeline for K stored as `storage`, for the device's warm-up.
+vk::PipelineRecipe formFactorSumsRecipe(std::uint32_t storage);
 VisibilityStats formFactorDiagnosticsDevice(vk::Device& device, const GpuGeometry& geometry,
                                             const DeviceK& K);
 

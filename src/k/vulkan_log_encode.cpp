@@ -13,6 +13,12 @@
 
 namespace rsim {
 
+vk::PipelineRecipe logEncodeRecipe(KFormat format) {
+    return vk::passRecipe<shared::KEncodePush>(vk::shaders::kEncode(),
+                                               vk::specConstants({{shared::RSIM_SPEC_K_FORMAT, kFormatInfo(format).storage}}),
+                                               "K encode (" + std::string(kFormatInfo(format).name) + ")");
+}
+
 KErrors encodeLogKVulkan(vk::Device& device, DeviceK& K, KFormat format, std::uint64_t groupBytes) {
     const std::uint32_t storage = kFormatInfo(format).storage;
     const std::uint32_t L = shared::rsimKTableSize(storage),
@@ -20,9 +26,7 @@ KErrors encodeLogKVulkan(vk::Device& device, DeviceK& K, KFormat format, std::ui
     // Held chunk x is chunk K.chunkIds[x] (every chunk, or an MPI rank's).
     const std::uint32_t chunks = K.chunking.chunks(), held = std::uint32_t(K.chunkIds.size()),
                         wg = shared::RSIM_WG_ENCODE;
-    vk::Pass<shared::KEncodePush> pass(device, vk::shaders::kEncode(),
-                                       vk::specConstants({{shared::RSIM_SPEC_K_FORMAT, storage}}),
-                                       "K encode (" + std::string(kFormatInfo(format).name) + ")");
+    vk::Pass<shared::KEncodePush> pass(device, logEncodeRecipe(format));
 
     if (held == 0) { // an MPI rank without rows: nothing to encode, no table to fill
         K.tables = vk::makeStorage(device, std::vector<float>(std::size_t(chunks) * L, 0.0f), "K tables");

@@ -11,6 +11,10 @@ namespace rsim {
 // freed once their encoded copies exist, on another thread where the device has room. Codes
 // equal encodeChunk()'s on the host, bit for bit.
 inline constexpr std::uint64_t kEncodeGroupBytes = std::uint64_t(256) << 20;
+// The encoding pass's pipeline for `format` (a log format), for the device's warm-up
+// (vulkan/pipeline_warmup.h).
+vk::PipelineRecipe logEncodeRecipe(KFormat format);
+
 KErrors encodeLogKVulkan(vk::Device& device, DeviceK& K, KFormat format, std::uint64_t groupBytes = kEncodeGroupBytes);
 
 } // namespace rsim

@@ -6,6 +6,11 @@
 
 namespace rsim {
 
+vk::PipelineRecipe nearPairsRecipe(std::uint32_t storage) {
+    return vk::passRecipe<shared::NearListPush>(vk::shaders::nearPairs(),
+                                                vk::specConstants({{shared::RSIM_SPEC_K_FORMAT, storage}}), "near pairs");
+}
+
 NearLists buildNearListsVulkan(vk::Device& device, const DeviceK& K, const vk::Buffer& records,
                                const PreparedScene& scene, const SimConfig& config, std::uint32_t nearBelow) {
     const KChunking& ch = K.chunking;
@@ -21,8 +26,7 @@ NearLists buildNearListsVulkan(vk::Device& device, const DeviceK& K, const vk::B
     vk::Buffer offsets(device, std::uint64_t(n + 1) * 4, vk::kStorageUsage, vk::MemoryKind::Device,
                        "near-pair offsets");
     vk::fillZero(device, offsets);
-    vk::Pass<shared::NearListPush> pass(device, vk::shaders::nearPairs(),
-                                        vk::specConstants({{shared::RSIM_SPEC_K_FORMAT, ch.storage()}}), "near pairs");
+    vk::Pass<shared::NearListPush> pass(device, nearPairsRecipe(ch.storage()));
     shared::NearListPush push{};
     push.tris = records.address();
     push.nearOffsets = offsets.address();

@@ -78,6 +78,10 @@ std::uint64_t transportBytesPerPose(std::uint32_t n, std::uint32_t timesteps) {
     return std::uint64_t(n) * (std::uint64_t(timesteps) * 8 + 3 * B * kMaxPassBlocks * 8 + sizeof(shared::GpuTransportTri));
 }
 
+vk::PipelineRecipe radiosityNearRecipe() {
+    return vk::passRecipe<shared::RadiosityNearPush>(vk::shaders::radiosityNear(), {}, "radiosity near steps");
+}
+
 namespace {
 
 // Source slices per workgroup of the far gather: a software device has few cores; a GPU needs
@@ -152,7 +156,7 @@ public:
                                            {shared::RSIM_SPEC_K_FORMAT, k_ ? k_->chunking.storage() : 0u},
                                            {shared::RSIM_SPEC_RADIOSITY_POSES, perInvocation_}}),
                lanes_ ? "radiosity far gather (pose lanes)" : "radiosity far gather"),
-          near_(dev_, vk::shaders::radiosityNear(), {}, "radiosity near steps"), copyDone_(dev_, "K copies"),
+          near_(dev_, radiosityNearRecipe()), copyDone_(dev_, "K copies"),
           computeDone_(dev_, "transport work") {
         vk::fillZero(dev_, history_);
         vk::fillZero(dev_, farSums_);

@@ -14,6 +14,7 @@
 #include "k/row_share.h"
 #include "transport/near_pairs.h"
 #include "vulkan/gpu_scene.h"
+#include "vulkan/pipeline_warmup.h"
 
 namespace rsim {
 
@@ -73,6 +74,9 @@ std::vector<shared::GpuTransportTri> makeTransportRecords(const PreparedScene& s
 // pairs are gathered, whatever K and `near` hold, and devices[0] alone runs.
 // With `share` (MPI row-block mode: the devices hold this rank's chunks), the block's far sums
 // are exchanged with the other ranks after the devices' are combined; `near` holds every row's.
+// The near steps' pipeline, for the device's warm-up (vulkan/pipeline_warmup.h).
+vk::PipelineRecipe radiosityNearRecipe();
+
 GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std::uint32_t n, std::uint32_t poses,
                                 const NearLists& near, const SimConfig& config, bool indirect,
                                 const TransportTuning& tuning, const RowShare* share = nullptr);

@@ -230,8 +230,8 @@ SceneAndBackend loadSceneAndBackend(const SceneDesc& scene, const RunRequest& re
     // neighbours, the tiles' sample: 0.01-0.02 s for the medium room), built here while the
     // driver creates the devices instead of after (wasted where "auto" finds no GPU).
     std::shared_ptr<const SceneShafts> shafts;
-    if (!hostRaysPossible && req.backend.backend != "cpu")
-        shafts = buildSceneShafts(out.prepared, tileListMax(configFor(scene, req).k));
+    auto buildShafts = [&] { shafts = buildSceneShafts(out.prepared, tileListMax(configFor(scene, req).k)); };
+    if (!hostRaysPossible && req.backend.backend != "cpu") buildShafts();
     times.add("load", sw.seconds());
     if (hostRaysPossible) {
         const VulkanSelection selected = selection.get();
@@ -240,8 +240,7 @@ SceneAndBackend loadSceneAndBackend(const SceneDesc& scene, const RunRequest& re
             // The devices are made now, and the ray passes' host part beside them (as above).
             std::future<std::unique_ptr<Backend>> made =
                 std::async(std::launch::async, [&] { return makeBackend(req.backend, selected); });
-            if (selected && req.backend.backend != "cpu")
-                shafts = buildSceneShafts(out.prepared, tileListMax(configFor(scene, req).k));
+            if (selected && req.backend.backend != "cpu") buildShafts();
             out.backend = made.get();
             if (shafts) out.backend->adoptSceneShafts(std::move(shafts));
         }

@@ -3,9 +3,8 @@
 
 #include <algorithm>
 #include <cstring>
-#include <exception>
-#include <future>
 #include <memory>
+#include <utility>
 
 #include <glm/geometric.hpp>
 
@@ -15,6 +14,7 @@
 #include "util/parallel.h"
 #include "util/progress.h"
 #include "util/timer.h"
+#include "vulkan/device_group.h"
 #include "vulkan/pass.h"
 #include "vulkan/shaders.h"
 #include "vulkan/timeline.h"
@@ -171,6 +171,10 @@ public:
         if (exchange) {
             readback_ = vk::Buffer(dev_, farBytes_, 0, vk::MemoryKind::Readback, "far sums readback");
             upload_ = vk::Buffer(dev_, farBytes_, 0, vk::MemoryKind::Upload, "far sums upload");
+            if (k_) {
+                ownRuns_ = rowRuns(true);
+                otherRuns_ = rowRuns(false);
+            }
         }
         fp_.tris = in.records->address();
         fp_.history = history_.address();
@@ -334,29 +338,34 @@ public:
     std::uint64_t streamedBytes() const { return streamedBytes_; }
 
 private:
-    // The places in the far sums (vec2[steps][n][poses]) of the rows of the chunks this device
-    // holds (`own`) or of all the others, for the block's first `steps` steps.
-    std::vector<VkBufferCopy> rowRegions(std::uint32_t steps, bool own) const {
+    // Runs of neighbouring rows (first row, rows) of the chunks this device holds (`own`) or of
+    // all the others: a device holds one block of rows, so one run or two.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> rowRuns(bool own) const {
         const KChunking& ch = k_->chunking;
-        std::vector<VkBufferCopy> regions;
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;
         for (std::uint32_t c = 0, x = 0; c < ch.chunks(); ++c) {
             const bool held = x < k_->chunkIds.size() && k_->chunkIds[x] == c;
             if (held) ++x;
             if (held != own) continue;
-            for (std::uint32_t q = 0; q < steps; ++q) {
-                const std::uint64_t at = (std::uint64_t(q) * n_ + ch.rowBegin(c)) * P_ * sizeof(glm::vec2);
-                regions.push_back({at, at, std::uint64_t(ch.rows(c)) * P_ * sizeof(glm::vec2)});
-            }
+            if (!runs.empty() && runs.back().first + runs.back().second == ch.rowBegin(c))
+                runs.back().second += ch.rows(c);
+            else
+                runs.push_back({ch.rowBegin(c), ch.rows(c)});
         }
-        // Neighbouring chunks' rows are neighbours in each step: one region for each run of them
-        // (a device holds one block of rows: one region a step).
-        std::sort(regions.begin(), regions.end(),
-                  [](const VkBufferCopy& a, const VkBufferCopy& b) { return a.srcOffset < b.srcOffset; });
-        std::vector<VkBufferCopy> runs;
-        for (const VkBufferCopy& r : regions)
-            if (!runs.empty() && runs.back().srcOffset + runs.back().size == r.srcOffset) runs.back().size += r.size;
-            else runs.push_back(r);
         return runs;
+    }
+
+    // The places of those rows in the far sums (vec2[steps][n][poses]), for the block's first
+    // `steps` steps: one region a run and a step.
+    std::vector<VkBufferCopy> rowRegions(std::uint32_t steps, bool own) const {
+        const auto& runs = own ? ownRuns_ : otherRuns_;
+        std::vector<VkBufferCopy> regions;
+        for (std::uint32_t q = 0; q < steps; ++q)
+            for (const auto& [row, rows] : runs) {
+                const std::uint64_t at = (std::uint64_t(q) * n_ + row) * P_ * sizeof(glm::vec2);
+                regions.push_back({at, at, std::uint64_t(rows) * P_ * sizeof(glm::vec2)});
+            }
+        return regions;
     }
 
     // The far gather of the block's steps [t0, t0 + steps) from one chunk, RSIM_TIME_BLOCK steps
@@ -418,6 +427,8 @@ private:
     std::uint64_t slotBytes_ = 0, streamedBytes_ = 0, freeAt_[kStreamBuffers] = {};
     std::uint32_t slot_ = 0;
     std::uint64_t blockDone_[2] = {0, 0}; // computeDone values that end the last two blocks
+    // This device's rows and the others' (rowRuns), for the exchanges of several devices.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> ownRuns_, otherRuns_;
     // Last: destroyed first, each waiting for the work that signals it.
     vk::TimelineSemaphore copyDone_, computeDone_;
 };
@@ -473,27 +484,13 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
     // Blocks of this many steps: the near lists were built for it (transportNearBelow).
     const std::uint32_t block = transportNearBelow(devices, tuning, share != nullptr);
     // Each device's buffers, uploads and pipelines on a thread of its own (each device has its
-    // own queue and pools); every thread is joined before an error goes on.
+    // own queue and pools).
     std::vector<std::unique_ptr<DeviceTransport>> st(D);
-    {
-        std::vector<std::future<void>> made;
-        for (std::size_t d = 1; d < D; ++d)
-            made.push_back(std::async(std::launch::async, [&, d] {
-                st[d] = std::make_unique<DeviceTransport>(devices[d], n, poses, near, config, exchange, tuning, block);
-            }));
-        std::exception_ptr failed;
-        try {
-            st[0] = std::make_unique<DeviceTransport>(devices[0], n, poses, near, config, exchange, tuning, block);
-        } catch (...) {
-            failed = std::current_exception();
-        }
-        for (auto& f : made) try {
-                f.get();
-            } catch (...) {
-                if (!failed) failed = std::current_exception();
-            }
-        if (failed) std::rethrow_exception(failed);
-    }
+    auto setUp = [&](std::size_t d) {
+        st[d] = std::make_unique<DeviceTransport>(devices[d], n, poses, near, config, exchange, tuning, block);
+    };
+    if (D == 1) setUp(0);
+    else vk::forEachDevice(D, setUp);
     GpuTransport out;
     out.setupSeconds = setup.seconds();
 

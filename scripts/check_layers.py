@@ -54,7 +54,9 @@ def main():
         if level is None:
             problems.append(f"src/{folder}/: a folder without a layer (add it to LAYERS and docs/architecture.md)")
             continue
-        for name in sorted(os.listdir(path)):
+        # A folder's subfolders (e.g. output/hdf5, a module's code) are of its layer.
+        files = sorted(os.path.relpath(os.path.join(d, n), path) for d, _, names in os.walk(path) for n in names)
+        for name in files:
             if not name.endswith((".h", ".cpp")):
                 continue
             with open(os.path.join(path, name), encoding="utf-8") as f:

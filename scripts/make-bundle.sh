@@ -19,9 +19,10 @@ out=${1:-dist/rsim-bundle}
 [[ -x build/rsim ]] || scripts/build.sh
 rm -rf "$out" "$out.tgz"
 mkdir -p "$out/bin" "$out/lib"
-cp -L build/rsim "$out/bin/"
+# rsim's modules (src/util/modules.h) stay beside the binary, which opens them when it needs them.
+cp -L build/rsim build/rsim-*.so "$out/bin/"
 skip='^(linux-vdso|ld-linux|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|libresolv\.so)'
-ldd build/rsim | awk '/=> \// {print $1, $3}' | while read -r name path; do
+ldd build/rsim build/rsim-*.so | awk '/=> \// {print $1, $3}' | sort -u | while read -r name path; do
   [[ $name =~ $skip ]] || cp -Ln "$path" "$out/lib/$name"
 done
 # Opened at run time rather than linked: the Vulkan loader, and glvnd's dispatch libraries,
@@ -48,7 +49,7 @@ WRAP
 chmod +x "$out/rsim"
 if [[ $with_tests -eq 1 ]]; then
   [[ -x build/tests/rsim_tests ]] || cmake --build build --target rsim_tests
-  cp -L build/tests/rsim_tests "$out/bin/" # links the same libraries as rsim
+  cp -L build/tests/rsim_tests "$out/bin/" # links the libraries of rsim and its modules
   mkdir -p "$out/layer"
   cp -L /usr/lib/x86_64-linux-gnu/libVkLayer_khronos_validation.so "$out/layer/"
   sed 's#"library_path": *"[^"]*"#"library_path": "./libVkLayer_khronos_validation.so"#' \

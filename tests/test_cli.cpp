@@ -276,6 +276,48 @@ TEST_CASE("a bad --output or option fails before the simulation", "[cli][errors]
     CHECK_FALSE(fs::exists(dir / "out"));
 }
 
+TEST_CASE("the binary opens its modules when it writes their files, and names a missing one before the run",
+          "[cli][errors]") {
+    // The rsim binary does not link assimp, HDF5 or OpenEXR: it opens rsim-assimp.so,
+    // rsim-hdf5.so and rsim-openexr.so beside itself (util/modules.h). A copy of the binary
+    // without them stops before any work, naming the module; with assimp's only, it writes
+    // the files that need neither of the others, and stops before the simulation when asked
+    // for one that does.
+    TempDir dir;
+    fs::create_directories(dir / "bin");
+    fs::copy_file(RSIM_BINARY, dir / "bin" / "rsim");
+    const std::string alone = q(dir / "bin" / "rsim") + " run " + q(kTinyRoom) + " --backend cpu --no-k-cache -q " +
+                              "--timesteps 400 --samples 2 ";
+    auto none = runCommand(alone + "--set output.images=false --set output.timeseries=false --output " +
+                           q(dir / "out"));
+    INFO(none.output);
+    CHECK(none.exitCode == 1);
+    CHECK_THAT(none.output, ContainsSubstring("assimp module") && ContainsSubstring("rsim-assimp.so"));
+    CHECK_FALSE(fs::exists(dir / "out"));
+    const fs::path built = fs::path(RSIM_BINARY).parent_path();
+    fs::copy_file(built / "rsim-assimp.so", dir / "bin" / "rsim-assimp.so");
+    auto missing = runCommand(alone + "--output " + q(dir / "out"));
+    INFO(missing.output);
+    CHECK(missing.exitCode == 1);
+    CHECK_THAT(missing.output, ContainsSubstring("hdf5 module") && ContainsSubstring("rsim-hdf5.so") &&
+                                   !ContainsSubstring("radiosity"));
+    CHECK_FALSE(fs::exists(dir / "out"));
+    auto without = runCommand(alone + "--set output.images=false --set output.timeseries=false --output " +
+                              q(dir / "plain"));
+    INFO(without.output);
+    CHECK(without.exitCode == 0);
+    CHECK(fs::exists(dir / "plain" / "triangles.csv"));
+    // Beside the binary (as in the build tree), both are opened and their files written.
+    for (const char* module : {"rsim-hdf5.so", "rsim-openexr.so"}) fs::copy_file(built / module, dir / "bin" / module);
+    auto whole = runCommand(alone + "--output " + q(dir / "whole"));
+    INFO(whole.output);
+    CHECK(whole.exitCode == 0);
+    CHECK(fs::exists(dir / "whole" / "images.h5"));
+    CHECK(fs::exists(dir / "whole" / "timeseries.h5"));
+    CHECK(fs::exists(dir / "whole" / "images.exr"));
+    CHECK(runCommand(q(dir / "bin" / "rsim") + " compare " + q(dir / "whole") + " " + q(dir / "whole")).exitCode == 0);
+}
+
 TEST_CASE("only a directory rsim wrote is replaced", "[cli][errors]") {
     TempDir dir;
     const fs::path other = dir / "other";

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "output/h5_writer.h"
+#include "output/file_modules.h"
 #include "util/byte_stream.h"
 #include "util/error.h"
 #include "output/startup_json.h"
@@ -151,37 +151,7 @@ void BatchCollector::writeCsv(const std::filesystem::path& file) const {
     out.close();
 }
 
-void BatchCollector::writeH5(const std::filesystem::path& file) const {
-    using output::H5Id;
-    const output::H5Writer h5(file.string());
-    H5Id f = h5.createFile();
-    const hsize_t P = rows_.size();
-    std::vector<std::string> names;
-    for (const BatchPoseRow& r : rows_) names.push_back(r.name);
-    h5.strings(f.get(), "pose_names", names);
-    std::vector<double> pose(P * 6);
-    for (std::size_t p = 0; p < P; ++p) {
-        const BatchPoseRow& r = rows_[p];
-        const double v[6] = {r.position.x, r.position.y, r.position.z, r.lookAt.x, r.lookAt.y, r.lookAt.z};
-        std::copy(v, v + 6, &pose[p * 6]);
-    }
-    h5.writeAll(f.get(), "poses", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {P, 6}, pose.data(), pose.size());
-    h5.writeAll(f.get(), "distance", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {P, hsize_t(n_)}, distance_.data(),
-                distance_.size());
-    h5.writeAll(f.get(), "signal", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {P, hsize_t(T_)}, signal_.data(),
-                signal_.size());
-    if (images_) {
-        const std::vector<hsize_t> dims = {P, hsize_t(height_), hsize_t(width_)};
-        h5.writeF32(f.get(), "depth", dims, depth_);
-        h5.writeF32(f.get(), "amplitude", dims, amplitude_);
-        h5.writeF32(f.get(), "depth_error", dims, error_);
-    }
-    h5.attribute(f.get(), "layout",
-                 "pose_names[P]; poses[P][6]: sensor position, look-at point (m); distance[P][N]: sensor "
-                 "distance d_i by stable id (m, NaN: none); signal[P][T]: s_fwd(t); depth, amplitude, "
-                 "depth_error[P][H][W] (m; row 0 at the top; NaN: none)");
-    h5.check(f.close(), "H5Fclose");
-}
+void BatchCollector::writeH5(const std::filesystem::path& file) const { hdf5().writeBatch(file, *this); }
 
 void writeBatchSummaryJson(const std::filesystem::path& file, const BatchSummary& b, const BatchCollector& c) {
     using Json = nlohmann::ordered_json;

@@ -37,9 +37,10 @@ class BatchCollector {
     void append(const std::string& packed);
 
     void writeCsv(const std::filesystem::path& file) const;
-    void writeH5(const std::filesystem::path& file) const;
+    void writeH5(const std::filesystem::path& file) const; // through the HDF5 module
 
   private:
+    friend void writeBatchH5(const std::filesystem::path& file, const BatchCollector& batch); // output/hdf5/
     std::size_t n_;
     std::uint32_t T_, width_, height_;
     bool images_;

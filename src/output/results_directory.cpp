@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "output/file_modules.h"
 #include "output/output_util.h"
 #include "output/results_writer.h"
 #include "util/cancel.h"
@@ -136,7 +137,7 @@ void writeAll(const fs::path& tmp, const ResultsView& view, PhaseTimes& times,
     if (output::imagesWritten(view))
         exr = std::async(std::launch::async, [&] {
             Stopwatch own;
-            writeImagesExr(tmp / "images.exr", view);
+            openExr().writeImages(tmp / "images.exr", view);
             return own.seconds();
         });
     timed("triangles.csv", [&] { writeTrianglesCsv(tmp / "triangles.csv", view); });
@@ -145,10 +146,10 @@ void writeAll(const fs::path& tmp, const ResultsView& view, PhaseTimes& times,
     // output.timeseries = false; it then holds K, the geometry and the per-triangle terms but
     // not B, Z, E, R (its `layout` attribute says so).
     if (output::timeseriesWritten(view))
-        timed("timeseries.h5", [&] { writeTimeseriesH5(tmp / "timeseries.h5", view); });
+        timed("timeseries.h5", [&] { hdf5().writeTimeseries(tmp / "timeseries.h5", view); });
     if (output::imagesWritten(view)) {
         timed("images", [&] { writeSensorImages(tmp, view); });
-        timed("images.h5", [&] { writeImagesH5(tmp / "images.h5", view); });
+        timed("images.h5", [&] { hdf5().writeImages(tmp / "images.h5", view); });
         file = Stopwatch();
         const double own = exr.get();
         spent += fmt::format(", images.exr {:.3f} s on its own thread (then waited {:.3f} s)", own, file.seconds());

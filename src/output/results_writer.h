@@ -63,16 +63,14 @@ void writeBatchDirectory(const std::filesystem::path& dir, const std::function<v
 // writeResultsDirectory checks it too; runs call it first to fail before simulating.
 void checkOutputDirectory(const std::filesystem::path& dir);
 
-// Individual writers (each writes one file; used by writeResultsDirectory and tests).
+// Individual writers (each writes one file; used by writeResultsDirectory and tests). The HDF5
+// and OpenEXR files are written by modules: output/file_modules.h.
 void writeSummaryJson(const std::filesystem::path& file, const ResultsView& view,
                       const PhaseTimes& times);
 // summary.json's text (also the Python module's per-pose summary).
 std::string summaryJsonText(const ResultsView& view, const PhaseTimes& times);
 void writeTrianglesCsv(const std::filesystem::path& file, const ResultsView& view);
-void writeTimeseriesH5(const std::filesystem::path& file, const ResultsView& view);
 void writeSensorImages(const std::filesystem::path& dir, const ResultsView& view);
-void writeImagesH5(const std::filesystem::path& file, const ResultsView& view);
-void writeImagesExr(const std::filesystem::path& file, const ResultsView& view);
 void writeErrorPly(const std::filesystem::path& file, const ResultsView& view);
 
 // Reads a grayscale PFM ("Pf", either byte order) such as depth.pfm; returns width x height

@@ -11,7 +11,7 @@
 #include "backends/backend_choice.h"
 #include "geometry/prepare.h"
 #include "output/batch_outputs.h"
-#include "output/h5_writer.h"
+#include "output/file_modules.h"
 #include "pipeline/run_simulation.h"
 #include "pipeline/simulate.h"
 #include "scene/mesh_loader.h"
@@ -48,7 +48,10 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
         posed.push_back(applyPose(scene, p));
         allPoses.push_back({p.where, configFor(posed.back(), req)});
     }
-    if (ranks.rank() == 0) checkOutputDirectory(scene.output.dir);
+    if (ranks.rank() == 0) {
+        checkOutputDirectory(scene.output.dir);
+        checkWriters(true, scene.output.images); // batch.h5 at least
+    }
     // Under MPI each rank runs a block of the poses (README.md, "Several machines"), or, with
     // --mpi-split rows, every pose with a block of K's rows (rank 0 then has every result).
     const bool rowMode = rowBlockMode(req, scene, true);
@@ -61,6 +64,7 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
                      poseDescs.size());
 
     SceneAndBackend loaded = loadSceneAndBackend(scene, req, std::max<std::size_t>(poses.size(), 1), times);
+    preloadWriters(true, scene.output.images); // batch.h5 at least
     const PreparedScene& prepared = loaded.prepared;
     RunOptions options = optionsFor(scene, req);
     // K once: rank 0 computes it and stores it in the K cache; the other ranks wait for that,
@@ -96,7 +100,7 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
         loaded.backend->describe(described);
         const unsigned writerDefault = described.backend == "cpu" ? std::min(8u, threadCount() / 2)
                                                                    : std::min(16u, threadCount());
-        const unsigned writerCount = h5 && !output::hdf5ThreadSafe() ? 1u
+        const unsigned writerCount = h5 && !hdf5().threadSafe() ? 1u
                                      : req.writers                    ? req.writers
                                      : series                         ? 2u
                                                                       : std::max(1u, writerDefault);

@@ -15,6 +15,7 @@
 #include "pipeline/job_agreement.h"
 #include "pipeline/simulate.h"
 #include "scene/scene_config.h"
+#include "output/file_modules.h"
 #include "output/results_writer.h"
 #include "scene/mesh_loader.h"
 #include "scene/poses.h"
@@ -314,10 +315,15 @@ RunOutcome runSimulation(const RunRequest& req) {
     RunInfo info = runInfoFor(req);
     info.rowRanks = ranks.size();
     // Fail in milliseconds on an unusable output directory, not after the simulation.
-    if (ranks.rank() == 0) checkOutputDirectory(scene.output.dir);
+    const bool hdf5Files = scene.output.timeseries || scene.output.kij || scene.output.images;
+    if (ranks.rank() == 0) {
+        checkOutputDirectory(scene.output.dir);
+        checkWriters(hdf5Files, scene.output.images);
+    }
     SceneAndBackend loaded = loadSceneAndBackend(scene, req, 0, times);
     const PreparedScene& prepared = loaded.prepared;
     const std::size_t n = prepared.size();
+    if (ranks.rank() == 0) preloadWriters(hdf5Files, scene.output.images);
 
     SimConfig config = configFor(scene, req);
     RunOptions options = optionsFor(scene, req);

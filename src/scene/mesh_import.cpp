@@ -5,14 +5,11 @@
 #include <cstring>
 #include <new>
 
-#include <assimp/Importer.hpp>
-#include <assimp/postprocess.h>
-#include <assimp/scene.h>
-
 #include "util/error.h"
 #include "util/byte_stream.h"
 #include "util/host_memory.h"
 #include "util/isolated.h"
+#include "util/modules.h"
 
 namespace rsim {
 namespace {
@@ -66,51 +63,7 @@ ImportedTriangles decodeTriangles(const std::string& bytes) {
 }
 
 ImportedTriangles importTrianglesHere(const std::filesystem::path& file, const std::string& where) {
-    Assimp::Importer importer;
-    importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT | aiPrimitiveType_LINE);
-    const aiScene* ai = nullptr;
-    try {
-        // ValidateDataStructure first: it rejects out-of-range indices before the other steps
-        // would read through them.
-        ai = importer.ReadFile(file.string(), aiProcess_ValidateDataStructure | aiProcess_Triangulate |
-                                                  aiProcess_PreTransformVertices | aiProcess_SortByPType);
-    } catch (const std::bad_alloc&) {
-        throw; // the memory cap (importMemoryBytes): reported as such by importTriangles
-    } catch (const std::exception& e) {
-        throw InputError(where + ": cannot read mesh file " + file.string() + ": " + e.what());
-    }
-    // assimp turns an allocation failure into an error string: it is the memory cap's.
-    if (!ai && std::string(importer.GetErrorString()) == std::bad_alloc().what()) throw std::bad_alloc();
-    if (!ai || (ai->mFlags & AI_SCENE_FLAGS_INCOMPLETE) || !ai->mRootNode)
-        throw InputError(where + ": cannot read mesh file " + file.string() + ": " +
-                         (importer.GetErrorString()[0] ? importer.GetErrorString() : "not a mesh assimp can read"));
-    ImportedTriangles t;
-    t.meshCount = ai->mNumMeshes;
-    for (unsigned mi = 0; mi < ai->mNumMeshes; ++mi) {
-        const aiMesh* m = ai->mMeshes[mi];
-        if (!m || !(m->mPrimitiveTypes & aiPrimitiveType_TRIANGLE)) continue;
-        const auto part = std::uint32_t(t.partName.size());
-        t.partName.emplace_back(m->mName.C_Str());
-        t.partMaterial.emplace_back(m->mMaterialIndex < ai->mNumMaterials && ai->mMaterials[m->mMaterialIndex]
-                                        ? ai->mMaterials[m->mMaterialIndex]->GetName().C_Str()
-                                        : "");
-        for (unsigned f = 0; f < m->mNumFaces; ++f) {
-            const aiFace& face = m->mFaces[f];
-            if (face.mNumIndices != 3) continue;
-            for (int k = 0; k < 3; ++k) {
-                const unsigned idx = face.mIndices[k];
-                if (idx >= m->mNumVertices)
-                    throw InputError(where + ": corrupt mesh file " + file.string() + ": face " + std::to_string(f) +
-                                     " refers to vertex " + std::to_string(idx) + " of " +
-                                     std::to_string(m->mNumVertices));
-                const aiVector3D& p = m->mVertices[idx];
-                t.xyz.insert(t.xyz.end(), {p.x, p.y, p.z});
-            }
-            t.face.push_back(f);
-            t.part.push_back(part);
-        }
-    }
-    return t;
+    return modules::calls<MeshReaderCalls>("assimp").read(file, where);
 }
 
 PendingImport::PendingImport(std::filesystem::path file, std::string where)

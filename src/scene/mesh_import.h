@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "util/isolated.h"
+#include "util/modules.h"
 
 namespace rsim {
 
@@ -42,8 +43,12 @@ private:
 // PendingImport's two steps at once.
 ImportedTriangles importTriangles(const std::filesystem::path& file, const std::string& where);
 
-// The same in this process: what the child runs.
+// The same in this process: what the child runs, through the assimp module (util/modules.h,
+// scene/assimp/), which only the children open.
 ImportedTriangles importTrianglesHere(const std::filesystem::path& file, const std::string& where);
+struct MeshReaderCalls {
+    ImportedTriangles (*read)(const std::filesystem::path& file, const std::string& where);
+};
 
 // The child's answer and its decoding (throws Error on a malformed answer).
 std::string encodeTriangles(const ImportedTriangles& t);

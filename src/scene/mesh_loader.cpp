@@ -15,6 +15,7 @@
 
 #include "scene/duplicate_faces.h"
 #include "scene/mesh_import.h"
+#include "util/modules.h"
 #include "scene/mesh_precheck.h"
 #include "util/error.h"
 
@@ -94,6 +95,8 @@ std::size_t concurrentReads() { return std::clamp<std::size_t>(std::thread::hard
 
 LoadedGeometry loadMeshes(const SceneDesc& scene, const std::function<void()>& forked) {
     for (const MeshDesc& mesh : scene.meshes) checkMeshFile(mesh);
+    // The readers open the assimp module: a missing one is rsim's installation, not the scene.
+    if (!scene.meshes.empty()) modules::checkPresent("assimp");
     // Every file's reader process is started before `forked` runs, the first few at once; the
     // others as those finish, so `forked` waits for the last of them to start.
     const std::size_t window = concurrentReads();

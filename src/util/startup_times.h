@@ -16,8 +16,9 @@ namespace rsim {
 void noteStartup(const std::string& name, double seconds);
 // Every entry so far, in the order of first recording.
 std::vector<std::pair<std::string, double>> startupTimes();
-// Seconds since the kernel started this process (to the clock tick, usually 10 ms); NaN where
-// /proc is not there.
+// Seconds since the kernel started this process; NaN where /proc is not there. The start is
+// estimated at the first call, which main() makes first: from /proc's clock tick (10 ms) and the
+// main thread's CPU time, to within the time that thread waited before main().
 double secondsSinceProcessStart();
 
 // Notes the time from its construction to its destruction under `name`.

@@ -6,9 +6,10 @@
 #include <utility>
 #include <vector>
 
-#include "output/h5_writer.h"
+#include "output/hdf5/h5_writer.h"
 
 #include "output/output_util.h"
+#include "output/hdf5/h5_files.h"
 #include "output/results_writer.h"
 #include "util/error.h"
 

@@ -8,10 +8,11 @@
 #include <variant>
 
 
-#include "output/h5_writer.h"
+#include "output/hdf5/h5_writer.h"
 #include "output/pixel_camera.h"
 #include "output/pixel_images.h"
 #include "output/output_util.h"
+#include "output/hdf5/h5_files.h"
 #include "output/results_writer.h"
 #include "rsim/shared/pixel_outputs.h"
 

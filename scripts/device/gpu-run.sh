@@ -77,10 +77,10 @@ echo "machine: $(nproc) cores, $(nvidia-smi --query-gpu=name,memory.total,driver
 gen() { for s in ${1//,/ }; do [[ -f scenes/$s/scene.toml || -f scenes/generated/$s/scene.toml ]] ||
   $RSIM generate "$s" --output "scenes/generated/$s" -q >/dev/null; done; }
 path_of() { [[ -f scenes/$1/scene.toml ]] && echo "scenes/$1/scene.toml" || echo "scenes/generated/$1/scene.toml"; }
-# variant SRC NAME: another build's rsim binary SRC (same libraries) in the bundle as bin/NAME, run
-# by the wrapper /tmp/rsimb/rsim-bundle/NAME (a copy of the bundle's own, pointing at it).
-variant() { cp "$1" "/tmp/rsimb/rsim-bundle/bin/$2" && chmod +x "/tmp/rsimb/rsim-bundle/bin/$2" &&
-  sed "s#/bin/rsim\"#/bin/$2\"#" $RSIM > "/tmp/rsimb/rsim-bundle/$2" && chmod +x "/tmp/rsimb/rsim-bundle/$2"; }
+# variant SRC NAME: another build SRC (its binary, or a folder with its binary and modules) as
+# /tmp/rsimb/rsim-bundle/NAME (scripts/device/place-build.sh).
+source scripts/device/place-build.sh
+variant() { place_build "$1" "$2" /tmp/rsimb/rsim-bundle; }
 # rays_builds FILE LIST NAME...: the visibility of each build NAME ("new": this bundle's rsim, else
 # a variant) on LIST (SCENE[@MAX_EDGE_M[@SAMPLES]]; K cache off, the scene's own settings
 # otherwise), interleaved VIS_REPEATS times; prints the log's visibility lines (pairs, rays,

@@ -14,8 +14,8 @@ source .device/prelude.sh >/dev/null
 OUT=${OUT:-/tmp/rsim-out}; mkdir -p "$OUT" /tmp/rsimb; rm -rf /tmp/cold-logs
 rm -rf /tmp/rsimb/rsim-bundle && tar xzf .device/rsim-bundle.tgz -C /tmp/rsimb
 B=/tmp/rsimb/rsim-bundle
-cp "${OLD:?OLD: the binary of an older build}" $B/bin/rsim-old && chmod +x $B/bin/rsim-old
-sed 's#/bin/rsim"#/bin/rsim-old"#' $B/rsim > $B/rsim-old && chmod +x $B/rsim-old
+source scripts/device/place-build.sh
+place_build "${OLD:?OLD: an older build (its rsim binary, or a folder with its binary and modules)}" rsim-old $B
 scenes=${COLD_SCENES:-tiny-room,medium-room}
 for s in ${scenes//,/ }; do [[ -f scenes/$s/scene.toml ]] || $B/rsim generate "$s" --output "scenes/generated/$s" -q >/dev/null; done
 path_of() { [[ -f scenes/$1/scene.toml ]] && echo "scenes/$1/scene.toml" || echo "scenes/generated/$1/scene.toml"; }

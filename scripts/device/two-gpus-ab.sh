@@ -15,8 +15,8 @@ set -uo pipefail
 OUT=${OUT:-/tmp/rsim-out}
 mkdir -p "$OUT" /tmp/b && tar xzf .device/rsim-bundle.tgz -C /tmp/b
 B=/tmp/b/rsim-bundle
-cp "${OLD:?OLD: the older rsim binary}" $B/bin/rsim-old && chmod +x $B/bin/rsim-old
-sed 's#/bin/rsim"#/bin/rsim-old"#' $B/rsim > $B/rsim-old && chmod +x $B/rsim-old
+source scripts/device/place-build.sh
+place_build "${OLD:?OLD: an older build (its rsim binary, or a folder with its binary and modules)}" rsim-old $B
 nvidia-smi -L | tee "$OUT/machine.txt"
 SCENES=${SCENES:-large-room,industry}
 for s in ${SCENES//,/ }; do

@@ -24,7 +24,8 @@ struct Hdf5Calls {
 };
 
 struct OpenExrCalls {
-    void (*writeImages)(const std::filesystem::path& file, const ResultsView& view);
+    // `threads`: compressed on several threads (OpenEXR's pool), for a run's one directory.
+    void (*writeImages)(const std::filesystem::path& file, const ResultsView& view, bool threads);
 };
 
 inline const Hdf5Calls& hdf5() { return modules::calls<Hdf5Calls>("hdf5"); }

@@ -120,43 +120,56 @@ fs::path withSuffix(const fs::path& dir, const std::string& suffix) {
     return p;
 }
 
-void writeAll(const fs::path& tmp, const ResultsView& view, PhaseTimes& times,
-              const Stopwatch& sw) {
-    // Each file's time, for --log-level debug.
-    std::string spent;
-    Stopwatch file;
-    auto timed = [&](const char* name, auto&& write) {
-        file = Stopwatch();
-        write();
-        spent += fmt::format("{}{} {:.3f} s", spent.empty() ? "" : ", ", name, file.seconds());
+// The files of a results directory, summary.json last (it holds the output phase's time).
+// `atOnce` (a run's one directory): every file on a thread of its own, the two HDF5 files on one,
+// one after the other, since the library may not be thread-safe; and images.exr compressed on
+// several threads. Otherwise (a batch's poses, written by many writer threads already) images.exr
+// alone on a thread of its own while this one writes the others. On error, the futures'
+// destructors wait for the other files before the directory goes.
+void writeAll(const fs::path& tmp, const ResultsView& view, PhaseTimes& times, const Stopwatch& sw, bool atOnce) {
+    struct File {
+        bool ownThread;
+        std::function<std::string()> write; // returns "name seconds" for --log-level debug
     };
-    // images.exr (OpenEXR) on its own thread while the others are written: the first file a
-    // process writes with it took 0.06 s on the H100 machine, a sixth of a cached run's phases.
-    // On error the future's destructor waits for it before the directory goes.
-    std::future<double> exr;
-    if (output::imagesWritten(view))
-        exr = std::async(std::launch::async, [&] {
-            Stopwatch own;
-            openExr().writeImages(tmp / "images.exr", view);
-            return own.seconds();
-        });
-    timed("triangles.csv", [&] { writeTrianglesCsv(tmp / "triangles.csv", view); });
-    timed("mesh_error.ply", [&] { writeErrorPly(tmp / "mesh_error.ply", view); });
+    auto timed = [](const char* name, std::function<void()> write) {
+        return [name, write = std::move(write)] {
+            const Stopwatch own;
+            write();
+            return fmt::format("{} {:.3f} s", name, own.seconds());
+        };
+    };
+    const bool images = output::imagesWritten(view);
+    std::vector<File> files;
+    files.push_back({atOnce, timed("triangles.csv", [&] { writeTrianglesCsv(tmp / "triangles.csv", view); })});
+    files.push_back({atOnce, timed("mesh_error.ply", [&] { writeErrorPly(tmp / "mesh_error.ply", view); })});
+    if (images) {
+        files.push_back({atOnce, timed("images", [&] { writeSensorImages(tmp, view); })});
+        files.push_back({true, timed("images.exr", [&] { openExr().writeImages(tmp / "images.exr", view, atOnce); })});
+    }
     // K lives in timeseries.h5, so output.kij = true writes the file even when
     // output.timeseries = false; it then holds K, the geometry and the per-triangle terms but
     // not B, Z, E, R (its `layout` attribute says so).
-    if (output::timeseriesWritten(view))
-        timed("timeseries.h5", [&] { hdf5().writeTimeseries(tmp / "timeseries.h5", view); });
-    if (output::imagesWritten(view)) {
-        timed("images", [&] { writeSensorImages(tmp, view); });
-        timed("images.h5", [&] { hdf5().writeImages(tmp / "images.h5", view); });
-        file = Stopwatch();
-        const double own = exr.get();
-        spent += fmt::format(", images.exr {:.3f} s on its own thread (then waited {:.3f} s)", own, file.seconds());
-    }
+    const bool series = output::timeseriesWritten(view);
+    if (series || images)
+        files.push_back({atOnce, [&, timed] {
+                             std::string spent;
+                             if (series) spent = timed("timeseries.h5", [&] { hdf5().writeTimeseries(tmp / "timeseries.h5", view); })();
+                             if (images)
+                                 spent += (spent.empty() ? "" : ", ") +
+                                          timed("images.h5", [&] { hdf5().writeImages(tmp / "images.h5", view); })();
+                             return spent;
+                         }});
+    std::vector<std::future<std::string>> threads(files.size());
+    for (std::size_t f = 0; f < files.size(); ++f)
+        if (files[f].ownThread) threads[f] = std::async(std::launch::async, files[f].write);
+    std::vector<std::string> spent(files.size());
+    for (std::size_t f = 0; f < files.size(); ++f)
+        if (!files[f].ownThread) spent[f] = files[f].write();
+    for (std::size_t f = 0; f < files.size(); ++f)
+        if (threads[f].valid()) spent[f] = threads[f].get() + " on its own thread";
     times.add("output", sw.seconds());
-    timed("summary.json", [&] { writeSummaryJson(tmp / "summary.json", view, times); });
-    spdlog::debug("{}: {}", tmp.string(), spent);
+    const std::string summary = timed("summary.json", [&] { writeSummaryJson(tmp / "summary.json", view, times); })();
+    spdlog::debug("{}: {}, {}", tmp.string(), fmt::join(spent, ", "), summary);
 }
 
 } // namespace
@@ -240,13 +253,13 @@ void writeResultsDirectory(const fs::path& dirIn, const ResultsView& view, Phase
     const Stopwatch sw;
     const fs::path dir = normalised(dirIn);
     checkReplaceable(dir);
-    writeAtomically(dir, [&](const fs::path& tmp) { writeAll(tmp, view, times, sw); });
+    writeAtomically(dir, [&](const fs::path& tmp) { writeAll(tmp, view, times, sw, true); });
 }
 
 void writeResultsFiles(const fs::path& dir, const ResultsView& view, PhaseTimes& times) {
     const Stopwatch sw;
     fs::create_directory(dir);
-    writeAll(dir, view, times, sw);
+    writeAll(dir, view, times, sw, false);
 }
 
 void writeBatchDirectory(const fs::path& dirIn, const std::function<void(const fs::path&)>& write) {

@@ -5,7 +5,7 @@
 
 namespace rsim {
 
-void writeImagesExr(const std::filesystem::path& file, const ResultsView& view);
+void writeImagesExr(const std::filesystem::path& file, const ResultsView& view, bool threads);
 
 namespace {
 

@@ -31,18 +31,14 @@ struct OpenExrCalls {
 inline const Hdf5Calls& hdf5() { return modules::calls<Hdf5Calls>("hdf5"); }
 inline const OpenExrCalls& openExr() { return modules::calls<OpenExrCalls>("openexr"); }
 
-// Stops a run before its work when a module its output files need is missing.
+// Stops a run before its work when a module its output files need is missing. The modules are
+// opened when the files are written, on the writers' threads: beside the devices' release
+// (0.04 s), where it costs nothing. Opened earlier, on another thread while the devices were
+// created or worked, they made runs slower, presumably by holding the dynamic loader's lock that
+// the driver takes too (docs/benchmarks.md).
 inline void checkWriters(bool hdf5Files, bool exrFile) {
     if (hdf5Files) modules::checkPresent("hdf5");
     if (exrFile) modules::checkPresent("openexr");
-}
-
-// Opens the modules of the files a run will write on other threads, while it computes. Call
-// once the devices exist (the driver's own libraries are loaded by then, which the loader's
-// lock would otherwise make wait) and after the mesh readers' forks.
-inline void preloadWriters(bool hdf5Files, bool exrFile) {
-    if (hdf5Files) modules::preload("hdf5");
-    if (exrFile) modules::preload("openexr");
 }
 
 } // namespace rsim

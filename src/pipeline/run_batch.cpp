@@ -64,7 +64,6 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
                      poseDescs.size());
 
     SceneAndBackend loaded = loadSceneAndBackend(scene, req, std::max<std::size_t>(poses.size(), 1), times);
-    preloadWriters(true, scene.output.images); // batch.h5 at least
     const PreparedScene& prepared = loaded.prepared;
     RunOptions options = optionsFor(scene, req);
     // K once: rank 0 computes it and stores it in the K cache; the other ranks wait for that,

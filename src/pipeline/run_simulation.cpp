@@ -323,7 +323,6 @@ RunOutcome runSimulation(const RunRequest& req) {
     SceneAndBackend loaded = loadSceneAndBackend(scene, req, 0, times);
     const PreparedScene& prepared = loaded.prepared;
     const std::size_t n = prepared.size();
-    if (ranks.rank() == 0) preloadWriters(hdf5Files, scene.output.images);
 
     SimConfig config = configFor(scene, req);
     RunOptions options = optionsFor(scene, req);

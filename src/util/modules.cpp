@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 #include "util/error.h"
@@ -27,16 +26,9 @@ struct Entry {
 struct Registry {
     std::mutex mutex;
     std::map<std::string, Entry> entries; // nodes never move
-    std::vector<std::thread> preloads;
     Entry& entry(const std::string& name) {
         std::lock_guard lock(mutex);
         return entries[name];
-    }
-    // A preload still opening its module when the process ends is waited for here, before the
-    // entries it writes to go.
-    ~Registry() {
-        for (std::thread& t : preloads)
-            if (t.joinable()) t.join();
     }
 };
 
@@ -103,12 +95,5 @@ void checkPresent(const std::string& name) {
     cannotOpen(name, "no " + candidates(name)[0].string() + " nor " + candidates(name)[1].string());
 }
 
-void preload(const std::string& name) {
-    Registry& r = registry();
-    Entry& e = r.entry(name);
-    if (e.calls.load()) return;
-    std::lock_guard lock(r.mutex);
-    r.preloads.emplace_back([name, &e] { std::call_once(e.opened, [&] { open(name, e); }); });
-}
 
 } // namespace rsim::modules

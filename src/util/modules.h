@@ -3,10 +3,9 @@
 // at all (HDF5, whose network stack alone is some thirty shared libraries, and OpenEXR, for the
 // output files; assimp, which only the mesh readers' child processes call). The rsim binary
 // does not link them; each is a shared object beside it, rsim-NAME.so, which the process opens
-// when it first needs one (or earlier, on another thread: preload), so that a run does not pay
-// their loading before main(). The test suite and the Python module link the same code
-// instead; it then registers itself at start-up and no file is opened. docs/architecture.md,
-// "Modules".
+// when it first needs one, so that a run does not pay their loading before main(). The test
+// suite and the Python module link the same code instead; it then registers itself at start-up
+// and no file is opened. docs/architecture.md, "Modules".
 //
 // A module's code registers a table of function pointers (its `Calls`, declared in the layer
 // that uses them) with provide(); callers get it with calls<Calls>(name).
@@ -19,18 +18,13 @@ namespace rsim::modules {
 void provide(const std::string& name, const void* calls);
 
 // The table module `name` provided: opens rsim-NAME.so beside the running binary on the first
-// call (or waits for a preload() under way). Throws Error naming the file and the reason when it
+// call (one thread opens it, the others wait). Throws Error naming the file and the reason when it
 // cannot be opened.
 const void* require(const std::string& name);
 
 // Throws the Error that require() would throw if module `name` is neither linked in nor present
 // as a file: for a run to stop before its work rather than when it writes its results.
 void checkPresent(const std::string& name);
-
-// Opens module `name` on another thread now, for a later require() (a no-op when it is linked
-// in or already open; an error shows at require()). Not before the process's last fork of a
-// child that does not exec (scene/mesh_import.h's readers).
-void preload(const std::string& name);
 
 template <class Calls> const Calls& calls(const std::string& name) {
     return *static_cast<const Calls*>(require(name));

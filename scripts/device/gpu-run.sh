@@ -436,14 +436,21 @@ startup)
     --uncached-host-rays "${STARTUP_UNCACHED_HOST_RAYS:-}" --out "$OUT/startup" \
     2>&1 | tee "$OUT/startup.txt" ;;
 tests)
-  # The tests run rsim as build/rsim (compiled-in path): point it at the bundle's wrapper. Each
+  # The tests run rsim as build/rsim (compiled-in path): the bundle's binary is copied there. Each
   # test makes its own Vulkan instance; NVIDIA's driver, loaded again and again beside the
   # validation layer, runs out of glibc's static TLS reserve without the tunable.
   B=/tmp/rsimb/rsim-bundle
   [[ -f build/CMakeCache.txt ]] && { echo "build/ is a real build here: run this stage on the GPU machine only"; exit 2; }
   [[ -x $B/bin/rsim_tests ]] || { echo "the bundle has no tests: make it with make-bundle.sh --with-tests"; exit 2; }
-  mkdir -p build/tests && rm -f build/rsim build/tests/rsim_tests
-  printf '#!/bin/sh\nexec %s/rsim "$@"\n' "$B" > build/rsim && chmod +x build/rsim
+  # The binary itself with its modules beside it, as in a build tree (a test copies it alone to
+  # see it name a missing module); the libraries and the driver's ICD as the bundle's wrapper
+  # finds them.
+  mkdir -p build/tests && rm -f build/rsim build/rsim-*.so build/tests/rsim_tests
+  cp $B/bin/rsim $B/bin/rsim-*.so build/
+  for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulkan/icd.d/nvidia_icd.json \
+             /etc/vulkan/icd.d/nvidia_icd.json; do
+    [[ -z ${VK_DRIVER_FILES:-}${VK_ICD_FILENAMES:-} && -f $icd ]] && export VK_DRIVER_FILES=$icd
+  done
   cp $B/bin/rsim_tests build/tests/
   (cd build/tests && GLIBC_TUNABLES=glibc.rtld.optional_static_tls=65536 VK_LAYER_PATH=$B/layer \
     LD_LIBRARY_PATH=$B/lib:$B/layer ./rsim_tests --durations yes ${TESTS_FILTER:+"$TESTS_FILTER"}) > "$OUT/gpu-tests.txt" 2>&1

@@ -2,7 +2,6 @@
 #include "util/modules.h"
 
 #include <dlfcn.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
@@ -53,8 +52,8 @@ std::vector<std::filesystem::path> candidates(const std::string& name) {
 }
 
 [[noreturn]] void cannotOpen(const std::string& name, const std::string& why) {
-    throw Error("rsim's " + name + " module could not be opened (" + why + "). It is built beside the rsim binary (build/rsim-" +
-                name + ".so) and must stay beside it; scripts/make-bundle.sh packs it");
+    throw Error("rsim's " + name + " module could not be opened (" + why + "). It is built beside the rsim " +
+                "binary (build/rsim-" + name + ".so) and must stay beside it; scripts/make-bundle.sh packs it");
 }
 
 void open(const std::string& name, Entry& e) {
@@ -94,6 +93,5 @@ void checkPresent(const std::string& name) {
         if (std::filesystem::exists(path)) return;
     cannotOpen(name, "no " + candidates(name)[0].string() + " nor " + candidates(name)[1].string());
 }
-
 
 } // namespace rsim::modules

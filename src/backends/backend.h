@@ -63,9 +63,6 @@ struct ExpectedPhases {
     bool distances = false;   // the poses' distances
     bool image = false;       // the poses' sensor images...
     bool primaryRays = false; // ...with their primary rays cast here
-    // K's visibility with these settings (K neither kept, handed in nor in the K cache); null:
-    // K comes from elsewhere, or not from this backend.
-    const KSettings* visibility = nullptr;
 };
 
 class Backend {

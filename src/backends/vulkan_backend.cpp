@@ -161,13 +161,6 @@ public:
         const std::vector<vk::PipelineRecipe> pose = poseOutputRecipes(d, e.distances, e.image, e.primaryRays && rays);
         recipes.insert(recipes.end(), pose.begin(), pose.end());
         d.pipelineWarmup().start(recipes);
-        // K's visibility and what follows it, on every device: on a cold driver its ray pass
-        // compiles for seconds, now beside the acceleration structures and the direct terms.
-        if (e.visibility && rays) {
-            const KSettings k = withTileLists(*e.visibility, true);
-            for (Slot& slot : slots_) warmVisibilityPipelines(*slot.device, k);
-            warmAfterVisibility(k.format);
-        }
     }
 
     // What follows K on the devices (its encoding, row sums and near lists, the near steps) compiles
@@ -538,24 +531,20 @@ private:
     // The settings with occluder lists only where a sample of tiles says they take at least
     // kMinListedShare of the facing pairs: with fewer, the tiles' queries cost more than the lists
     // save (industry on the H100: 17% listed, visibility 2% slower; docs/benchmarks.md).
-    // `early` (before prepare(), from the run's shafts as adopted, without a word in the log):
-    // the lists as the visibility will most likely decide.
-    KSettings withTileLists(const KSettings& k, bool early = false) const {
+    KSettings withTileLists(const KSettings& k) const {
         KSettings out = k;
         const std::uint32_t limit = tileListMax(k);
-        const SceneShafts* shafts = early ? adopted_.get() : shafts_.get();
-        if (limit == 0 || !shafts || (early && shafts->sampleLimit != limit)) return out;
+        if (limit == 0 || !shafts_) return out;
         constexpr double kMinListedShare = 0.5;
-        const double share = shafts->sampleLimit == limit ? shafts->listedShare
-                                                          : listedPairShare(scene(), shafts->bvh, limit, kTileSample);
-        const bool report = !early;
+        const double share = shafts_->sampleLimit == limit ? shafts_->listedShare
+                                                           : listedPairShare(scene(), shafts_->bvh, limit, kTileSample);
         if (share >= kMinListedShare) {
-            if (report) spdlog::debug("visibility: occluder lists on: a sample of {} tiles puts {:.0f}% of the facing pairs in "
+            spdlog::debug("visibility: occluder lists on: a sample of {} tiles puts {:.0f}% of the facing pairs in "
                           "tiles with at most {} possible occluders",
                           kTileSample, 100.0 * share, limit);
             return out;
         }
-        if (report) spdlog::info("visibility: occluder lists off: a sample of {} tiles puts {:.0f}% of the facing pairs in tiles "
+        spdlog::info("visibility: occluder lists off: a sample of {} tiles puts {:.0f}% of the facing pairs in tiles "
                      "with at most {} possible occluders (simulation.tile_list_max), fewer than the {:.0f}% that "
                      "pay for the lists; every ray traced",
                      kTileSample, 100.0 * share, limit, 100.0 * kMinListedShare);

@@ -340,35 +340,12 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
     std::uint64_t validationBefore = 0;
     for (Backend* x : distinct) validationBefore += x->validationErrors();
 
-    // Where K comes from, decided before the first phase: K kept or handed in, else the K cache's
-    // file when it holds one (its header read now, the file later), else the visibility, whose
-    // passes its backend then compiles beside the first phases (ExpectedPhases::visibility).
-    const bool kHeld = opt.heldK && opt.heldK->K;
-    const bool kWanted = first.indirect || opt.keepK;
-    const KChunking chunking = KChunking::forBudget(std::uint32_t(s.size()), first.k.format, first.k.chunkBytes);
-    std::optional<KCache> cache;
-    std::string key;
-    double keySeconds = 0.0;
-    if (kWanted && share && !opt.kCacheDir.empty())
-        spdlog::debug("K cache: not used in row-block mode (each rank holds its rows only)");
-    if (kWanted && !opt.cachedK && !kHeld && !share && !opt.kCacheDir.empty() && !first.k.formatErrors) {
-        const Stopwatch keyWatch;
-        cache.emplace(opt.kCacheDir, opt.kCacheMaxBytes);
-        // What computed K: the backend, its ray path and (GPU) the devices with their
-        // drivers; the CPU's K does not depend on its threads.
-        key = KCache::key(s, first.k, chunking, KCache::computedBy(meta));
-        keySeconds = keyWatch.seconds();
-    }
-    const bool kComputed =
-        kWanted && !opt.cachedK && !kHeld && (!cache || opt.kCacheFailed || !cache->holds(key, chunking));
-
     for (Backend* x : distinct) {
         ExpectedPhases e;
         e.direct = b.direct == x;
         e.distances = poseOutputsHere && b.distances == x;
         e.image = poseOutputsHere && opt.images && b.image == x;
         e.primaryRays = e.image && b.primary == x;
-        e.visibility = kComputed && b.geometry == x ? &first.k : nullptr;
         x->expectPhases(e);
     }
 
@@ -406,27 +383,37 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
     // the K cache when it holds it.
     std::unique_ptr<KHandle> K;
     VisibilityStats visibility;
-    if (opt.cachedK && kWanted) {
+    const bool kHeld = opt.heldK && opt.heldK->K;
+    if (opt.cachedK && (first.indirect || opt.keepK)) {
         visibility = opt.cachedK->stats;
         meta.k = opt.cachedK->storage;
         meta.kFromCache = !opt.cachedKComputedHere;
         K = std::make_unique<HostKHandle>(std::move(opt.cachedK->K));
-    } else if (kHeld && kWanted) {
+    } else if (kHeld && (first.indirect || opt.keepK)) {
         // Used in place: it stays held even when this batch throws (Ctrl-C from Python).
         visibility = opt.heldK->stats;
         meta.k = opt.heldK->storage;
         spdlog::info("K kept from the previous call ({}, {:.1f} MiB)", meta.k.format, double(meta.k.bytes) / 1048576.0);
-    } else if (kWanted) {
-        if (cache && !kComputed) {
+    } else if (first.indirect || opt.keepK) {
+        const KChunking chunking = KChunking::forBudget(std::uint32_t(s.size()), first.k.format, first.k.chunkBytes);
+        std::optional<KCache> cache;
+        std::string key;
+        if (share && !opt.kCacheDir.empty())
+            spdlog::debug("K cache: not used in row-block mode (each rank holds its rows only)");
+        if (!share && !opt.kCacheDir.empty() && !first.k.formatErrors) {
             sw = Stopwatch();
-            if (std::optional<CachedK> hit = cache->load(key, chunking)) {
+            cache.emplace(opt.kCacheDir, opt.kCacheMaxBytes);
+            // What computed K: the backend, its ray path and (GPU) the devices with their
+            // drivers; the CPU's K does not depend on its threads.
+            key = KCache::key(s, first.k, chunking, KCache::computedBy(meta));
+            if (std::optional<CachedK> hit = opt.kCacheFailed ? std::nullopt : cache->load(key, chunking)) {
                 visibility = hit->stats;
                 meta.k = hit->storage;
                 meta.kFromCache = true;
                 K = std::make_unique<HostKHandle>(std::move(hit->K));
-                times.add("k_cache", keySeconds + sw.seconds());
+                times.add("k_cache", sw.seconds());
                 spdlog::info("K cache: K ({}, {:.1f} MiB) read from {} in {:.3f} s", meta.k.format,
-                             double(meta.k.bytes) / 1048576.0, cache->fileOf(key).string(), keySeconds + sw.seconds());
+                             double(meta.k.bytes) / 1048576.0, cache->fileOf(key).string(), sw.seconds());
             }
         }
         {
@@ -441,7 +428,7 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
             if (cache) {
                 sw = Stopwatch();
                 storeK(*cache, key, *K, chunking, visibility, meta.k);
-                times.add("k_cache", keySeconds + sw.seconds());
+                times.add("k_cache", sw.seconds());
             }
         }
         if (visibility.maxRowSum > kRowSumAlarm)

@@ -111,14 +111,10 @@ std::vector<vk::PipelineRecipe> inUse(const VisibilityRecipes& r) {
 }
 } // namespace
 
-void warmVisibilityPipelines(vk::Device& device, const KSettings& settings) {
-    device.pipelineWarmup().start(inUse(visibilityRecipeSet(device, settings)));
-}
-
 VisibilityPipelines makeVisibilityPipelines(vk::Device& device, const KSettings& settings,
                                             const vk::SceneAccel& accel) {
-    // Every pass compiled at once (the device's warm-up, vulkan/pipeline_warmup.h; started
-    // earlier when the run knew it would compute K), then each taken when ready.
+    // Every pass compiled at once (the device's warm-up, vulkan/pipeline_warmup.h), then each
+    // taken when ready.
     const VisibilityRecipes r = visibilityRecipeSet(device, settings);
     device.pipelineWarmup().start(inUse(r));
     using Pass = vk::Pass<shared::VisibilityPush>;

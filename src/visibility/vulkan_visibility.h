@@ -44,9 +44,6 @@ struct VisibilityPipelines {
     std::unique_ptr<vk::Pass<shared::VisibilityPush>> activePairs; // the blocker rounds' compaction (when on)
     std::unique_ptr<vk::Pipeline> rays;
 };
-// Starts compiling the visibility's passes for `settings` in the device's warm-up
-// (vulkan/pipeline_warmup.h), for makeVisibilityPipelines to take later.
-void warmVisibilityPipelines(vk::Device& device, const KSettings& settings);
 VisibilityPipelines makeVisibilityPipelines(vk::Device& device, const KSettings& settings,
                                             const vk::SceneAccel& accel);
 

@@ -213,11 +213,7 @@ public:
         if (k_->streamed)
             submitStreamedFar(t0, steps);
         else
-            computeDone_.submit(false, [&](VkCommandBuffer cmd) {
-                vk::computeBarrier(dev_, cmd);
-                far_.bind(cmd);
-                for (std::size_t x = 0; x < k_->chunkIds.size(); ++x) dispatchFar(cmd, x, k_->buffers[x].address(), t0, steps);
-            });
+            computeDone_.submit(false, [&](VkCommandBuffer cmd) { recordResidentFar(cmd, t0, steps); });
         if (exchange) {
             // Only this device's rows: the others' are the other devices' to send.
             const std::vector<VkBufferCopy> regions = rowRegions(steps, true);
@@ -317,14 +313,17 @@ public:
             if (!regions.empty())
                 dev_.vk().vkCmdCopyBuffer(cmd, upload_.handle(), farSums_.handle(), std::uint32_t(regions.size()),
                                           regions.data());
-            vk::computeBarrier(dev_, cmd);
-            near_.bind(cmd);
-            for (std::uint32_t q = 0; q < steps; ++q) {
-                np_.t = t0 + q;
-                np_.q = q;
-                near_.dispatchRows(cmd, np_, std::uint64_t(n_) * P_);
-                vk::computeBarrier(dev_, cmd);
-            }
+            recordNear(cmd, t0, steps);
+        });
+        blockDone_[block % 2] = computeDone_.value();
+    }
+
+    // K resident and no far sums to exchange: the block's far gathers (`gather`) and near steps in
+    // one submission instead of two (a small scene's blocks cost the host more than the device).
+    void submitBlock(std::uint32_t t0, std::uint32_t steps, std::uint32_t block, bool gather) {
+        computeDone_.submit(false, [&](VkCommandBuffer cmd) {
+            if (gather) recordResidentFar(cmd, t0, steps);
+            recordNear(cmd, t0, steps);
         });
         blockDone_[block % 2] = computeDone_.value();
     }
@@ -370,6 +369,23 @@ private:
 
     // The far gather of the block's steps [t0, t0 + steps) from one chunk, RSIM_TIME_BLOCK steps
     // per dispatch (the far sums of step q at q's place in farSums_).
+    void recordResidentFar(VkCommandBuffer cmd, std::uint32_t t0, std::uint32_t steps) {
+        vk::computeBarrier(dev_, cmd);
+        far_.bind(cmd);
+        for (std::size_t x = 0; x < k_->chunkIds.size(); ++x) dispatchFar(cmd, x, k_->buffers[x].address(), t0, steps);
+    }
+
+    void recordNear(VkCommandBuffer cmd, std::uint32_t t0, std::uint32_t steps) {
+        vk::computeBarrier(dev_, cmd);
+        near_.bind(cmd);
+        for (std::uint32_t q = 0; q < steps; ++q) {
+            np_.t = t0 + q;
+            np_.q = q;
+            near_.dispatchRows(cmd, np_, std::uint64_t(n_) * P_);
+            vk::computeBarrier(dev_, cmd);
+        }
+    }
+
     void dispatchFar(VkCommandBuffer cmd, std::size_t held, VkDeviceAddress chunk, std::uint32_t t0, std::uint32_t steps) {
         fp_.k = k_->chunkRef(held, chunk);
         for (std::uint32_t q0 = 0; q0 < steps; q0 += B) {
@@ -518,6 +534,11 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
         for (auto& s : st) s->throttle(b);
         // Nothing can arrive before the shortest far delay: the first block has no far gather.
         const bool gather = indirect && t0 + steps > block;
+        if (!exchange && resident) {
+            for (auto& s : st) s->submitBlock(t0, steps, b, gather);
+            progress.add(steps);
+            continue;
+        }
         if (gather && share && resident) {
             // Row-block mode: the first half of this rank's chunks, then the second; the first
             // half's far sums travel to the other ranks while the devices gather the second.

@@ -103,9 +103,9 @@ struct KErrors {
 // (k/vulkan_log_encode.h), lutrange on the host (it sorts each chunk). Errors against fp32.
 KErrors compressDeviceK(vk::Device& device, DeviceK& K, KFormat format);
 
-// Energy diagnostics of a resident K (of the rows it holds), by shaders/formfactor_sums.comp.
 // The row sums' pipeline for K stored as `storage`, for the device's warm-up.
 vk::PipelineRecipe formFactorSumsRecipe(std::uint32_t storage);
+// Energy diagnostics of a resident K (of the rows it holds), by shaders/formfactor_sums.comp.
 VisibilityStats formFactorDiagnosticsDevice(vk::Device& device, const GpuGeometry& geometry,
                                             const DeviceK& K);
 

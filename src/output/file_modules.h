@@ -36,9 +36,11 @@ inline const OpenExrCalls& openExr() { return modules::calls<OpenExrCalls>("open
 // (0.04 s), where it costs nothing. Opened earlier, on another thread while the devices were
 // created or worked, they made runs slower, presumably by holding the dynamic loader's lock that
 // the driver takes too (docs/benchmarks.md).
-inline void checkWriters(bool hdf5Files, bool exrFile) {
-    if (hdf5Files) modules::checkPresent("hdf5");
-    if (exrFile) modules::checkPresent("openexr");
+// A run writes HDF5 files with time series, K (timeseries.h5) or images (images.h5); a batch
+// always (batch.h5). images.exr comes with the images.
+inline void checkWriters(const OutputDesc& output, bool batch) {
+    if (batch || output.timeseries || output.kij || output.images) modules::checkPresent("hdf5");
+    if (output.images) modules::checkPresent("openexr");
 }
 
 } // namespace rsim

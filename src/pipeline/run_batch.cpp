@@ -50,7 +50,7 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
     }
     if (ranks.rank() == 0) {
         checkOutputDirectory(scene.output.dir);
-        checkWriters(true, scene.output.images); // batch.h5 at least
+        checkWriters(scene.output, true);
     }
     // Under MPI each rank runs a block of the poses (README.md, "Several machines"), or, with
     // --mpi-split rows, every pose with a block of K's rows (rank 0 then has every result).

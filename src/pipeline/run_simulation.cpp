@@ -315,10 +315,9 @@ RunOutcome runSimulation(const RunRequest& req) {
     RunInfo info = runInfoFor(req);
     info.rowRanks = ranks.size();
     // Fail in milliseconds on an unusable output directory, not after the simulation.
-    const bool hdf5Files = scene.output.timeseries || scene.output.kij || scene.output.images;
     if (ranks.rank() == 0) {
         checkOutputDirectory(scene.output.dir);
-        checkWriters(hdf5Files, scene.output.images);
+        checkWriters(scene.output, false);
     }
     SceneAndBackend loaded = loadSceneAndBackend(scene, req, 0, times);
     const PreparedScene& prepared = loaded.prepared;

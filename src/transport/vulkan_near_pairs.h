@@ -8,11 +8,11 @@
 
 namespace rsim {
 
-// The lists of the rows of K's held chunks (the other rows' lists are empty). `records` are the
-// transport records (GpuTransportTri) on the device.
 // The near lists' pipeline for K stored as `storage`, for the device's warm-up.
 vk::PipelineRecipe nearPairsRecipe(std::uint32_t storage);
 
+// The lists of the rows of K's held chunks (the other rows' lists are empty). `records` are the
+// transport records (GpuTransportTri) on the device.
 NearLists buildNearListsVulkan(vk::Device& device, const DeviceK& K, const vk::Buffer& records,
                                const PreparedScene& scene, const SimConfig& config, std::uint32_t nearBelow);
 

@@ -367,14 +367,14 @@ private:
         return regions;
     }
 
-    // The far gather of the block's steps [t0, t0 + steps) from one chunk, RSIM_TIME_BLOCK steps
-    // per dispatch (the far sums of step q at q's place in farSums_).
+    // The far gathers of the block's steps [t0, t0 + steps) from every resident chunk.
     void recordResidentFar(VkCommandBuffer cmd, std::uint32_t t0, std::uint32_t steps) {
         vk::computeBarrier(dev_, cmd);
         far_.bind(cmd);
         for (std::size_t x = 0; x < k_->chunkIds.size(); ++x) dispatchFar(cmd, x, k_->buffers[x].address(), t0, steps);
     }
 
+    // The block's near steps, one after the other.
     void recordNear(VkCommandBuffer cmd, std::uint32_t t0, std::uint32_t steps) {
         vk::computeBarrier(dev_, cmd);
         near_.bind(cmd);
@@ -386,6 +386,8 @@ private:
         }
     }
 
+    // The far gather of the block's steps [t0, t0 + steps) from one chunk, RSIM_TIME_BLOCK steps
+    // per dispatch (the far sums of step q at q's place in farSums_).
     void dispatchFar(VkCommandBuffer cmd, std::size_t held, VkDeviceAddress chunk, std::uint32_t t0, std::uint32_t steps) {
         fp_.k = k_->chunkRef(held, chunk);
         for (std::uint32_t q0 = 0; q0 < steps; q0 += B) {

@@ -124,6 +124,9 @@ class Backend {
     // Device-local bytes this process holds on each of the backend's devices now (empty when
     // the backend has no devices or they cannot say).
     virtual std::vector<std::uint64_t> deviceBytesInUse() const { return {}; }
+    // Writes now what it keeps for later runs (the drivers' pipeline caches), which its release
+    // would otherwise write: a command may end before its release (util/early_exit.h).
+    virtual void saveCaches() {}
 
     // Whether it runs under the Khronos validation layer (Vulkan with --validation), and the
     // errors the layer reported so far.

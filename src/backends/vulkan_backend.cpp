@@ -34,6 +34,7 @@
 #include "visibility/vulkan_visibility.h"
 #include "visibility/vulkan_visibility_chunked.h"
 #include "visibility/vulkan_visibility_ranks.h"
+#include "vulkan/pipeline_cache.h"
 #include "vulkan/device_group.h"
 
 namespace rsim {
@@ -247,6 +248,10 @@ public:
         std::vector<std::uint64_t> out;
         for (const Slot& s : slots_) out.push_back(s.device->deviceLocalUsage());
         return out;
+    }
+
+    void saveCaches() override {
+        for (const Slot& s : slots_) s.device->pipelineCache().save();
     }
 
     TransportOutcome transport(KHandle* K, const std::vector<TransportPose>& batch, bool hostHistories) override {

@@ -17,6 +17,7 @@
 #include "scene/mesh_loader.h"
 #include "scene/poses.h"
 #include "util/background_tasks.h"
+#include "util/early_exit.h"
 #include "util/error.h"
 #include "util/parallel.h"
 #include "util/ranks.h"
@@ -77,6 +78,7 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
     VisibilityStats visibility;
     BatchReport report;
     std::uint64_t measuredPoses = 0;
+    std::uint64_t deviceBytes = 0;
     // Rank 0 writes into its temporary directory and puts it in place; the other ranks write
     // their poses' directories into the same one (its path comes from rank 0).
     auto writeBatch = [&](const std::filesystem::path& tmpOfRank0) {
@@ -149,6 +151,7 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
                     times.add("output", waited);
                     if (waited > 0.001) spdlog::debug("{}: waited {:.3f} s for a free writer", desc.where, waited);
                 });
+        deviceBytes = loaded.saveCachesAndMeasure();
         // The time the last poses' files took beyond the simulation.
         Stopwatch sw;
         writers.wait();
@@ -201,6 +204,8 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
                      ranks.many() ? fmt::format(" over {} ranks", ranks.size())
                                   : fmt::format(", {} with distances", measuredPoses),
                      report.groups, report.groupSize, out.seconds);
+    // The command may end here; the devices' release goes on unseen (util/early_exit.h).
+    earlyexit::resultsInPlace(deviceBytes);
     return out;
 }
 

@@ -81,6 +81,9 @@ struct SceneAndBackend {
     void applyTo(RunOptions& options, RunMetadata& meta);
     // Releases the devices (`cpu` first: it holds no device).
     void release();
+    // Before the release: what later runs read is written now (Backend::saveCaches), and the
+    // device-local bytes the devices hold, summed (what early_exit.h weighs).
+    std::uint64_t saveCachesAndMeasure();
 };
 SceneAndBackend loadSceneAndBackend(const SceneDesc& scene, const RunRequest& request, std::size_t poses,
                                     PhaseTimes& times);

@@ -14,14 +14,15 @@
 #endif
 
 namespace rsim {
-namespace {
 
 // Set by Open MPI's mpirun, by MPICH's and Slurm's PMI, and by PMIx launchers.
-bool launchedByMpi() {
+bool startedByMpiLauncher() {
     for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK"})
         if (std::getenv(v)) return true;
     return false;
 }
+
+namespace {
 
 #ifdef RSIM_HAVE_MPI
 // Open MPI on one host: its shared-memory transport (pml ob1, btl self and vader) unless the
@@ -59,7 +60,7 @@ bool builtWithMpi() {
 
 Ranks::Ranks() {
 #ifdef RSIM_HAVE_MPI
-    if (!launchedByMpi()) return;
+    if (!startedByMpiLauncher()) return;
     preferSharedMemoryOnOneHost();
     // Worker threads never call MPI; the main thread does while they run (transport/row_exchange.h).
     int provided = 0;
@@ -71,7 +72,7 @@ Ranks::Ranks() {
     check(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size");
     mpi_ = true;
 #else
-    if (launchedByMpi() && std::getenv("OMPI_COMM_WORLD_SIZE") && std::atoi(std::getenv("OMPI_COMM_WORLD_SIZE")) > 1)
+    if (startedByMpiLauncher() && std::getenv("OMPI_COMM_WORLD_SIZE") && std::atoi(std::getenv("OMPI_COMM_WORLD_SIZE")) > 1)
         throw InputError("rsim was started by mpirun with several ranks, but was built without MPI: every rank "
                          "would run the whole job alone. Install libopenmpi-dev and build again (cmake finds it), "
                          "or run one process");

@@ -16,6 +16,9 @@
 
 namespace rsim {
 
+// Whether an MPI launcher (mpirun, srun with PMI or PMIx) started this process.
+bool startedByMpiLauncher();
+
 class Ranks {
 public:
     // The job's ranks (MPI initialised on the first call when launched by MPI).

@@ -84,33 +84,37 @@ PipelineCache::PipelineCache(Device& device) : device_(device) {
     }
 }
 
+void PipelineCache::save() {
+    if (!cache_ || !dirty_.exchange(false) || file_.empty()) return;
+    std::size_t size = 0;
+    std::vector<char> data;
+    if (device_.vk().vkGetPipelineCacheData(device_.handle(), cache_, &size, nullptr) == VK_SUCCESS && size) {
+        data.resize(size);
+        if (device_.vk().vkGetPipelineCacheData(device_.handle(), cache_, &size, data.data()) != VK_SUCCESS)
+            data.clear();
+        data.resize(std::min(size, data.size()));
+    }
+    // The same size as what it was seeded with: nothing new was compiled (a driver that
+    // caches nothing returns its header only), so the file stays as it is.
+    if (data.empty() || data.size() == loadedBytes_) return;
+    std::error_code ec;
+    const fs::path tmp = fs::path(file_.string() + ".partial-" + std::to_string(::getpid()));
+    if (!(fs::create_directories(file_.parent_path(), ec), !ec)) return;
+    std::ofstream out(tmp, std::ios::binary);
+    out.write(data.data(), std::streamsize(data.size()));
+    out.close();
+    if (out) fs::rename(tmp, file_, ec);
+    if (!out || ec) {
+        fs::remove(tmp, ec);
+        spdlog::debug("{}: pipeline cache {} not saved", device_.label(), file_.string());
+        return;
+    }
+    loadedBytes_ = data.size();
+}
+
 PipelineCache::~PipelineCache() {
     if (!cache_) return;
-    if (dirty_ && !file_.empty()) {
-        std::size_t size = 0;
-        std::vector<char> data;
-        if (device_.vk().vkGetPipelineCacheData(device_.handle(), cache_, &size, nullptr) == VK_SUCCESS && size) {
-            data.resize(size);
-            if (device_.vk().vkGetPipelineCacheData(device_.handle(), cache_, &size, data.data()) != VK_SUCCESS)
-                data.clear();
-            data.resize(std::min(size, data.size()));
-        }
-        // The same size as what it was seeded with: nothing new was compiled (a driver that
-        // caches nothing returns its header only), so the file stays as it is.
-        if (data.size() == loadedBytes_) data.clear();
-        std::error_code ec;
-        const fs::path tmp = fs::path(file_.string() + ".partial-" + std::to_string(::getpid()));
-        if (!data.empty() && (fs::create_directories(file_.parent_path(), ec), !ec)) {
-            std::ofstream out(tmp, std::ios::binary);
-            out.write(data.data(), std::streamsize(data.size()));
-            out.close();
-            if (out) fs::rename(tmp, file_, ec);
-            if (!out || ec) {
-                fs::remove(tmp, ec);
-                spdlog::debug("{}: pipeline cache {} not saved", device_.label(), file_.string());
-            }
-        }
-    }
+    save();
     device_.vk().vkDestroyPipelineCache(device_.handle(), cache_, nullptr);
 }
 

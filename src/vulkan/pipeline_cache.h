@@ -19,6 +19,9 @@ class PipelineCache {
   public:
     explicit PipelineCache(Device& device);
     ~PipelineCache(); // saves (when there is something new) and destroys the cache
+    // Writes the cache's file now when pipelines were added since it was loaded or last saved
+    // (and the driver's data grew): a later run need not wait for this one's release.
+    void save();
     PipelineCache(const PipelineCache&) = delete;
     PipelineCache& operator=(const PipelineCache&) = delete;
 

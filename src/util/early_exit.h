@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+// `rsim run` ends when its results are in place, not when its devices are gone. The driver's
+// teardown of a GPU context takes 0.04-0.05 s on an H100 (docs/benchmarks.md, "GPU start-up"),
+// a fifth of a small scene's whole run, and nothing the user asked for waits on it. So before
+// any thread exists the process forks: the child (the worker) runs the command, the parent waits.
+// When the worker's results are in place it says so (resultsInPlace); the parent then exits with
+// the worker's code at once, while the worker releases its devices and memory and ends unseen.
+// A worker that ends without a word (an error, a signal, a crash) hands the parent its status.
+//
+// Only a run that holds little leaves its release behind (resultsInPlace's limits): a large
+// release could still be freeing memory when the next command starts, and beside a large run
+// its 0.05 s do not matter. The parent passes on the stop
+// signals it is sent (SIGINT, SIGTERM, SIGHUP; the worker takes a copy that also reached it
+// through the process group as the same stop), and a parent killed outright takes the worker
+// with it until the results are in place. `--exit-after-release` keeps one process.
+#pragma once
+#include <cstdint>
+
+namespace rsim::earlyexit {
+
+// Forks when that is safe: this process has one thread and was not started by an MPI launcher.
+// Returns in the worker (or in this process when it did not fork); the parent does not return.
+void forkWorker();
+
+// In the worker: the run's results, logs and caches are in place. When the run's devices hold
+// at most `kMaxDeviceBytes` and this process at most `kMaxHostBytes` of host memory, the parent
+// exits with code 0 now, and the worker's stdin, stdout and stderr become /dev/null (a reader
+// of the command's pipe sees its end now). Otherwise, and outside a worker, nothing happens.
+inline constexpr std::uint64_t kMaxDeviceBytes = std::uint64_t(4) << 30;
+inline constexpr std::uint64_t kMaxHostBytes = std::uint64_t(4) << 30;
+void resultsInPlace(std::uint64_t deviceBytes);
+
+} // namespace rsim::earlyexit

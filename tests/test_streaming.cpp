@@ -320,3 +320,22 @@ TEST_CASE("the devices' swap of half blocks delivers each piece, and a failed pa
         CHECK_FALSE(readAfterLeave);
     }
 }
+
+TEST_CASE("only a run that may stream or share K asks its device for a transfer queue", "[streaming]") {
+    BackendChoice choice;
+    const std::uint64_t gib = std::uint64_t(1) << 30;
+    // 10,000 triangles: fp32 K of 0.4 GB, an eighth of a 3.2 GB device.
+    CHECK_FALSE(needsTransferQueues(choice, 1, 80 * gib, 10'000));
+    CHECK_FALSE(needsTransferQueues(choice, 1, std::uint64_t(3.2e9), 10'000));
+    CHECK(needsTransferQueues(choice, 1, std::uint64_t(3.1e9), 10'000));
+    CHECK(needsTransferQueues(choice, 1, 80 * gib, 0)); // the bound unknown
+    CHECK(needsTransferQueues(choice, 2, 80 * gib, 10'000));
+    CHECK(needsTransferQueues(choice, 1, 80 * gib, 60'000)); // 14.4 GB of fp32 K
+    choice.maxDeviceMb = 2000;
+    CHECK(needsTransferQueues(choice, 1, 80 * gib, 10'000));
+    choice.maxDeviceMb = 0;
+    choice.stream = "always";
+    CHECK(needsTransferQueues(choice, 1, 80 * gib, 10'000));
+    choice.stream = "never";
+    CHECK_FALSE(needsTransferQueues(choice, 1, 80 * gib, 10'000));
+}

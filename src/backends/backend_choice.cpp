@@ -11,6 +11,7 @@
 #include "backends/vulkan_backend.h"
 #include "util/error.h"
 #include "util/parallel.h"
+#include "util/ranks.h"
 #include "vulkan/instance.h"
 
 namespace rsim {
@@ -157,7 +158,19 @@ VulkanSelection selectVulkan(const BackendChoice& choice) {
     }
 }
 
-std::unique_ptr<Backend> makeBackend(const BackendChoice& choice, const VulkanSelection& selected, bool rays) {
+bool needsTransferQueues(const BackendChoice& choice, std::size_t devices, std::uint64_t deviceBytes,
+                         std::uint64_t trianglesAtMost) {
+    if (devices != 1 || Ranks::world().many() || trianglesAtMost == 0 ||
+        parseStreamMode(choice.stream) == StreamMode::Always)
+        return true;
+    std::uint64_t memory = deviceBytes;
+    if (choice.maxDeviceMb > 0.0) memory = std::min(memory, std::uint64_t(choice.maxDeviceMb * 1048576.0));
+    const double fp32K = 4.0 * double(trianglesAtMost) * double(trianglesAtMost);
+    return fp32K * 8.0 > double(memory);
+}
+
+std::unique_ptr<Backend> makeBackend(const BackendChoice& choice, const VulkanSelection& selected, bool rays,
+                                     std::uint64_t trianglesAtMost) {
     if (!selected) return makeCpuBackend();
     return makeVulkanBackendOn(selected.instance, selected.devices, selected.path, parseStreamMode(choice.stream),
                                std::uint64_t(choice.maxDeviceMb * 1048576.0),
@@ -166,7 +179,10 @@ std::unique_ptr<Backend> makeBackend(const BackendChoice& choice, const VulkanSe
                                TransportTuning{choice.radiositySplit, choice.radiosityUnroll, choice.radiosityPoses,
                                                choice.passBlocks, choice.radiosityLanes == "off",
                                                choice.laneReceivers},
-                               rays);
+                               rays,
+                               needsTransferQueues(choice, selected.devices.size(),
+                                                   selected.devices.empty() ? 0 : selected.devices[0]->deviceLocalBytes,
+                                                   trianglesAtMost));
 }
 
 std::unique_ptr<Backend> makeBackend(const BackendChoice& choice) {

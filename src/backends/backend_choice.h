@@ -48,8 +48,18 @@ vk::RayPath rayPathFor(const vk::PhysicalDeviceInfo& device, const std::string& 
 // else the CPU. Throws InputError for a choice that cannot be met.
 VulkanSelection selectVulkan(const BackendChoice& choice);
 // The backend of `selected` (the CPU when empty); `rays` false: Vulkan devices without ray
-// tracing (vulkan_backend.h).
-std::unique_ptr<Backend> makeBackend(const BackendChoice& choice, const VulkanSelection& selected, bool rays = true);
+// tracing (vulkan_backend.h). `trianglesAtMost`: an upper bound of the run's triangles, 0 when
+// unknown (see needsTransferQueues).
+std::unique_ptr<Backend> makeBackend(const BackendChoice& choice, const VulkanSelection& selected, bool rays = true,
+                                     std::uint64_t trianglesAtMost = 0);
+// Only streaming K and MPI ranks' uploads use a transfer queue, and NVIDIA's driver creates and
+// runs a device without one faster (a small room's run 0.03-0.05 s shorter on an H100;
+// docs/benchmarks.md, "GPU start-up"). So a run that surely keeps K resident asks for none: one
+// device in one process, not --stream always, and fp32 K of `trianglesAtMost` triangles (what
+// visibility holds while it computes K) at most an eighth of the device's memory (its largest
+// device-local heap, `deviceBytes`) and of --max-device-mb.
+bool needsTransferQueues(const BackendChoice& choice, std::size_t devices, std::uint64_t deviceBytes,
+                         std::uint64_t trianglesAtMost);
 // selectVulkan, then makeBackend.
 std::unique_ptr<Backend> makeBackend(const BackendChoice& choice);
 std::unique_ptr<Backend> makeVulkanBackend(const BackendChoice& choice);

@@ -131,13 +131,14 @@ class VulkanBackend final : public Backend {
 public:
     VulkanBackend(std::shared_ptr<vk::Instance> instance, const std::vector<const vk::PhysicalDeviceInfo*>& infos,
                   vk::RayPath path, StreamMode stream, std::uint64_t maxDeviceBytes, std::uint64_t maxHostBytes,
-                  TransportTuning tuning, bool rays)
+                  TransportTuning tuning, bool rays, bool transferQueues)
         : instance_(std::move(instance)), stream_(stream), maxDeviceBytes_(maxDeviceBytes), maxHostBytes_(maxHostBytes),
           tuning_(tuning), rays_(rays) {
         for (std::size_t d = 0; d < infos.size(); ++d) {
             Slot s;
             s.device = std::make_unique<vk::Device>(*instance_, *infos[d], path,
-                                                    "device " + std::to_string(d) + " (" + infos[d]->name + ")", rays);
+                                                    "device " + std::to_string(d) + " (" + infos[d]->name + ")", rays,
+                                                    transferQueues);
             s.budgetAtStart = s.device->deviceLocalBudget();
             slots_.push_back(std::move(s));
         }
@@ -858,9 +859,10 @@ private:
 std::unique_ptr<Backend> makeVulkanBackendOn(std::shared_ptr<vk::Instance> instance,
                                              const std::vector<const vk::PhysicalDeviceInfo*>& infos,
                                              vk::RayPath path, StreamMode stream, std::uint64_t maxDeviceBytes,
-                                             std::uint64_t maxHostBytes, const TransportTuning& tuning, bool rays) {
+                                             std::uint64_t maxHostBytes, const TransportTuning& tuning, bool rays,
+                                             bool transferQueues) {
     return std::make_unique<VulkanBackend>(std::move(instance), infos, path, stream, maxDeviceBytes, maxHostBytes,
-                                           tuning, rays);
+                                           tuning, rays, transferQueues);
 }
 
 } // namespace rsim

@@ -138,6 +138,12 @@ bool hostKPossible(const SceneDesc& scene, const RunRequest& req, std::size_t po
     return fewHostRays(c->poseRays, threadCount()) && fewHostKRays(kRaysBound(triangles, c->config.k), threadCount());
 }
 
+// An upper bound of the run's triangles from the meshes' own: each may get a reversed twin
+// (geometry/prepare.h); with subdivision there is none (0).
+std::uint64_t trianglesAtMost(const SceneDesc& scene, std::size_t loaded) {
+    return scene.sim.max_edge_m > 0.0 ? 0 : 2 * std::uint64_t(loaded);
+}
+
 // The GPU run of `selected` without ray tracing, its devices created while the CPU computes K,
 // when its rays are few for the CPU (pipeline/host_rays.h); otherwise nothing happens. With
 // --host-rays auto only where the path needs acceleration structures: elsewhere (the bvh path) a
@@ -149,7 +155,7 @@ bool loadWithHostK(SceneAndBackend& out, const VulkanSelection& selected, const 
     if (!vk::usesAccelerationStructures(selected.path) && parseHostRays(req.hostRays) == HostRays::Auto) return false;
     // When computing K fails, the future's destructor waits for the devices, which then go.
     std::future<std::unique_ptr<Backend>> backend =
-        std::async(std::launch::async, [&] { return makeBackend(req.backend, selected, false); });
+        std::async(std::launch::async, [&] { return makeBackend(req.backend, selected, false, out.prepared.size()); });
     const KSettings k = configFor(scene, req).k;
     spdlog::info("rays on the CPU: K's rays (at most about {}) and the others are few for {} thread(s); the CPU "
                  "computes K while the GPU is created without ray tracing for the transport (--host-rays never: "
@@ -190,7 +196,7 @@ bool loadWithHostRays(SceneAndBackend& out, const VulkanSelection& selected, con
 
     // When reading K fails, the future's destructor waits for the devices, which then go.
     std::future<std::unique_ptr<Backend>> backend =
-        std::async(std::launch::async, [&] { return makeBackend(req.backend, selected, false); });
+        std::async(std::launch::async, [&] { return makeBackend(req.backend, selected, false, out.prepared.size()); });
     Stopwatch sw;
     std::optional<CachedK> hit = cache.load(key, chunking);
     if (!hit) { // the cache said why; K is computed on devices with ray tracing, and stored afresh
@@ -235,7 +241,9 @@ SceneAndBackend loadSceneAndBackend(const SceneDesc& scene, const RunRequest& re
     std::future<std::unique_ptr<Backend>> backend;
     if (!hostRaysPossible)
         backend = std::async(std::launch::async,
-                             [&selection, &req] { return makeBackend(req.backend, selection.get()); });
+                             [&selection, &req, atMost = trianglesAtMost(scene, geometry.v0.size())] {
+                                 return makeBackend(req.backend, selection.get(), true, atMost);
+                             });
     SceneAndBackend out;
     out.prepared = prepare(geometry, scene);
     // What the GPU's ray passes build on the host from the triangles (rsim's BVH, the edge
@@ -251,7 +259,7 @@ SceneAndBackend loadSceneAndBackend(const SceneDesc& scene, const RunRequest& re
             !loadWithHostK(out, selected, scene, req, poses, times)) {
             // The devices are made now, and the ray passes' host part beside them (as above).
             std::future<std::unique_ptr<Backend>> made =
-                std::async(std::launch::async, [&] { return makeBackend(req.backend, selected); });
+                std::async(std::launch::async, [&] { return makeBackend(req.backend, selected, true, out.prepared.size()); });
             if (selected && req.backend.backend != "cpu") buildShafts();
             out.backend = made.get();
             if (shafts) out.backend->adoptSceneShafts(std::move(shafts));

@@ -21,7 +21,7 @@ const char* rayPathName(RayPath path) {
 }
 
 Device::Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath path,
-               std::string label, bool rays)
+               std::string label, bool rays, bool transferQueue)
     : instance_(instance), info_(info), path_(path), rays_(rays), label_(std::move(label)) {
     StartupTimer timer("vulkan " + label_);
     if (!info.usable) throw Error("Vulkan device " + info.name + " cannot run rsim: " + info.unusableReason);
@@ -31,12 +31,14 @@ Device::Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath
         throw Error("Vulkan device " + info.name +
                     " has no VK_KHR_ray_tracing_pipeline; use --visibility bvh");
 
-    // Queues: a compute-capable family, and a transfer-only family for streaming if present.
+    // Queues: a compute-capable family, and a transfer-only family for streaming if present and
+    // wanted.
     computeFamily_ = UINT32_MAX;
     for (const auto& q : info.queueFamilies)
         if ((q.flags & VK_QUEUE_COMPUTE_BIT) && computeFamily_ == UINT32_MAX) computeFamily_ = q.index;
     if (computeFamily_ == UINT32_MAX) throw Error("Vulkan device " + info.name + " has no compute queue");
     transferFamily_ = computeFamily_;
+    if (transferQueue)
     for (const auto& q : info.queueFamilies)
         if ((q.flags & VK_QUEUE_TRANSFER_BIT) && !(q.flags & (VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT))) {
             transferFamily_ = q.index;

@@ -28,9 +28,10 @@ public:
     // RayPath::Bvh). Without, the device runs compute passes only. A device without the
     // acceleration structure extension is created sooner: 0.06-0.09 s against 0.25-0.32 s on the
     // H100's driver (docs/benchmarks.md, "GPU start-up"). Without rays `path` is the one a device
-    // with rays would take (what a K cache key names).
+    // with rays would take (what a K cache key names). Without `transferQueue` the copies of
+    // streaming run on the compute queue (backends/backend_choice.h says when that is chosen).
     Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath path,
-           std::string label, bool rays = true);
+           std::string label, bool rays = true, bool transferQueue = true);
     ~Device();
     Device(Device&) = delete;
     Device& operator=(Device&) = delete;

@@ -18,7 +18,8 @@
 
 namespace rsim::earlyexit {
 
-// Forks when that is safe: this process has one thread and was not started by an MPI launcher.
+// Forks when that is safe: this process has one thread and was not started by an MPI launcher
+// (and not under AddressSanitizer, whose reports at the end must reach the command's output).
 // Returns in the worker (or in this process when it did not fork); the parent does not return.
 void forkWorker();
 

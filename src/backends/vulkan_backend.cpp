@@ -140,6 +140,7 @@ public:
                                                     "device " + std::to_string(d) + " (" + infos[d]->name + ")", rays,
                                                     transferQueues);
             s.budgetAtStart = s.device->deviceLocalBudget();
+            s.device->setUseCap(maxDeviceBytes);
             slots_.push_back(std::move(s));
         }
     }

@@ -130,10 +130,22 @@ KErrors encodeLogKVulkan(vk::Device& device, DeviceK& K, KFormat format, std::ui
         ++groups;
         x0 = x1;
     }
-    if (releaseLater) device.inBackground([retired] { retired->clear(); });
+    // fp32 K that is small beside the device's memory (a 32nd of what is free; no --max-device-mb,
+    // under which the pose groups count what the device holds) is kept until the device's
+    // release: freed on another thread it still held the driver's lock against the allocations
+    // that follow (the medium room's compression 0.019 -> 0.010 s on an H100; docs/benchmarks.md).
+    std::uint64_t retiredBytes = 0;
+    for (const vk::Buffer& b : *retired) retiredBytes += b.size();
+    const bool hold = releaseLater && device.useCap() == 0 && retiredBytes * 32 <= device.deviceLocalBudget();
+    if (hold)
+        device.holdUntilRelease(retired);
+    else if (releaseLater)
+        device.inBackground([retired] { retired->clear(); });
     spdlog::debug("{}: K encoded in {} group(s) of chunks: allocations {:.3f} s, encoding {:.3f} s, fp32 chunks {}",
                   device.label(), groups, allocating, encoding,
-                  releaseLater ? "released on another thread" : fmt::format("released in {:.3f} s", releasing));
+                  hold           ? "kept until the device's release"
+                  : releaseLater ? "released on another thread"
+                                 : fmt::format("released in {:.3f} s", releasing));
     K.chunking.format = format;
 
     KErrors errors;

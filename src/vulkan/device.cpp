@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include <spdlog/spdlog.h>
@@ -150,6 +151,7 @@ Buffer& Device::stagingReadback(std::uint64_t bytes) {
 Device::~Device() {
     if (!device_) return;
     waitBackground();
+    heldUntilRelease_.reset();
     warmup_.reset(); // its pipelines, compiled or still compiling, through the cache below
     table_.vkDeviceWaitIdle(device_);
     upload_.reset();
@@ -168,6 +170,15 @@ void Device::inBackground(std::function<void()> job) {
         return f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
     });
     background_.push_back(std::async(std::launch::async, std::move(job)));
+}
+
+void Device::holdUntilRelease(std::shared_ptr<void> what) {
+    std::shared_ptr<void> last;
+    {
+        std::lock_guard lock(backgroundMutex_);
+        last = std::exchange(heldUntilRelease_, std::move(what));
+    }
+    if (last) inBackground([last = std::move(last)]() mutable { last.reset(); });
 }
 
 void Device::waitBackground() {

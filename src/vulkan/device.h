@@ -58,6 +58,10 @@ public:
     const VkPhysicalDeviceRayTracingPipelinePropertiesKHR& rtProperties() const { return rtProps_; }
     const VkPhysicalDeviceAccelerationStructurePropertiesKHR& asProperties() const { return asProps_; }
     std::uint64_t maxAllocationBytes() const { return maxAllocation_; }
+    // --max-device-mb: what rsim may use of this device in all (0: no cap but the driver's
+    // budget). Set by the backend; code that would keep memory longer than it must asks.
+    std::uint64_t useCap() const { return useCap_; }
+    void setUseCap(std::uint64_t bytes) { useCap_ = bytes; }
 
     VkQueue computeQueue() const { return computeQueue_; }
     std::uint32_t computeFamily() const { return computeFamily_; }
@@ -100,6 +104,12 @@ public:
     // nothing waits for: NVIDIA's driver takes about 1.3 ms per 64 MiB to free device memory, in a
     // lock that the process's allocations share (docs/benchmarks.md, "K encoded in groups").
     void inBackground(std::function<void()> job);
+    // Keeps `what` (device memory nobody needs any more) until the device's release, where its
+    // freeing costs the run nothing (the release is the last thing, and a command may end
+    // before it: util/early_exit.h); for what is small beside the device's memory. One thing at
+    // a time: the one held before goes to inBackground (a device that lives on, as in Python,
+    // holds no more than the last).
+    void holdUntilRelease(std::shared_ptr<void> what);
 
     // Host-visible staging buffers of at least `bytes`, reused across the (blocking) uploads
     // and downloads of this device: pinning host memory is slow on some drivers.
@@ -124,6 +134,7 @@ private:
     VkPhysicalDeviceProperties2 props_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
     VkPhysicalDeviceMemoryProperties memory_{};
     std::uint64_t maxAllocation_ = 0;
+    std::uint64_t useCap_ = 0;
     VkQueue computeQueue_ = VK_NULL_HANDLE, transferQueue_ = VK_NULL_HANDLE;
     std::uint32_t computeFamily_ = 0, transferFamily_ = 0;
     VkCommandPool pool_ = VK_NULL_HANDLE, transferPool_ = VK_NULL_HANDLE;
@@ -141,6 +152,7 @@ private:
     std::unique_ptr<class Buffer> upload_, readback_;
     std::mutex backgroundMutex_;
     std::vector<std::future<void>> background_;
+    std::shared_ptr<void> heldUntilRelease_;
     void waitBackground(); // every job of inBackground
     std::unique_ptr<class PipelineCache> pipelineCache_;
     std::unique_ptr<class PipelineWarmup> warmup_;

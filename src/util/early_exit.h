@@ -9,10 +9,10 @@
 //
 // Only a run that holds little leaves its release behind (resultsInPlace's limits): a large
 // release could still be freeing memory when the next command starts, and beside a large run
-// its 0.05 s do not matter. The parent passes on the stop
-// signals it is sent (SIGINT, SIGTERM, SIGHUP; the worker takes a copy that also reached it
-// through the process group as the same stop), and a parent killed outright takes the worker
-// with it until the results are in place. `--exit-after-release` keeps one process.
+// its 0.05 s do not matter. The parent passes on the stop signals it is sent (SIGINT, SIGTERM,
+// SIGHUP; the worker takes a copy that also reached it through the process group as the same
+// stop), and a parent killed outright takes the worker with it until the results are in place.
+// `--exit-after-release` keeps one process (docs/architecture.md, "The end of a run").
 #pragma once
 #include <cstdint>
 

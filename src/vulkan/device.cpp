@@ -39,9 +39,9 @@ Device::Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath
         if ((q.flags & VK_QUEUE_COMPUTE_BIT) && computeFamily_ == UINT32_MAX) computeFamily_ = q.index;
     if (computeFamily_ == UINT32_MAX) throw Error("Vulkan device " + info.name + " has no compute queue");
     transferFamily_ = computeFamily_;
-    if (transferQueue)
     for (const auto& q : info.queueFamilies)
-        if ((q.flags & VK_QUEUE_TRANSFER_BIT) && !(q.flags & (VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT))) {
+        if (transferQueue && (q.flags & VK_QUEUE_TRANSFER_BIT) &&
+            !(q.flags & (VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT))) {
             transferFamily_ = q.index;
             break;
         }
@@ -151,9 +151,9 @@ Buffer& Device::stagingReadback(std::uint64_t bytes) {
 Device::~Device() {
     if (!device_) return;
     waitBackground();
-    heldUntilRelease_.reset();
     warmup_.reset(); // its pipelines, compiled or still compiling, through the cache below
     table_.vkDeviceWaitIdle(device_);
+    heldUntilRelease_.reset();
     upload_.reset();
     readback_.reset();
     pipelineCache_.reset();

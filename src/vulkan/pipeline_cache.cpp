@@ -99,7 +99,8 @@ void PipelineCache::save() {
     if (data.empty() || data.size() == loadedBytes_) return;
     std::error_code ec;
     const fs::path tmp = fs::path(file_.string() + ".partial-" + std::to_string(::getpid()));
-    if (!(fs::create_directories(file_.parent_path(), ec), !ec)) return;
+    fs::create_directories(file_.parent_path(), ec);
+    if (ec) return;
     std::ofstream out(tmp, std::ios::binary);
     out.write(data.data(), std::streamsize(data.size()));
     out.close();

@@ -198,7 +198,8 @@ class H5Writer {
             parallelFor(c1 - c0, 1, [&](std::size_t begin, std::size_t end, unsigned) {
                 // This worker's chunk before and after the shuffle (only the workers that run
                 // allocate theirs), and its compressor: libdeflate's zlib format is what HDF5's
-                // deflate filter reads, made two to three times faster than zlib's own level 1.
+                // deflate filter reads, made faster than by zlib's level 1 (the medium room's
+                // timeseries.h5 0.25 -> 0.14 s on the H100 machine's 16 cores).
                 std::vector<float> values(chunkFloats);
                 std::vector<unsigned char> shuffled(chunkFloats * 4);
                 const std::unique_ptr<libdeflate_compressor, void (*)(libdeflate_compressor*)> deflate(

@@ -3,9 +3,11 @@
 """Where a run's time goes outside its phases (issue 21): whole-process wall time of `rsim run`
 against summary.json's phases, start-up entries (`startup_s`: process start to main, Vulkan
 instance, devices, each pipeline, first submit) and the time after the summary (shut-down and
-exit). Runs each scene and backend REPEAT times, after one run that is reported as the first
-(cold driver and caches on a fresh machine); optionally a scene with K from the K cache.
-Prints a table and writes startup.csv into --out.
+exit; `shutdown_s` is empty where the command ended before its release, util/early_exit.h).
+Runs each scene and backend REPEAT times, after one run that is reported as the first (cold
+driver and caches on a fresh machine); optionally a scene with K from the K cache. The runs
+write every default output but timeseries.h5 (--no-timeseries). Prints a table and writes
+startup.csv into --out.
 
     scripts/startup_benchmark.py --rsim build/rsim --scenes tiny-room,medium-room --backends vulkan,cpu
 """

@@ -34,8 +34,8 @@
 #include "visibility/vulkan_visibility.h"
 #include "visibility/vulkan_visibility_chunked.h"
 #include "visibility/vulkan_visibility_ranks.h"
-#include "vulkan/pipeline_cache.h"
 #include "vulkan/device_group.h"
+#include "vulkan/pipeline_cache.h"
 
 namespace rsim {
 namespace {

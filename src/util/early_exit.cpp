@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "util/error.h"
+#include "util/host_memory.h"
 #include "util/ranks.h"
 
 namespace rsim::earlyexit {
@@ -29,29 +30,18 @@ std::size_t threadsNow() {
     return ec ? 0 : n; // 0: unknown
 }
 
-std::uint64_t residentBytes() {
-    unsigned long long pages = 0, resident = 0;
-    FILE* f = std::fopen("/proc/self/statm", "r");
-    if (!f) return UINT64_MAX;
-    const bool ok = std::fscanf(f, "%llu %llu", &pages, &resident) == 2;
-    std::fclose(f);
-    return ok ? std::uint64_t(resident) * std::uint64_t(sysconf(_SC_PAGESIZE)) : UINT64_MAX;
-}
-
 // For the test of this file's promise (tests/test_early_exit.cpp): with RSIM_TEST_HOLD_RELEASE=DIR
 // the worker writes its pid to DIR/worker.pid before its word, then waits (at most a minute) for
 // DIR/go before it goes on to the release.
 const char* testHoldDir() { return std::getenv("RSIM_TEST_HOLD_RELEASE"); }
-void holdForTest(const char* dir, bool beforeWord) {
-    const std::filesystem::path d(dir);
-    if (beforeWord) {
-        if (FILE* f = std::fopen((d / "worker.pid").c_str(), "w")) {
-            std::fprintf(f, "%d\n", int(::getpid()));
-            std::fclose(f);
-        }
-        return;
+void tellTestWho(const std::filesystem::path& dir) {
+    if (FILE* f = std::fopen((dir / "worker.pid").c_str(), "w")) {
+        std::fprintf(f, "%d\n", int(::getpid()));
+        std::fclose(f);
     }
-    for (int i = 0; i < 6000 && !std::filesystem::exists(d / "go"); ++i) ::usleep(10000);
+}
+void waitForTest(const std::filesystem::path& dir) {
+    for (int i = 0; i < 6000 && !std::filesystem::exists(dir / "go"); ++i) ::usleep(10000);
 }
 
 extern "C" void passOn(int sig) {
@@ -119,7 +109,9 @@ void forkWorker() {
 }
 
 void resultsInPlace(std::uint64_t deviceBytes) {
-    if (g_notifyFd < 0 || deviceBytes > kMaxDeviceBytes || residentBytes() > kMaxHostBytes) return;
+    if (g_notifyFd < 0 || deviceBytes > kMaxDeviceBytes) return;
+    const std::uint64_t resident = processMemory().residentBytes;
+    if (resident == 0 || resident > kMaxHostBytes) return; // 0: unknown
     ::prctl(PR_SET_PDEATHSIG, 0); // the parent's exit must not end the release
     std::fflush(nullptr);
     // The command's output ends here for whoever reads it: the release is silent.
@@ -129,14 +121,14 @@ void resultsInPlace(std::uint64_t deviceBytes) {
         ::close(null);
     }
     const char* hold = testHoldDir();
-    if (hold) holdForTest(hold, true);
+    if (hold) tellTestWho(hold);
     const unsigned char ok = kExitOk;
     ssize_t w;
     do w = ::write(g_notifyFd, &ok, 1);
     while (w < 0 && errno == EINTR);
     ::close(g_notifyFd);
     g_notifyFd = -1;
-    if (hold) holdForTest(hold, false);
+    if (hold) waitForTest(hold);
     // Nobody waits for the release now: one that hangs in a driver ends with the process here.
     ::alarm(kReleaseLimitSeconds);
 }

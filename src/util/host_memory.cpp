@@ -43,4 +43,13 @@ std::uint64_t availableHostBytes() {
     return available;
 }
 
+ProcessMemory processMemory() {
+    std::ifstream in("/proc/self/statm");
+    std::uint64_t pages = 0, resident = 0;
+    if (!(in >> pages >> resident)) return {};
+    const long page = sysconf(_SC_PAGE_SIZE);
+    if (page <= 0) return {};
+    return {pages * std::uint64_t(page), resident * std::uint64_t(page)};
+}
+
 } // namespace rsim

@@ -1,11 +1,19 @@
 // SPDX-License-Identifier: MIT
 // How much memory this process can still take: the kernel's MemAvailable, or less where a
-// cgroup (a container, a Slurm job) limits it.
+// cgroup (a container, a Slurm job) limits it; and what it holds now.
 #pragma once
 #include <cstdint>
 
 namespace rsim {
 
 std::uint64_t availableHostBytes();
+
+// This process's mapped address space and resident set now, from /proc/self/statm (both 0
+// where it cannot be read).
+struct ProcessMemory {
+    std::uint64_t mappedBytes = 0;
+    std::uint64_t residentBytes = 0;
+};
+ProcessMemory processMemory();
 
 } // namespace rsim

@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
-#include <cstdio>
 #include <cstring>
 #include <exception>
 
@@ -18,6 +17,7 @@
 #include <unistd.h>
 
 #include "util/cancel.h"
+#include "util/host_memory.h"
 
 // Set by the sanitizers' runtime when there is one (weak: null otherwise).
 extern "C" void __sanitizer_set_death_callback(void (*callback)()) __attribute__((weak));
@@ -69,13 +69,9 @@ constexpr bool kAddressSanitizer = false;
 // Caps the address space at what is mapped now plus `bytes`.
 void limitMemory(std::uint64_t bytes) {
     if (bytes == 0 || kAddressSanitizer) return;
-    std::uint64_t pages = 0;
-    if (FILE* f = std::fopen("/proc/self/statm", "r")) {
-        if (std::fscanf(f, "%lu", &pages) != 1) pages = 0;
-        std::fclose(f);
-    }
-    if (pages == 0) return;
-    const std::uint64_t limit = pages * std::uint64_t(::sysconf(_SC_PAGESIZE)) + bytes;
+    const std::uint64_t mapped = processMemory().mappedBytes;
+    if (mapped == 0) return;
+    const std::uint64_t limit = mapped + bytes;
     const rlimit r{limit, limit};
     ::setrlimit(RLIMIT_AS, &r);
 }

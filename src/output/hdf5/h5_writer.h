@@ -3,6 +3,7 @@
 // every call's failure throws rsim::Error with HDF5's own innermost message.
 #pragma once
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -140,35 +141,31 @@ class H5Writer {
         writeAll(parent, name, H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, dims, data.data(), data.size());
     }
 
-    // rows x cols float32, filled a block of rows at a time by fill(row, out[cols]), so that
-    // N x T and N x N arrays are permuted into stable-id order without a second full copy.
-    // `compressed`: in chunks of whole rows (compressedChunkRows), shuffled and deflated.
-    template <class Fill>
-    void writeRowsF32(hid_t parent, const char* name, hsize_t rows, hsize_t cols, Fill fill, bool compressed = false) const {
-        const hsize_t chunkRows = compressed ? compressedChunkRows(rows, cols) : 0;
-        H5Id ds = dataset(parent, name, H5T_IEEE_F32LE, {rows, cols}, chunkRows);
-        if (compressed && rows > 0 && cols > 0 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0) {
-            writeCompressedChunks(ds.get(), rows, cols, std::min(chunkRows, rows), fill);
-        } else if (rows > 0 && cols > 0) {
-            H5Id fileSpace(check(H5Dget_space(ds.get()), "H5Dget_space"), H5Sclose);
-            constexpr hsize_t kBlockFloats = hsize_t(16) << 20 >> 2; // 16 MiB per block
-            const hsize_t blockRows = std::clamp<hsize_t>(kBlockFloats / cols, 1, rows);
-            std::vector<float> buf(std::size_t(blockRows * cols));
-            for (hsize_t r0 = 0; r0 < rows; r0 += blockRows) {
-                const hsize_t nr = std::min(blockRows, rows - r0);
-                for (hsize_t r = 0; r < nr; ++r)
-                    fill(std::size_t(r0 + r), &buf[r * cols]);
-                H5Id memSpace = space({nr, cols});
-                const hsize_t start[2] = {r0, 0}, count[2] = {nr, cols};
-                check(H5Sselect_hyperslab(fileSpace.get(), H5S_SELECT_SET, start, nullptr, count,
-                                          nullptr),
-                      "H5Sselect_hyperslab");
-                check(H5Dwrite(ds.get(), H5T_NATIVE_FLOAT, memSpace.get(), fileSpace.get(),
-                               H5P_DEFAULT, buf.data()),
-                      "H5Dwrite");
-            }
+    // A rows x cols float32 dataset filled a row at a time by fill(row, out[cols]), so that N x T
+    // and N x N arrays are permuted into stable-id order without a second full copy.
+    struct RowsF32 {
+        const char* name;
+        hsize_t rows, cols;
+        std::function<void(std::size_t, float*)> fill;
+    };
+
+    // Datasets of `parent` stored in chunks of whole rows (compressedChunkRows), shuffled and
+    // deflated; every dataset's chunks are filtered together, so a small run's series take one
+    // round of the cores instead of one each. Plain blocks of rows where HDF5 has no deflate filter.
+    void writeCompressedRows(hid_t parent, const std::vector<RowsF32>& sets) const {
+        std::vector<H5Id> datasets;
+        std::vector<ChunkedRows> chunked;
+        const bool filter = H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0;
+        for (const RowsF32& s : sets) {
+            const hsize_t chunkRows = compressedChunkRows(s.rows, s.cols);
+            datasets.push_back(dataset(parent, s.name, H5T_IEEE_F32LE, {s.rows, s.cols}, chunkRows));
+            if (filter)
+                chunked.push_back({datasets.back().get(), s.rows, s.cols, std::min(chunkRows, s.rows), s.fill});
+            else
+                writePlainRows(datasets.back().get(), s.rows, s.cols, s.fill);
         }
-        check(ds.close(), "H5Dclose");
+        writeChunks(chunked);
+        for (H5Id& ds : datasets) check(ds.close(), "H5Dclose");
     }
 
     // Rows per chunk of a compressed rows x cols float32 dataset: about a sixteenth of it, at least
@@ -180,51 +177,79 @@ class H5Writer {
         return std::max<hsize_t>(1, bytes / rowBytes);
     }
 
-    // The chunks of a shuffle + deflate dataset of rows x cols float32 (cols: the product of
-    // every dimension after the first, for more than two; chunks of whole rows), filtered on all cores
-    // (the HDF5 library runs its filters on one) and written with H5Dwrite_chunk as if the
-    // library had filtered them: readers see an ordinary compressed dataset.
-    template <class Fill>
-    void writeCompressedChunks(hid_t ds, hsize_t rows, hsize_t cols, hsize_t chunkRows, Fill fill) const {
-        const std::size_t chunkFloats = std::size_t(chunkRows * cols);
-        const std::size_t chunks = std::size_t((rows + chunkRows - 1) / chunkRows);
-        constexpr std::size_t kBatch = 64; // chunks filtered at once (about 64 MiB)
-        std::vector<std::vector<unsigned char>> packed(std::min(chunks, kBatch));
-        // A chunk's offset in the dataset: its first row; 0 in every further dimension.
-        H5Id space(check(H5Dget_space(ds), "H5Dget_space"), H5Sclose);
-        std::vector<hsize_t> offset(std::size_t(std::max(1, H5Sget_simple_extent_ndims(space.get()))), 0);
-        for (std::size_t c0 = 0; c0 < chunks; c0 += kBatch) {
-            const std::size_t c1 = std::min(chunks, c0 + kBatch);
-            parallelFor(c1 - c0, 1, [&](std::size_t begin, std::size_t end, unsigned) {
-                // This worker's chunk before and after the shuffle (only the workers that run
-                // allocate theirs), and its compressor: libdeflate's zlib format is what HDF5's
-                // deflate filter reads, made faster than by zlib's level 1 (the medium room's
-                // timeseries.h5 0.25 -> 0.14 s on the H100 machine's 16 cores).
-                std::vector<float> values(chunkFloats);
-                std::vector<unsigned char> shuffled(chunkFloats * 4);
-                const std::unique_ptr<libdeflate_compressor, void (*)(libdeflate_compressor*)> deflate(
-                    libdeflate_alloc_compressor(1), libdeflate_free_compressor);
-                if (!deflate) throw Error(file_ + ": no memory for a compressor");
+    // A shuffle + deflate dataset of rows x cols float32 in chunks of `chunkRows` whole rows (cols:
+    // the product of every dimension after the first, for more than two), filled by fill(row, out[cols]).
+    struct ChunkedRows {
+        hid_t dataset;
+        hsize_t rows, cols, chunkRows;
+        std::function<void(std::size_t, float*)> fill;
+    };
+
+    // The chunks of every dataset of `sets`, filtered on all cores (the HDF5 library runs its
+    // filters on one) and written with H5Dwrite_chunk as if the library had filtered them: readers
+    // see ordinary compressed datasets. Each core keeps its buffers and compressor from chunk to
+    // chunk; at most about 64 MiB of chunks are held at once.
+    void writeChunks(const std::vector<ChunkedRows>& sets) const {
+        struct Job {
+            std::size_t set;
+            hsize_t chunk;
+        };
+        std::vector<Job> jobs;
+        for (std::size_t s = 0; s < sets.size(); ++s)
+            if (sets[s].cols > 0)
+                for (hsize_t c = 0; c * sets[s].chunkRows < sets[s].rows; ++c) jobs.push_back({s, c});
+        auto chunkFloats = [&](const Job& j) { return std::size_t(sets[j.set].chunkRows * sets[j.set].cols); };
+        struct Worker {
+            std::vector<float> values;
+            std::vector<unsigned char> shuffled;
+            std::unique_ptr<libdeflate_compressor, void (*)(libdeflate_compressor*)> deflate{nullptr,
+                                                                                            libdeflate_free_compressor};
+        };
+        std::vector<Worker> workers(threadCount());
+        std::vector<std::vector<unsigned char>> packed;
+        std::vector<std::vector<hsize_t>> offsets; // each set's chunk offset: its first row, then 0s
+        for (const ChunkedRows& d : sets) {
+            H5Id space(check(H5Dget_space(d.dataset), "H5Dget_space"), H5Sclose);
+            offsets.emplace_back(std::size_t(std::max(1, H5Sget_simple_extent_ndims(space.get()))), 0);
+        }
+        constexpr std::size_t kBatchFloats = std::size_t(16) << 20; // 64 MiB of chunks at a time
+        for (std::size_t j0 = 0, j1 = 0; j0 < jobs.size(); j0 = j1) {
+            for (std::size_t floats = 0; j1 < jobs.size() && (j1 == j0 || floats + chunkFloats(jobs[j1]) <= kBatchFloats);)
+                floats += chunkFloats(jobs[j1++]);
+            packed.resize(std::max(packed.size(), j1 - j0));
+            parallelFor(j1 - j0, 1, [&](std::size_t begin, std::size_t end, unsigned w) {
+                // libdeflate's zlib format is what HDF5's deflate filter reads, made faster than by
+                // zlib's level 1 (the medium room's timeseries.h5 0.25 -> 0.14 s on the H100
+                // machine's 16 cores).
+                Worker& worker = workers[w];
+                if (!worker.deflate) worker.deflate.reset(libdeflate_alloc_compressor(1));
+                if (!worker.deflate) throw Error(file_ + ": no memory for a compressor");
                 for (std::size_t k = begin; k < end; ++k) {
-                    const std::size_t c = c0 + k;
+                    const Job& job = jobs[j0 + k];
+                    const ChunkedRows& d = sets[job.set];
+                    const std::size_t floats = chunkFloats(job);
                     // Edge chunks are stored whole: the rows past the end are zeros.
-                    std::fill(values.begin(), values.end(), 0.0f);
-                    for (hsize_t r = 0; r < chunkRows && c * chunkRows + r < rows; ++r)
-                        fill(std::size_t(c * chunkRows + r), &values[std::size_t(r * cols)]);
+                    worker.values.assign(floats, 0.0f);
+                    for (hsize_t r = 0; r < d.chunkRows && job.chunk * d.chunkRows + r < d.rows; ++r)
+                        d.fill(std::size_t(job.chunk * d.chunkRows + r), &worker.values[std::size_t(r * d.cols)]);
                     // HDF5's shuffle: byte b of every element, for b = 0..3 (little-endian floats).
-                    const auto* bytes = reinterpret_cast<const unsigned char*>(values.data());
-                    for (std::size_t e = 0; e < chunkFloats; ++e)
-                        for (std::size_t b = 0; b < 4; ++b) shuffled[b * chunkFloats + e] = bytes[e * 4 + b];
-                    packed[k].resize(libdeflate_zlib_compress_bound(deflate.get(), shuffled.size()));
-                    const std::size_t size = libdeflate_zlib_compress(deflate.get(), shuffled.data(), shuffled.size(),
-                                                                      packed[k].data(), packed[k].size());
+                    worker.shuffled.resize(floats * 4);
+                    const auto* bytes = reinterpret_cast<const unsigned char*>(worker.values.data());
+                    for (std::size_t e = 0; e < floats; ++e)
+                        for (std::size_t b = 0; b < 4; ++b) worker.shuffled[b * floats + e] = bytes[e * 4 + b];
+                    std::vector<unsigned char>& out = packed[k];
+                    out.resize(libdeflate_zlib_compress_bound(worker.deflate.get(), worker.shuffled.size()));
+                    const std::size_t size = libdeflate_zlib_compress(worker.deflate.get(), worker.shuffled.data(),
+                                                                      worker.shuffled.size(), out.data(), out.size());
                     if (size == 0) throw Error(file_ + ": a chunk could not be compressed");
-                    packed[k].resize(size);
+                    out.resize(size);
                 }
             });
-            for (std::size_t c = c0; c < c1; ++c) {
-                offset[0] = hsize_t(c) * chunkRows;
-                check(H5Dwrite_chunk(ds, H5P_DEFAULT, 0, offset.data(), packed[c - c0].size(), packed[c - c0].data()),
+            for (std::size_t j = j0; j < j1; ++j) {
+                std::vector<hsize_t>& offset = offsets[jobs[j].set];
+                offset[0] = jobs[j].chunk * sets[jobs[j].set].chunkRows;
+                check(H5Dwrite_chunk(sets[jobs[j].set].dataset, H5P_DEFAULT, 0, offset.data(), packed[j - j0].size(),
+                                     packed[j - j0].data()),
                       "H5Dwrite_chunk");
             }
         }
@@ -271,6 +296,26 @@ class H5Writer {
     }
 
   private:
+    // rows x cols float32 written in blocks of rows (16 MiB), filled by fill(row, out[cols]).
+    void writePlainRows(hid_t ds, hsize_t rows, hsize_t cols, const std::function<void(std::size_t, float*)>& fill) const {
+        if (rows == 0 || cols == 0) return;
+        H5Id fileSpace(check(H5Dget_space(ds), "H5Dget_space"), H5Sclose);
+        constexpr hsize_t kBlockFloats = hsize_t(16) << 20 >> 2; // 16 MiB per block
+        const hsize_t blockRows = std::clamp<hsize_t>(kBlockFloats / cols, 1, rows);
+        std::vector<float> buf(std::size_t(blockRows * cols));
+        for (hsize_t r0 = 0; r0 < rows; r0 += blockRows) {
+            const hsize_t nr = std::min(blockRows, rows - r0);
+            for (hsize_t r = 0; r < nr; ++r)
+                fill(std::size_t(r0 + r), &buf[r * cols]);
+            H5Id memSpace = space({nr, cols});
+            const hsize_t start[2] = {r0, 0}, count[2] = {nr, cols};
+            check(H5Sselect_hyperslab(fileSpace.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
+                  "H5Sselect_hyperslab");
+            check(H5Dwrite(ds, H5T_NATIVE_FLOAT, memSpace.get(), fileSpace.get(), H5P_DEFAULT, buf.data()),
+                  "H5Dwrite");
+        }
+    }
+
     std::string file_;
 };
 

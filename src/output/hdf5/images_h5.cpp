@@ -127,9 +127,9 @@ void writeImagesH5(const std::filesystem::path& file, const ResultsView& view) {
         H5Id ds = h5.dataset(root, "transient", H5T_IEEE_F32LE, {tr.h, tr.w, tr.bins}, 1);
         const std::size_t rowFloats = std::size_t(tr.w) * tr.bins;
         if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0)
-            h5.writeCompressedChunks(ds.get(), tr.h, rowFloats, 1, [&](std::size_t y, float* out) {
-                std::copy_n(img.transient.begin() + std::ptrdiff_t(y * rowFloats), rowFloats, out);
-            });
+            h5.writeChunks({{ds.get(), tr.h, rowFloats, 1, [&](std::size_t y, float* out) {
+                                 std::copy_n(img.transient.begin() + std::ptrdiff_t(y * rowFloats), rowFloats, out);
+                             }}});
         else
             h5.check(H5Dwrite(ds.get(), H5T_NATIVE_FLOAT, output::kAllOfSpace, output::kAllOfSpace, H5P_DEFAULT,
                               img.transient.data()),

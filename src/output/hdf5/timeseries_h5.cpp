@@ -66,13 +66,20 @@ void writeTimeseriesH5(const std::filesystem::path& file, const ResultsView& vie
             std::copy(row, row + t, out);
         };
     };
+    // Compressed (shuffle + deflate, on all cores, the series and K together): the sources, a
+    // few non-zero bins per row, take almost nothing.
+    std::vector<H5Writer::RowsF32> rows;
+    if (withSeries)
+        for (auto [series, name] : {std::pair{&r.B, "B"}, {&r.Z, "Z"}, {&r.E, "E"}, {&r.R, "R"}})
+            rows.push_back({name, hn, ht, seriesRows(*series)});
+    if (withK)
+        rows.push_back({"K", hn, hn, [&](std::size_t a, float* out) {
+                            const float* row = r.K.data() + std::size_t(ps.internalOf[a]) * n;
+                            for (std::size_t b = 0; b < n; ++b)
+                                out[b] = row[ps.internalOf[b]];
+                        }});
+    h5.writeCompressedRows(root, rows);
     if (withSeries) {
-        // Compressed (shuffle + deflate, on all cores): the sources, a few non-zero bins per
-        // row, take almost nothing.
-        h5.writeRowsF32(root, "B", hn, ht, seriesRows(r.B), true);
-        h5.writeRowsF32(root, "Z", hn, ht, seriesRows(r.Z), true);
-        h5.writeRowsF32(root, "E", hn, ht, seriesRows(r.E), true);
-        h5.writeRowsF32(root, "R", hn, ht, seriesRows(r.R), true);
         // Per time bin of dt_ns; summed over the bins, B and E are the steady-state radiosity
         // and source of a continuous light of the same power (docs/model-choices.md).
         h5.datasetAttribute(root, "B", "units", "W m-2 per time bin");
@@ -80,12 +87,6 @@ void writeTimeseriesH5(const std::filesystem::path& file, const ResultsView& vie
         h5.datasetAttribute(root, "Z", "units", "1 per time bin (sensor importance)");
         h5.datasetAttribute(root, "R", "units", "1 per time bin (sensor importance)");
     }
-    if (withK)
-        h5.writeRowsF32(root, "K", hn, hn, [&](std::size_t a, float* out) {
-            const float* row = r.K.data() + std::size_t(ps.internalOf[a]) * n;
-            for (std::size_t b = 0; b < n; ++b)
-                out[b] = row[ps.internalOf[b]];
-        }, true);
     if (withK) h5.datasetAttribute(root, "K", "units", "m-2 (F_ij = K_ij A_j)");
 
     {

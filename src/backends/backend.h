@@ -6,6 +6,7 @@
 // any backend's result feeds any other's next phase; a backend keeps what it computed where it
 // computed it (K on its devices, the B/Z history on a GPU) and uses that copy when it is its own.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -98,7 +99,10 @@ class Backend {
     // `hostHistories`: B and Z are also wanted in host memory (the time series output, or a
     // phase on another backend); otherwise a backend that keeps them on its device may leave
     // the host arrays empty.
-    virtual TransportOutcome transport(KHandle* K, const std::vector<TransportPose>& poses, bool hostHistories) = 0;
+    // `loopStarted` (may be empty): called once the time loop is under way, from where the host
+    // mostly waits for the devices (the pipeline opens the output modules then).
+    virtual TransportOutcome transport(KHandle* K, const std::vector<TransportPose>& poses, bool hostHistories,
+                                       const std::function<void()>& loopStarted) = 0;
     // How many poses' transport fit at once beside K (device memory; at least 1). `K` (may be
     // null) is the one transport() will get: a backend places a foreign K first, so that the
     // memory it takes is counted.

@@ -66,7 +66,8 @@ class CpuBackend final : public Backend {
 
     DirectTerms direct(const SimConfig& c) override { return computeDirectCpu(scene(), c, *rays_); }
 
-    TransportOutcome transport(KHandle* K, const std::vector<TransportPose>& poses, bool) override {
+    TransportOutcome transport(KHandle* K, const std::vector<TransportPose>& poses, bool,
+                               const std::function<void()>& loopStarted) override {
         TransportOutcome out;
         std::vector<CpuTransportPose> work;
         out.histories.resize(poses.size());
@@ -77,6 +78,7 @@ class CpuBackend final : public Backend {
             work.push_back({poses[p].config, &poses[p].sources->E, &poses[p].sources->R, &h.B, &h.Z});
         }
         double exchange = 0.0;
+        if (loopStarted) loopStarted();
         runTransportCpu(scene(), K ? &K->host() : nullptr, work, share_, &exchange);
         if (share_) {
             out.details.emplace_back("radiosity_exchange", exchange);

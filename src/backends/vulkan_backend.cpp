@@ -256,7 +256,8 @@ public:
         for (const Slot& s : slots_) s.device->pipelineCache().save();
     }
 
-    TransportOutcome transport(KHandle* K, const std::vector<TransportPose>& batch, bool hostHistories) override {
+    TransportOutcome transport(KHandle* K, const std::vector<TransportPose>& batch, bool hostHistories,
+                               const std::function<void()>& loopStarted) override {
         TransportOutcome out;
         const SimConfig& c = *batch[0].config;
         const std::uint32_t n = std::uint32_t(scene().size()), P = paddedPoses(std::uint32_t(batch.size()), tuning_);
@@ -313,7 +314,7 @@ public:
         }
         const NearLists none;
         GpuTransport gpu = runTransportVulkan(devices, n, P, mine && c.indirect ? near_ : none, c, c.indirect, tuning,
-                                             share_);
+                                             share_, loopStarted);
         out.details.emplace_back("radiosity_setup", gpu.setupSeconds);
         out.details.emplace_back("radiosity_loop", gpu.loopSeconds);
         const bool exchanged = devices.size() > 1 || (share_ && c.indirect);

@@ -4,8 +4,10 @@
 // rsim-hdf5.so, output/hdf5/; images.exr by rsim-openexr.so, output/openexr/.
 #pragma once
 #include <filesystem>
+#include <future>
 
 #include "output/results_writer.h"
+#include "util/error.h"
 #include "util/modules.h"
 
 namespace rsim {
@@ -31,16 +33,32 @@ struct OpenExrCalls {
 inline const Hdf5Calls& hdf5() { return modules::calls<Hdf5Calls>("hdf5"); }
 inline const OpenExrCalls& openExr() { return modules::calls<OpenExrCalls>("openexr"); }
 
-// Stops a run before its work when a module its output files need is missing. The modules are
-// opened when the files are written, on the writers' threads: beside the devices' release
-// (0.04 s), where it costs nothing. Opened earlier, on another thread while the devices were
-// created or worked, they made runs slower, presumably by holding the dynamic loader's lock that
-// the driver takes too (docs/benchmarks.md).
 // A run writes HDF5 files with time series, K (timeseries.h5) or images (images.h5); a batch
 // always (batch.h5). images.exr comes with the images.
+inline bool writesHdf5(const OutputDesc& output, bool batch) {
+    return batch || output.timeseries || output.kij || output.images;
+}
+
+// Stops a run before its work when a module its output files need is missing.
 inline void checkWriters(const OutputDesc& output, bool batch) {
-    if (batch || output.timeseries || output.kij || output.images) modules::checkPresent("hdf5");
+    if (writesHdf5(output, batch)) modules::checkPresent("hdf5");
     if (output.images) modules::checkPresent("openexr");
+}
+
+// Opens the modules the output files need on a thread of its own; the future is ready when they
+// are open. Called when the transport's time loop is under way (RunOptions::loopStarted), where
+// the host mostly waits: opened beside the devices' creation or their first work, or as the
+// transport set up its near lists, they made runs slower, presumably by holding the dynamic
+// loader's or the kernel's memory-map lock that the driver takes too (docs/benchmarks.md). A
+// module that cannot be opened is reported by the writer that needs it.
+inline std::future<void> openWriters(const OutputDesc& output, bool batch) {
+    return std::async(std::launch::async, [hdf5Files = writesHdf5(output, batch), exr = output.images] {
+        try {
+            if (hdf5Files) hdf5();
+            if (exr) openExr();
+        } catch (const Error&) {
+        }
+    });
 }
 
 } // namespace rsim

@@ -2,6 +2,7 @@
 #include <fstream>
 #include <functional>
 #include <future>
+#include <mutex>
 #include <string>
 #include <system_error>
 
@@ -121,9 +122,9 @@ fs::path withSuffix(const fs::path& dir, const std::string& suffix) {
 }
 
 // The files of a results directory, summary.json last (it holds the output phase's time).
-// `atOnce` (a run's one directory): every file on a thread of its own, the two HDF5 files on one,
-// one after the other, since the library may not be thread-safe; and images.exr compressed on
-// several threads. Otherwise (a batch's poses, written by many writer threads already) images.exr
+// `atOnce` (a run's one directory): every file on a thread of its own (the two HDF5 files one
+// after the other where the library is not thread-safe), and images.exr compressed on several
+// threads. Otherwise (a batch's poses, written by many writer threads already) images.exr
 // alone on a thread of its own while this one writes the others. On error, the futures'
 // destructors wait for the other files before the directory goes.
 void writeAll(const fs::path& tmp, const ResultsView& view, PhaseTimes& times, const Stopwatch& sw, bool atOnce) {
@@ -148,17 +149,23 @@ void writeAll(const fs::path& tmp, const ResultsView& view, PhaseTimes& times, c
     }
     // K lives in timeseries.h5, so output.kij = true writes the file even when
     // output.timeseries = false; it then holds K, the geometry and the per-triangle terms but
-    // not B, Z, E, R (its `layout` attribute says so).
-    const bool series = output::timeseriesWritten(view);
-    if (series || images)
-        files.push_back({atOnce, [&, timed] {
-                             std::string spent;
-                             if (series) spent = timed("timeseries.h5", [&] { hdf5().writeTimeseries(tmp / "timeseries.h5", view); })();
-                             if (images)
-                                 spent += (spent.empty() ? "" : ", ") +
-                                          timed("images.h5", [&] { hdf5().writeImages(tmp / "images.h5", view); })();
-                             return spent;
-                         }});
+    // not B, Z, E, R (its `layout` attribute says so). The two HDF5 files one after the other
+    // where the library is not thread-safe.
+    std::mutex hdf5Serial;
+    auto withHdf5 = [&hdf5Serial](const std::function<void(const Hdf5Calls&)>& write) {
+        const Hdf5Calls& h5 = hdf5();
+        std::unique_lock lock(hdf5Serial, std::defer_lock);
+        if (!h5.threadSafe()) lock.lock();
+        write(h5);
+    };
+    if (output::timeseriesWritten(view))
+        files.push_back({atOnce, timed("timeseries.h5", [&] {
+                             withHdf5([&](const Hdf5Calls& h5) { h5.writeTimeseries(tmp / "timeseries.h5", view); });
+                         })});
+    if (images)
+        files.push_back({atOnce, timed("images.h5", [&] {
+                             withHdf5([&](const Hdf5Calls& h5) { h5.writeImages(tmp / "images.h5", view); });
+                         })});
     std::vector<std::future<std::string>> threads(files.size());
     for (std::size_t f = 0; f < files.size(); ++f)
         if (files[f].ownThread) threads[f] = std::async(std::launch::async, files[f].write);

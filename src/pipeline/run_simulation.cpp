@@ -347,6 +347,8 @@ RunOutcome runSimulation(const RunRequest& req) {
     if (ranks.many()) options.rowRanks = &ranks;
     RunMetadata meta;
     loaded.applyTo(options, meta);
+    std::future<void> writersOpen; // rank 0 writes the files
+    if (ranks.rank() == 0) options.loopStarted = [&] { writersOpen = openWriters(scene.output, false); };
     SimulationResult result = simulate(loaded.phases(), prepared, config, options, times, meta);
     const std::uint64_t deviceBytes = loaded.saveCachesAndMeasure();
     // The results are in host memory: the devices go (with the driver's teardown, 0.04-0.05 s on an

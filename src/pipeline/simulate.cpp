@@ -475,7 +475,8 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
             if (hostSeries) buildSources(s, poses[p].config, direct[p], sources[p - g0].E, sources[p - g0].R);
             work.push_back({&poses[p].config, &direct[p], &sources[p - g0]});
         }
-        TransportOutcome t = b.transport->transport(first.indirect ? kUsed : nullptr, work, hostSeries);
+        TransportOutcome t = b.transport->transport(first.indirect ? kUsed : nullptr, work, hostSeries,
+                                                    g0 == 0 ? opt.loopStarted : std::function<void()>());
         const double secs = sw.seconds();
         noteDeviceMemory(*b.transport, meta, "radiosity");
         times.add("radiosity", secs - t.downloadSeconds);

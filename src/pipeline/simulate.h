@@ -58,6 +58,9 @@ struct RunOptions {
     // or not needed), before the first pose's transport: the MPI ranks that read rank 0's K
     // from the cache wait for this (pipeline/run_batch.cpp).
     std::function<void()> kReady;
+    // Called once, when the first pose group's time loop is under way, from where the host mostly
+    // waits for the devices (Backend::transport): runSimulation opens the output modules there.
+    std::function<void()> loopStarted;
     // Row-block mode of an MPI job (k/row_share.h): K's rows shared among these ranks, each
     // rank computing its rows' K and far sums. Every rank runs every pose's transport; only
     // rank 0 runs the poses' signals, distances and images and hands them to the sink. No K

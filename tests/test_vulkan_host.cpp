@@ -2,6 +2,7 @@
 // The Vulkan host layer: device discovery, validation plumbing, move-only buffers.
 #include <catch2/catch_test_macros.hpp>
 
+#include <cstring>
 #include <memory>
 #include <optional>
 
@@ -58,6 +59,38 @@ TEST_CASE("buffers are move-only owners and round-trip data", "[vulkan]") {
         c = std::move(b);
         CHECK(vk::download<float>(device, c, 10) == std::vector<float>(values.begin(), values.begin() + 10));
     } // device, buffers and their memory destroyed in order; the layer checks for leaks
+    CHECK(instance.validationErrors() == 0);
+}
+
+TEST_CASE("a download in pieces hands every byte over once, in order", "[vulkan]") {
+    if (test::vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
+    vk::Instance instance(true);
+    const auto* info = usableDevice(instance);
+    REQUIRE(info);
+    {
+        vk::Device device(instance, *info, info->rayQuery ? vk::RayPath::RayQuery : vk::RayPath::Pipeline, "test");
+        std::vector<std::uint32_t> values(25001);
+        for (std::size_t i = 0; i < values.size(); ++i) values[i] = std::uint32_t(i * 2654435761u);
+        const vk::Buffer b = vk::makeStorage(device, values, "b");
+        const std::uint64_t bytes = values.size() * 4;
+        // Pieces of one, two, many (the last one short) and all of the bytes.
+        for (std::uint64_t piece : {bytes, bytes / 2 + 4, std::uint64_t(4096), std::uint64_t(12)}) {
+            INFO("piece " << piece);
+            std::vector<std::uint32_t> got(values.size(), 0);
+            std::uint64_t expected = 0;
+            std::size_t calls = 0;
+            vk::downloadPieces(device, b, bytes, [&](std::uint64_t offset, const void* data, std::uint64_t n) {
+                CHECK(offset == expected);
+                CHECK(n <= piece);
+                std::memcpy(reinterpret_cast<char*>(got.data()) + offset, data, n);
+                expected += n;
+                ++calls;
+            }, piece);
+            CHECK(expected == bytes);
+            CHECK(calls == (bytes + piece - 1) / piece);
+            CHECK(got == values);
+        }
+    }
     CHECK(instance.validationErrors() == 0);
 }
 

@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <future>
 #include <limits>
 #include <mutex>
 #include <utility>
@@ -342,25 +343,41 @@ public:
         out.histories.resize(batch.size());
         const std::uint32_t real = std::uint32_t(batch.size());
         if (hostHistories) {
-            const auto bz = vk::download<glm::vec2>(d0, shared->history, count * P);
-            for (Histories& h : out.histories) {
-                h.B.resize(count);
-                h.Z.resize(count);
-            }
-            // Each pose's [n][T] follows the previous one's, or the poses lie side by side in
-            // lanes (gpu_layout.h).
-            parallelFor(count, 1 << 14, [&](std::size_t begin, std::size_t end, unsigned) {
-                for (std::uint32_t p = 0; p < real; ++p)
-                    for (std::size_t k = begin; k < end; ++k) {
-                        const std::size_t at =
-                            gpu.lanes ? shared::rsimLaneHistoryIndex(std::uint32_t(k / c.timesteps),
-                                                                     std::uint32_t(k % c.timesteps), c.timesteps, n, p)
-                                      : std::size_t(p) * count + k;
-                        const glm::vec2 v = bz[at];
-                        out.histories[p].B[k] = v.x;
-                        out.histories[p].Z[k] = v.y;
-                    }
+            // B and Z zeroed on other threads (their pages' first touch) while the first pieces
+            // come; each piece then goes straight into them. Each pose's [n][T] follows the
+            // previous one's, or the poses lie side by side in lanes (gpu_layout.h).
+            std::future<void> sized = std::async(std::launch::async, [&] {
+                parallelFor(2 * std::size_t(real), 1, [&](std::size_t begin, std::size_t end, unsigned) {
+                    for (std::size_t x = begin; x < end; ++x)
+                        (x % 2 ? out.histories[x / 2].Z : out.histories[x / 2].B).resize(count);
+                });
             });
+            const std::uint32_t T = c.timesteps;
+            vk::downloadPieces(d0, shared->history, std::uint64_t(count) * P * sizeof(glm::vec2),
+                               [&](std::uint64_t offset, const void* data, std::uint64_t bytes) {
+                if (sized.valid()) sized.get();
+                const auto* bz = static_cast<const glm::vec2*>(data);
+                const std::size_t first = std::size_t(offset / sizeof(glm::vec2));
+                parallelFor(std::size_t(bytes / sizeof(glm::vec2)), 1 << 14, [&](std::size_t begin, std::size_t end, unsigned) {
+                    for (std::size_t e = begin; e < end; ++e) {
+                        const std::size_t at = first + e;
+                        std::size_t p, k;
+                        if (gpu.lanes) { // the inverse of rsimLaneHistoryIndex
+                            const std::size_t lane = at % shared::RSIM_LANES, rest = at / shared::RSIM_LANES;
+                            const std::size_t t = rest % T, row = rest / T;
+                            p = row / n * shared::RSIM_LANES + lane;
+                            k = row % n * T + t;
+                        } else {
+                            p = at / count;
+                            k = at % count;
+                        }
+                        if (p >= real) continue; // a padding pose
+                        out.histories[p].B[k] = bz[e].x;
+                        out.histories[p].Z[k] = bz[e].y;
+                    }
+                });
+            });
+            if (sized.valid()) sized.get();
         }
         for (std::uint32_t p = 0; p < real; ++p) {
             Histories& h = out.histories[p];

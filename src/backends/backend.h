@@ -125,6 +125,9 @@ class Backend {
                          std::vector<double>& fwd, std::vector<double>& adj) = 0;
     // Whether its transport can leave B and Z on its device only (see transport()).
     virtual bool keepsHistoriesOnDevice() const { return false; }
+    // Whether transport() reads its poses' sources (TransportPose::sources). A backend that makes
+    // its own from the direct terms lets the pipeline build the host's copies meanwhile.
+    virtual bool transportReadsSources() const { return true; }
     // Device-local bytes this process holds on each of the backend's devices now (empty when
     // the backend has no devices or they cannot say).
     virtual std::vector<std::uint64_t> deviceBytesInUse() const { return {}; }

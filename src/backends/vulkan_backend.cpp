@@ -246,6 +246,8 @@ public:
     }
 
     bool keepsHistoriesOnDevice() const override { return true; }
+    // The devices' sources come from the direct terms (makeTransportRecords).
+    bool transportReadsSources() const override { return false; }
 
     std::vector<std::uint64_t> deviceBytesInUse() const override {
         std::vector<std::uint64_t> out;

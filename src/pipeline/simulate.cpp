@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <future>
 #include <numeric>
 #include <optional>
 #include <vector>
@@ -471,12 +472,19 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
         sw = Stopwatch();
         std::vector<Histories> sources(g1 - g0);
         std::vector<TransportPose> work;
-        for (std::size_t p = g0; p < g1; ++p) {
-            if (hostSeries) buildSources(s, poses[p].config, direct[p], sources[p - g0].E, sources[p - g0].R);
-            work.push_back({&poses[p].config, &direct[p], &sources[p - g0]});
-        }
+        for (std::size_t p = g0; p < g1; ++p) work.push_back({&poses[p].config, &direct[p], &sources[p - g0]});
+        // The host's E and R (N x T each, zeroed first), built while the transport runs where it
+        // does not read them.
+        auto buildAll = [&, g0, g1] {
+            for (std::size_t p = g0; p < g1; ++p)
+                buildSources(s, poses[p].config, direct[p], sources[p - g0].E, sources[p - g0].R);
+        };
+        std::future<void> sourcesBuilt;
+        if (hostSeries && b.transport->transportReadsSources()) buildAll();
+        else if (hostSeries) sourcesBuilt = std::async(std::launch::async, buildAll);
         TransportOutcome t = b.transport->transport(first.indirect ? kUsed : nullptr, work, hostSeries,
                                                     g0 == 0 ? opt.loopStarted : std::function<void()>());
+        if (sourcesBuilt.valid()) sourcesBuilt.get();
         const double secs = sw.seconds();
         noteDeviceMemory(*b.transport, meta, "radiosity");
         times.add("radiosity", secs - t.downloadSeconds);

@@ -131,27 +131,33 @@ TEST_CASE("the auto ray path is ray queries where a device has them and rsim's o
     CHECK_THROWS_AS(rayPathFor(rtx, "rt-cores"), InputError);
 }
 
-TEST_CASE("a device holds one thing until its release, and lets the last go when it gets another", "[vulkan]") {
+TEST_CASE("a device holds one thing of each kind until its release, and lets the last go when it gets another", "[vulkan]") {
     if (test::vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
     vk::Instance instance(true);
     const auto* info = usableDevice(instance);
     REQUIRE(info);
-    std::weak_ptr<std::vector<vk::Buffer>> first, second;
+    std::weak_ptr<std::vector<vk::Buffer>> first, second, other;
     {
         vk::Device device(instance, *info, info->rayQuery ? vk::RayPath::RayQuery : vk::RayPath::Pipeline, "test");
         auto a = std::make_shared<std::vector<vk::Buffer>>();
         a->push_back(vk::makeStorage(device, std::vector<float>(1000, 1.0f), "held a"));
         first = a;
-        device.holdUntilRelease(std::move(a));
+        device.holdUntilRelease("kind 1", std::move(a));
         CHECK_FALSE(first.expired());
+        auto c = std::make_shared<std::vector<vk::Buffer>>();
+        c->push_back(vk::makeStorage(device, std::vector<float>(1000, 3.0f), "held c"));
+        other = c;
+        device.holdUntilRelease("kind 2", std::move(c));
         auto b = std::make_shared<std::vector<vk::Buffer>>();
         b->push_back(vk::makeStorage(device, std::vector<float>(1000, 2.0f), "held b"));
         second = b;
-        device.holdUntilRelease(std::move(b));
+        device.holdUntilRelease("kind 1", std::move(b));
         CHECK_FALSE(second.expired());
+        CHECK_FALSE(other.expired()); // another kind stays
         // The first goes on another thread: at the latest when the device waits for that thread.
     } // the device's release frees both before the device itself; the layer checks for leaks
     CHECK(first.expired());
     CHECK(second.expired());
+    CHECK(other.expired());
     CHECK(instance.validationErrors() == 0);
 }

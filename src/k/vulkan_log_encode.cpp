@@ -138,7 +138,7 @@ KErrors encodeLogKVulkan(vk::Device& device, DeviceK& K, KFormat format, std::ui
     for (const vk::Buffer& b : *retired) retiredBytes += b.size();
     const bool hold = releaseLater && device.useCap() == 0 && retiredBytes * 32 <= device.deviceLocalBudget();
     if (hold)
-        device.holdUntilRelease(retired);
+        device.holdUntilRelease("fp32 K", retired);
     else if (releaseLater)
         device.inBackground([retired] { retired->clear(); });
     spdlog::debug("{}: K encoded in {} group(s) of chunks: allocations {:.3f} s, encoding {:.3f} s, fp32 chunks {}",

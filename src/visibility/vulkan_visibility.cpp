@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -423,19 +424,24 @@ VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& g
     // the group-count and ray-dispatch limits; ~16M pairs per submission keeps progress live.
     Progress progress("visibility", std::uint64_t(n) * (n - 1) / 2, "pairs");
     Stopwatch rayTime;
-    VisibilityLists lists(device, visibilityPairsPerLaunch(device), n, tileListMax(settings), blockerRounds(settings),
-                          "visibility lists");
-    if (nearCapacity > 0) lists.capacity = std::min(lists.capacity, nearCapacity);
+    const auto lists = std::make_shared<VisibilityLists>(device, visibilityPairsPerLaunch(device), n,
+                                                         tileListMax(settings), blockerRounds(settings),
+                                                         "visibility lists");
+    if (nearCapacity > 0) lists->capacity = std::min(lists->capacity, nearCapacity);
     LaunchPreparation prepare;
     if (chunks)
         prepare = [&](VkCommandBuffer cmd, const shared::VisibilityPush& p) {
             // A launch of rows [a, b) writes (i, j), i >= a, and (j, i), j > i: chunks from a's on.
             chunks->need(K.chunking.chunkOf(p.rowBegin), cmd, addresses);
         };
-    castVisibilityRows(device, pipelines, push, 0, n - 1, lists, progress, times, prepare);
+    castVisibilityRows(device, pipelines, push, 0, n - 1, *lists, progress, times, prepare);
     if (chunks) chunks->finish();
     progress.finish();
     raySeconds = rayTime.seconds();
+    // Lists small beside the device's memory (a 32nd of what is free; no --max-device-mb) are
+    // kept until its release, where freeing them costs the run nothing (docs/benchmarks.md).
+    if (device.useCap() == 0 && lists->bytes() * 32 <= device.deviceLocalBudget())
+        device.holdUntilRelease("visibility lists", lists);
 
     return visibilityCounts(counters);
 }

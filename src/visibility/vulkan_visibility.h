@@ -72,6 +72,8 @@ struct VisibilityLists {
     vk::Buffer tiles;           // the tiles' info and lists (tileListMax > 0)
     vk::Buffer traced;          // the pairs left to the rays (tileListMax > 0), as `facing`
     vk::Buffer rounds;          // the blocker rounds' area (BlockerRoundsHeader; when on)
+
+    std::uint64_t bytes() const { return buffer.size() + facing.size() + tiles.size() + traced.size() + rounds.size(); }
 };
 // The counters VisibilityPush::stats points at: candidate pairs, non-zero pairs, rays cast,
 // clear pairs, rays tested against a tile's list, tiles with a list, tiles with too long a

@@ -153,7 +153,7 @@ Device::~Device() {
     waitBackground();
     warmup_.reset(); // its pipelines, compiled or still compiling, through the cache below
     table_.vkDeviceWaitIdle(device_);
-    heldUntilRelease_.reset();
+    heldUntilRelease_.clear();
     upload_.reset();
     readback_.reset();
     pipelineCache_.reset();
@@ -172,11 +172,11 @@ void Device::inBackground(std::function<void()> job) {
     background_.push_back(std::async(std::launch::async, std::move(job)));
 }
 
-void Device::holdUntilRelease(std::shared_ptr<void> what) {
+void Device::holdUntilRelease(const std::string& kind, std::shared_ptr<void> what) {
     std::shared_ptr<void> last;
     {
         std::lock_guard lock(backgroundMutex_);
-        last = std::exchange(heldUntilRelease_, std::move(what));
+        last = std::exchange(heldUntilRelease_[kind], std::move(what));
     }
     if (last) inBackground([last = std::move(last)]() mutable { last.reset(); });
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <future>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -106,10 +107,10 @@ public:
     void inBackground(std::function<void()> job);
     // Keeps `what` (device memory nobody needs any more) until the device's release, where its
     // freeing costs the run nothing (the release is the last thing, and a command may end
-    // before it: util/early_exit.h); for what is small beside the device's memory. One thing at
-    // a time: the one held before goes to inBackground (a device that lives on, as in Python,
-    // holds no more than the last).
-    void holdUntilRelease(std::shared_ptr<void> what);
+    // before it: util/early_exit.h); for what is small beside the device's memory. One thing of
+    // each `kind` ("fp32 K", "visibility lists"): the one of that kind held before goes to
+    // inBackground (a device that lives on, as in Python, holds no more than the last of each).
+    void holdUntilRelease(const std::string& kind, std::shared_ptr<void> what);
 
     // Host-visible staging buffers of at least `bytes`, reused across the (blocking) uploads
     // and downloads of this device: pinning host memory is slow on some drivers.
@@ -152,7 +153,7 @@ private:
     std::unique_ptr<class Buffer> upload_, readback_;
     std::mutex backgroundMutex_;
     std::vector<std::future<void>> background_;
-    std::shared_ptr<void> heldUntilRelease_;
+    std::map<std::string, std::shared_ptr<void>> heldUntilRelease_;
     void waitBackground(); // every job of inBackground
     std::unique_ptr<class PipelineCache> pipelineCache_;
     std::unique_ptr<class PipelineWarmup> warmup_;

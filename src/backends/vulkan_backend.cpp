@@ -363,15 +363,11 @@ public:
                 parallelFor(std::size_t(bytes / sizeof(glm::vec2)), 1 << 14, [&](std::size_t begin, std::size_t end, unsigned) {
                     for (std::size_t e = begin; e < end; ++e) {
                         const std::size_t at = first + e;
-                        std::size_t p, k;
-                        if (gpu.lanes) { // the inverse of rsimLaneHistoryIndex
-                            const std::size_t lane = at % shared::RSIM_LANES, rest = at / shared::RSIM_LANES;
-                            const std::size_t t = rest % T, row = rest / T;
-                            p = row / n * shared::RSIM_LANES + lane;
-                            k = row % n * T + t;
-                        } else {
-                            p = at / count;
-                            k = at % count;
+                        std::size_t p = at / count, k = at % count;
+                        if (gpu.lanes) { // history indices are 32-bit (runTransportVulkan checks)
+                            const glm::uvec2 entry = shared::rsimLaneHistoryEntry(std::uint32_t(at), T, n);
+                            p = entry.x;
+                            k = entry.y;
                         }
                         if (p >= real) continue; // a padding pose
                         out.histories[p].B[k] = bz[e].x;

@@ -69,6 +69,11 @@ RSIM_CONST uint RSIM_LANES = 32u;
 RSIM_FN uint rsimLaneHistoryIndex(uint i, uint t, uint T, uint n, uint pose) {
     return ((pose / RSIM_LANES * n + i) * T + t) * RSIM_LANES + pose % RSIM_LANES;
 }
+// Its inverse: the pose and the entry i T + t of that pose's plain [n][T] at index `at`.
+RSIM_FN uvec2 rsimLaneHistoryEntry(uint at, uint T, uint n) {
+    uint row = at / RSIM_LANES / T; // pose / RSIM_LANES * n + i
+    return uvec2(row / n * RSIM_LANES + at % RSIM_LANES, row % n * T + at / RSIM_LANES % T);
+}
 
 // One triangle for the ray passes (internal order).
 struct GpuTriangle {

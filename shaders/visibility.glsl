@@ -11,7 +11,6 @@
 #include "rsim/shared/shaft.h"
 #endif
 layout(push_constant) uniform Push { VisibilityPush pc; };
-#define RSIM_BLOCKER(seg, i, j) rsimBlocker(seg)
 #define RSIM_OCCLUDED(seg, i, j) rsimOccluded(seg)
 #include "common/visibility_pairs.glsl"
 
@@ -89,10 +88,9 @@ void finishOrListNear(uint row, uint col, uint i, uint j, uint base, uint perSid
         }
     }
     // The near list is full: the parts of RSIM_VIS_NEAR, here, in the same order.
-    uint answered = 0u;
     for (uint part = 0u; perSide > base && part < RSIM_NEAR_PARTS; ++part) {
         uvec2 s = nearPartSamples(part, base, perSide);
-        sums += castSides(i, j, s.x, s.y, perSide, shareVertex, false, rays, answered);
+        sums += castSides(i, j, s.x, s.y, perSide, shareVertex, rays);
     }
     finish(row, col, rsimKPairValue(sums.x, sums.y, perSide, tri(i).v0Area.w, tri(j).v0Area.w, pc.estimator),
            rays);
@@ -114,11 +112,7 @@ uint64_t activeList(uint list) {
 // The segment of bit b of a pair's rays (PairRays): side i's sample b, or side j's b - base.
 RaySegment pairRay(uint i, uint j, uint b, uint base, uint perSide, bool shareVertex) {
     uint side = b < base ? 0u : 1u;
-    GpuTriangle ge = tri(side == 0u ? i : j);
-    GpuTriangle go = tri(side == 0u ? j : i);
-    return rsimKSideSample(rsimTri(ge), ge.normal.xyz, rsimTri(go), go.normal.xyz, go.v0Area.w, shareVertex,
-                           b - side * base, rsimKSideStride(sampling(), perSide, ge.meta.x, go.meta.x),
-                           rsimKSideOffset(ge.meta.x, go.meta.x, pc.seed), pc.rayEps);
+    return pairSideSample(pairSide(i, j, side, perSide), b - side * base, shareVertex);
 }
 
 // Whether the triangle t (not i or j, not RSIM_NO_NEIGHBOUR) blocks the segment.
@@ -219,8 +213,7 @@ void pairsPhase() {
         countRays(i, j, rays, answered);
         return;
     }
-    uint answered = 0u;
-    vec2 sums = castSides(i, j, 0u, base, perSide, shareVertex, false, rays, answered);
+    vec2 sums = castSides(i, j, 0u, base, perSide, shareVertex, rays);
     finishOrListNear(row, col, i, j, base, perSide, shareVertex, sums, rays);
 }
 
@@ -299,9 +292,9 @@ void nearPhase() {
     Tri tj = rsimTri(tri(j));
     uint perSide = rsimKSamplesPerSide(sampling(), ti, tj);
     uvec2 s = nearPartSamples(part, rsimKBaseSamplesPerSide(pc.samples), perSide);
-    uint rays = 0u, answered = 0u;
+    uint rays = 0u;
     nearParts().sums[RSIM_LAUNCH_ID.x] =
-        castSides(i, j, s.x, s.y, perSide, rsimShareVertex(ti, tj), false, rays, answered);
+        castSides(i, j, s.x, s.y, perSide, rsimShareVertex(ti, tj), rays);
     rsimCount(pc.stats, 2u, p.i + p.j, rays);
 }
 

@@ -29,6 +29,8 @@ bool hitsListed(RaySegment seg, uint i, uint j, uint t) {
     return rsimSegmentHits(seg, g.v0Area.xyz, g.v1Rho.xyz, g.v2.xyz);
 }
 
+#include "common/visibility_pairs.glsl"
+
 // A triangle of the list other than i and j that meets the segment, or -1. Four triangles per
 // trip, their loads issued together (5% faster on the H100 than one at a time); the first hit
 // ends it.
@@ -46,9 +48,47 @@ int listBlocker(RaySegment seg, uint i, uint j) {
         if (hitsListed(seg, i, j, ids.v[listFirst + k])) return int(ids.v[listFirst + k]);
     return -1;
 }
-#define RSIM_BLOCKER(seg, i, j) listBlocker(seg, i, j)
-#define RSIM_OCCLUDED(seg, i, j) (listBlocker(seg, i, j) >= 0)
-#include "common/visibility_pairs.glsl"
+
+// A pair's rays run between the same two triangles, so what blocked one of them often blocks the
+// next: each ray is tested first against the last RSIM_PAIR_BLOCKERS distinct triangles that
+// blocked the pair's earlier rays (an exact test, physics.h), and against the tile's list only
+// when none of them blocks it. The verdict is the same, since those triangles are of the list;
+// only the cost changes (docs/model-choices.md, "A pair's blockers").
+const uint RSIM_PAIR_BLOCKERS = 2u;
+
+// Adds the unoccluded weights of the pair's samples in castSides' order and counts the rays and
+// those its blockers answered. Each ray walks the list from its head: a subgroup's lanes then
+// leave the walk together for their next rays, and lanes of one tile read the same entries at
+// once (walking in step round the list instead, each lane's next ray starting where the last
+// ended, made this pass twice as slow on the H100: docs/benchmarks.md).
+vec2 castSidesWithBlockers(uint i, uint j, uint perSide, bool shareVertex, inout uint rays, inout uint answered) {
+    vec2 sums = vec2(0.0);
+    int blockers[RSIM_PAIR_BLOCKERS]; // newest first; -1: none yet
+    for (uint b = 0u; b < RSIM_PAIR_BLOCKERS; ++b) blockers[b] = -1;
+    for (uint side = 0u; side < 2u; ++side) {
+        PairSide p = pairSide(i, j, side, perSide);
+        for (uint s = 0u; s < perSide; ++s) {
+            RaySegment seg = pairSideSample(p, s, shareVertex);
+            if (seg.weight <= 0.0) continue;
+            ++rays;
+            bool blocked = false;
+            for (uint b = 0u; b < RSIM_PAIR_BLOCKERS && !blocked; ++b)
+                blocked = blockers[b] >= 0 && blockedByTriangle(seg, blockers[b]);
+            if (blocked) {
+                ++answered;
+                continue;
+            }
+            int t = listBlocker(seg, i, j);
+            if (t < 0) {
+                sums[side] += seg.weight;
+            } else {
+                for (uint b = RSIM_PAIR_BLOCKERS - 1u; b > 0u; --b) blockers[b] = blockers[b - 1u];
+                blockers[0] = t;
+            }
+        }
+    }
+    return sums;
+}
 
 void main() {
     if (gl_GlobalInvocationID.x >= pc.facingWidth) return; // the last workgroup of a row
@@ -81,7 +121,7 @@ void main() {
 
     if (countsPair(row, col)) rsimCount(pc.stats, 0u, i + j, 1u);
     uint rays = 0u, answered = 0u;
-    vec2 sums = castSides(i, j, 0u, perSide, perSide, rsimShareVertex(ti, tj), true, rays, answered);
+    vec2 sums = castSidesWithBlockers(i, j, perSide, rsimShareVertex(ti, tj), rays, answered);
     finish(row, col, rsimKPairValue(sums.x, sums.y, perSide, tri(i).v0Area.w, tri(j).v0Area.w, pc.estimator), rays);
     rsimCount(pc.stats, 4u, i + j, rays);
     countAnswered(row, col, answered);

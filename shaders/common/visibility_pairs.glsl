@@ -2,9 +2,9 @@
 // What the passes that estimate K's pairs share (visibility.glsl, which traces the rays, and
 // visibility_listed.comp, which tests them against the tiles' occluder lists): where K is
 // stored, the listed pairs, the sampling of a pair's sides, and the counters. The includer
-// declares the push constants `pc` (VisibilityPush) and defines RSIM_BLOCKER(seg, i, j): a triangle
-// that occludes the segment of the pair (i, j), or -1 when nothing does, and RSIM_OCCLUDED(seg, i,
-// j): whether anything does (on a ray-tracing pipeline without the closest-hit shader's cost).
+// declares the push constants `pc` (VisibilityPush) and, for castSides, defines RSIM_OCCLUDED(seg,
+// i, j): whether anything occludes the segment of the pair (i, j) (on a ray-tracing pipeline
+// without the closest-hit shader's cost).
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #include "rsim/shared/form_factor.h"
@@ -29,64 +29,55 @@ GpuTriangle tri(uint k) { return TriangleRefs(pc.triangles).t[k]; }
 
 KSampling sampling() { return KSampling(pc.samples, pc.nearFactor, pc.seed, pc.estimator, pc.rayEps); }
 
-// A pair's rays run between the same two triangles, so what blocked one of them often blocks the
-// next: with `useBlockers`, castSides tests a segment first against the last RSIM_PAIR_BLOCKERS
-// distinct triangles that blocked the pair's earlier rays in this invocation (an exact test,
-// physics.h), and tests the tile's list only when none of them blocks it. The verdict is the
-// same; only the cost changes (docs/model-choices.md, "A pair's blockers"). The traced pairs
-// take the blocker rounds instead (visibility.glsl): in one invocation, the rays a blocker
-// answers would only leave their lanes idle beside the lanes that trace.
-const uint RSIM_PAIR_BLOCKERS = 2u;
-
+// Whether triangle t meets the segment (the exact test, physics.h).
 bool blockedByTriangle(RaySegment seg, int t) {
     GpuTriangle g = tri(uint(t));
     return rsimSegmentHits(seg, g.v0Area.xyz, g.v1Rho.xyz, g.v2.xyz);
 }
 
-// Adds the unoccluded weights of samples [s0, s1) of both sides of the pair (i, j), which takes
-// perSide samples per side (rsimKSamplesPerSide: which of the row's points it uses), and counts
-// the rays (and, in `answered`, those its last blockers answered). The triangles are read again for
-// every sample rather than held in registers across the rays: on a ray-tracing pipeline, what
-// lives across traceRayEXT is spilled, and fewer live values leave more threads to hide the
-// traversal's latency.
-vec2 castSides(uint i, uint j, uint s0, uint s1, uint perSide, bool shareVertex, bool useBlockers, inout uint rays,
-               inout uint answered) {
+// One side of the pair (i, j), which takes perSide samples per side (rsimKSamplesPerSide: which
+// of the row's points it uses): side 0 casts from i towards j, side 1 from j towards i.
+struct PairSide {
+    uint e, o; // the emitting triangle, and the other
+    vec4 offset;
+    uvec2 stride;
+};
+PairSide pairSide(uint i, uint j, uint side, uint perSide) {
+    PairSide p;
+    p.e = side == 0u ? i : j;
+    p.o = side == 0u ? j : i;
+    p.offset = rsimKSideOffset(tri(p.e).meta.x, tri(p.o).meta.x, pc.seed);
+    p.stride = rsimKSideStride(sampling(), perSide, tri(p.e).meta.x, tri(p.o).meta.x);
+    return p;
+}
+
+// Sample s of a side. The triangles are read again for every sample rather than held in
+// registers across the rays: on a ray-tracing pipeline, what lives across traceRayEXT is
+// spilled, and fewer live values leave more threads to hide the traversal's latency.
+RaySegment pairSideSample(PairSide p, uint s, bool shareVertex) {
+    GpuTriangle ge = tri(p.e);
+    GpuTriangle go = tri(p.o);
+    return rsimKSideSample(rsimTri(ge), ge.normal.xyz, rsimTri(go), go.normal.xyz, go.v0Area.w, shareVertex, s,
+                           p.stride, p.offset, pc.rayEps);
+}
+
+#ifdef RSIM_OCCLUDED
+// Adds the unoccluded weights of samples [s0, s1) of both sides of the pair (i, j), side 0's
+// first and each side's in order, and counts the rays.
+vec2 castSides(uint i, uint j, uint s0, uint s1, uint perSide, bool shareVertex, inout uint rays) {
     vec2 sums = vec2(0.0);
-    int blockers[RSIM_PAIR_BLOCKERS]; // newest first; -1: none yet
-    for (uint b = 0u; b < RSIM_PAIR_BLOCKERS; ++b) blockers[b] = -1;
     for (uint side = 0u; side < 2u; ++side) {
-        uint e = side == 0u ? i : j, o = side == 0u ? j : i;
-        vec4 offset = rsimKSideOffset(tri(e).meta.x, tri(o).meta.x, pc.seed);
-        uvec2 stride = rsimKSideStride(sampling(), perSide, tri(e).meta.x, tri(o).meta.x);
+        PairSide p = pairSide(i, j, side, perSide);
         for (uint s = s0; s < s1; ++s) {
-            GpuTriangle ge = tri(e);
-            GpuTriangle go = tri(o);
-            RaySegment seg = rsimKSideSample(rsimTri(ge), ge.normal.xyz, rsimTri(go), go.normal.xyz, go.v0Area.w,
-                                             shareVertex, s, stride, offset, pc.rayEps);
+            RaySegment seg = pairSideSample(p, s, shareVertex);
             if (seg.weight <= 0.0) continue;
             ++rays;
-            if (!useBlockers) {
-                if (!RSIM_OCCLUDED(seg, i, j)) sums[side] += seg.weight;
-                continue;
-            }
-            bool blocked = false;
-            for (uint b = 0u; b < RSIM_PAIR_BLOCKERS && !blocked; ++b)
-                blocked = blockers[b] >= 0 && blockedByTriangle(seg, blockers[b]);
-            if (blocked) {
-                ++answered;
-                continue;
-            }
-            int t = RSIM_BLOCKER(seg, i, j);
-            if (t < 0) {
-                sums[side] += seg.weight;
-            } else if (uint(t) != i && uint(t) != j) {
-                for (uint b = RSIM_PAIR_BLOCKERS - 1u; b > 0u; --b) blockers[b] = blockers[b - 1u];
-                blockers[0] = t;
-            }
+            if (!RSIM_OCCLUDED(seg, i, j)) sums[side] += seg.weight;
         }
     }
     return sums;
 }
+#endif
 
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer NearListRef {
     NearVisibilityListHeader header;
@@ -104,7 +95,7 @@ void finish(uint row, uint col, float k, uint rays) {
     if (rays > 0u) rsimCount(pc.stats, 2u, row + col, rays);
 }
 
-// Counts the rays that a pair's blockers answered (castSides, the blocker rounds).
+// Counts the rays that a pair's blockers answered (the listed pass, the blocker rounds).
 void countAnswered(uint row, uint col, uint answered) {
     if (answered > 0u) rsimCount(pc.stats, 8u, row + col, answered);
 }

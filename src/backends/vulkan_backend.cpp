@@ -208,9 +208,10 @@ public:
         // The tiles' occluder lists and the blocker rounds' area: one set per command buffer in
         // flight (two per device).
         std::uint64_t listBytes = 0;
+        const std::uint32_t n = std::uint32_t(scene().size());
         for (const Slot& slot : slots_)
-            listBytes = std::max(listBytes, 2 * visibilityListBytes(visibilityPairsPerLaunch(*slot.device),
-                                                                    std::uint32_t(scene().size()), tileListMax(k),
+            listBytes = std::max(listBytes, 2 * visibilityListBytes(visibilityPairsPerLaunch(*slot.device, n),
+                                                                    n, tileListMax(k),
                                                                     blockerRounds(k)));
         KPlan plan = planFor(KChunking::forBudget(std::uint32_t(scene().size()), k.format, k.chunkBytes),
                              k.transportSteps, budgets, listBytes);

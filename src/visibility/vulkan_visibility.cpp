@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -28,7 +29,7 @@ void forEachVisibilityLaunch(vk::Device& device, shared::VisibilityPush push, st
     const std::uint32_t colLo = push.colBegin, colHi = std::min(push.colEnd, push.n);
     const bool full = push.mirror == shared::RSIM_K_FULL_ROWS; // every column, not only j > i
     if (!full) rowEnd = std::min(rowEnd, colHi == 0 ? 0 : colHi - 1); // no pair i < j beyond
-    const std::uint64_t maxItems = visibilityPairsPerLaunch(device);
+    const std::uint64_t maxItems = visibilityPairsPerLaunch(device, push.n);
     for (std::uint32_t row = rowBegin; row < rowEnd;) {
         const std::uint32_t first = full ? colLo : std::max(colLo, row + 1);
         if (first >= colHi) break; // later rows start further right
@@ -187,8 +188,10 @@ std::atomic<std::uint64_t> launchPairsCap{0};
 
 void capVisibilityLaunchPairs(std::uint64_t pairs) { launchPairsCap = pairs; }
 
-std::uint64_t visibilityPairsPerLaunch(vk::Device& device) {
-    std::uint64_t maxItems = std::uint64_t(1) << 24;
+std::uint64_t visibilityPairsPerLaunch(vk::Device& device, std::uint32_t n) {
+    const double pairs = 0.5 * double(n) * double(n > 0 ? n - 1 : 0);
+    std::uint64_t maxItems = std::clamp<std::uint64_t>(std::uint64_t(std::sqrt(pairs * double(1 << 21))),
+                                                       std::uint64_t(1) << 20, std::uint64_t(1) << 24);
     if (const std::uint64_t cap = launchPairsCap; cap > 0) maxItems = std::min(maxItems, cap);
     if (device.rayPath() == vk::RayPath::Pipeline)
         maxItems = std::min<std::uint64_t>(maxItems, device.rtProperties().maxRayDispatchInvocationCount);
@@ -424,7 +427,7 @@ VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& g
     // the group-count and ray-dispatch limits; ~16M pairs per submission keeps progress live.
     Progress progress("visibility", std::uint64_t(n) * (n - 1) / 2, "pairs");
     Stopwatch rayTime;
-    const auto lists = std::make_shared<VisibilityLists>(device, visibilityPairsPerLaunch(device), n,
+    const auto lists = std::make_shared<VisibilityLists>(device, visibilityPairsPerLaunch(device, n), n,
                                                          tileListMax(settings), blockerRounds(settings),
                                                          "visibility lists");
     if (nearCapacity > 0) lists->capacity = std::min(lists->capacity, nearCapacity);

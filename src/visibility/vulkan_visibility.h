@@ -81,8 +81,12 @@ struct VisibilityLists {
 inline constexpr std::uint32_t kVisibilityCounters = 9;
 VisibilityStats visibilityCounts(const GpuCounters& counters);
 
-// The most pairs one visibility launch covers on this device.
-std::uint64_t visibilityPairsPerLaunch(vk::Device& device);
+// The most pairs one visibility launch covers on this device, for a scene of n triangles: about
+// sqrt(P x 2^21) of its P = n (n - 1) / 2 pairs, between 2^20 and 2^24. A launch's lists are
+// allocated for that many pairs, which costs the driver about 1 ms per million, and each launch
+// adds about 1.5 ms of barriers between its passes (H100): the sum is least near that size
+// (docs/benchmarks.md, "Visibility launches sized by the scene").
+std::uint64_t visibilityPairsPerLaunch(vk::Device& device, std::uint32_t n);
 // Caps the pairs of a launch for the rest of the process (0: the device's limit alone), so that
 // the tests' small scenes take several launches; the results do not depend on it.
 void capVisibilityLaunchPairs(std::uint64_t pairs);

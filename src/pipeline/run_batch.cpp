@@ -4,6 +4,8 @@
 // as soon as the pose is done, inside the batch's temporary directory, which replaces the
 // output directory only when every pose is written. Under MPI the poses are shared by the ranks.
 #include <cmath>
+#include <future>
+#include <optional>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -101,12 +103,25 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
         loaded.backend->describe(described);
         const unsigned writerDefault = described.backend == "cpu" ? std::min(8u, threadCount() / 2)
                                                                    : std::min(16u, threadCount());
-        const unsigned writerCount = h5 && !hdf5().threadSafe() ? 1u
-                                     : req.writers                    ? req.writers
-                                     : series                         ? 2u
-                                                                      : std::max(1u, writerDefault);
         constexpr std::uint64_t kWriterBacklogBytes = 512ull << 20;
-        BackgroundTasks writers(writerCount, series ? 0 : kWriterBacklogBytes);
+        // The writers start with the first pose's results. By then the modules their files need
+        // were opened on a thread of their own once the time loop was under way (openWriters, as
+        // for one pose), so that whether HDF5 is thread-safe, which decides how many writers
+        // there are, is asked without loading it before the devices' first work.
+        std::future<void> modulesOpen;
+        options.loopStarted = [&] { modulesOpen = openWriters(scene.output, true); };
+        std::optional<BackgroundTasks> writers;
+        auto started = [&]() -> BackgroundTasks& {
+            if (!writers) {
+                if (modulesOpen.valid()) modulesOpen.get();
+                const unsigned writerCount = h5 && !hdf5().threadSafe() ? 1u
+                                             : req.writers                    ? req.writers
+                                             : series                         ? 2u
+                                                                              : std::max(1u, writerDefault);
+                writers.emplace(writerCount, series ? 0 : kWriterBacklogBytes);
+            }
+            return *writers;
+        };
         if (!poses.empty())
             report = simulateBatch(
                 loaded.phases(), prepared, poses, options, times, meta,
@@ -138,7 +153,7 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
                     // Waiting for a free writer is output time too.
                     Stopwatch handOver;
                     const std::uint64_t held = heldBytes(job->result);
-                    writers.submit(
+                    started().submit(
                         [job, config, dir, mine, &prepared, &collector, name = desc.name, where = desc.where] {
                             const Stopwatch sw;
                             const ResultsView view{job->scene, prepared, *config, job->result, job->meta, job->info};
@@ -151,10 +166,11 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
                     times.add("output", waited);
                     if (waited > 0.001) spdlog::debug("{}: waited {:.3f} s for a free writer", desc.where, waited);
                 });
+        options.loopStarted = {}; // it refers to this scope's future
         deviceBytes = loaded.saveCachesAndMeasure();
         // The time the last poses' files took beyond the simulation.
         Stopwatch sw;
-        writers.wait();
+        if (writers) writers->wait();
         times.add("output", sw.seconds());
         // (In row-block mode the other ranks have no pose outputs.)
         for (std::size_t mine = 0; (!rowMode || ranks.rank() == 0) && mine < collector.rows().size(); ++mine)

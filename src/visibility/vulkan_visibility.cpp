@@ -424,7 +424,8 @@ VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& g
     push.rowsPerChunk = K.chunking.rowsPerChunk;
 
     // Rows in batches: each launch covers columns (rowBegin, n) of its rows and must respect
-    // the group-count and ray-dispatch limits; ~16M pairs per submission keeps progress live.
+    // the group-count and ray-dispatch limits and visibilityPairsPerLaunch's size; a submission
+    // each keeps progress live.
     Progress progress("visibility", std::uint64_t(n) * (n - 1) / 2, "pairs");
     Stopwatch rayTime;
     const auto lists = std::make_shared<VisibilityLists>(device, visibilityPairsPerLaunch(device, n), n,

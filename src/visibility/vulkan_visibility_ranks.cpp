@@ -57,7 +57,8 @@ struct Cast {
 constexpr std::uint32_t kSlots = 2;
 // Foreign chunks per cast: a cast of one chunk's rows against half a part's rows (or the
 // reverse) has a few million pairs, and every cast pays its launch's phases and their tails; four
-// make launches of about the 2^24 pairs the device allows.
+// make launches of about the most pairs a launch covers in the large scenes that several devices
+// share (2^24, visibilityPairsPerLaunch).
 constexpr std::uint32_t kGroup = 4;
 // Each of the two staging buffers through which the devices of one process upload each other's
 // halves (kHalfSwapStagingBytes in all).

@@ -71,3 +71,37 @@ TEST_CASE("near pairs listed for the second phase or finished at once give the s
     }
     CHECK(instance.validationErrors() == 0);
 }
+
+TEST_CASE("a visibility launch covers about sqrt(P x 2^21) of a scene's P pairs, within 2^20 and 2^24",
+          "[vulkan][kernel]") {
+    if (vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
+    vk::Instance instance(true);
+    for (const auto& info : instance.devices()) {
+        if (!info.usable) continue;
+        for (vk::RayPath path : {vk::RayPath::RayQuery, vk::RayPath::Pipeline}) {
+            if (path == vk::RayPath::RayQuery ? !info.rayQuery : !info.rayTracingPipeline) continue;
+            CAPTURE(int(path));
+            vk::Device device(instance, info, path, "test");
+            const std::uint64_t limit = path == vk::RayPath::Pipeline
+                                            ? std::uint64_t(device.rtProperties().maxRayDispatchInvocationCount)
+                                            : std::uint64_t(1) << 24;
+            auto expected = [&](std::uint64_t pairs) { return std::min(pairs, limit); };
+            // Small scenes: the lower bound (their lists are sized by n^2 anyway).
+            for (std::uint32_t n : {0u, 1u, 2u, 566u}) CHECK(visibilityPairsPerLaunch(device, n) == expected(1u << 20));
+            // The medium room: sqrt(65,637,153 x 2^21), the size measured best (docs/benchmarks.md).
+            CHECK(visibilityPairsPerLaunch(device, 11458) == expected(11732479));
+            // Large scenes: the upper bound, with no overflow on the way.
+            for (std::uint32_t n : {40000u, 300000u, 4000000000u})
+                CHECK(visibilityPairsPerLaunch(device, n) == expected(std::uint64_t(1) << 24));
+            std::uint64_t last = 0;
+            for (std::uint32_t n = 0; n < 200000; n += 997) {
+                const std::uint64_t pairs = visibilityPairsPerLaunch(device, n);
+                CHECK(pairs >= last);
+                last = pairs;
+            }
+            capVisibilityLaunchPairs(512);
+            CHECK(visibilityPairsPerLaunch(device, 11458) == 512);
+            capVisibilityLaunchPairs(0);
+        }
+    }
+}

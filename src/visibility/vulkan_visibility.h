@@ -87,8 +87,10 @@ VisibilityStats visibilityCounts(const GpuCounters& counters);
 // adds about 1.5 ms of barriers between its passes (H100): the sum is least near that size
 // (docs/benchmarks.md, "Visibility launches sized by the scene").
 std::uint64_t visibilityPairsPerLaunch(vk::Device& device, std::uint32_t n);
-// Caps the pairs of a launch for the rest of the process (0: the device's limit alone), so that
-// the tests' small scenes take several launches; the results do not depend on it.
+// Caps the pairs of a launch for the rest of the process (0: no cap), so that the tests' small
+// scenes take several launches. Where the launches end decides the tiles, so which pairs are
+// tested against a list and which traced: only rays that graze an edge can get another verdict
+// (docs/model-choices.md, "Where the tiles fall").
 void capVisibilityLaunchPairs(std::uint64_t pairs);
 
 // The device's time in each pass of the visibility launches (GPU timestamps; 0 where the

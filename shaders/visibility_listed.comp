@@ -32,8 +32,8 @@ bool hitsListed(RaySegment seg, uint i, uint j, uint t) {
 #include "common/visibility_pairs.glsl"
 
 // A triangle of the list other than i and j that meets the segment, or -1. Four triangles per
-// trip, their loads issued together (5% faster on the H100 than one at a time); the first hit
-// ends it.
+// trip, their loads issued together (5% faster on the H100 than one at a time; two or eight a
+// trip were 2-3% slower); the first hit ends it.
 int listBlocker(RaySegment seg, uint i, uint j) {
     UintRefs ids = UintRefs(tilesArea);
     uint k = 0u;

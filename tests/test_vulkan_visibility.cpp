@@ -19,6 +19,24 @@ using namespace rsim;
 using namespace rsim::test;
 using Catch::Approx;
 
+namespace {
+// Calls test(device, path) on the instance's first usable device for each ray path it offers
+// (ray queries, the ray-tracing pipeline).
+template <class Test>
+void forEachRayPath(vk::Instance& instance, Test test) {
+    for (const auto& info : instance.devices()) {
+        if (!info.usable) continue;
+        for (vk::RayPath path : {vk::RayPath::RayQuery, vk::RayPath::Pipeline}) {
+            if (path == vk::RayPath::RayQuery ? !info.rayQuery : !info.rayTracingPipeline) continue;
+            CAPTURE(int(path));
+            vk::Device device(instance, info, path, "test");
+            test(device, path);
+        }
+        break;
+    }
+}
+} // namespace
+
 TEST_CASE("near pairs listed for the second phase or finished at once give the same K", "[vulkan][kernel]") {
     if (vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
     SceneBuilder b;
@@ -36,39 +54,32 @@ TEST_CASE("near pairs listed for the second phase or finished at once give the s
     REQUIRE(near > 100);
 
     vk::Instance instance(true);
-    for (const auto& info : instance.devices()) {
-        if (!info.usable) continue;
-        for (vk::RayPath path : {vk::RayPath::RayQuery, vk::RayPath::Pipeline}) {
-            if (path == vk::RayPath::RayQuery ? !info.rayQuery : !info.rayTracingPipeline) continue;
-            CAPTURE(int(path));
-            vk::Device device(instance, info, path, "test");
-            const ShaftBvh shafts = ShaftBvh::build(s);
-            GpuGeometry scene(device, s, shafts.nodes, shafts.prims, edgeNeighbours(s));
-            std::vector<glm::vec3> vertices;
-            for (std::size_t i = 0; i < s.size(); ++i) vertices.insert(vertices.end(), {s.v0[i], s.v1[i], s.v2[i]});
-            vk::SceneAccel accel(device, vertices);
-            auto run = [&](std::uint32_t capacity) {
-                DeviceK K = allocateDeviceK(device, KChunking{scene.n, scene.n, KFormat::Fp32});
-                double raySeconds = 0.0;
-                const VisibilityStats stats = computeVisibilityVulkan(device, scene, accel, s, c.k, K, raySeconds, capacity);
-                return std::pair{downloadDeviceK(device, K).decodeAll(), stats.raysCast};
-            };
-            const auto [listed, raysListed] = run(0);
-            const auto [inline1, raysInline] = run(1);
-            // Both ways sum a side's first S/2 samples, then the rest: the same order, so lavapipe
-            // gives the same bits. A driver may contract a * b + c into an FMA differently in the
-            // two inlined copies of the sample (NVIDIA does): allow fp32 rounding, and a ray whose
-            // verdict that flips.
-            REQUIRE(listed.size() == inline1.size());
-            std::size_t differ = 0;
-            for (std::size_t k = 0; k < listed.size(); ++k)
-                differ += std::abs(listed[k] - inline1[k]) > 1e-5f * std::max(listed[k], inline1[k]);
-            CAPTURE(differ, listed.size());
-            CHECK(differ <= listed.size() / 1000);
-            CHECK(double(raysListed) == Approx(double(raysInline)).epsilon(1e-4));
-        }
-        break;
-    }
+    forEachRayPath(instance, [&](vk::Device& device, vk::RayPath) {
+        const ShaftBvh shafts = ShaftBvh::build(s);
+        GpuGeometry scene(device, s, shafts.nodes, shafts.prims, edgeNeighbours(s));
+        std::vector<glm::vec3> vertices;
+        for (std::size_t i = 0; i < s.size(); ++i) vertices.insert(vertices.end(), {s.v0[i], s.v1[i], s.v2[i]});
+        vk::SceneAccel accel(device, vertices);
+        auto run = [&](std::uint32_t capacity) {
+            DeviceK K = allocateDeviceK(device, KChunking{scene.n, scene.n, KFormat::Fp32});
+            double raySeconds = 0.0;
+            const VisibilityStats stats = computeVisibilityVulkan(device, scene, accel, s, c.k, K, raySeconds, capacity);
+            return std::pair{downloadDeviceK(device, K).decodeAll(), stats.raysCast};
+        };
+        const auto [listed, raysListed] = run(0);
+        const auto [inline1, raysInline] = run(1);
+        // Both ways sum a side's first S/2 samples, then the rest: the same order, so lavapipe
+        // gives the same bits. A driver may contract a * b + c into an FMA differently in the
+        // two inlined copies of the sample (NVIDIA does): allow fp32 rounding, and a ray whose
+        // verdict that flips.
+        REQUIRE(listed.size() == inline1.size());
+        std::size_t differ = 0;
+        for (std::size_t k = 0; k < listed.size(); ++k)
+            differ += std::abs(listed[k] - inline1[k]) > 1e-5f * std::max(listed[k], inline1[k]);
+        CAPTURE(differ, listed.size());
+        CHECK(differ <= listed.size() / 1000);
+        CHECK(double(raysListed) == Approx(double(raysInline)).epsilon(1e-4));
+    });
     CHECK(instance.validationErrors() == 0);
 }
 
@@ -76,32 +87,27 @@ TEST_CASE("a visibility launch covers about sqrt(P x 2^21) of a scene's P pairs,
           "[vulkan][kernel]") {
     if (vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
     vk::Instance instance(true);
-    for (const auto& info : instance.devices()) {
-        if (!info.usable) continue;
-        for (vk::RayPath path : {vk::RayPath::RayQuery, vk::RayPath::Pipeline}) {
-            if (path == vk::RayPath::RayQuery ? !info.rayQuery : !info.rayTracingPipeline) continue;
-            CAPTURE(int(path));
-            vk::Device device(instance, info, path, "test");
-            const std::uint64_t limit = path == vk::RayPath::Pipeline
-                                            ? std::uint64_t(device.rtProperties().maxRayDispatchInvocationCount)
-                                            : std::uint64_t(1) << 24;
-            auto expected = [&](std::uint64_t pairs) { return std::min(pairs, limit); };
-            // Small scenes: the lower bound (their lists are sized by n^2 anyway).
-            for (std::uint32_t n : {0u, 1u, 2u, 566u}) CHECK(visibilityPairsPerLaunch(device, n) == expected(1u << 20));
-            // The medium room: sqrt(65,637,153 x 2^21), the size measured best (docs/benchmarks.md).
-            CHECK(visibilityPairsPerLaunch(device, 11458) == expected(11732479));
-            // Large scenes: the upper bound, with no overflow on the way.
-            for (std::uint32_t n : {40000u, 300000u, 4000000000u})
-                CHECK(visibilityPairsPerLaunch(device, n) == expected(std::uint64_t(1) << 24));
-            std::uint64_t last = 0;
-            for (std::uint32_t n = 0; n < 200000; n += 997) {
-                const std::uint64_t pairs = visibilityPairsPerLaunch(device, n);
-                CHECK(pairs >= last);
-                last = pairs;
-            }
-            capVisibilityLaunchPairs(512);
-            CHECK(visibilityPairsPerLaunch(device, 11458) == 512);
-            capVisibilityLaunchPairs(0);
+    forEachRayPath(instance, [&](vk::Device& device, vk::RayPath path) {
+        const std::uint64_t limit = path == vk::RayPath::Pipeline
+                                        ? std::uint64_t(device.rtProperties().maxRayDispatchInvocationCount)
+                                        : std::uint64_t(1) << 24;
+        auto expected = [&](std::uint64_t pairs) { return std::min(pairs, limit); };
+        // Small scenes: the lower bound (their lists are sized by n^2 anyway).
+        for (std::uint32_t n : {0u, 1u, 2u, 566u}) CHECK(visibilityPairsPerLaunch(device, n) == expected(1u << 20));
+        // The medium room: sqrt(65,637,153 x 2^21), the size measured best (docs/benchmarks.md).
+        CHECK(visibilityPairsPerLaunch(device, 11458) == expected(11732479));
+        // Large scenes: the upper bound, with no overflow on the way.
+        for (std::uint32_t n : {40000u, 300000u, 4000000000u})
+            CHECK(visibilityPairsPerLaunch(device, n) == expected(std::uint64_t(1) << 24));
+        std::uint64_t last = 0;
+        for (std::uint32_t n = 0; n < 200000; n += 997) {
+            const std::uint64_t pairs = visibilityPairsPerLaunch(device, n);
+            CHECK(pairs >= last);
+            last = pairs;
         }
-    }
+        capVisibilityLaunchPairs(512);
+        CHECK(visibilityPairsPerLaunch(device, 11458) == 512);
+        capVisibilityLaunchPairs(0);
+    });
+    CHECK(instance.validationErrors() == 0);
 }

@@ -210,9 +210,7 @@ public:
         std::uint64_t listBytes = 0;
         const std::uint32_t n = std::uint32_t(scene().size());
         for (const Slot& slot : slots_)
-            listBytes = std::max(listBytes, 2 * visibilityListBytes(visibilityPairsPerLaunch(*slot.device, n),
-                                                                    n, tileListMax(k),
-                                                                    blockerRounds(k)));
+            listBytes = std::max(listBytes, 2 * visibilityListBytes(*slot.device, n, tileListMax(k), blockerRounds(k)));
         KPlan plan = planFor(KChunking::forBudget(std::uint32_t(scene().size()), k.format, k.chunkBytes),
                              k.transportSteps, budgets, listBytes);
         if (castOnceOnDevices(plan, budgets)) plan = plan.withBlocks(RowShare(plan.chunking, int(slots_.size()), 0).firsts());
@@ -364,11 +362,14 @@ public:
                 parallelFor(std::size_t(bytes / sizeof(glm::vec2)), 1 << 14, [&](std::size_t begin, std::size_t end, unsigned) {
                     for (std::size_t e = begin; e < end; ++e) {
                         const std::size_t at = first + e;
-                        std::size_t p = at / count, k = at % count;
+                        std::size_t p, k;
                         if (gpu.lanes) { // history indices are 32-bit (runTransportVulkan checks)
                             const glm::uvec2 entry = shared::rsimLaneHistoryEntry(std::uint32_t(at), T, n);
                             p = entry.x;
                             k = entry.y;
+                        } else {
+                            p = at / count;
+                            k = at % count;
                         }
                         if (p >= real) continue; // a padding pose
                         out.histories[p].B[k] = bz[e].x;

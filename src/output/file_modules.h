@@ -59,7 +59,7 @@ inline std::future<void> openWriters(const OutputDesc& output, bool batch) {
     (void)output;
     (void)batch;
     return {};
-#endif
+#else
     return std::async(std::launch::async, [hdf5Files = writesHdf5(output, batch), exr = output.images] {
         try {
             if (hdf5Files) hdf5();
@@ -67,6 +67,7 @@ inline std::future<void> openWriters(const OutputDesc& output, bool batch) {
         } catch (const Error&) {
         }
     });
+#endif
 }
 
 } // namespace rsim

@@ -130,6 +130,9 @@ VisibilityPipelines makeVisibilityPipelines(vk::Device& device, const KSettings&
     return p;
 }
 
+namespace {
+// Tiles (gpu_layout.h, FacingListHeader) one launch of at most `pairsPerLaunch` pairs of n
+// triangles may have.
 std::uint32_t visibilityTileCapacity(std::uint64_t pairsPerLaunch, std::uint32_t n) {
     // A launch of w columns and r rows, w r <= min(pairsPerLaunch, n^2) and w, r <= n, has
     // ceil(w / E) ceil(r / E) <= w r / E^2 + (w + r) / E + 1 tiles.
@@ -137,7 +140,6 @@ std::uint32_t visibilityTileCapacity(std::uint64_t pairsPerLaunch, std::uint32_t
     return std::uint32_t(std::min<std::uint64_t>(pairsPerLaunch, std::uint64_t(n) * n) / (E * E) + 2 * n / E + 1);
 }
 
-namespace {
 // The near list's longest: 2^17 pairs, whose parts the compute build launches in at most
 // 2^21 / 64 workgroups, within every device's limit of 65,535 in x. Near pairs are a few per row; those
 // beyond it are finished in the first phase.
@@ -153,14 +155,18 @@ std::uint64_t facingListBytes(std::uint64_t pairsPerLaunch, std::uint32_t n) {
 }
 } // namespace
 
-std::uint64_t visibilityListBytes(std::uint64_t pairsPerLaunch, std::uint32_t n, std::uint32_t tileListMax,
-                                  bool rounds) {
+std::uint64_t visibilityListBytes(vk::Device& device, std::uint32_t n, std::uint32_t tileListMax, bool rounds) {
+    const std::uint64_t pairsPerLaunch = visibilityPairsPerLaunch(device, n);
     std::uint64_t bytes = rounds ? shared::rsimBlockerRoundsBytes(launchPairCapacity(pairsPerLaunch, n)) : 0;
     if (tileListMax > 0)
         bytes += std::uint64_t(visibilityTileCapacity(pairsPerLaunch, n)) * (1 + tileListMax) * 4 +
                  facingListBytes(pairsPerLaunch, n); // and the pairs left to the rays
     return bytes;
 }
+
+VisibilityLists::VisibilityLists(vk::Device& device, std::uint32_t n, std::uint32_t listMax, bool withRounds,
+                                 const char* name)
+    : VisibilityLists(device, visibilityPairsPerLaunch(device, n), n, listMax, withRounds, name) {}
 
 VisibilityLists::VisibilityLists(vk::Device& device, std::uint64_t pairsPerLaunch, std::uint32_t n,
                                  std::uint32_t listMax, bool withRounds, const char* name)
@@ -428,9 +434,8 @@ VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& g
     // each keeps progress live.
     Progress progress("visibility", std::uint64_t(n) * (n - 1) / 2, "pairs");
     Stopwatch rayTime;
-    const auto lists = std::make_shared<VisibilityLists>(device, visibilityPairsPerLaunch(device, n), n,
-                                                         tileListMax(settings), blockerRounds(settings),
-                                                         "visibility lists");
+    const auto lists =
+        std::make_shared<VisibilityLists>(device, n, tileListMax(settings), blockerRounds(settings), "visibility lists");
     if (nearCapacity > 0) lists->capacity = std::min(lists->capacity, nearCapacity);
     LaunchPreparation prepare;
     if (chunks)

@@ -47,21 +47,19 @@ struct VisibilityPipelines {
 VisibilityPipelines makeVisibilityPipelines(vk::Device& device, const KSettings& settings,
                                             const vk::SceneAccel& accel);
 
-// Tiles (gpu_layout.h, FacingListHeader) one launch of at most `pairsPerLaunch` pairs of n
-// triangles may have, and the bytes of a launch's lists beside its facing pairs: the tiles'
-// occluder lists of at most tileListMax triangles and the pairs left to the rays (when
-// tileListMax > 0), and the blocker rounds' area (when `rounds`).
-std::uint32_t visibilityTileCapacity(std::uint64_t pairsPerLaunch, std::uint32_t n);
-std::uint64_t visibilityListBytes(std::uint64_t pairsPerLaunch, std::uint32_t n, std::uint32_t tileListMax,
-                                  bool rounds);
+// The bytes of the lists of one launch on this device for a scene of n triangles
+// (visibilityPairsPerLaunch) beside its facing pairs: the tiles' occluder lists of at most
+// tileListMax triangles and the pairs left to the rays (when tileListMax > 0), and the blocker
+// rounds' area (when `rounds`).
+std::uint64_t visibilityListBytes(vk::Device& device, std::uint32_t n, std::uint32_t tileListMax, bool rounds);
 
 // The lists of one launch (VisibilityPush in gpu_layout.h), one set per command buffer in
 // flight: its facing pairs, its tiles' occluder lists, and the near pairs its ray phase hands to
 // its second phase.
 struct VisibilityLists {
-    // `n` triangles: a launch covers at most min(pairsPerLaunch, n^2) pairs.
-    VisibilityLists(vk::Device& device, std::uint64_t pairsPerLaunch, std::uint32_t n, std::uint32_t tileListMax,
-                    bool rounds, const char* name);
+    // For the launches of a scene of `n` triangles on this device: at most
+    // min(visibilityPairsPerLaunch, n^2) pairs each.
+    VisibilityLists(vk::Device& device, std::uint32_t n, std::uint32_t tileListMax, bool rounds, const char* name);
     std::uint32_t capacity; // of the near list: a 64th of a launch's pairs, in [4096, 2^17];
                             // pairs beyond it are finished in the first phase
     std::uint32_t facingCapacity; // pairs a launch lists (and the blocker rounds' area holds)
@@ -74,6 +72,10 @@ struct VisibilityLists {
     vk::Buffer rounds;          // the blocker rounds' area (BlockerRoundsHeader; when on)
 
     std::uint64_t bytes() const { return buffer.size() + facing.size() + tiles.size() + traced.size() + rounds.size(); }
+
+  private:
+    VisibilityLists(vk::Device& device, std::uint64_t pairsPerLaunch, std::uint32_t n, std::uint32_t tileListMax,
+                    bool rounds, const char* name);
 };
 // The counters VisibilityPush::stats points at: candidate pairs, non-zero pairs, rays cast,
 // clear pairs, rays tested against a tile's list, tiles with a list, tiles with too long a

@@ -74,8 +74,7 @@ public:
             // Every chunk index points at the slot's scratch: only the current chunk's rows are written.
             slot.table = vk::makeStorage(dev_, std::vector<std::uint64_t>(plan.chunking.chunks(), slot.scratch.address()),
                                          "K chunk addresses, slot " + tag);
-            slot.lists = std::make_unique<VisibilityLists>(dev_, visibilityPairsPerLaunch(dev_, std::uint32_t(prepared.size())),
-                                                           std::uint32_t(prepared.size()), tileListMax(settings),
+            slot.lists = std::make_unique<VisibilityLists>(dev_, std::uint32_t(prepared.size()), tileListMax(settings),
                                                            blockerRounds(settings), "visibility lists");
         }
         push_ = visibilityPush(*d.geometry, prepared, settings);

@@ -209,8 +209,7 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
                              "K scratch chunks (fp32)");
     // This part's entries are written as its chunks arrive (ChunksInBackground::need).
     const vk::Buffer table = vk::makeStorage(dev, std::vector<std::uint64_t>(ch.chunks(), 0), "K chunk addresses");
-    const VisibilityLists lists(dev, visibilityPairsPerLaunch(dev, ch.n), ch.n, tileListMax(settings),
-                                blockerRounds(settings), "visibility lists");
+    const VisibilityLists lists(dev, ch.n, tileListMax(settings), blockerRounds(settings), "visibility lists");
     const double deviceBuffers = setup.seconds();
     for (std::uint32_t s = 0; s < kSlots; ++s) {
         const std::string tag = std::to_string(s);

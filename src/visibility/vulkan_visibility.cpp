@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 
+#include <spdlog/spdlog.h>
+
 #include "accel/shaft_bvh.h"
 #include "util/error.h"
 #include "util/progress.h"
@@ -350,13 +352,27 @@ void castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines
                                 launches.push_back({p, width, rows, pairs});
                             });
     if (prepare) std::reverse(launches.begin(), launches.end());
+    const bool trace = spdlog::should_log(spdlog::level::debug);
+    const Stopwatch clock;
     for (const Launch& l : launches) {
+        double start = 0.0, prepared = 0.0;
         device.submitAndWait([&](VkCommandBuffer cmd) {
+            start = clock.seconds();
             if (ts) ts->reset(cmd);
             if (prepare) prepare(cmd, l.push);
+            prepared = clock.seconds();
             recordLaunch(device, pipelines, l.push, l.width, l.rows, lists, cmd, ts ? &*ts : nullptr);
         });
-        if (times) times->add(ts->intervals(), 1);
+        VisibilityPassTimes passes;
+        if (times) {
+            passes.add(ts->intervals(), 1);
+            *times += passes;
+        }
+        if (trace) // where a phase's time goes between the launches (docs/benchmarks.md)
+            spdlog::debug("{}: visibility launch of rows {} to {} ({} pairs): at +{:.4f} s, {:.4f} s waiting for its "
+                          "K chunks, done at +{:.4f} s, {:.4f} s of device time",
+                          device.label(), l.push.rowBegin, l.push.rowEnd, l.pairs, start, prepared - start,
+                          clock.seconds(), passes.total());
         progress.add(l.pairs);
     }
 }
@@ -436,6 +452,8 @@ VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& g
     Stopwatch rayTime;
     const auto lists =
         std::make_shared<VisibilityLists>(device, n, tileListMax(settings), blockerRounds(settings), "visibility lists");
+    spdlog::debug("{}: visibility lists of {:.1f} MiB allocated in {:.4f} s", device.label(),
+                  double(lists->bytes()) / 1048576.0, rayTime.seconds());
     if (nearCapacity > 0) lists->capacity = std::min(lists->capacity, nearCapacity);
     LaunchPreparation prepare;
     if (chunks)

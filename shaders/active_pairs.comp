@@ -34,7 +34,11 @@ void main() {
         valid = index < (from == 0u ? r.header.active0 : r.header.active1);
         if (valid) slot = UintRefs(area + rsimActiveListOffset(capacity, from)).v[index];
     }
-    bool keep = valid && r.pairs[slot].row != RSIM_PAIR_DONE && r.pairs[slot].pending != 0u;
+    bool keep = false;
+    if (valid) {
+        PairRays p = r.pairs[slot];
+        keep = !rsimPairDone(p) && p.pending != 0u;
+    }
     uvec4 ballot = subgroupBallot(keep);
     uint count = subgroupBallotBitCount(ballot);
     if (count == 0u) return;

@@ -16,7 +16,7 @@ layout(local_size_x = RSIM_TILE_EDGE, local_size_y = RSIM_TILE_EDGE) in;
 layout(push_constant) uniform Push { VisibilityPush pc; };
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer FacingListRef {
     FacingListHeader header;
-    uvec2 pairs[];
+    uint pairs[]; // rsimLaunchPairIndex
 };
 
 GpuTriangle tri(uint k) { return TriangleRefs(pc.triangles).t[k]; }
@@ -42,5 +42,5 @@ void main() {
             UintRefs(list.header.tiles).v[gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x] = RSIM_TILE_FACING;
     }
     base = subgroupBroadcastFirst(base);
-    if (facing) list.pairs[base + subgroupBallotExclusiveBitCount(ballot)] = uvec2(row, col);
+    if (facing) list.pairs[base + subgroupBallotExclusiveBitCount(ballot)] = rsimLaunchPairIndex(pc, row, col);
 }

@@ -177,7 +177,7 @@ void pairsPhase() {
     uint index = RSIM_LAUNCH_ID.y * pc.facingWidth + RSIM_LAUNCH_ID.x;
     FacingListRef facing = FacingListRef(pc.facingList);
     if (index >= facing.header.count) return;
-    uvec2 pair = facing.pairs[index];
+    uvec2 pair = rsimLaunchPair(pc, facing.pairs[index]);
     uint row = pair.x, col = pair.y;
     // The pair (i, j), i < j, whichever of its elements this invocation stores.
     uint i = min(row, col), j = max(row, col);
@@ -197,7 +197,7 @@ void pairsPhase() {
                rsimClearPairValue(ti, tri(i).normal.xyz, tri(i).v0Area.w, tj, tri(j).normal.xyz, tri(j).v0Area.w,
                                   pc.estimator),
                0u);
-        if (roundsOn()) rounds().pairs[index] = PairRays(RSIM_PAIR_DONE, 0u, 0u, 0u);
+        if (roundsOn()) rounds().pairs[index] = PairRays(RSIM_PAIR_DONE, RSIM_PAIR_DONE);
         return;
     }
 #endif
@@ -206,7 +206,7 @@ void pairsPhase() {
     bool shareVertex = rsimShareVertex(ti, tj);
     if (roundsOn()) {
         // The first round (gpu_layout.h): the pair's first ray, and the others its blocker answers.
-        PairRays p = PairRays(row, col, 0u, base == 16u ? 0xffffffffu : (1u << (2u * base)) - 1u);
+        PairRays p = PairRays(0u, base == 16u ? 0xffffffffu : (1u << (2u * base)) - 1u);
         uint answered = 0u;
         pairRound(p, i, j, base, perSide, shareVertex, rays, answered);
         rounds().pairs[index] = p;
@@ -238,7 +238,8 @@ void roundPhase(uint list, bool rest) {
     if (index >= (list == 0u ? r.header.active0 : r.header.active1)) return;
     uint slot = UintRefs(activeList(list)).v[index];
     PairRays p = r.pairs[slot];
-    PairSampling q = pairSampling(p.row, p.col);
+    uvec2 pair = rsimLaunchPair(pc, FacingListRef(pc.facingList).pairs[slot]);
+    PairSampling q = pairSampling(pair.x, pair.y);
     uint i = q.i, j = q.j, base = q.base, perSide = q.perSide;
     bool shareVertex = q.shareVertex;
     uint rays = 0u, answered = 0u;
@@ -262,8 +263,9 @@ void pairsFinishPhase() {
     uint index = RSIM_LAUNCH_ID.y * pc.facingWidth + RSIM_LAUNCH_ID.x;
     if (index >= FacingListRef(pc.facingList).header.count) return;
     PairRays p = rounds().pairs[index];
-    if (p.row == RSIM_PAIR_DONE) return;
-    PairSampling q = pairSampling(p.row, p.col);
+    if (rsimPairDone(p)) return;
+    uvec2 pair = rsimLaunchPair(pc, FacingListRef(pc.facingList).pairs[index]);
+    PairSampling q = pairSampling(pair.x, pair.y);
     uint i = q.i, j = q.j, base = q.base, perSide = q.perSide;
     bool shareVertex = q.shareVertex;
     vec2 sums = vec2(0.0);
@@ -271,7 +273,7 @@ void pairsFinishPhase() {
         uint b = findLSB(open);
         sums[b < base ? 0 : 1] += pairRay(i, j, b, base, perSide, shareVertex).weight;
     }
-    finishOrListNear(p.row, p.col, i, j, base, perSide, shareVertex, sums, 0u);
+    finishOrListNear(pair.x, pair.y, i, j, base, perSide, shareVertex, sums, 0u);
 }
 
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer NearPartsRef { vec2 sums[]; };

@@ -92,8 +92,9 @@ void main() {
     uint index = gl_GlobalInvocationID.y * pc.facingWidth + gl_GlobalInvocationID.x;
     FacingListRef facing = FacingListRef(pc.facingList);
     if (index >= facing.header.count) return;
-    uvec2 pair = facing.pairs[index];
-    uint row = pair.x, col = pair.y;
+    uint pair = facing.pairs[index];
+    uvec2 element = rsimLaunchPair(pc, pair);
+    uint row = element.x, col = element.y;
     uint i = min(row, col), j = max(row, col);
     Tri ti = rsimTri(tri(i));
     Tri tj = rsimTri(tri(j));

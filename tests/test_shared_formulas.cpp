@@ -2,12 +2,14 @@
 // Unit tests of include/rsim/shared/physics.h: the formulas both backends share.
 #include <cmath>
 #include <random>
+#include <vector>
 
 #include <catch2/catch_approx.hpp>
 #include <catch2/catch_test_macros.hpp>
 
 #include "scene/scene_config.h"
 #include "rsim/shared/form_factor.h"
+#include "rsim/shared/gpu_layout.h"
 #include "rsim/shared/physics.h"
 #include "rsim/shared/estimators.h"
 #include "transport/sources.h"
@@ -163,4 +165,37 @@ TEST_CASE("a gated camera's gate ratio gives a pure delay exactly (2 and 3 gates
     std::vector<float> s(T, 0.0f);
     auto signal = [&s](std::uint32_t t) { return s[t]; };
     CHECK(rsimGatedPath(T, W, start, 2u, signal, none) == RSIM_NO_ECHO);
+}
+
+TEST_CASE("a visibility launch's pairs as one word and back: every pair, one index each, within the launch",
+          "[shared]") {
+    using rsim::shared::VisibilityPush;
+    struct Shape {
+        std::uint32_t n, rowBegin, rowEnd, colBegin, colEnd;
+    };
+    // An upper-triangle launch (columns after its first row), full rows (every column), a block of
+    // columns, and a launch of one long row.
+    for (const Shape s : {Shape{100, 10, 17, 11, 100}, Shape{100, 40, 48, 0, 100}, Shape{100, 0, 9, 30, 60},
+                          Shape{300000, 5, 6, 6, 300000}}) {
+        CAPTURE(s.n, s.rowBegin, s.rowEnd, s.colBegin, s.colEnd);
+        VisibilityPush p{};
+        p.n = s.n;
+        p.rowBegin = s.rowBegin;
+        p.rowEnd = s.rowEnd;
+        p.colBegin = s.colBegin;
+        p.colEnd = s.colEnd;
+        const std::uint64_t width = s.colEnd - s.colBegin, pairs = width * (s.rowEnd - s.rowBegin);
+        REQUIRE(rsim::shared::rsimLaunchWidth(p) == width);
+        std::vector<bool> seen(pairs, false);
+        for (std::uint32_t row = s.rowBegin; row < s.rowEnd; ++row)
+            for (std::uint32_t col = s.colBegin; col < s.colEnd; ++col) {
+                const std::uint32_t k = rsim::shared::rsimLaunchPairIndex(p, row, col);
+                REQUIRE(k < pairs);
+                CHECK_FALSE(seen[k]);
+                seen[k] = true;
+                const glm::uvec2 back = rsim::shared::rsimLaunchPair(p, k);
+                REQUIRE(back.x == row);
+                REQUIRE(back.y == col);
+            }
+    }
 }

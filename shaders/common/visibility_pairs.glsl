@@ -102,6 +102,6 @@ void countAnswered(uint row, uint col, uint answered) {
 
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer FacingListRef {
     FacingListHeader header;
-    uvec2 pairs[];
+    uint pairs[]; // rsimLaunchPairIndex
 };
 

@@ -153,7 +153,7 @@ std::uint32_t launchPairCapacity(std::uint64_t pairsPerLaunch, std::uint32_t n) 
 }
 
 std::uint64_t facingListBytes(std::uint64_t pairsPerLaunch, std::uint32_t n) {
-    return sizeof(shared::FacingListHeader) + std::uint64_t(launchPairCapacity(pairsPerLaunch, n)) * 2 * sizeof(std::uint32_t);
+    return sizeof(shared::FacingListHeader) + std::uint64_t(launchPairCapacity(pairsPerLaunch, n)) * sizeof(std::uint32_t);
 }
 } // namespace
 

@@ -66,7 +66,7 @@ struct VisibilityLists {
     std::uint32_t tileListMax;  // 0: no occluder lists
     std::uint32_t tileCapacity; // tiles of one launch
     vk::Buffer buffer;          // the near list
-    vk::Buffer facing;          // FacingListHeader, then uvec2 pairs
+    vk::Buffer facing;          // FacingListHeader, then a word per pair (rsimLaunchPairIndex)
     vk::Buffer tiles;           // the tiles' info and lists (tileListMax > 0)
     vk::Buffer traced;          // the pairs left to the rays (tileListMax > 0), as `facing`
     vk::Buffer rounds;          // the blocker rounds' area (BlockerRoundsHeader; when on)

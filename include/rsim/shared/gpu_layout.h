@@ -128,14 +128,15 @@ RSIM_CONST uint RSIM_VIS_PAIRS_FINISH = 7u;
 RSIM_CONST uint RSIM_NEAR_PARTS = 16u;
 RSIM_CONST uint RSIM_BLOCKER_ROUNDS = 8u; // rounds after the first, before the rest is traced
 // A traced pair's rays between the rounds: bit b < S/2 is side i's sample b, bit S/2 + b side
-// j's sample b. row == RSIM_PAIR_DONE: the pair was finished in phase RSIM_VIS_PAIRS.
+// j's sample b; the pair itself is its slot's in the launch's traced pairs. A ray is never both
+// open and pending, so both all ones (RSIM_PAIR_DONE) marks a pair finished in phase
+// RSIM_VIS_PAIRS.
 struct PairRays {
-    uint row;
-    uint col;
     uint open;    // rays found unoccluded
     uint pending; // rays with no verdict yet
 };
 RSIM_CONST uint RSIM_PAIR_DONE = 0xffffffffu;
+RSIM_FN bool rsimPairDone(PairRays p) { return (p.open & p.pending) == RSIM_PAIR_DONE; }
 // The rounds' area: this header, PairRays[capacity] (slot: the pair's index in the launch's
 // traced pairs), then two active lists uint[capacity] of slots.
 struct BlockerRoundsHeader {
@@ -148,10 +149,10 @@ struct BlockerRoundsHeader {
 };
 RSIM_CONST uint RSIM_BLOCKER_ROUNDS_HEADER_BYTES = 48u;
 RSIM_FN uint64_t rsimBlockerRoundsBytes(uint capacity) {
-    return uint64_t(RSIM_BLOCKER_ROUNDS_HEADER_BYTES) + uint64_t(capacity) * uint64_t(16u + 2u * 4u);
+    return uint64_t(RSIM_BLOCKER_ROUNDS_HEADER_BYTES) + uint64_t(capacity) * uint64_t(8u + 2u * 4u);
 }
 RSIM_FN uint64_t rsimActiveListOffset(uint capacity, uint list) {
-    return uint64_t(RSIM_BLOCKER_ROUNDS_HEADER_BYTES) + uint64_t(capacity) * uint64_t(16u + list * 4u);
+    return uint64_t(RSIM_BLOCKER_ROUNDS_HEADER_BYTES) + uint64_t(capacity) * uint64_t(8u + list * 4u);
 }
 struct NearVisibilityPair {
     uint i;         // the element's row
@@ -180,8 +181,8 @@ RSIM_FN uint64_t rsimNearListBytes(uint capacity) {
     return rsimNearPartsOffset(capacity) + uint64_t(capacity) * uint64_t(RSIM_NEAR_PARTS * 8u);
 }
 // The facing pairs of one visibility launch, listed by shaders/facing_pairs.comp so that the
-// ray phase's invocations all cast rays: the header, then uvec2 (row, column)[pairs of the
-// launch], tile by tile (RSIM_TILE_EDGE x RSIM_TILE_EDGE pairs, tile_shaft.h) in the launch's
+// ray phase's invocations all cast rays: the header, then uint (rsimLaunchPairIndex)[pairs of
+// the launch], tile by tile (RSIM_TILE_EDGE x RSIM_TILE_EDGE pairs, tile_shaft.h) in the launch's
 // order within each subgroup.
 //
 // With occluder lists (tileListMax > 0), `tiles` holds uint info[tileCapacity], then uint
@@ -192,6 +193,8 @@ RSIM_FN uint64_t rsimNearListBytes(uint capacity) {
 // length of the tile's list of possible occluders, or RSIM_TILE_LONG when it has more than
 // tileListMax. visibility_listed.comp then computes the pairs of listed tiles and appends the
 // others to `traced` (a header and pairs like this list's), which the ray pass takes instead.
+// One word a pair, not (row, column): the lists are allocated before the first launch, at a
+// cost the driver's allocation puts on the phase's critical path (docs/benchmarks.md).
 struct FacingListHeader {
     uint count;
     uint tileListMax;  // 0: no occluder lists, every ray traced
@@ -238,6 +241,16 @@ RSIM_FN uint rsimTilesAcross(VisibilityPush p) {
     return (min(p.colEnd, p.n) - p.colBegin + RSIM_TILE_EDGE - 1u) / RSIM_TILE_EDGE;
 }
 RSIM_FN uint rsimTilesDown(VisibilityPush p) { return (p.rowEnd - p.rowBegin + RSIM_TILE_EDGE - 1u) / RSIM_TILE_EDGE; }
+// A pair of the launch as one word, and back: rows x columns of a launch stay within
+// visibilityPairsPerLaunch (at most 2^24) or one row of n columns.
+RSIM_FN uint rsimLaunchWidth(VisibilityPush p) { return min(p.colEnd, p.n) - p.colBegin; }
+RSIM_FN uint rsimLaunchPairIndex(VisibilityPush p, uint row, uint col) {
+    return (row - p.rowBegin) * rsimLaunchWidth(p) + (col - p.colBegin);
+}
+RSIM_FN uvec2 rsimLaunchPair(VisibilityPush p, uint index) {
+    uint width = rsimLaunchWidth(p);
+    return uvec2(p.rowBegin + index / width, p.colBegin + index % width);
+}
 RSIM_FN uint rsimTileOf(VisibilityPush p, uint row, uint col) {
     return ((row - p.rowBegin) / RSIM_TILE_EDGE) * rsimTilesAcross(p) + (col - p.colBegin) / RSIM_TILE_EDGE;
 }
@@ -504,7 +517,7 @@ static_assert(sizeof(rsim::shared::RayBvhHeader) == 16);
 static_assert(sizeof(rsim::shared::GpuTransportTri) == 64);
 static_assert(sizeof(rsim::shared::VisibilityPush) == 128);
 static_assert(sizeof(rsim::shared::NearVisibilityPair) == 16);
-static_assert(sizeof(rsim::shared::PairRays) == 16);
+static_assert(sizeof(rsim::shared::PairRays) == 8);
 static_assert(sizeof(rsim::shared::BlockerRoundsHeader) == rsim::shared::RSIM_BLOCKER_ROUNDS_HEADER_BYTES);
 static_assert(sizeof(rsim::shared::NearVisibilityListHeader) == rsim::shared::RSIM_NEAR_LIST_HEADER_BYTES);
 static_assert(sizeof(rsim::shared::FacingListHeader) == 32);

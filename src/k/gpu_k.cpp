@@ -69,15 +69,23 @@ DeviceK allocateDeviceK(vk::Device& device, KChunking chunking) {
 }
 
 ChunksInBackground::ChunksInBackground(vk::Device& device, DeviceK& K, std::uint32_t firstChunk,
-                                       std::uint32_t endChunk)
+                                       std::uint32_t endChunk, ChunkAllocation how)
     : device_(device), K_(K), first_(std::min(firstChunk, K.chunking.chunks())),
-      end_(std::max(first_, std::min(endChunk, K.chunking.chunks()))), ready_(end_), recorded_(end_) {
+      end_(std::max(first_, std::min(endChunk, K.chunking.chunks()))), how_(how), ready_(end_), recorded_(end_) {
     requireChunksFit(device, K.chunking);
     K.chunkIds.clear();
     for (std::uint32_t c = first_; c < end_; ++c) K.chunkIds.push_back(c);
     K.buffers.clear();
-    K.buffers.resize(end_ - first_); // filled from the last, on the thread; never resized while it runs
-    thread_ = std::thread([this] { run(); });
+    K.buffers.resize(end_ - first_); // filled from the last; never resized while a thread runs
+    if (how_ == ChunkAllocation::Thread) thread_ = std::thread([this] { run(); });
+}
+
+void ChunksInBackground::allocateFrom(std::uint32_t c) {
+    if (how_ != ChunkAllocation::BetweenLaunches) return;
+    c = std::max(c, first_);
+    const Stopwatch sw;
+    for (; ready_ > c; --ready_) K_.buffers[ready_ - 1 - first_] = chunkBuffer(device_, K_.chunking, ready_ - 1);
+    seconds_ += sw.seconds();
 }
 
 ChunksInBackground::~ChunksInBackground() {
@@ -112,6 +120,10 @@ void ChunksInBackground::run() {
 }
 
 std::uint32_t ChunksInBackground::waitFor(std::uint32_t c) {
+    if (how_ == ChunkAllocation::BetweenLaunches) {
+        allocateFrom(c);
+        return ready_;
+    }
     std::unique_lock lock(mutex_);
     cv_.wait(lock, [&] { return ready_ <= c || failure_; });
     if (failure_) std::rethrow_exception(failure_);
@@ -140,7 +152,10 @@ void ChunksInBackground::need(std::uint32_t c, VkCommandBuffer cmd, const vk::Bu
 
 void ChunksInBackground::finish() {
     waitFor(first_);
-    thread_.join();
+    if (thread_.joinable()) thread_.join();
+    if (how_ == ChunkAllocation::BetweenLaunches)
+        spdlog::debug("{}: K's {} chunk(s) allocated in {:.3f} s between the launches", device_.label(),
+                      end_ - first_, seconds_);
     if (recorded_ > first_) // chunks no launch needed (a scene without pairs): zeroed here
         device_.submitAndWait([&](VkCommandBuffer cmd) {
             for (std::uint32_t x = first_; x < recorded_; ++x)

@@ -50,25 +50,34 @@ struct DeviceK {
 // when a chunk would not fit one allocation of the device (the chunking never adapts to it).
 DeviceK allocateDeviceK(vk::Device& device, KChunking chunking);
 
-// Every chunk of K allocated on a thread of its own, the last chunk first, while the visibility
-// launches cast the last rows (whose pairs reach only the last chunks): allocating device memory
-// costs the driver 18-31 ms a GiB on an H100 whatever the chunking (docs/benchmarks.md), 1.3 s for the
-// 61.9 GiB of fp32 K at 129k triangles. The chunks are zeroed by the launches' command buffers.
+// Every chunk of K allocated while the visibility launches cast the last rows (whose pairs reach
+// only the last chunks), the last chunk first: allocating device memory costs the driver 18-31
+// ms a GiB on an H100 whatever the chunking (docs/benchmarks.md), 1.3 s for the 61.9 GiB of fp32
+// K at 129k triangles. The chunks are zeroed by the launches' command buffers.
+// - On a thread of its own (ChunkAllocation::Thread), from the start.
+// - Between launches (ChunkAllocation::BetweenLaunches): on the caller's thread, those a launch
+//   needs when it is recorded (need()) and those the next one needs while a launch runs
+//   (allocateFrom()). The driver allocates one buffer at a time for the whole process and holds
+//   a submission meanwhile, so an allocation beside a launch's submission delays it; between
+//   them, it costs the device nothing.
+enum class ChunkAllocation { Thread, BetweenLaunches };
 class ChunksInBackground {
 public:
     // Starts allocating K's chunks [firstChunk, endChunk) (chunking as for allocateDeviceK; all of
     // them by default), the last first, into K, which holds none.
     ChunksInBackground(vk::Device& device, DeviceK& K, std::uint32_t firstChunk = 0,
-                       std::uint32_t endChunk = ~0u);
+                       std::uint32_t endChunk = ~0u, ChunkAllocation how = ChunkAllocation::Thread);
     // Stops (the chunks allocated stay in K) and waits for the thread.
     ~ChunksInBackground();
     ChunksInBackground(const ChunksInBackground&) = delete;
     ChunksInBackground& operator=(const ChunksInBackground&) = delete;
 
-    // Waits until chunks [c, chunks) exist, and records into `cmd` the zeroing of those that were
-    // not ready at the last call and their addresses in `table` (chunkAddressTable), then a
-    // barrier. Rethrows the allocation's failure.
+    // Waits until chunks [c, chunks) exist (between launches: allocates them), and records into
+    // `cmd` the zeroing of those that were not ready at the last call and their addresses in
+    // `table` (chunkAddressTable), then a barrier. Rethrows the allocation's failure.
     void need(std::uint32_t c, VkCommandBuffer cmd, const vk::Buffer& table);
+    // Between launches: allocates chunks [c, chunks) now (the next launch's, while one runs).
+    void allocateFrom(std::uint32_t c);
     // Waits for every chunk and zeroes those no launch needed.
     void finish();
     // Whether every chunk is allocated (not necessarily recorded by need()).
@@ -81,6 +90,7 @@ private:
     vk::Device& device_;
     DeviceK& K_;
     std::uint32_t first_, end_; // the chunks it allocates
+    ChunkAllocation how_;
     std::mutex mutex_;
     std::condition_variable cv_;
     std::uint32_t ready_;    // chunks [ready_, end_) are allocated

@@ -17,6 +17,7 @@
 #include "util/timer.h"
 #include "vulkan/ray_pass.h"
 #include "vulkan/shaders.h"
+#include "vulkan/timeline.h"
 #include "vulkan/timestamps.h"
 
 namespace rsim {
@@ -338,7 +339,8 @@ void recordLaunch(vk::Device& device, const VisibilityPipelines& pipelines, shar
 
 void castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines, shared::VisibilityPush push,
                         std::uint32_t rowBegin, std::uint32_t rowEnd, const VisibilityLists& lists,
-                        Progress& progress, VisibilityPassTimes* times, const LaunchPreparation& prepare) {
+                        Progress& progress, VisibilityPassTimes* times, const LaunchPreparation& prepare,
+                        const BetweenLaunches& between) {
     std::optional<vk::Timestamps> ts;
     if (times) ts.emplace(device, kLaunchStamps, "visibility pass timestamps");
     struct Launch {
@@ -354,15 +356,26 @@ void castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines
     if (prepare) std::reverse(launches.begin(), launches.end());
     const bool trace = spdlog::should_log(spdlog::level::debug);
     const Stopwatch clock;
-    for (const Launch& l : launches) {
+    std::optional<vk::TimelineSemaphore> done;
+    if (between) done.emplace(device, "visibility launches");
+    for (std::size_t k = 0; k < launches.size(); ++k) {
+        const Launch& l = launches[k];
         double start = 0.0, prepared = 0.0;
-        device.submitAndWait([&](VkCommandBuffer cmd) {
+        auto record = [&](VkCommandBuffer cmd) {
             start = clock.seconds();
             if (ts) ts->reset(cmd);
             if (prepare) prepare(cmd, l.push);
             prepared = clock.seconds();
             recordLaunch(device, pipelines, l.push, l.width, l.rows, lists, cmd, ts ? &*ts : nullptr);
-        });
+        };
+        if (done) {
+            const std::uint64_t v = done->submit(false, record);
+            if (k + 1 < launches.size()) between(launches[k + 1].push);
+            done->wait(v);
+            device.reclaim();
+        } else {
+            device.submitAndWait(record);
+        }
         VisibilityPassTimes passes;
         if (times) {
             passes.add(ts->intervals(), 1);
@@ -430,14 +443,15 @@ VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& g
     const std::uint32_t n = geometry.n;
     const VisibilityPipelines pipelines = makeVisibilityPipelines(device, settings, accel);
     GpuCounters counters(device, kVisibilityCounters, "visibility counters");
-    // K without chunks: they are allocated beside the first launches, which then run from the
-    // last rows (ChunksInBackground); the table starts empty.
+    // K without chunks: they are allocated between the launches, which then run from the last
+    // rows, each launch's before it or while the one before it runs (ChunksInBackground); the
+    // table starts empty.
     std::optional<ChunksInBackground> chunks;
     const vk::Buffer addresses = K.buffers.empty()
                                      ? vk::makeStorage(device, std::vector<std::uint64_t>(K.chunking.chunks(), 0),
                                                        "K chunk addresses")
                                      : chunkAddressTable(device, K);
-    if (K.buffers.empty()) chunks.emplace(device, K);
+    if (K.buffers.empty()) chunks.emplace(device, K, 0, ~0u, ChunkAllocation::BetweenLaunches);
     shared::VisibilityPush push = visibilityPush(geometry, prepared, settings);
     push.kChunks = addresses.address();
     push.kStorage = K.chunking.storage();
@@ -456,12 +470,15 @@ VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& g
                   double(lists->bytes()) / 1048576.0, rayTime.seconds());
     if (nearCapacity > 0) lists->capacity = std::min(lists->capacity, nearCapacity);
     LaunchPreparation prepare;
-    if (chunks)
+    BetweenLaunches between;
+    if (chunks) {
+        // A launch of rows [a, b) writes (i, j), i >= a, and (j, i), j > i: chunks from a's on.
         prepare = [&](VkCommandBuffer cmd, const shared::VisibilityPush& p) {
-            // A launch of rows [a, b) writes (i, j), i >= a, and (j, i), j > i: chunks from a's on.
             chunks->need(K.chunking.chunkOf(p.rowBegin), cmd, addresses);
         };
-    castVisibilityRows(device, pipelines, push, 0, n - 1, *lists, progress, times, prepare);
+        between = [&](const shared::VisibilityPush& next) { chunks->allocateFrom(K.chunking.chunkOf(next.rowBegin)); };
+    }
+    castVisibilityRows(device, pipelines, push, 0, n - 1, *lists, progress, times, prepare, between);
     if (chunks) chunks->finish();
     progress.finish();
     raySeconds = rayTime.seconds();

@@ -120,16 +120,20 @@ inline constexpr std::uint32_t kLaunchStamps = 6;
 
 // What a launch needs recorded before it (its K chunks zeroed and addressed: ChunksInBackground).
 using LaunchPreparation = std::function<void(VkCommandBuffer, const shared::VisibilityPush&)>;
+// What the next launch (`next`) needs, done on the host while a launch runs (its K chunks
+// allocated: ChunkAllocation::BetweenLaunches).
+using BetweenLaunches = std::function<void(const shared::VisibilityPush& next)>;
 
 // Casts the visibility rays of rows [rowBegin, rowEnd) (pairs i < j), in launches the device's
-// limits allow, one blocking submission each; `push` has everything but the row range and the
-// near list, and the column range: [push.colBegin, push.colEnd) (visibilityPush: all). `times`,
-// when given, receives each pass's device time. With `prepare`, the launches run from the last
-// rows to the first, each after what `prepare` records for it.
+// limits allow, one submission each, each waited for; `push` has everything but the row range
+// and the near list, and the column range: [push.colBegin, push.colEnd) (visibilityPush: all).
+// `times`, when given, receives each pass's device time. With `prepare`, the launches run from
+// the last rows to the first, each after what `prepare` records for it; `between` runs after each
+// launch's submission but the last, before the wait.
 void castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines, shared::VisibilityPush push,
                         std::uint32_t rowBegin, std::uint32_t rowEnd, const VisibilityLists& lists,
                         Progress& progress, VisibilityPassTimes* times = nullptr,
-                        const LaunchPreparation& prepare = {});
+                        const LaunchPreparation& prepare = {}, const BetweenLaunches& between = {});
 // The same launches recorded into one command buffer (no wait); returns the pairs they cover.
 // With `ts` (at least kLaunchStamps x visibilityLaunchCount timestamps), it is reset and each
 // launch writes its own kLaunchStamps, for VisibilityPassTimes::add.

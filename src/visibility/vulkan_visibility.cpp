@@ -169,11 +169,18 @@ std::uint64_t visibilityListBytes(vk::Device& device, std::uint32_t n, std::uint
 
 VisibilityLists::VisibilityLists(vk::Device& device, std::uint32_t n, std::uint32_t listMax, bool withRounds,
                                  const char* name)
-    : VisibilityLists(device, visibilityPairsPerLaunch(device, n), n, listMax, withRounds, name) {}
+    : VisibilityLists(device, visibilityPairsPerLaunch(device, n), visibilityPairsPerLaunch(device, n), n, listMax,
+                      withRounds, name) {}
 
-VisibilityLists::VisibilityLists(vk::Device& device, std::uint64_t pairsPerLaunch, std::uint32_t n,
-                                 std::uint32_t listMax, bool withRounds, const char* name)
-    : capacity(std::uint32_t(std::clamp<std::uint64_t>(pairsPerLaunch / 64, 4096, kMaxNearPairs))),
+std::shared_ptr<VisibilityLists> VisibilityLists::forLaunch(vk::Device& device, std::uint64_t pairs, std::uint32_t n,
+                                                            std::uint32_t listMax, bool withRounds, const char* name) {
+    return std::shared_ptr<VisibilityLists>(
+        new VisibilityLists(device, pairs, visibilityPairsPerLaunch(device, n), n, listMax, withRounds, name));
+}
+
+VisibilityLists::VisibilityLists(vk::Device& device, std::uint64_t pairsPerLaunch, std::uint64_t nearListPairs,
+                                 std::uint32_t n, std::uint32_t listMax, bool withRounds, const char* name)
+    : capacity(std::uint32_t(std::clamp<std::uint64_t>(nearListPairs / 64, 4096, kMaxNearPairs))),
       facingCapacity(launchPairCapacity(pairsPerLaunch, n)),
       tileListMax(listMax), tileCapacity(listMax ? visibilityTileCapacity(pairsPerLaunch, n) : 0),
       buffer(device, shared::rsimNearListBytes(capacity), vk::kStorageUsage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
@@ -338,7 +345,7 @@ void recordLaunch(vk::Device& device, const VisibilityPipelines& pipelines, shar
 } // namespace
 
 void castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines, shared::VisibilityPush push,
-                        std::uint32_t rowBegin, std::uint32_t rowEnd, const VisibilityLists& lists,
+                        std::uint32_t rowBegin, std::uint32_t rowEnd, const LaunchLists& lists,
                         Progress& progress, VisibilityPassTimes* times, const LaunchPreparation& prepare,
                         const BetweenLaunches& between) {
     std::optional<vk::Timestamps> ts;
@@ -366,7 +373,7 @@ void castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines
             if (ts) ts->reset(cmd);
             if (prepare) prepare(cmd, l.push);
             prepared = clock.seconds();
-            recordLaunch(device, pipelines, l.push, l.width, l.rows, lists, cmd, ts ? &*ts : nullptr);
+            recordLaunch(device, pipelines, l.push, l.width, l.rows, lists(k), cmd, ts ? &*ts : nullptr);
         };
         if (done) {
             const std::uint64_t v = done->submit(false, record);
@@ -424,6 +431,21 @@ std::uint32_t visibilityLaunchCount(vk::Device& device, shared::VisibilityPush p
     return rows == 0 ? 0 : std::uint32_t(rows - 1);
 }
 
+namespace {
+// Rows x columns of the last launch recordVisibilityRows would record for these rows (the first
+// cast when the launches run from the last rows): what its lists must hold, its tiles spanning
+// them all.
+std::uint64_t lastLaunchPairs(vk::Device& device, shared::VisibilityPush push, std::uint32_t rowBegin,
+                              std::uint32_t rowEnd) {
+    std::uint64_t last = 0;
+    forEachVisibilityLaunch(device, push, rowBegin, rowEnd,
+                            [&](shared::VisibilityPush, std::uint32_t width, std::uint32_t rows, std::uint64_t) {
+                                last = std::uint64_t(width) * rows;
+                            });
+    return last;
+}
+} // namespace
+
 void VisibilityPassTimes::add(const std::vector<double>& intervals, std::uint32_t launches) {
     for (std::uint32_t l = 0; l < launches; ++l) {
         const std::size_t at = std::size_t(l) * kLaunchStamps;
@@ -464,11 +486,32 @@ VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& g
     // each keeps progress live.
     Progress progress("visibility", std::uint64_t(n) * (n - 1) / 2, "pairs");
     Stopwatch rayTime;
-    const auto lists =
-        std::make_shared<VisibilityLists>(device, n, tileListMax(settings), blockerRounds(settings), "visibility lists");
-    spdlog::debug("{}: visibility lists of {:.1f} MiB allocated in {:.4f} s", device.label(),
-                  double(lists->bytes()) / 1048576.0, rayTime.seconds());
-    if (nearCapacity > 0) lists->capacity = std::min(lists->capacity, nearCapacity);
+    // The lists: with K's chunks allocated between the launches, which then run from the last
+    // rows, the first launch (the last rows', the smallest) gets lists of its own size and the
+    // others' lists are allocated while it runs; the driver holds the first launch until its
+    // lists exist (docs/benchmarks.md).
+    struct Lists {
+        std::shared_ptr<VisibilityLists> first, rest;
+        std::uint64_t bytes() const { return (first ? first->bytes() : 0) + (rest ? rest->bytes() : 0); }
+    };
+    const auto lists = std::make_shared<Lists>();
+    auto made = [&](std::shared_ptr<VisibilityLists> l) {
+        if (nearCapacity > 0) l->capacity = std::min(l->capacity, nearCapacity);
+        spdlog::debug("{}: visibility lists of {:.1f} MiB allocated in {:.4f} s", device.label(),
+                      double(l->bytes()) / 1048576.0, rayTime.seconds());
+        return l;
+    };
+    const std::uint64_t firstPairs = chunks ? lastLaunchPairs(device, push, 0, n - 1) : 0;
+    if (firstPairs > 0 && 2 * firstPairs <= visibilityPairsPerLaunch(device, n))
+        lists->first = made(VisibilityLists::forLaunch(device, firstPairs, n, tileListMax(settings),
+                                                       blockerRounds(settings), "visibility lists (first launch)"));
+    auto rest = [&] {
+        if (!lists->rest)
+            lists->rest = made(std::make_shared<VisibilityLists>(device, n, tileListMax(settings),
+                                                                 blockerRounds(settings), "visibility lists"));
+        return lists->rest;
+    };
+    if (!lists->first) rest();
     LaunchPreparation prepare;
     BetweenLaunches between;
     if (chunks) {
@@ -476,9 +519,15 @@ VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& g
         prepare = [&](VkCommandBuffer cmd, const shared::VisibilityPush& p) {
             chunks->need(K.chunking.chunkOf(p.rowBegin), cmd, addresses);
         };
-        between = [&](const shared::VisibilityPush& next) { chunks->allocateFrom(K.chunking.chunkOf(next.rowBegin)); };
+        between = [&](const shared::VisibilityPush& next) {
+            rest();
+            chunks->allocateFrom(K.chunking.chunkOf(next.rowBegin));
+        };
     }
-    castVisibilityRows(device, pipelines, push, 0, n - 1, *lists, progress, times, prepare, between);
+    const LaunchLists listsOf = [&](std::size_t k) -> const VisibilityLists& {
+        return k == 0 && lists->first ? *lists->first : *lists->rest;
+    };
+    castVisibilityRows(device, pipelines, push, 0, n - 1, listsOf, progress, times, prepare, between);
     if (chunks) chunks->finish();
     progress.finish();
     raySeconds = rayTime.seconds();

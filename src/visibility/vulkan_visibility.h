@@ -60,6 +60,11 @@ struct VisibilityLists {
     // For the launches of a scene of `n` triangles on this device: at most
     // min(visibilityPairsPerLaunch, n^2) pairs each.
     VisibilityLists(vk::Device& device, std::uint32_t n, std::uint32_t tileListMax, bool rounds, const char* name);
+    // For one launch of at most `pairs` pairs (a smaller first launch, whose lists cost the
+    // driver less before it starts), with the near list of the others, so that its near pairs
+    // are listed as theirs would be.
+    static std::shared_ptr<VisibilityLists> forLaunch(vk::Device& device, std::uint64_t pairs, std::uint32_t n,
+                                                      std::uint32_t tileListMax, bool rounds, const char* name);
     std::uint32_t capacity; // of the near list: a 64th of a launch's pairs, in [4096, 2^17];
                             // pairs beyond it are finished in the first phase
     std::uint32_t facingCapacity; // pairs a launch lists (and the blocker rounds' area holds)
@@ -74,8 +79,8 @@ struct VisibilityLists {
     std::uint64_t bytes() const { return buffer.size() + facing.size() + tiles.size() + traced.size() + rounds.size(); }
 
   private:
-    VisibilityLists(vk::Device& device, std::uint64_t pairsPerLaunch, std::uint32_t n, std::uint32_t tileListMax,
-                    bool rounds, const char* name);
+    VisibilityLists(vk::Device& device, std::uint64_t pairsPerLaunch, std::uint64_t nearListPairs, std::uint32_t n,
+                    std::uint32_t tileListMax, bool rounds, const char* name);
 };
 // The counters VisibilityPush::stats points at: candidate pairs, non-zero pairs, rays cast,
 // clear pairs, rays tested against a tile's list, tiles with a list, tiles with too long a
@@ -123,6 +128,8 @@ using LaunchPreparation = std::function<void(VkCommandBuffer, const shared::Visi
 // What the next launch (`next`) needs, done on the host while a launch runs (its K chunks
 // allocated: ChunkAllocation::BetweenLaunches).
 using BetweenLaunches = std::function<void(const shared::VisibilityPush& next)>;
+// The lists of launch k (0: the first cast), which may be made between the launches.
+using LaunchLists = std::function<const VisibilityLists&(std::size_t k)>;
 
 // Casts the visibility rays of rows [rowBegin, rowEnd) (pairs i < j), in launches the device's
 // limits allow, one submission each, each waited for; `push` has everything but the row range
@@ -131,7 +138,7 @@ using BetweenLaunches = std::function<void(const shared::VisibilityPush& next)>;
 // the last rows to the first, each after what `prepare` records for it; `between` runs after each
 // launch's submission but the last, before the wait.
 void castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines, shared::VisibilityPush push,
-                        std::uint32_t rowBegin, std::uint32_t rowEnd, const VisibilityLists& lists,
+                        std::uint32_t rowBegin, std::uint32_t rowEnd, const LaunchLists& lists,
                         Progress& progress, VisibilityPassTimes* times = nullptr,
                         const LaunchPreparation& prepare = {}, const BetweenLaunches& between = {});
 // The same launches recorded into one command buffer (no wait); returns the pairs they cover.

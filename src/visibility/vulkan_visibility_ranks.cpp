@@ -316,7 +316,9 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
             };
             std::size_t early = 0;
             for (std::size_t k = rows.size(); k-- > 1 && (early == 0 || !chunks.allocated()); ++early) {
-                castVisibilityRows(dev, pipelines, p, rows[k - 1], rows[k], lists, progress, &out.ownPasses, prepare);
+                castVisibilityRows(
+                    dev, pipelines, p, rows[k - 1], rows[k],
+                    [&](std::size_t) -> const VisibilityLists& { return lists; }, progress, &out.ownPasses, prepare);
                 own.rowEnd = rows[k - 1];
             }
             spdlog::debug("{}: {} of its own block's {} launch(es) cast while its fp32 chunks were allocated", who,

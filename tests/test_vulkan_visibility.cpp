@@ -83,6 +83,52 @@ TEST_CASE("near pairs listed for the second phase or finished at once give the s
     CHECK(instance.validationErrors() == 0);
 }
 
+TEST_CASE("K whose chunks and lists are made between the launches equals K whose memory came first",
+          "[vulkan][kernel]") {
+    if (vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
+    SceneBuilder b;
+    auto wall = b.material("wall", 0.5f);
+    b.roomShell({0, 0, 0}, {3.0, 2.0, 2.0}, 3, wall);
+    b.box({1.0, 0.8, 0.0}, {1.4, 1.2, 0.5}, 2, wall);
+    const PreparedScene s = b.prepare();
+    const SimConfig c = makeSimConfig(basicScene({0.3, 1.0, 1.0}, {3.0, 1.0, 1.0}));
+    struct Cap {
+        ~Cap() { capVisibilityLaunchPairs(0); }
+    } cap;
+    vk::Instance instance(true);
+    forEachRayPath(instance, [&](vk::Device& device, vk::RayPath) {
+        const ShaftBvh shafts = ShaftBvh::build(s);
+        GpuGeometry scene(device, s, shafts.nodes, shafts.prims, edgeNeighbours(s));
+        std::vector<glm::vec3> vertices;
+        for (std::size_t i = 0; i < s.size(); ++i) vertices.insert(vertices.end(), {s.v0[i], s.v1[i], s.v2[i]});
+        vk::SceneAccel accel(device, vertices);
+        const KChunking chunking{scene.n, 16, KFormat::Fp32};
+        REQUIRE(chunking.chunks() > 4);
+        // Several launches, the first cast (the last rows') at most half the others' size, so
+        // that it gets lists of its own; several chunks, allocated as the launches reach them.
+        bool small = false;
+        for (std::uint64_t pairs = 1024; pairs <= 4096 && !small; pairs += 64) {
+            capVisibilityLaunchPairs(pairs);
+            const std::vector<std::uint32_t> rows =
+                visibilityLaunchRows(device, visibilityPush(scene, s, c.k), 0, scene.n - 1);
+            const std::uint32_t a = rows[rows.size() - 2], z = rows.back();
+            small = rows.size() > 5 && 2 * std::uint64_t(z - a) * (scene.n - a - 1) <= pairs;
+        }
+        REQUIRE(small);
+        double raySeconds = 0.0;
+        DeviceK before = allocateDeviceK(device, chunking); // every chunk first, the launches in order
+        const VisibilityStats a = computeVisibilityVulkan(device, scene, accel, s, c.k, before, raySeconds);
+        DeviceK between; // from the last rows, chunks and lists between the launches
+        between.chunking = chunking;
+        const VisibilityStats z = computeVisibilityVulkan(device, scene, accel, s, c.k, between, raySeconds);
+        CHECK(downloadDeviceK(device, between).decodeAll() == downloadDeviceK(device, before).decodeAll());
+        CHECK(z.raysCast == a.raysCast);
+        CHECK(z.nonzeroPairs == a.nonzeroPairs);
+        CHECK(z.raysListed == a.raysListed);
+    });
+    CHECK(instance.validationErrors() == 0);
+}
+
 TEST_CASE("a visibility launch covers about sqrt(P x 2^21) of a scene's P pairs, within 2^20 and 2^24",
           "[vulkan][kernel]") {
     if (vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");

@@ -8,24 +8,19 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_ballot : require
 #include "common/rsim.glsl"
+#include "common/visibility_lists.glsl"
 layout(local_size_x = RSIM_WG_PAIRS_X) in;
 layout(push_constant) uniform Push { VisibilityPush pc; };
-layout(buffer_reference, std430, buffer_reference_align = 16) buffer NearHeaderRef { NearVisibilityListHeader h; };
-layout(buffer_reference, std430, buffer_reference_align = 16) buffer RoundsRef {
-    BlockerRoundsHeader header;
-    PairRays pairs[];
-};
-layout(buffer_reference, std430, buffer_reference_align = 16) buffer FacingHeaderRef { FacingListHeader h; };
 
 void main() {
-    uint64_t area = NearHeaderRef(pc.nearList).h.rounds;
+    uint64_t area = NearListRef(pc.nearList).header.rounds;
     RoundsRef r = RoundsRef(area);
     uint capacity = r.header.capacity;
     uint slot = 0u, to = 0u;
     bool valid;
     if (pc.phase == RSIM_VIS_PAIRS) { // the launch's traced pairs, shaped as the first phase's compute build
         uint index = gl_GlobalInvocationID.y * pc.facingWidth + gl_GlobalInvocationID.x;
-        valid = gl_GlobalInvocationID.x < pc.facingWidth && index < FacingHeaderRef(pc.facingList).h.count;
+        valid = gl_GlobalInvocationID.x < pc.facingWidth && index < FacingListRef(pc.facingList).header.count;
         slot = index;
     } else {
         uint from = (pc.phase - RSIM_VIS_ROUND_FROM_0) % 2u;

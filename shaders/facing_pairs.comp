@@ -11,13 +11,10 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_ballot : require
 #include "common/rsim.glsl"
+#include "common/visibility_lists.glsl"
 #include "rsim/shared/form_factor.h"
 layout(local_size_x = RSIM_TILE_EDGE, local_size_y = RSIM_TILE_EDGE) in;
 layout(push_constant) uniform Push { VisibilityPush pc; };
-layout(buffer_reference, std430, buffer_reference_align = 16) buffer FacingListRef {
-    FacingListHeader header;
-    uint pairs[]; // rsimLaunchPairIndex
-};
 
 GpuTriangle tri(uint k) { return TriangleRefs(pc.triangles).t[k]; }
 

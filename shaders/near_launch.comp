@@ -8,10 +8,9 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #include "common/rsim.glsl"
+#include "common/visibility_lists.glsl"
 layout(local_size_x = 1) in;
 layout(push_constant) uniform Push { VisibilityPush pc; };
-layout(buffer_reference, std430, buffer_reference_align = 16) buffer NearHeaderRef { NearVisibilityListHeader h; };
-layout(buffer_reference, std430, buffer_reference_align = 16) buffer RoundsHeaderRef { BlockerRoundsHeader h; };
 
 // A launch of `count` invocations in workgroups `w` wide: rows of at most 65,535 workgroups
 // (every device's limit in x), so that RSIM_LAUNCH_INDEX counts them row after row.
@@ -23,19 +22,19 @@ uvec4 launchOf(uint count, uint w) {
 }
 
 void main() {
-    NearHeaderRef list = NearHeaderRef(pc.nearList);
-    uint w = list.h.groupWidth;
+    NearListRef list = NearListRef(pc.nearList);
+    uint w = list.header.groupWidth;
     if (pc.phase >= RSIM_VIS_ROUND_FROM_0 && pc.phase <= RSIM_VIS_REST_FROM_1) {
-        RoundsHeaderRef r = RoundsHeaderRef(list.h.rounds);
+        RoundsRef r = RoundsRef(list.header.rounds);
         bool fromList0 = (pc.phase - RSIM_VIS_ROUND_FROM_0) % 2u == 0u;
-        uint count = fromList0 ? r.h.active0 : r.h.active1;
-        r.h.launch = launchOf(count, w);
-        r.h.compactLaunch = launchOf(count, RSIM_WG_PAIRS_X);
-        if (fromList0) r.h.active1 = 0u;
-        else r.h.active0 = 0u;
+        uint count = fromList0 ? r.header.active0 : r.header.active1;
+        r.header.launch = launchOf(count, w);
+        r.header.compactLaunch = launchOf(count, RSIM_WG_PAIRS_X);
+        if (fromList0) r.header.active1 = 0u;
+        else r.header.active0 = 0u;
         return;
     }
-    uint pairs = min(list.h.count, pc.nearCapacity);
-    list.h.partsLaunch = uvec4((pairs * RSIM_NEAR_PARTS + w - 1u) / w, 1u, 1u, 0u);
-    list.h.finishLaunch = uvec4((pairs + w - 1u) / w, 1u, 1u, 0u);
+    uint pairs = min(list.header.count, pc.nearCapacity);
+    list.header.partsLaunch = uvec4((pairs * RSIM_NEAR_PARTS + w - 1u) / w, 1u, 1u, 0u);
+    list.header.finishLaunch = uvec4((pairs + w - 1u) / w, 1u, 1u, 0u);
 }

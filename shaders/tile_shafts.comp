@@ -8,10 +8,10 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #include "common/rsim.glsl"
+#include "common/visibility_lists.glsl"
 #include "rsim/shared/tile_shaft.h"
 layout(local_size_x = RSIM_WG_LINEAR) in;
 layout(push_constant) uniform Push { VisibilityPush pc; };
-layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer FacingListRef { FacingListHeader header; };
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer ShaftNodeRefs { ShaftBvhNode n[]; };
 
 GpuTriangle tri(uint k) { return TriangleRefs(pc.triangles).t[k]; }

@@ -96,11 +96,6 @@ void finishOrListNear(uint row, uint col, uint i, uint j, uint base, uint perSid
            rays);
 }
 
-layout(buffer_reference, std430, buffer_reference_align = 16) buffer RoundsRef {
-    BlockerRoundsHeader header;
-    PairRays pairs[];
-};
-
 // The blocker rounds' area (gpu_layout.h; the host gives one when the rounds are on) and the
 // address of its active list 0 or 1.
 bool roundsOn() { return NearListRef(pc.nearList).header.rounds != 0ul; }

@@ -9,6 +9,7 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #include "rsim/shared/form_factor.h"
 #include "rsim/shared/kformat.h"
+#include "common/visibility_lists.glsl"
 layout(buffer_reference, std430, buffer_reference_align = 2) buffer HalfRefs { uint16_t v[]; };
 
 // K is stored in row chunks of pc.rowsPerChunk rows; chunk c keeps element (i, j) at
@@ -79,10 +80,6 @@ vec2 castSides(uint i, uint j, uint s0, uint s1, uint perSide, bool shareVertex,
 }
 #endif
 
-layout(buffer_reference, std430, buffer_reference_align = 16) buffer NearListRef {
-    NearVisibilityListHeader header;
-    NearVisibilityPair pairs[];
-};
 
 // Full rows compute each pair twice, once for each element; the pair counters count it once.
 bool countsPair(uint row, uint col) { return pc.mirror != RSIM_K_FULL_ROWS || row < col; }
@@ -100,8 +97,4 @@ void countAnswered(uint row, uint col, uint answered) {
     if (answered > 0u) rsimCount(pc.stats, 8u, row + col, answered);
 }
 
-layout(buffer_reference, std430, buffer_reference_align = 16) buffer FacingListRef {
-    FacingListHeader header;
-    uint pairs[]; // rsimLaunchPairIndex
-};
 

@@ -154,7 +154,7 @@ std::uint32_t launchPairCapacity(std::uint64_t pairsPerLaunch, std::uint32_t n) 
 }
 
 std::uint64_t facingListBytes(std::uint64_t pairsPerLaunch, std::uint32_t n) {
-    return sizeof(shared::FacingListHeader) + std::uint64_t(launchPairCapacity(pairsPerLaunch, n)) * sizeof(std::uint32_t);
+    return shared::rsimFacingListBytes(launchPairCapacity(pairsPerLaunch, n));
 }
 } // namespace
 

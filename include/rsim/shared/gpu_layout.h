@@ -203,6 +203,11 @@ struct FacingListHeader {
     uint64_t tiles;    // the tiles' area; 0 without lists
     uint64_t traced;   // the pairs left to the rays (a FacingListHeader and pairs); 0 without lists
 };
+RSIM_CONST uint RSIM_FACING_LIST_HEADER_BYTES = 32u;
+// The bytes of a facing list (or of the pairs left to the rays) of `capacity` pairs.
+RSIM_FN uint64_t rsimFacingListBytes(uint capacity) {
+    return uint64_t(RSIM_FACING_LIST_HEADER_BYTES) + uint64_t(capacity) * uint64_t(4u);
+}
 RSIM_CONST uint RSIM_TILE_EDGE = 8u;          // a tile's rows, and its columns
 RSIM_CONST uint RSIM_TILE_NONE = 0xfffffffdu;   // info: the tile has no facing pair
 RSIM_CONST uint RSIM_TILE_FACING = 0xfffffffeu; // info: the tile has a facing pair
@@ -520,7 +525,7 @@ static_assert(sizeof(rsim::shared::NearVisibilityPair) == 16);
 static_assert(sizeof(rsim::shared::PairRays) == 8);
 static_assert(sizeof(rsim::shared::BlockerRoundsHeader) == rsim::shared::RSIM_BLOCKER_ROUNDS_HEADER_BYTES);
 static_assert(sizeof(rsim::shared::NearVisibilityListHeader) == rsim::shared::RSIM_NEAR_LIST_HEADER_BYTES);
-static_assert(sizeof(rsim::shared::FacingListHeader) == 32);
+static_assert(sizeof(rsim::shared::FacingListHeader) == rsim::shared::RSIM_FACING_LIST_HEADER_BYTES);
 static_assert(sizeof(rsim::shared::DirectPush) == 64);
 static_assert(sizeof(rsim::shared::FormFactorPush) == 56);
 static_assert(sizeof(rsim::shared::KEncodePush) == 64);

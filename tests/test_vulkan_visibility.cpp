@@ -35,15 +35,36 @@ void forEachRayPath(vk::Instance& instance, Test test) {
         break;
     }
 }
-} // namespace
 
-TEST_CASE("near pairs listed for the second phase or finished at once give the same K", "[vulkan][kernel]") {
-    if (vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
+// The kernel tests' room: a shell and a box, with many near pairs.
+PreparedScene kernelRoom() {
     SceneBuilder b;
     auto wall = b.material("wall", 0.5f);
     b.roomShell({0, 0, 0}, {3.0, 2.0, 2.0}, 3, wall);
     b.box({1.0, 0.8, 0.0}, {1.4, 1.2, 0.5}, 2, wall);
-    const PreparedScene s = b.prepare();
+    return b.prepare();
+}
+
+// Calls test(device, geometry, accel) with the scene placed on each ray path of the instance's
+// first usable device (forEachRayPath), then checks that the validation layer saw no error.
+template <class Test>
+void onEachRayPath(const PreparedScene& s, Test test) {
+    vk::Instance instance(true);
+    forEachRayPath(instance, [&](vk::Device& device, vk::RayPath) {
+        const ShaftBvh shafts = ShaftBvh::build(s);
+        GpuGeometry scene(device, s, shafts.nodes, shafts.prims, edgeNeighbours(s));
+        std::vector<glm::vec3> vertices;
+        for (std::size_t i = 0; i < s.size(); ++i) vertices.insert(vertices.end(), {s.v0[i], s.v1[i], s.v2[i]});
+        vk::SceneAccel accel(device, vertices);
+        test(device, scene, accel);
+    });
+    CHECK(instance.validationErrors() == 0);
+}
+} // namespace
+
+TEST_CASE("near pairs listed for the second phase or finished at once give the same K", "[vulkan][kernel]") {
+    if (vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
+    const PreparedScene s = kernelRoom();
     const SimConfig c = makeSimConfig(basicScene({0.3, 1.0, 1.0}, {3.0, 1.0, 1.0}));
     // The scene has near pairs, many more than the one-entry list below holds.
     std::size_t near = 0;
@@ -53,13 +74,7 @@ TEST_CASE("near pairs listed for the second phase or finished at once give the s
                     shared::rsimKBaseSamplesPerSide(c.k.samples);
     REQUIRE(near > 100);
 
-    vk::Instance instance(true);
-    forEachRayPath(instance, [&](vk::Device& device, vk::RayPath) {
-        const ShaftBvh shafts = ShaftBvh::build(s);
-        GpuGeometry scene(device, s, shafts.nodes, shafts.prims, edgeNeighbours(s));
-        std::vector<glm::vec3> vertices;
-        for (std::size_t i = 0; i < s.size(); ++i) vertices.insert(vertices.end(), {s.v0[i], s.v1[i], s.v2[i]});
-        vk::SceneAccel accel(device, vertices);
+    onEachRayPath(s, [&](vk::Device& device, const GpuGeometry& scene, const vk::SceneAccel& accel) {
         auto run = [&](std::uint32_t capacity) {
             DeviceK K = allocateDeviceK(device, KChunking{scene.n, scene.n, KFormat::Fp32});
             double raySeconds = 0.0;
@@ -80,28 +95,17 @@ TEST_CASE("near pairs listed for the second phase or finished at once give the s
         CHECK(differ <= listed.size() / 1000);
         CHECK(double(raysListed) == Approx(double(raysInline)).epsilon(1e-4));
     });
-    CHECK(instance.validationErrors() == 0);
 }
 
 TEST_CASE("K whose chunks and lists are made between the launches equals K whose memory came first",
           "[vulkan][kernel]") {
     if (vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
-    SceneBuilder b;
-    auto wall = b.material("wall", 0.5f);
-    b.roomShell({0, 0, 0}, {3.0, 2.0, 2.0}, 3, wall);
-    b.box({1.0, 0.8, 0.0}, {1.4, 1.2, 0.5}, 2, wall);
-    const PreparedScene s = b.prepare();
+    const PreparedScene s = kernelRoom();
     const SimConfig c = makeSimConfig(basicScene({0.3, 1.0, 1.0}, {3.0, 1.0, 1.0}));
     struct Cap {
         ~Cap() { capVisibilityLaunchPairs(0); }
     } cap;
-    vk::Instance instance(true);
-    forEachRayPath(instance, [&](vk::Device& device, vk::RayPath) {
-        const ShaftBvh shafts = ShaftBvh::build(s);
-        GpuGeometry scene(device, s, shafts.nodes, shafts.prims, edgeNeighbours(s));
-        std::vector<glm::vec3> vertices;
-        for (std::size_t i = 0; i < s.size(); ++i) vertices.insert(vertices.end(), {s.v0[i], s.v1[i], s.v2[i]});
-        vk::SceneAccel accel(device, vertices);
+    onEachRayPath(s, [&](vk::Device& device, const GpuGeometry& scene, const vk::SceneAccel& accel) {
         const KChunking chunking{scene.n, 16, KFormat::Fp32};
         REQUIRE(chunking.chunks() > 4);
         // Several launches, the first cast (the last rows') at most half the others' size, so
@@ -126,7 +130,6 @@ TEST_CASE("K whose chunks and lists are made between the launches equals K whose
         CHECK(z.nonzeroPairs == a.nonzeroPairs);
         CHECK(z.raysListed == a.raysListed);
     });
-    CHECK(instance.validationErrors() == 0);
 }
 
 TEST_CASE("a visibility launch covers about sqrt(P x 2^21) of a scene's P pairs, within 2^20 and 2^24",

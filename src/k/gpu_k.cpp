@@ -68,7 +68,7 @@ DeviceK allocateDeviceK(vk::Device& device, KChunking chunking) {
     return K;
 }
 
-ChunksInBackground::ChunksInBackground(vk::Device& device, DeviceK& K, std::uint32_t firstChunk,
+ChunksForLaunches::ChunksForLaunches(vk::Device& device, DeviceK& K, std::uint32_t firstChunk,
                                        std::uint32_t endChunk, ChunkAllocation how)
     : device_(device), K_(K), first_(std::min(firstChunk, K.chunking.chunks())),
       end_(std::max(first_, std::min(endChunk, K.chunking.chunks()))), how_(how), ready_(end_), recorded_(end_) {
@@ -80,7 +80,7 @@ ChunksInBackground::ChunksInBackground(vk::Device& device, DeviceK& K, std::uint
     if (how_ == ChunkAllocation::Thread) thread_ = std::thread([this] { run(); });
 }
 
-void ChunksInBackground::allocateFrom(std::uint32_t c) {
+void ChunksForLaunches::allocateFrom(std::uint32_t c) {
     if (how_ != ChunkAllocation::BetweenLaunches) return;
     c = std::max(c, first_);
     const Stopwatch sw;
@@ -88,7 +88,7 @@ void ChunksInBackground::allocateFrom(std::uint32_t c) {
     seconds_ += sw.seconds();
 }
 
-ChunksInBackground::~ChunksInBackground() {
+ChunksForLaunches::~ChunksForLaunches() {
     {
         std::lock_guard lock(mutex_);
         stop_ = true;
@@ -96,7 +96,7 @@ ChunksInBackground::~ChunksInBackground() {
     if (thread_.joinable()) thread_.join();
 }
 
-void ChunksInBackground::run() {
+void ChunksForLaunches::run() {
     Stopwatch sw;
     try {
         for (std::uint32_t c = end_; c-- > first_;) {
@@ -119,7 +119,7 @@ void ChunksInBackground::run() {
                   end_ - first_, seconds_);
 }
 
-std::uint32_t ChunksInBackground::waitFor(std::uint32_t c) {
+std::uint32_t ChunksForLaunches::waitFor(std::uint32_t c) {
     if (how_ == ChunkAllocation::BetweenLaunches) {
         allocateFrom(c);
         return ready_;
@@ -130,13 +130,13 @@ std::uint32_t ChunksInBackground::waitFor(std::uint32_t c) {
     return ready_;
 }
 
-bool ChunksInBackground::allocated() {
+bool ChunksForLaunches::allocated() {
     std::lock_guard lock(mutex_);
     if (failure_) std::rethrow_exception(failure_);
     return ready_ == first_;
 }
 
-void ChunksInBackground::need(std::uint32_t c, VkCommandBuffer cmd, const vk::Buffer& table) {
+void ChunksForLaunches::need(std::uint32_t c, VkCommandBuffer cmd, const vk::Buffer& table) {
     c = std::max(c, first_);
     if (c >= recorded_) return;
     waitFor(c);
@@ -150,7 +150,7 @@ void ChunksInBackground::need(std::uint32_t c, VkCommandBuffer cmd, const vk::Bu
     vk::computeBarrier(device_, cmd);
 }
 
-void ChunksInBackground::finish() {
+void ChunksForLaunches::finish() {
     waitFor(first_);
     if (thread_.joinable()) thread_.join();
     if (how_ == ChunkAllocation::BetweenLaunches)

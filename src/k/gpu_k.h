@@ -61,16 +61,16 @@ DeviceK allocateDeviceK(vk::Device& device, KChunking chunking);
 //   a submission meanwhile, so an allocation beside a launch's submission delays it; between
 //   them, it costs the device nothing.
 enum class ChunkAllocation { Thread, BetweenLaunches };
-class ChunksInBackground {
+class ChunksForLaunches {
 public:
     // Starts allocating K's chunks [firstChunk, endChunk) (chunking as for allocateDeviceK; all of
     // them by default), the last first, into K, which holds none.
-    ChunksInBackground(vk::Device& device, DeviceK& K, std::uint32_t firstChunk = 0,
+    ChunksForLaunches(vk::Device& device, DeviceK& K, std::uint32_t firstChunk = 0,
                        std::uint32_t endChunk = ~0u, ChunkAllocation how = ChunkAllocation::Thread);
     // Stops (the chunks allocated stay in K) and waits for the thread.
-    ~ChunksInBackground();
-    ChunksInBackground(const ChunksInBackground&) = delete;
-    ChunksInBackground& operator=(const ChunksInBackground&) = delete;
+    ~ChunksForLaunches();
+    ChunksForLaunches(const ChunksForLaunches&) = delete;
+    ChunksForLaunches& operator=(const ChunksForLaunches&) = delete;
 
     // Waits until chunks [c, chunks) exist (between launches: allocates them), and records into
     // `cmd` the zeroing of those that were not ready at the last call and their addresses in

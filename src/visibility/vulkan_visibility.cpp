@@ -466,9 +466,9 @@ VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& g
     const VisibilityPipelines pipelines = makeVisibilityPipelines(device, settings, accel);
     GpuCounters counters(device, kVisibilityCounters, "visibility counters");
     // K without chunks: they are allocated between the launches, which then run from the last
-    // rows, each launch's before it or while the one before it runs (ChunksInBackground); the
+    // rows, each launch's before it or while the one before it runs (ChunksForLaunches); the
     // table starts empty.
-    std::optional<ChunksInBackground> chunks;
+    std::optional<ChunksForLaunches> chunks;
     const vk::Buffer addresses = K.buffers.empty()
                                      ? vk::makeStorage(device, std::vector<std::uint64_t>(K.chunking.chunks(), 0),
                                                        "K chunk addresses")

@@ -123,7 +123,7 @@ struct VisibilityPassTimes {
 // The timestamps one launch writes.
 inline constexpr std::uint32_t kLaunchStamps = 6;
 
-// What a launch needs recorded before it (its K chunks zeroed and addressed: ChunksInBackground).
+// What a launch needs recorded before it (its K chunks zeroed and addressed: ChunksForLaunches).
 using LaunchPreparation = std::function<void(VkCommandBuffer, const shared::VisibilityPush&)>;
 // What the next launch (`next`) needs, done on the host while a launch runs (its K chunks
 // allocated: ChunkAllocation::BetweenLaunches).

@@ -207,7 +207,7 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     const bool anyForeign = std::any_of(casts.begin(), casts.end(), [](const Cast& c) { return !c.foreign.empty(); });
     const vk::Buffer scratch(dev, anyForeign ? kGroup * scratchBytes : 4, vk::kStorageUsage, vk::MemoryKind::Device,
                              "K scratch chunks (fp32)");
-    // This part's entries are written as its chunks arrive (ChunksInBackground::need).
+    // This part's entries are written as its chunks arrive (ChunksForLaunches::need).
     const vk::Buffer table = vk::makeStorage(dev, std::vector<std::uint64_t>(ch.chunks(), 0), "K chunk addresses");
     const VisibilityLists lists(dev, ch.n, tileListMax(settings), blockerRounds(settings), "visibility lists");
     const double deviceBuffers = setup.seconds();
@@ -303,7 +303,7 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     // chunks are allocated (each launch of rows [a, b) writes (i, j) and (j, i) for a <= i < j:
     // chunks from a's on); then every chunk is in the table, zeroed, for the halves.
     {
-        ChunksInBackground chunks(dev, out.K, share.firstChunk(), share.endChunk());
+        ChunksForLaunches chunks(dev, out.K, share.firstChunk(), share.endChunk());
         if (foreignCasts < casts.size()) {
             Cast& own = casts.back();
             shared::VisibilityPush p = push;

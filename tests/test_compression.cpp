@@ -14,6 +14,7 @@
 #include "support/test_scenes.h"
 #include "k/gpu_k.h"
 #include "k/vulkan_log_encode.h"
+#include "vulkan/gpu_scene.h"
 #include "vulkan/instance.h"
 
 using namespace rsim;
@@ -176,6 +177,56 @@ TEST_CASE("a chunk's row sums are the sums of its decoded rows", "[compression]"
             REQUIRE(std::abs(rowSum[i] - expected[i]) <= 1e-12 * expected[i]);
         }
     }
+}
+
+TEST_CASE("the GPU's row sums are the host's, row by row", "[compression][vulkan]") {
+    if (vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
+    // 1,200 triangles in three plates of different sizes (areas 5e-5 to 5e-3 m^2), K log-normal
+    // up to e^7 so that some form factors are clamped, chunks of 300 rows: the device sums rows
+    // in blocks of 512 columns (the last one partial) and then adds the blocks.
+    SceneBuilder b;
+    const auto m = b.material("m", 0.5f);
+    b.rectangle({0, 0, 0}, {0.2, 0, 0}, {0, 0.1, 0}, 20, 10, m);
+    b.rectangle({0, 0, 1}, {2.0, 0, 0}, {0, 1.0, 0}, 20, 10, m);
+    b.rectangle({0, 0, 2}, {0.6, 0, 0}, {0, 0.5, 0}, 20, 10, m);
+    const PreparedScene s = b.prepare();
+    const std::uint32_t n = std::uint32_t(s.size());
+    REQUIRE(n == 1200);
+    const std::vector<float> v = logNormal(std::size_t(n) * n, 11);
+    vk::Instance instance(true);
+    const vk::PhysicalDeviceInfo* info = nullptr;
+    for (const auto& d : instance.devices())
+        if (d.usable && !info) info = &d;
+    REQUIRE(info);
+    vk::Device device(instance, *info, info->rayQuery ? vk::RayPath::RayQuery : vk::RayPath::Pipeline, "test");
+    const GpuGeometry geometry(device, s, {}, {}, {});
+    for (const KFormat format : {KFormat::Fp32, KFormat::Lut8Log}) {
+        CAPTURE(kFormatInfo(format).name);
+        const KChunking ch{n, 300, format};
+        HostK K(ch);
+        for (std::uint32_t i = 0; i < n; ++i)
+            for (std::uint32_t j = 0; j < n; ++j) K.store(i, j, i == j ? 0.0f : v[std::size_t(i) * n + j]);
+        for (std::uint32_t c = 0; c < ch.chunks(); ++c) K.encodeChunkAs(c, format);
+        K.finishEncoding(format);
+        const DeviceK onDevice = uploadChunks(device, K, {0, 1, 2, 3}, false, 1);
+        const DeviceRowSums gpu = formFactorRowSumsDevice(device, geometry, onDevice);
+        std::uint64_t clamped = 0;
+        REQUIRE(gpu.sums.size() == n);
+        for (std::uint32_t i = 0; i < n; ++i) {
+            double expected = 0.0;
+            for (std::uint32_t j = 0; j < n; ++j) {
+                const float k = K.get(i, j);
+                clamped += k * s.area[j] > 1.0f;
+                expected += double(shared::rsimFormFactor(k, s.area[j]));
+            }
+            CAPTURE(i, expected);
+            // float sums of at most 512 terms, then of three blocks
+            REQUIRE(std::abs(double(gpu.sums[i]) - expected) <= 5e-5 * expected);
+        }
+        CHECK(clamped > 0);
+        CHECK(gpu.clamped == clamped);
+    }
+    CHECK(instance.validationErrors() == 0);
 }
 
 TEST_CASE("the GPU encodes every format exactly as the host", "[compression][vulkan]") {

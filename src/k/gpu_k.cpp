@@ -191,30 +191,57 @@ vk::PipelineRecipe formFactorSumsRecipe(std::uint32_t storage) {
                                                   "form-factor sums");
 }
 
-VisibilityStats formFactorDiagnosticsDevice(vk::Device& device, const GpuGeometry& geometry,
-                                            const DeviceK& K) {
+DeviceRowSums formFactorRowSumsDevice(vk::Device& device, const GpuGeometry& geometry, const DeviceK& K) {
+    const Stopwatch sw;
     const KChunking& ch = K.chunking;
+    // Blocks of at least 512 columns, at most 32 of them (their partial sums: 32 floats a row).
+    const std::uint32_t columns = std::max<std::uint32_t>(512, (ch.n + 31) / 32);
+    const std::uint32_t blocks = (ch.n + columns - 1) / columns;
     vk::Pass<shared::FormFactorPush> sums(device, formFactorSumsRecipe(ch.storage()));
-    GpuCounters clamped(device, 1, "clamp counter");
-    vk::Buffer rowSums(device, std::uint64_t(ch.n) * sizeof(float), vk::kStorageUsage,
-                       vk::MemoryKind::Device, "form-factor row sums");
-    vk::fillZero(device, rowSums); // the rows of chunks K does not hold (an MPI rank's K) stay 0
+    vk::ScratchBuffer counterArea, readbackArea;
+    GpuCounters clamped(device, 1, counterArea, "clamp counter");
+    const std::uint64_t rowBytes = std::uint64_t(ch.n) * sizeof(float);
+    vk::Buffer rowSums(device, rowBytes, vk::kStorageUsage, vk::MemoryKind::Device, "form-factor row sums");
+    vk::Buffer partials(device, rowBytes * blocks, vk::kStorageUsage, vk::MemoryKind::Device,
+                        "form-factor row sums' blocks");
+    vk::HostReadback back(device, readbackArea,
+                          vk::HostReadback::rounded(rowBytes) + vk::HostReadback::rounded(clamped.bytes()));
     shared::FormFactorPush p{};
     p.triangles = geometry.triangles.address();
     p.rowSums = rowSums.address();
     p.stats = clamped.address();
+    p.partials = partials.address();
     p.n = ch.n;
+    p.columns = columns;
+    std::uint64_t sumsAt = 0, clampedAt = 0;
     device.submitAndWait([&](VkCommandBuffer cmd) {
+        // The rows of chunks K does not hold (an MPI rank's K) stay 0.
+        device.vk().vkCmdFillBuffer(cmd, rowSums.handle(), 0, VK_WHOLE_SIZE, 0);
+        clamped.zero(cmd);
         sums.bind(cmd);
-        for (std::size_t x = 0; x < K.chunkIds.size(); ++x) {
-            p.k = K.chunkRef(x);
-            sums.dispatch(cmd, p,
-                          (ch.rows(K.chunkIds[x]) + shared::RSIM_WG_LINEAR - 1) /
-                              shared::RSIM_WG_LINEAR);
+        for (std::uint32_t phase : {shared::RSIM_ROW_SUMS_BLOCKS, shared::RSIM_ROW_SUMS_TOTAL}) {
+            p.phase = phase;
+            for (std::size_t x = 0; x < K.chunkIds.size(); ++x) {
+                p.k = K.chunkRef(x);
+                const std::uint32_t groups =
+                    (ch.rows(K.chunkIds[x]) + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR;
+                sums.dispatch(cmd, p, groups, phase == shared::RSIM_ROW_SUMS_BLOCKS ? blocks : 1);
+            }
+            vk::computeBarrier(device, cmd);
         }
+        sumsAt = back.add(cmd, rowSums, rowBytes);
+        clampedAt = back.add(cmd, clamped.buffer(), clamped.bytes());
     });
-    const auto values = vk::download<float>(device, rowSums, ch.n);
-    return summariseRowSums(std::vector<double>(values.begin(), values.end()), clamped.read()[0]);
+    const float* values = back.at<float>(sumsAt);
+    DeviceRowSums out{std::vector<float>(values, values + ch.n), clamped.sums(back.at<std::uint32_t>(clampedAt))[0]};
+    spdlog::debug("{}: K's row sums in {:.4f} s ({} blocks of {} columns)", device.label(), sw.seconds(), blocks,
+                  columns);
+    return out;
+}
+
+VisibilityStats formFactorDiagnosticsDevice(vk::Device& device, const GpuGeometry& geometry, const DeviceK& K) {
+    const DeviceRowSums r = formFactorRowSumsDevice(device, geometry, K);
+    return summariseRowSums(std::vector<double>(r.sums.begin(), r.sums.end()), r.clamped);
 }
 
 void copyChunksToHost(vk::Device& device, const DeviceK& K, HostK& into) {

@@ -115,7 +115,14 @@ KErrors compressDeviceK(vk::Device& device, DeviceK& K, KFormat format);
 
 // The row sums' pipeline for K stored as `storage`, for the device's warm-up.
 vk::PipelineRecipe formFactorSumsRecipe(std::uint32_t storage);
-// Energy diagnostics of a resident K (of the rows it holds), by shaders/formfactor_sums.comp.
+// A resident K's row sums sum_j min(1, K_ij A_j) (0 for the rows it does not hold) and the form
+// factors the clamp cut, by shaders/formfactor_sums.comp.
+struct DeviceRowSums {
+    std::vector<float> sums;
+    std::uint64_t clamped = 0;
+};
+DeviceRowSums formFactorRowSumsDevice(vk::Device& device, const GpuGeometry& geometry, const DeviceK& K);
+// Energy diagnostics of a resident K (of the rows it holds), from those row sums.
 VisibilityStats formFactorDiagnosticsDevice(vk::Device& device, const GpuGeometry& geometry,
                                             const DeviceK& K);
 

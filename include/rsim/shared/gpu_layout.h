@@ -275,15 +275,26 @@ struct KChunkRef {
     uint rowEnd;
 };
 
-// Form-factor diagnostics of K: row sums sum_j min(1, K_ij A_j) of the rows of one chunk.
+// Form-factor diagnostics of K: row sums sum_j min(1, K_ij A_j) of the rows of one chunk, in two
+// phases. RSIM_ROW_SUMS_BLOCKS: invocation (row i, workgroup y = b) sums columns
+// [b columns, (b + 1) columns) into partials[b n + i]: a row's n terms one after the other kept a
+// few warps per SM waiting on memory (on an H100 the medium room's row sums 2 -> 1 ms, the large
+// room's 15 -> 6 ms, industry's 23 -> 10 ms; docs/benchmarks.md). RSIM_ROW_SUMS_TOTAL:
+// rowSums[i] = the row's partials added in block order, so the result does not depend on the
+// device.
 struct FormFactorPush {
     uint64_t triangles;  // GpuTriangle[n]
     KChunkRef k;
     uint64_t rowSums;    // float[n]
     uint64_t stats;      // counters: clamped form factors
+    uint64_t partials;   // float[blocks][n], blocks = ceil(n / columns)
     uint n;
+    uint columns;        // of a block
+    uint phase;          // RSIM_ROW_SUMS_BLOCKS or RSIM_ROW_SUMS_TOTAL
     uint pad0;
 };
+RSIM_CONST uint RSIM_ROW_SUMS_BLOCKS = 0u;
+RSIM_CONST uint RSIM_ROW_SUMS_TOTAL = 1u;
 
 // Encoding one fp32 K chunk in a logarithmic LUT format on the device (shaders/kencode.comp).
 // Pass 0 finds the range of the chunk's non-zero values; the host builds the table and code
@@ -527,7 +538,7 @@ static_assert(sizeof(rsim::shared::BlockerRoundsHeader) == rsim::shared::RSIM_BL
 static_assert(sizeof(rsim::shared::NearVisibilityListHeader) == rsim::shared::RSIM_NEAR_LIST_HEADER_BYTES);
 static_assert(sizeof(rsim::shared::FacingListHeader) == rsim::shared::RSIM_FACING_LIST_HEADER_BYTES);
 static_assert(sizeof(rsim::shared::DirectPush) == 64);
-static_assert(sizeof(rsim::shared::FormFactorPush) == 56);
+static_assert(sizeof(rsim::shared::FormFactorPush) == 72);
 static_assert(sizeof(rsim::shared::KEncodePush) == 64);
 static_assert(sizeof(rsim::shared::LightSensorRecord) == 128);
 static_assert(sizeof(rsim::shared::NearPair) == 16);

@@ -169,20 +169,22 @@ std::uint64_t visibilityListBytes(vk::Device& device, std::uint32_t n, std::uint
 
 VisibilityLists::VisibilityLists(vk::Device& device, std::uint32_t n, std::uint32_t listMax, bool withRounds,
                                  const char* name)
-    : VisibilityLists(device, visibilityPairsPerLaunch(device, n), visibilityPairsPerLaunch(device, n), n, listMax,
-                      withRounds, name) {}
+    : VisibilityLists(device, visibilityPairsPerLaunch(device, n), visibilityPairsPerLaunch(device, n),
+                      visibilityPairsPerLaunch(device, n), n, listMax, withRounds, name) {}
 
-std::shared_ptr<VisibilityLists> VisibilityLists::forLaunch(vk::Device& device, std::uint64_t pairs, std::uint32_t n,
+std::shared_ptr<VisibilityLists> VisibilityLists::forLaunch(vk::Device& device, std::uint64_t pairs,
+                                                            std::uint64_t cells, std::uint32_t n,
                                                             std::uint32_t listMax, bool withRounds, const char* name) {
     return std::shared_ptr<VisibilityLists>(
-        new VisibilityLists(device, pairs, visibilityPairsPerLaunch(device, n), n, listMax, withRounds, name));
+        new VisibilityLists(device, pairs, cells, visibilityPairsPerLaunch(device, n), n, listMax, withRounds, name));
 }
 
-VisibilityLists::VisibilityLists(vk::Device& device, std::uint64_t pairsPerLaunch, std::uint64_t nearListPairs,
-                                 std::uint32_t n, std::uint32_t listMax, bool withRounds, const char* name)
+VisibilityLists::VisibilityLists(vk::Device& device, std::uint64_t pairsPerLaunch, std::uint64_t cellsPerLaunch,
+                                 std::uint64_t nearListPairs, std::uint32_t n, std::uint32_t listMax, bool withRounds,
+                                 const char* name)
     : capacity(std::uint32_t(std::clamp<std::uint64_t>(nearListPairs / 64, 4096, kMaxNearPairs))),
       facingCapacity(launchPairCapacity(pairsPerLaunch, n)),
-      tileListMax(listMax), tileCapacity(listMax ? visibilityTileCapacity(pairsPerLaunch, n) : 0),
+      tileListMax(listMax), tileCapacity(listMax ? visibilityTileCapacity(cellsPerLaunch, n) : 0),
       buffer(device, shared::rsimNearListBytes(capacity), vk::kStorageUsage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
              vk::MemoryKind::Device, name),
       facing(device, facingListBytes(pairsPerLaunch, n), vk::kStorageUsage, vk::MemoryKind::Device,
@@ -367,6 +369,8 @@ void castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines
     if (between) done.emplace(device, "visibility launches");
     for (std::size_t k = 0; k < launches.size(); ++k) {
         const Launch& l = launches[k];
+        if (l.pairs > lists(k).facingCapacity)
+            throw Error("internal: a visibility launch with more pairs than its lists hold");
         double start = 0.0, prepared = 0.0;
         auto record = [&](VkCommandBuffer cmd) {
             start = clock.seconds();
@@ -432,15 +436,18 @@ std::uint32_t visibilityLaunchCount(vk::Device& device, shared::VisibilityPush p
 }
 
 namespace {
-// Rows x columns of the last launch recordVisibilityRows would record for these rows (the first
-// cast when the launches run from the last rows): what its lists must hold, its tiles spanning
-// them all.
-std::uint64_t lastLaunchPairs(vk::Device& device, shared::VisibilityPush push, std::uint32_t rowBegin,
-                              std::uint32_t rowEnd) {
-    std::uint64_t last = 0;
+// The last launch recordVisibilityRows would record for these rows (the first cast when the
+// launches run from the last rows): its pairs, which its lists of pairs must hold, and its rows x
+// columns, which its tiles span.
+struct LaunchSize {
+    std::uint64_t pairs = 0, cells = 0;
+};
+LaunchSize lastLaunchSize(vk::Device& device, shared::VisibilityPush push, std::uint32_t rowBegin,
+                          std::uint32_t rowEnd) {
+    LaunchSize last;
     forEachVisibilityLaunch(device, push, rowBegin, rowEnd,
-                            [&](shared::VisibilityPush, std::uint32_t width, std::uint32_t rows, std::uint64_t) {
-                                last = std::uint64_t(width) * rows;
+                            [&](shared::VisibilityPush, std::uint32_t width, std::uint32_t rows, std::uint64_t pairs) {
+                                last = {pairs, std::uint64_t(width) * rows};
                             });
     return last;
 }
@@ -501,9 +508,9 @@ VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& g
                       double(l->bytes()) / 1048576.0, rayTime.seconds());
         return l;
     };
-    const std::uint64_t firstPairs = chunks ? lastLaunchPairs(device, push, 0, n - 1) : 0;
-    if (firstPairs > 0 && 2 * firstPairs <= visibilityPairsPerLaunch(device, n))
-        lists->first = made(VisibilityLists::forLaunch(device, firstPairs, n, tileListMax(settings),
+    const LaunchSize first = chunks ? lastLaunchSize(device, push, 0, n - 1) : LaunchSize{};
+    if (first.cells > 0 && 2 * first.cells <= visibilityPairsPerLaunch(device, n))
+        lists->first = made(VisibilityLists::forLaunch(device, first.pairs, first.cells, n, tileListMax(settings),
                                                        blockerRounds(settings), "visibility lists (first launch)"));
     auto rest = [&] {
         if (!lists->rest)

@@ -60,11 +60,13 @@ struct VisibilityLists {
     // For the launches of a scene of `n` triangles on this device: at most
     // min(visibilityPairsPerLaunch, n^2) pairs each.
     VisibilityLists(vk::Device& device, std::uint32_t n, std::uint32_t tileListMax, bool rounds, const char* name);
-    // For one launch of at most `pairs` pairs (a smaller first launch, whose lists cost the
-    // driver less before it starts), with the near list of the others, so that its near pairs
-    // are listed as theirs would be.
-    static std::shared_ptr<VisibilityLists> forLaunch(vk::Device& device, std::uint64_t pairs, std::uint32_t n,
-                                                      std::uint32_t tileListMax, bool rounds, const char* name);
+    // For one launch of `pairs` pairs over `cells` rows x columns (a smaller first launch, whose
+    // lists cost the driver less before it starts: its lists of pairs hold its pairs, its tiles
+    // span its rows x columns), with the near list of the others, so that its near pairs are
+    // listed as theirs would be.
+    static std::shared_ptr<VisibilityLists> forLaunch(vk::Device& device, std::uint64_t pairs, std::uint64_t cells,
+                                                      std::uint32_t n, std::uint32_t tileListMax, bool rounds,
+                                                      const char* name);
     std::uint32_t capacity; // of the near list: a 64th of a launch's pairs, in [4096, 2^17];
                             // pairs beyond it are finished in the first phase
     std::uint32_t facingCapacity; // pairs a launch lists (and the blocker rounds' area holds)
@@ -79,8 +81,9 @@ struct VisibilityLists {
     std::uint64_t bytes() const { return buffer.size() + facing.size() + tiles.size() + traced.size() + rounds.size(); }
 
   private:
-    VisibilityLists(vk::Device& device, std::uint64_t pairsPerLaunch, std::uint64_t nearListPairs, std::uint32_t n,
-                    std::uint32_t tileListMax, bool rounds, const char* name);
+    VisibilityLists(vk::Device& device, std::uint64_t pairsPerLaunch, std::uint64_t cellsPerLaunch,
+                    std::uint64_t nearListPairs, std::uint32_t n, std::uint32_t tileListMax, bool rounds,
+                    const char* name);
 };
 // The counters VisibilityPush::stats points at: candidate pairs, non-zero pairs, rays cast,
 // clear pairs, rays tested against a tile's list, tiles with a list, tiles with too long a

@@ -126,7 +126,9 @@ RSIM_CONST uint RSIM_VIS_REST_FROM_0 = 5u;
 RSIM_CONST uint RSIM_VIS_REST_FROM_1 = 6u;
 RSIM_CONST uint RSIM_VIS_PAIRS_FINISH = 7u;
 RSIM_CONST uint RSIM_NEAR_PARTS = 16u;
-RSIM_CONST uint RSIM_BLOCKER_ROUNDS = 8u; // rounds after the first, before the rest is traced
+// Rounds after the first, before the rest is traced: 4 (8 until 2026-11-28, chosen for industry at
+// 129k; at today's code 4 is faster on every scene measured, docs/benchmarks.md).
+RSIM_CONST uint RSIM_BLOCKER_ROUNDS = 4u;
 // A traced pair's rays between the rounds: bit b < S/2 is side i's sample b, bit S/2 + b side
 // j's sample b; the pair itself is its slot's in the launch's traced pairs. A ray is never both
 // open and pending, so both all ones (RSIM_PAIR_DONE) marks a pair finished in phase

@@ -502,20 +502,26 @@ VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& g
         std::uint64_t bytes() const { return (first ? first->bytes() : 0) + (rest ? rest->bytes() : 0); }
     };
     const auto lists = std::make_shared<Lists>();
-    auto made = [&](std::shared_ptr<VisibilityLists> l) {
+    auto made = [&](const auto& create) {
+        const Stopwatch sw;
+        std::shared_ptr<VisibilityLists> l = create();
         if (nearCapacity > 0) l->capacity = std::min(l->capacity, nearCapacity);
-        spdlog::debug("{}: visibility lists of {:.1f} MiB allocated in {:.4f} s", device.label(),
-                      double(l->bytes()) / 1048576.0, rayTime.seconds());
+        spdlog::debug("{}: visibility lists of {:.1f} MiB allocated in {:.4f} s, ready at +{:.4f} s", device.label(),
+                      double(l->bytes()) / 1048576.0, sw.seconds(), rayTime.seconds());
         return l;
     };
     const LaunchSize first = chunks ? lastLaunchSize(device, push, 0, n - 1) : LaunchSize{};
     if (first.cells > 0 && 2 * first.cells <= visibilityPairsPerLaunch(device, n))
-        lists->first = made(VisibilityLists::forLaunch(device, first.pairs, first.cells, n, tileListMax(settings),
-                                                       blockerRounds(settings), "visibility lists (first launch)"));
+        lists->first = made([&] {
+            return VisibilityLists::forLaunch(device, first.pairs, first.cells, n, tileListMax(settings),
+                                              blockerRounds(settings), "visibility lists (first launch)");
+        });
     auto rest = [&] {
         if (!lists->rest)
-            lists->rest = made(std::make_shared<VisibilityLists>(device, n, tileListMax(settings),
-                                                                 blockerRounds(settings), "visibility lists"));
+            lists->rest = made([&] {
+                return std::make_shared<VisibilityLists>(device, n, tileListMax(settings), blockerRounds(settings),
+                                                         "visibility lists");
+            });
         return lists->rest;
     };
     if (!lists->first) rest();

@@ -1,60 +1,33 @@
 // SPDX-License-Identifier: MIT
-// Rays through rsim's own BVH (src/accel/shaft_bvh.h, RayBvhHeader in gpu_layout.h), traversed
+// Rays through rsim's own BVH (src/accel/ray_bvh.h, RayBvhHeader in gpu_layout.h), traversed
 // by the compute shader itself: the "bvh" ray path, for devices created without the ray-tracing
 // extensions (their creation takes 0.2 s less on NVIDIA's driver, and GPUs without RT cores
 // traverse in software either way). A leaf's triangles are tested by rsimSegmentCrossing
 // (physics.h), the test of the tiles' occluder lists.
-#include "rsim/shared/shaft.h"
 layout(set = 0, binding = RSIM_BINDING_TLAS, std430) readonly buffer RsimRayBvh { RayBvhHeader rsimBvh; };
-layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer RsimBvhNodeRefs { ShaftBvhNode n[]; };
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer RsimBvhNodeRefs { RayBvhNode n[]; };
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer RsimBvhTriRefs { vec4 v[]; };
 
-const float RSIM_BVH_MISS = 3.0e38;
-
-// Where the segment [tmin, tmax] enters the node's box, or RSIM_BVH_MISS when it does not meet it.
-float rsimBvhEntry(ShaftBvhNode node, vec3 origin, vec3 inv, float tmin, float tmax) {
-    vec3 a = (node.loIndex.xyz - origin) * inv, b = (node.hiCount.xyz - origin) * inv;
-    vec3 near = min(a, b), far = max(a, b);
-    float t0 = max(max(near.x, near.y), max(near.z, tmin));
-    float t1 = min(min(far.x, far.y), min(far.z, tmax));
-    return t0 <= t1 ? t0 : RSIM_BVH_MISS;
-}
-
-// The traversal: the nearer child first, the other on the stack. `anyHit`: stops at the first
-// triangle that meets the segment; otherwise finds the nearest. Returns the triangle's internal
-// index (-1: none) and its distance in `t`.
+// The traversal (RayBvhNode): a reference is a leaf, whose triangles are tested, or a node, whose
+// children's boxes are tested; of the children the segment meets the nearest is next and the
+// others wait on the stack. `anyHit`: stops at the first triangle that meets the segment;
+// otherwise finds the nearest. Returns the triangle's internal index (-1: none) and its distance
+// in `t`.
 int rsimBvhTrace(RaySegment s, bool anyHit, out float t) {
     RsimBvhNodeRefs nodes = RsimBvhNodeRefs(rsimBvh.nodes);
     RsimBvhTriRefs tris = RsimBvhTriRefs(rsimBvh.triangles);
     // A zero component would give 0 * inf = NaN in the slab test; a tiny one gives the same verdict.
     vec3 d = s.dir;
     vec3 inv = 1.0 / mix(d, mix(vec3(1e-30), vec3(-1e-30), lessThan(d, vec3(0.0))), lessThan(abs(d), vec3(1e-30)));
+    vec3 oinv = s.origin * inv;
     int hit = -1;
     t = s.tmax;
-    uint stack[RSIM_SHAFT_BVH_MAX_DEPTH + 1u];
-    uint top = 0u, k = 0u;
-    ShaftBvhNode node = nodes.n[0];
-    if (rsimBvhEntry(node, s.origin, inv, s.tmin, t) == RSIM_BVH_MISS) return -1;
+    uint stack[RSIM_RAY_BVH_STACK];
+    uint top = 0u, ref = 0u;
     for (;;) {
-        uint index = floatBitsToUint(node.loIndex.w), count = floatBitsToUint(node.hiCount.w);
-        if (count == 0u) { // children k + 1 and index
-            ShaftBvhNode a = nodes.n[k + 1u], b = nodes.n[index];
-            float ta = rsimBvhEntry(a, s.origin, inv, s.tmin, t), tb = rsimBvhEntry(b, s.origin, inv, s.tmin, t);
-            bool hitA = ta != RSIM_BVH_MISS, hitB = tb != RSIM_BVH_MISS;
-            if (hitA && hitB) {
-                bool aFirst = ta <= tb;
-                stack[top++] = aFirst ? index : k + 1u;
-                k = aFirst ? k + 1u : index;
-                node = aFirst ? a : b;
-                continue;
-            }
-            if (hitA || hitB) {
-                k = hitA ? k + 1u : index;
-                node = hitA ? a : b;
-                continue;
-            }
-        } else {
-            for (uint p = index; p < index + count; ++p) {
+        if ((ref & RSIM_RAY_BVH_LEAF) != 0u) {
+            uint first = rsimRayBvhLeafFirst(ref), end = first + rsimRayBvhLeafCount(ref);
+            for (uint p = first; p < end; ++p) {
                 vec4 v0 = tris.v[3u * p];
                 vec2 c = rsimSegmentCrossing(s, v0.xyz, tris.v[3u * p + 1u].xyz, tris.v[3u * p + 2u].xyz);
                 if (rsimCrossingWithin(c, s.tmin, t)) {
@@ -63,14 +36,35 @@ int rsimBvhTrace(RaySegment s, bool anyHit, out float t) {
                     if (anyHit) return hit;
                 }
             }
+        } else {
+            RayBvhNode node = nodes.n[ref];
+            // The slabs as lo inv - origin inv, one fused multiply-add each (their rounding is far
+            // inside the boxes' widening).
+            vec4 ax = fma(node.loX, vec4(inv.x), vec4(-oinv.x)), bx = fma(node.hiX, vec4(inv.x), vec4(-oinv.x));
+            vec4 ay = fma(node.loY, vec4(inv.y), vec4(-oinv.y)), by = fma(node.hiY, vec4(inv.y), vec4(-oinv.y));
+            vec4 az = fma(node.loZ, vec4(inv.z), vec4(-oinv.z)), bz = fma(node.hiZ, vec4(inv.z), vec4(-oinv.z));
+            vec4 entry = max(max(min(ax, bx), min(ay, by)), max(min(az, bz), vec4(s.tmin)));
+            vec4 exit = min(min(max(ax, bx), max(ay, by)), min(max(az, bz), vec4(t)));
+            uint next = RSIM_RAY_BVH_EMPTY;
+            float nextEntry = 0.0;
+            for (uint c = 0u; c < 4u; ++c) {
+                uint r = node.child[c];
+                if (r == RSIM_RAY_BVH_EMPTY || entry[c] > exit[c]) continue;
+                if (next == RSIM_RAY_BVH_EMPTY || entry[c] < nextEntry) {
+                    if (next != RSIM_RAY_BVH_EMPTY) stack[top++] = next;
+                    next = r;
+                    nextEntry = entry[c];
+                } else {
+                    stack[top++] = r;
+                }
+            }
+            if (next != RSIM_RAY_BVH_EMPTY) {
+                ref = next;
+                continue;
+            }
         }
-        // The next node on the stack that the segment, shortened by the nearest hit so far, still meets.
-        for (;;) {
-            if (top == 0u) return hit;
-            k = stack[--top];
-            node = nodes.n[k];
-            if (anyHit || rsimBvhEntry(node, s.origin, inv, s.tmin, t) != RSIM_BVH_MISS) break;
-        }
+        if (top == 0u) return hit;
+        ref = stack[--top];
     }
 }
 

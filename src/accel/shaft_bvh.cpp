@@ -113,15 +113,6 @@ ShaftBvh ShaftBvh::build(const PreparedScene& s) {
     return out;
 }
 
-std::vector<shared::ShaftBvhNode> ShaftBvh::widenedNodes(float widen) const {
-    std::vector<shared::ShaftBvhNode> out = nodes;
-    for (auto& n : out) {
-        n.loIndex = glm::vec4(glm::vec3(n.loIndex) - widen, n.loIndex.w);
-        n.hiCount = glm::vec4(glm::vec3(n.hiCount) + widen, n.hiCount.w);
-    }
-    return out;
-}
-
 std::vector<glm::vec4> ShaftBvh::leafTriangles(const PreparedScene& s) const {
     std::vector<glm::vec4> out;
     out.reserve(3 * prims.size());

@@ -3,6 +3,7 @@
 // (include/rsim/shared/shaft.h): built by Embree's generic builder into a flat node array that
 // the CPU reads here and the shaders read from a storage buffer.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -79,17 +80,21 @@ struct ShaftBvh {
 
     std::size_t bytes() const { return nodes.size() * sizeof(nodes[0]) + prims.size() * 4; }
 
-    // For the bvh ray path (RayBvhHeader, gpu_layout.h): the nodes with every box widened by
-    // `widen` on each side, and the leaves' triangles in leaf order.
-    std::vector<shared::ShaftBvhNode> widenedNodes(float widen) const;
+    // For the bvh ray path (RayBvhHeader, gpu_layout.h; its nodes: ray_bvh.h): the leaves'
+    // triangles in leaf order.
     std::vector<glm::vec4> leafTriangles(const PreparedScene& s) const;
 };
 
 // The touching tolerance of the scene's shafts, m.
 inline float shaftEps(const PreparedScene& s) { return shared::RSIM_SHAFT_TOL_REL * s.diagonal; }
 
-// How far the bvh ray path widens its boxes, m: well beyond the rounding of the slab test and the
-// edge tolerance of the triangle test (physics.h), so that no ray a leaf would stop misses its box.
-inline float rayBvhWiden(const PreparedScene& s) { return 1e-5f * s.diagonal; }
+// How far the bvh ray path widens its boxes, m: well beyond the edge tolerance of the triangle
+// test (physics.h) and the rounding of the slab test, which takes lo / d - origin / d in one fused
+// multiply-add (shaders/common/trace_bvh.glsl) and so rounds in proportion to the coordinates'
+// size as well as the box's (about 1e-7 of each), so that no ray a leaf would stop misses its box.
+inline float rayBvhWiden(const PreparedScene& s) {
+    const glm::vec3 far = glm::max(glm::abs(s.boundsMin), glm::abs(s.boundsMax));
+    return 1e-5f * s.diagonal + 1e-6f * std::max({far.x, far.y, far.z});
+}
 
 } // namespace rsim

@@ -30,6 +30,7 @@
 #include "util/error.h"
 #include "util/parallel.h"
 #include "util/timer.h"
+#include "accel/ray_bvh.h"
 #include "accel/tile_lists.h"
 #include "visibility/scene_shafts.h"
 #include "visibility/vulkan_visibility.h"
@@ -510,7 +511,7 @@ private:
         slot.geometry =
             std::make_unique<GpuGeometry>(*slot.device, s, shafts_->bvh.nodes, shafts_->bvh.prims, shafts_->edges);
         if (!slot.device->accelerationStructures()) { // the bvh path: rsim's own BVH
-            slot.accel = std::make_unique<vk::SceneAccel>(*slot.device, shafts_->bvh.widenedNodes(rayBvhWiden(s)),
+            slot.accel = std::make_unique<vk::SceneAccel>(*slot.device, rayBvhNodes(shafts_->bvh, rayBvhWiden(s)),
                                                           shafts_->bvh.leafTriangles(s));
             return;
         }

@@ -37,7 +37,7 @@ VkDeviceAddress asAddress(Device& d, VkAccelerationStructureKHR as) {
 }
 } // namespace
 
-SceneAccel::SceneAccel(Device& d, const std::vector<shared::ShaftBvhNode>& nodes,
+SceneAccel::SceneAccel(Device& d, const std::vector<shared::RayBvhNode>& nodes,
                        const std::vector<glm::vec4>& leafTriangles)
     : device_(d) {
     if (!d.rays() || usesAccelerationStructures(d.rayPath()))

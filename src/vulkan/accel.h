@@ -9,7 +9,7 @@
 #include <glm/vec3.hpp>
 #include <glm/vec4.hpp>
 
-#include "rsim/shared/shaft.h"
+#include "rsim/shared/gpu_layout.h"
 #include "vulkan/buffer.h"
 
 namespace rsim::vk {
@@ -22,7 +22,7 @@ public:
     SceneAccel(Device& device, const std::vector<glm::vec3>& vertices);
     // The bvh path: the nodes (boxes already widened) and the leaves' triangles, three vec4 per
     // entry of the leaves' list (RayBvhHeader).
-    SceneAccel(Device& device, const std::vector<shared::ShaftBvhNode>& nodes,
+    SceneAccel(Device& device, const std::vector<shared::RayBvhNode>& nodes,
                const std::vector<glm::vec4>& leafTriangles);
     // Binds the scene at set 0, binding 0 of a pipeline that traces rays.
     void bindTo(Pipeline& pipeline) const;

@@ -47,14 +47,39 @@ RSIM_CONST uint RSIM_SPEC_LANES_SLICES = 5u;
 // buffer of a RayBvhHeader.
 RSIM_CONST uint RSIM_BINDING_TLAS = 0u;
 
-// The "bvh" ray path's scene (shaders/common/trace_bvh.glsl): rsim's own BVH (ShaftBvhNode[],
-// shaft.h; boxes widened by the host so that no ray the triangle test accepts slips past one),
-// and its leaves' triangles in leaf order, three vec4 each: v0 with the triangle's internal
-// index in w (uint bits), v1, v2.
+// The "bvh" ray path's scene (shaders/common/trace_bvh.glsl): rsim's own BVH, four wide
+// (RayBvhNode[], src/accel/ray_bvh.h; boxes widened by the host so that no ray the triangle test
+// accepts slips past one), and its leaves' triangles in leaf order, three vec4 each: v0 with the
+// triangle's internal index in w (uint bits), v1, v2.
 struct RayBvhHeader {
     uint64_t nodes;
     uint64_t triangles;
 };
+
+// A node of the bvh ray path's BVH: the boxes of up to four children, lane c for child c, so
+// that one 128-byte load gives a ray four slab tests, and what each child is, a reference: an
+// inner node's index, a leaf (RSIM_RAY_BVH_LEAF | count << 28 | its first triangle in leaf
+// order, 1 to 7 triangles), or RSIM_RAY_BVH_EMPTY (no child). Node 0 is the root. Measured on an
+// H100 against nodes of two children (docs/benchmarks.md, "The ray BVH four wide").
+struct RayBvhNode {
+    vec4 loX;
+    vec4 loY;
+    vec4 loZ;
+    vec4 hiX;
+    vec4 hiY;
+    vec4 hiZ;
+    uvec4 child; // the children's references
+    uvec4 unused;
+};
+RSIM_CONST uint RSIM_RAY_BVH_LEAF = 0x80000000u;
+RSIM_CONST uint RSIM_RAY_BVH_EMPTY = 0xffffffffu;
+RSIM_FN uint rsimRayBvhLeafFirst(uint ref) { return ref & 0x0fffffffu; }
+RSIM_FN uint rsimRayBvhLeafCount(uint ref) { return (ref >> 28u) & 7u; }
+// The deepest a RayBvhNode tree is (the collapse never deepens the binary tree it starts from,
+// shaft.h's RSIM_SHAFT_BVH_MAX_DEPTH), and the traversal's stack: at most three children
+// waiting per level.
+RSIM_CONST uint RSIM_RAY_BVH_MAX_DEPTH = 32u;
+RSIM_CONST uint RSIM_RAY_BVH_STACK = 3u * RSIM_RAY_BVH_MAX_DEPTH;
 
 RSIM_FN uint rsimHistoryIndex(uint i, uint t, uint T, uint pose, uint poseStride) {
     return pose * poseStride + i * T + t;
@@ -532,6 +557,7 @@ static_assert(sizeof(rsim::shared::FormulaProbePush) == 24);
 static_assert(sizeof(rsim::shared::KChunkRef) == 24);
 static_assert(sizeof(rsim::shared::GpuTriangle) == 96);
 static_assert(sizeof(rsim::shared::RayBvhHeader) == 16);
+static_assert(sizeof(rsim::shared::RayBvhNode) == 128);
 static_assert(sizeof(rsim::shared::GpuTransportTri) == 64);
 static_assert(sizeof(rsim::shared::VisibilityPush) == 128);
 static_assert(sizeof(rsim::shared::NearVisibilityPair) == 16);

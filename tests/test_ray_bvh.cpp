@@ -2,7 +2,8 @@
 // The bvh ray path's BVH (src/accel/ray_bvh.h), made from the shaft queries' binary one: every
 // triangle sits in exactly one leaf, every box holds what lies below it (widened), the tree is no
 // deeper than the binary one and fits the traversal's stack, and a walk of it finds every
-// triangle a segment meets, as brute force does. The GPU's walk of it is checked by the ray paths' agreement tests ("vulkan-bvh").
+// triangle a segment meets, as brute force does. The GPU's walk of it is checked by the ray
+// paths' agreement tests ("vulkan-bvh").
 #include <algorithm>
 #include <cmath>
 #include <random>

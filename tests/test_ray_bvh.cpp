@@ -5,7 +5,6 @@
 // triangle a segment meets, as brute force does. The GPU's walk of it is checked by the ray
 // paths' agreement tests ("vulkan-bvh").
 #include <algorithm>
-#include <cmath>
 #include <random>
 #include <vector>
 
@@ -35,8 +34,8 @@ PreparedScene clutteredRoom(glm::dvec3 at = glm::dvec3(0.0)) {
 
 // The depth of the binary tree below node k.
 std::uint32_t binaryDepth(const ShaftBvh& bvh, std::uint32_t k) {
-    if (ShaftBvh::bitsOf(bvh.nodes[k].hiCount.w) > 0) return 1;
-    return 1 + std::max(binaryDepth(bvh, k + 1), binaryDepth(bvh, ShaftBvh::bitsOf(bvh.nodes[k].loIndex.w)));
+    if (ShaftBvh::isLeaf(bvh.nodes[k])) return 1;
+    return 1 + std::max(binaryDepth(bvh, k + 1), binaryDepth(bvh, ShaftBvh::index(bvh.nodes[k])));
 }
 
 constexpr std::uint32_t kWidth = 4;
@@ -55,23 +54,15 @@ void leavesBelow(const std::vector<RayBvhNode>& nodes, std::uint32_t ref, std::v
     }
 }
 
-// The triangles (leaf positions) a segment meets, by a walk of every child whose box it enters.
+// The triangles (leaf positions) a segment meets, by a walk of every child whose box it enters
+// (the shader's slab test, gpu_layout.h).
 void walk(const std::vector<RayBvhNode>& nodes, const std::vector<glm::vec4>& tris, const shared::RaySegment& s,
           std::uint32_t k, std::vector<std::uint32_t>& hits) {
+    const glm::vec3 inv = shared::rsimRayBvhInverse(s.dir);
+    const shared::RayBvhSlabs slabs = shared::rsimRayBvhSlabs(nodes[k], inv, s.origin * inv, s.tmin, s.tmax);
     for (std::uint32_t c = 0; c < kWidth; ++c) {
         const std::uint32_t ref = rayBvhReference(nodes[k], c);
-        if (ref == shared::RSIM_RAY_BVH_EMPTY) continue;
-        const RayBvhBox box = rayBvhBox(nodes[k], c);
-        // The shader's slabs: lo inv - origin inv in one fused multiply-add.
-        float t0 = s.tmin, t1 = s.tmax;
-        for (int a = 0; a < 3; ++a) {
-            const float d = std::abs(s.dir[a]) < 1e-30f ? (s.dir[a] < 0.0f ? -1e-30f : 1e-30f) : s.dir[a];
-            const float inv = 1.0f / d, oinv = s.origin[a] * inv;
-            const float ta = std::fma(box.lo[a], inv, -oinv), tb = std::fma(box.hi[a], inv, -oinv);
-            t0 = std::max(t0, std::min(ta, tb));
-            t1 = std::min(t1, std::max(ta, tb));
-        }
-        if (t0 > t1) continue;
+        if (ref == shared::RSIM_RAY_BVH_EMPTY || slabs.entry[c] > slabs.exit[c]) continue;
         if (isNode(ref)) {
             walk(nodes, tris, s, ref, hits);
             continue;
@@ -161,7 +152,7 @@ TEST_CASE("the ray BVH of one triangle is a root with one leaf", "[accel][bvh]")
     REQUIRE(s.size() == 1);
     const std::vector<RayBvhNode> nodes = rayBvhNodes(ShaftBvh::build(s), rayBvhWiden(s));
     REQUIRE(nodes.size() == 1);
-    CHECK(rayBvhReference(nodes[0], 0) == (shared::RSIM_RAY_BVH_LEAF | 1u << 28));
+    CHECK(rayBvhReference(nodes[0], 0) == shared::rsimRayBvhLeaf(0, 1));
     for (std::uint32_t c = 1; c < kWidth; ++c) CHECK(rayBvhReference(nodes[0], c) == shared::RSIM_RAY_BVH_EMPTY);
     CHECK(rayBvhDepth(nodes) == 1);
 }

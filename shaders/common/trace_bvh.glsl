@@ -16,10 +16,7 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Rs
 int rsimBvhTrace(RaySegment s, bool anyHit, out float t) {
     RsimBvhNodeRefs nodes = RsimBvhNodeRefs(rsimBvh.nodes);
     RsimBvhTriRefs tris = RsimBvhTriRefs(rsimBvh.triangles);
-    // A zero component would give 0 * inf = NaN in the slab test; a tiny one gives the same verdict.
-    vec3 d = s.dir;
-    vec3 inv = 1.0 / mix(d, mix(vec3(1e-30), vec3(-1e-30), lessThan(d, vec3(0.0))), lessThan(abs(d), vec3(1e-30)));
-    vec3 oinv = s.origin * inv;
+    vec3 inv = rsimRayBvhInverse(s.dir), oinv = s.origin * inv;
     int hit = -1;
     t = s.tmax;
     uint stack[RSIM_RAY_BVH_STACK];
@@ -38,13 +35,8 @@ int rsimBvhTrace(RaySegment s, bool anyHit, out float t) {
             }
         } else {
             RayBvhNode node = nodes.n[ref];
-            // The slabs as lo inv - origin inv, one fused multiply-add each (their rounding is far
-            // inside the boxes' widening).
-            vec4 ax = fma(node.loX, vec4(inv.x), vec4(-oinv.x)), bx = fma(node.hiX, vec4(inv.x), vec4(-oinv.x));
-            vec4 ay = fma(node.loY, vec4(inv.y), vec4(-oinv.y)), by = fma(node.hiY, vec4(inv.y), vec4(-oinv.y));
-            vec4 az = fma(node.loZ, vec4(inv.z), vec4(-oinv.z)), bz = fma(node.hiZ, vec4(inv.z), vec4(-oinv.z));
-            vec4 entry = max(max(min(ax, bx), min(ay, by)), max(min(az, bz), vec4(s.tmin)));
-            vec4 exit = min(min(max(ax, bx), max(ay, by)), min(max(az, bz), vec4(t)));
+            RayBvhSlabs slabs = rsimRayBvhSlabs(node, inv, oinv, s.tmin, t);
+            vec4 entry = slabs.entry, exit = slabs.exit;
             uint next = RSIM_RAY_BVH_EMPTY;
             float nextEntry = 0.0;
             for (uint c = 0u; c < 4u; ++c) {

@@ -15,8 +15,7 @@ using shared::ShaftBvhNode;
 static_assert(shared::RSIM_RAY_BVH_MAX_DEPTH >= shared::RSIM_SHAFT_BVH_MAX_DEPTH,
               "the collapse never deepens the binary tree");
 
-std::uint32_t bits(float f) { return ShaftBvh::bitsOf(f); }
-bool isLeaf(const ShaftBvhNode& n) { return bits(n.hiCount.w) > 0; }
+using Binary = ShaftBvh;
 float halfArea(const ShaftBvhNode& n) {
     const glm::vec3 d = glm::max(glm::vec3(n.hiCount) - glm::vec3(n.loIndex), glm::vec3(0.0f));
     return d.x * d.y + d.y * d.z + d.z * d.x;
@@ -39,11 +38,11 @@ struct Collapse {
     // The reference to binary node k's subtree: a leaf's, or the node written for it.
     std::uint32_t reference(std::uint32_t k) {
         const ShaftBvhNode& b = binary[k];
-        if (!isLeaf(b)) return emit(widest(k));
-        const std::uint32_t first = bits(b.loIndex.w), count = bits(b.hiCount.w);
+        if (!Binary::isLeaf(b)) return emit(widest(k));
+        const std::uint32_t first = Binary::index(b), count = Binary::count(b);
         if (count > 7 || first >= (1u << 28))
             throw Error("internal: a ray BVH leaf of " + std::to_string(count) + " triangles from " + std::to_string(first));
-        return shared::RSIM_RAY_BVH_LEAF | count << 28 | first;
+        return shared::rsimRayBvhLeaf(first, count);
     }
 
     // Writes the node whose children are `children` (binary node indices) and, depth first, the
@@ -68,16 +67,16 @@ struct Collapse {
     // children, then the inner one of largest surface area replaced by its two, while fewer than
     // kWidth.
     std::vector<std::uint32_t> widest(std::uint32_t k) const {
-        std::vector<std::uint32_t> c{k + 1, bits(binary[k].loIndex.w)};
+        std::vector<std::uint32_t> c{k + 1, Binary::index(binary[k])};
         while (c.size() < kWidth) {
             int best = -1;
             for (std::size_t m = 0; m < c.size(); ++m)
-                if (!isLeaf(binary[c[m]]) && (best < 0 || halfArea(binary[c[m]]) > halfArea(binary[c[std::size_t(best)]])))
+                if (!Binary::isLeaf(binary[c[m]]) && (best < 0 || halfArea(binary[c[m]]) > halfArea(binary[c[std::size_t(best)]])))
                     best = int(m);
             if (best < 0) break;
             const std::uint32_t split = c[std::size_t(best)];
             c[std::size_t(best)] = split + 1;
-            c.push_back(bits(binary[split].loIndex.w));
+            c.push_back(Binary::index(binary[split]));
         }
         return c;
     }
@@ -90,7 +89,7 @@ std::vector<shared::RayBvhNode> rayBvhNodes(const ShaftBvh& bvh, float widen) {
     Collapse c{bvh.nodes, widen, {}};
     c.out.reserve(bvh.nodes.size() / 2 + 1);
     // A binary root that is a leaf becomes the one child of the root.
-    c.emit(isLeaf(bvh.nodes[0]) ? std::vector<std::uint32_t>{0} : c.widest(0));
+    c.emit(Binary::isLeaf(bvh.nodes[0]) ? std::vector<std::uint32_t>{0} : c.widest(0));
     if (rayBvhDepth(c.out) > shared::RSIM_RAY_BVH_MAX_DEPTH)
         throw Error("internal: the ray BVH is deeper than its traversal's stack allows");
     return c.out;

@@ -57,14 +57,13 @@ struct ShaftBvh {
         std::uint32_t top = 0, k = 0;
         for (;;) {
             const shared::ShaftBvhNode& node = nodes[k];
-            const std::uint32_t index = bitsOf(node.loIndex.w), count = bitsOf(node.hiCount.w);
             if (!boxOut(node)) {
-                if (count == 0) {
-                    stack[top++] = index; // the right child, after the left
+                if (!isLeaf(node)) {
+                    stack[top++] = index(node); // the right child, after the left
                     ++k;
                     continue;
                 }
-                for (std::uint32_t p = index; p < index + count; ++p)
+                for (std::uint32_t p = index(node), end = p + count(node); p < end; ++p)
                     if (!leaf(prims[p])) return;
             }
             if (top == 0) return;
@@ -77,6 +76,11 @@ struct ShaftBvh {
         std::memcpy(&u, &f, sizeof u);
         return u;
     }
+    // A node's layout: a leaf lists count > 0 triangles from prims[index]; an inner node's left
+    // child follows it and its right child is at `index`.
+    static bool isLeaf(const shared::ShaftBvhNode& n) { return bitsOf(n.hiCount.w) > 0; }
+    static std::uint32_t index(const shared::ShaftBvhNode& n) { return bitsOf(n.loIndex.w); }
+    static std::uint32_t count(const shared::ShaftBvhNode& n) { return bitsOf(n.hiCount.w); }
 
     std::size_t bytes() const { return nodes.size() * sizeof(nodes[0]) + prims.size() * 4; }
 

@@ -12,8 +12,16 @@
 #define RSIM_SHARED_GLSL_COMPAT_H
 
 #ifdef __cplusplus
+#include <cmath>
 #include <cstdint>
 #include <glm/glm.hpp>
+namespace rsim::shared {
+// GLSL's fma, fused as it is on a GPU (glm's is scalar only).
+inline float fma(float a, float b, float c) { return std::fma(a, b, c); }
+inline glm::vec4 fma(glm::vec4 a, glm::vec4 b, glm::vec4 c) {
+    return {std::fma(a.x, b.x, c.x), std::fma(a.y, b.y, c.y), std::fma(a.z, b.z, c.z), std::fma(a.w, b.w, c.w)};
+}
+} // namespace rsim::shared
 #define RSIM_SHARED_BEGIN                                                                          \
     namespace rsim::shared {                                                                       \
     using namespace glm;                                                                           \

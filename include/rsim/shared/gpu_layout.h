@@ -68,13 +68,37 @@ struct RayBvhNode {
     vec4 hiX;
     vec4 hiY;
     vec4 hiZ;
-    uvec4 child; // the children's references
-    uvec4 unused;
+    uvec4 child;  // the children's references
+    uvec4 unused; // pads the node to 128 bytes, one cache line
 };
 RSIM_CONST uint RSIM_RAY_BVH_LEAF = 0x80000000u;
 RSIM_CONST uint RSIM_RAY_BVH_EMPTY = 0xffffffffu;
+RSIM_FN uint rsimRayBvhLeaf(uint first, uint count) { return RSIM_RAY_BVH_LEAF | (count << 28u) | first; }
 RSIM_FN uint rsimRayBvhLeafFirst(uint ref) { return ref & 0x0fffffffu; }
 RSIM_FN uint rsimRayBvhLeafCount(uint ref) { return (ref >> 28u) & 7u; }
+
+// 1 / d for a ray's slab tests, a zero component made tiny (0 * inf would give NaN; a tiny one
+// gives the same verdict).
+RSIM_FN vec3 rsimRayBvhInverse(vec3 d) {
+    return 1.0f / mix(d, mix(vec3(1e-30f), vec3(-1e-30f), lessThan(d, vec3(0.0f))), lessThan(abs(d), vec3(1e-30f)));
+}
+// Where a segment [tmin, tmax] enters and leaves each of a node's four boxes (entry > exit: it
+// misses that box), from inv = rsimRayBvhInverse(d) and oinv = origin inv: each slab is
+// lo inv - oinv in one fused multiply-add, whose rounding the boxes' widening covers
+// (rayBvhWiden, src/accel/shaft_bvh.h).
+struct RayBvhSlabs {
+    vec4 entry;
+    vec4 exit;
+};
+RSIM_FN RayBvhSlabs rsimRayBvhSlabs(RayBvhNode node, vec3 inv, vec3 oinv, float tmin, float tmax) {
+    vec4 ax = fma(node.loX, vec4(inv.x), vec4(-oinv.x)), bx = fma(node.hiX, vec4(inv.x), vec4(-oinv.x));
+    vec4 ay = fma(node.loY, vec4(inv.y), vec4(-oinv.y)), by = fma(node.hiY, vec4(inv.y), vec4(-oinv.y));
+    vec4 az = fma(node.loZ, vec4(inv.z), vec4(-oinv.z)), bz = fma(node.hiZ, vec4(inv.z), vec4(-oinv.z));
+    RayBvhSlabs r;
+    r.entry = max(max(min(ax, bx), min(ay, by)), max(min(az, bz), vec4(tmin)));
+    r.exit = min(min(max(ax, bx), max(ay, by)), min(max(az, bz), vec4(tmax)));
+    return r;
+}
 // The deepest a RayBvhNode tree is (the collapse never deepens the binary tree it starts from,
 // shaft.h's RSIM_SHAFT_BVH_MAX_DEPTH), and the traversal's stack: at most three children
 // waiting per level.

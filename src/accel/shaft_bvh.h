@@ -94,7 +94,7 @@ inline float shaftEps(const PreparedScene& s) { return shared::RSIM_SHAFT_TOL_RE
 
 // How far the bvh ray path widens its boxes, m: well beyond the edge tolerance of the triangle
 // test (physics.h) and the rounding of the slab test, which takes lo / d - origin / d in one fused
-// multiply-add (shaders/common/trace_bvh.glsl) and so rounds in proportion to the coordinates'
+// multiply-add (rsimRayBvhSlabs, gpu_layout.h) and so rounds in proportion to the coordinates'
 // size as well as the box's (about 1e-7 of each), so that no ray a leaf would stop misses its box.
 inline float rayBvhWiden(const PreparedScene& s) {
     const glm::vec3 far = glm::max(glm::abs(s.boundsMin), glm::abs(s.boundsMax));

@@ -18,14 +18,15 @@ void main() {
     uint capacity = r.header.capacity;
     uint slot = 0u, to = 0u;
     bool valid;
-    if (pc.phase == RSIM_VIS_PAIRS) { // the launch's traced pairs, shaped as the first phase's compute build
-        uint index = gl_GlobalInvocationID.y * pc.facingWidth + gl_GlobalInvocationID.x;
-        valid = gl_GlobalInvocationID.x < pc.facingWidth && index < FacingListRef(pc.facingList).header.count;
+    // Launched as large as the list it reads (FacingListHeader::computeLaunch, or
+    // BlockerRoundsHeader::compactLaunch), in rows of workgroups.
+    uint index = gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x + gl_GlobalInvocationID.x;
+    if (pc.phase == RSIM_VIS_PAIRS) { // the launch's traced pairs
+        valid = index < FacingListRef(pc.facingList).header.count;
         slot = index;
     } else {
         uint from = (pc.phase - RSIM_VIS_ROUND_FROM_0) % 2u;
         to = 1u - from;
-        uint index = gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x + gl_GlobalInvocationID.x;
         valid = index < (from == 0u ? r.header.active0 : r.header.active1);
         if (valid) slot = UintRefs(area + rsimActiveListOffset(capacity, from)).v[index];
     }

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The sizes of a visibility launch's indirect launches (gpu_layout.h), for launches as large as
 // the lists their phases read: a launch of a list's capacity would run mostly empty invocations.
-// One invocation. For pc.phase RSIM_VIS_ROUND_FROM_0/1 or RSIM_VIS_REST_FROM_0/1: the next
-// blocker round's ray pass and compaction (BlockerRoundsHeader), from the active list it reads;
-// the list it appends to is emptied. Otherwise: the near phases, from the near pairs the first
-// phase listed (NearVisibilityListHeader).
+// One invocation. For pc.phase RSIM_VIS_FACING_LAUNCH: the passes over the list of pairs at
+// pc.facingList (FacingListHeader). For RSIM_VIS_ROUND_FROM_0/1 or RSIM_VIS_REST_FROM_0/1: the
+// next blocker round's ray pass and compaction (BlockerRoundsHeader), from the active list it
+// reads; the list it appends to is emptied. Otherwise: the near phases, from the near pairs the
+// first phase listed (NearVisibilityListHeader).
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #include "common/rsim.glsl"
@@ -24,6 +25,12 @@ uvec4 launchOf(uint count, uint w) {
 void main() {
     NearListRef list = NearListRef(pc.nearList);
     uint w = list.header.groupWidth;
+    if (pc.phase == RSIM_VIS_FACING_LAUNCH) {
+        FacingListRef pairs = FacingListRef(pc.facingList);
+        pairs.header.launch = launchOf(pairs.header.count, w);
+        pairs.header.computeLaunch = launchOf(pairs.header.count, RSIM_WG_PAIRS_X);
+        return;
+    }
     if (pc.phase >= RSIM_VIS_ROUND_FROM_0 && pc.phase <= RSIM_VIS_REST_FROM_1) {
         RoundsRef r = RoundsRef(list.header.rounds);
         bool fromList0 = (pc.phase - RSIM_VIS_ROUND_FROM_0) % 2u == 0u;

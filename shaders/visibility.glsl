@@ -166,10 +166,9 @@ void countRays(uint i, uint j, uint rays, uint answered) {
 }
 
 void pairsPhase() {
-    // The launch's facing pairs (shaders/facing_pairs.comp), one per invocation in launch order;
-    // the other pairs have K = 0.
-    if (RSIM_LAUNCH_ID.x >= pc.facingWidth) return; // the compute build's last workgroup of a row
-    uint index = RSIM_LAUNCH_ID.y * pc.facingWidth + RSIM_LAUNCH_ID.x;
+    // The launch's facing pairs (shaders/facing_pairs.comp), one per invocation in launch order,
+    // launched as large as their list (FacingListHeader::launch); the other pairs have K = 0.
+    uint index = RSIM_LAUNCH_INDEX;
     FacingListRef facing = FacingListRef(pc.facingList);
     if (index >= facing.header.count) return;
     uvec2 pair = rsimLaunchPair(pc, facing.pairs[index]);
@@ -254,8 +253,7 @@ void roundPhase(uint list, bool rest) {
 // Phase RSIM_VIS_PAIRS_FINISH: a traced pair's open rays added in castSides' order, then K (or
 // the near list), as phase RSIM_VIS_PAIRS does without the rounds.
 void pairsFinishPhase() {
-    if (RSIM_LAUNCH_ID.x >= pc.facingWidth) return;
-    uint index = RSIM_LAUNCH_ID.y * pc.facingWidth + RSIM_LAUNCH_ID.x;
+    uint index = RSIM_LAUNCH_INDEX;
     if (index >= FacingListRef(pc.facingList).header.count) return;
     PairRays p = rounds().pairs[index];
     if (rsimPairDone(p)) return;

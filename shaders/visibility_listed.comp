@@ -88,8 +88,8 @@ vec2 castSidesWithBlockers(uint i, uint j, uint perSide, bool shareVertex, inout
 }
 
 void main() {
-    if (gl_GlobalInvocationID.x >= pc.facingWidth) return; // the last workgroup of a row
-    uint index = gl_GlobalInvocationID.y * pc.facingWidth + gl_GlobalInvocationID.x;
+    // Launched as large as the list (FacingListHeader::computeLaunch), in rows of workgroups.
+    uint index = gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x + gl_GlobalInvocationID.x;
     FacingListRef facing = FacingListRef(pc.facingList);
     if (index >= facing.header.count) return;
     uint pair = facing.pairs[index];

@@ -187,8 +187,8 @@ VisibilityLists::VisibilityLists(vk::Device& device, std::uint64_t pairsPerLaunc
       tileListMax(listMax), tileCapacity(listMax ? visibilityTileCapacity(cellsPerLaunch, n) : 0),
       buffer(device, shared::rsimNearListBytes(capacity), vk::kStorageUsage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
              vk::MemoryKind::Device, name),
-      facing(device, facingListBytes(pairsPerLaunch, n), vk::kStorageUsage, vk::MemoryKind::Device,
-             std::string(name) + " (facing pairs)") {
+      facing(device, facingListBytes(pairsPerLaunch, n), vk::kStorageUsage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
+             vk::MemoryKind::Device, std::string(name) + " (facing pairs)") {
     if (withRounds)
         rounds = vk::Buffer(device, shared::rsimBlockerRoundsBytes(launchPairCapacity(pairsPerLaunch, n)),
                             vk::kStorageUsage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT, vk::MemoryKind::Device,
@@ -196,8 +196,8 @@ VisibilityLists::VisibilityLists(vk::Device& device, std::uint64_t pairsPerLaunc
     if (listMax == 0) return;
     tiles = vk::Buffer(device, std::uint64_t(tileCapacity) * (1 + listMax) * 4, vk::kStorageUsage,
                        vk::MemoryKind::Device, std::string(name) + " (tiles' occluder lists)");
-    traced = vk::Buffer(device, facingListBytes(pairsPerLaunch, n), vk::kStorageUsage, vk::MemoryKind::Device,
-                        std::string(name) + " (pairs left to the rays)");
+    traced = vk::Buffer(device, facingListBytes(pairsPerLaunch, n), vk::kStorageUsage | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT,
+                        vk::MemoryKind::Device, std::string(name) + " (pairs left to the rays)");
 }
 
 namespace {
@@ -217,17 +217,29 @@ std::uint64_t visibilityPairsPerLaunch(vk::Device& device, std::uint32_t n) {
 }
 
 namespace {
+// The list of the pairs the ray pass takes: those the listed pass left, or every facing pair.
+const vk::Buffer& tracedList(const VisibilityLists& lists) { return lists.tileListMax > 0 ? lists.traced : lists.facing; }
+
+// Sizes the indirect launches of the passes over the list of pairs at p.facingList
+// (FacingListHeader::launch and computeLaunch), once the passes before have completed it.
+void sizeListLaunches(vk::Device& device, const VisibilityPipelines& pipelines, shared::VisibilityPush p,
+                      VkCommandBuffer cmd) {
+    p.phase = shared::RSIM_VIS_FACING_LAUNCH;
+    pipelines.nearLaunch->bind(cmd);
+    pipelines.nearLaunch->dispatch(cmd, p, 1);
+    vk::indirectBarrier(device, cmd);
+}
+
 // The blocker rounds after the first phase (gpu_layout.h): the pairs with rays left compacted
 // into an active list, RSIM_BLOCKER_ROUNDS rounds over it, the rest traced, then every traced
 // pair's K. Each round's launches are sized on the device from the list the last one left.
 void recordBlockerRounds(vk::Device& device, const VisibilityPipelines& pipelines, shared::VisibilityPush p,
-                         std::uint32_t width, std::uint32_t rows, const VisibilityLists& lists, VkCommandBuffer cmd) {
+                         const VisibilityLists& lists, VkCommandBuffer cmd) {
     const vk::Pipeline& rays = *pipelines.rays;
     const vk::Pass<shared::VisibilityPush>& compact = *pipelines.activePairs;
-    const std::uint32_t firstWidth = p.facingWidth;
-    p.facingWidth = width; // the compaction takes the first phase's pairs in the compute build's shape
+    const vk::Buffer& traced = tracedList(lists);
     compact.bind(cmd);
-    compact.dispatch(cmd, p, (width + shared::RSIM_WG_PAIRS_X - 1) / shared::RSIM_WG_PAIRS_X, rows);
+    compact.dispatchIndirect(cmd, p, traced, offsetof(shared::FacingListHeader, computeLaunch));
     vk::computeBarrier(device, cmd);
     for (std::uint32_t r = 0; r <= shared::RSIM_BLOCKER_ROUNDS; ++r) {
         const bool rest = r == shared::RSIM_BLOCKER_ROUNDS;
@@ -244,9 +256,8 @@ void recordBlockerRounds(vk::Device& device, const VisibilityPipelines& pipeline
         vk::computeBarrier(device, cmd);
     }
     p.phase = shared::RSIM_VIS_PAIRS_FINISH;
-    p.facingWidth = firstWidth;
     rays.bind(cmd, &p);
-    launchRayPass(rays, cmd, p.facingWidth, rays.isRayTracing() ? 1 : rows, shared::RSIM_WG_PAIRS_X);
+    rays.dispatchIndirect(cmd, traced, offsetof(shared::FacingListHeader, launch));
     vk::computeBarrier(device, cmd);
 }
 
@@ -255,13 +266,12 @@ void recordBlockerRounds(vk::Device& device, const VisibilityPipelines& pipeline
 // barrier at the end lets the next launch reuse them. With `ts`, the launch writes timestamps
 // first to first + kLaunchStamps - 1 (reset by the caller).
 void recordLaunch(vk::Device& device, const VisibilityPipelines& pipelines, shared::VisibilityPush p,
-                  std::uint32_t width, std::uint32_t rows, const VisibilityLists& lists,
-                  VkCommandBuffer cmd, const vk::Timestamps* ts = nullptr, std::uint32_t first = 0) {
+                  const VisibilityLists& lists, VkCommandBuffer cmd, const vk::Timestamps* ts = nullptr, std::uint32_t first = 0) {
     auto stamp = [&](std::uint32_t k) {
         if (ts) ts->write(cmd, first + k);
     };
     stamp(0);
-    // The launch covers columns [p.colBegin, p.colBegin + width) and rows [p.rowBegin, p.rowBegin + rows).
+    // The launch covers columns [p.colBegin, min(p.colEnd, p.n)) and rows [p.rowBegin, p.rowEnd).
     const std::uint32_t tilesX = shared::rsimTilesAcross(p), tilesY = shared::rsimTilesDown(p);
     const std::uint64_t tiles = std::uint64_t(tilesX) * tilesY;
     if (tilesX > device.limits().maxComputeWorkGroupCount[0])
@@ -301,6 +311,7 @@ void recordLaunch(vk::Device& device, const VisibilityPipelines& pipelines, shar
     pipelines.facing->bind(cmd);
     pipelines.facing->dispatch(cmd, p, tilesX, tilesY);
     vk::computeBarrier(device, cmd);
+    sizeListLaunches(device, pipelines, p, cmd);
     stamp(1);
     if (lists.tileListMax > 0) {
         // The tiles' lists, then the pairs of listed tiles; the ray pass takes the others.
@@ -308,25 +319,21 @@ void recordLaunch(vk::Device& device, const VisibilityPipelines& pipelines, shar
         pipelines.tiles->dispatch(cmd, p, std::uint32_t((tiles + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR));
         vk::computeBarrier(device, cmd);
         stamp(2);
-        p.facingWidth = width;
         pipelines.listed->bind(cmd);
-        pipelines.listed->dispatch(cmd, p, (width + shared::RSIM_WG_PAIRS_X - 1) / shared::RSIM_WG_PAIRS_X, rows);
+        pipelines.listed->dispatchIndirect(cmd, p, lists.facing, offsetof(shared::FacingListHeader, computeLaunch));
         vk::computeBarrier(device, cmd);
         p.facingList = lists.traced.address();
+        sizeListLaunches(device, pipelines, p, cmd);
     } else {
         stamp(2);
     }
     stamp(3);
-    // The ray phase: on the RT pipeline one row of width x rows invocations, so that a warp takes
-    // consecutive listed pairs (a 2-D launch may give a warp a tile of several rows); the compute
-    // build keeps the 2-D shape, whose x is bounded by the workgroup count.
-    const bool oneRow = rays.isRayTracing();
+    // The ray phase, as large as its list: consecutive pairs of the list in a warp.
     p.phase = shared::RSIM_VIS_PAIRS;
-    p.facingWidth = oneRow ? width * rows : width;
     rays.bind(cmd, &p);
-    launchRayPass(rays, cmd, p.facingWidth, oneRow ? 1 : rows, shared::RSIM_WG_PAIRS_X);
+    rays.dispatchIndirect(cmd, tracedList(lists), offsetof(shared::FacingListHeader, launch));
     vk::computeBarrier(device, cmd);
-    if (rounds) recordBlockerRounds(device, pipelines, p, width, rows, lists, cmd);
+    if (rounds) recordBlockerRounds(device, pipelines, p, lists, cmd);
     stamp(4);
     // The near pairs' parts, then their sums (gpu_layout.h), launched as large as the list the
     // ray phase left.
@@ -354,13 +361,12 @@ void castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines
     if (times) ts.emplace(device, kLaunchStamps, "visibility pass timestamps");
     struct Launch {
         shared::VisibilityPush push;
-        std::uint32_t width, rows;
         std::uint64_t pairs;
     };
     std::vector<Launch> launches;
     forEachVisibilityLaunch(device, push, rowBegin, rowEnd,
-                            [&](shared::VisibilityPush p, std::uint32_t width, std::uint32_t rows, std::uint64_t pairs) {
-                                launches.push_back({p, width, rows, pairs});
+                            [&](shared::VisibilityPush p, std::uint32_t, std::uint32_t, std::uint64_t pairs) {
+                                launches.push_back({p, pairs});
                             });
     if (prepare) std::reverse(launches.begin(), launches.end());
     const bool trace = spdlog::should_log(spdlog::level::debug);
@@ -377,7 +383,7 @@ void castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines
             if (ts) ts->reset(cmd);
             if (prepare) prepare(cmd, l.push);
             prepared = clock.seconds();
-            recordLaunch(device, pipelines, l.push, l.width, l.rows, lists(k), cmd, ts ? &*ts : nullptr);
+            recordLaunch(device, pipelines, l.push, lists(k), cmd, ts ? &*ts : nullptr);
         };
         if (done) {
             const std::uint64_t v = done->submit(false, record);
@@ -408,8 +414,8 @@ std::uint64_t recordVisibilityRows(vk::Device& device, const VisibilityPipelines
     std::uint32_t launches = 0;
     if (ts) ts->reset(cmd);
     forEachVisibilityLaunch(device, push, rowBegin, rowEnd,
-                            [&](shared::VisibilityPush p, std::uint32_t width, std::uint32_t rows, std::uint64_t pairs) {
-                                recordLaunch(device, pipelines, p, width, rows, lists, cmd, ts,
+                            [&](shared::VisibilityPush p, std::uint32_t, std::uint32_t, std::uint64_t pairs) {
+                                recordLaunch(device, pipelines, p, lists, cmd, ts,
                                              launches++ * kLaunchStamps);
                                 total += pairs;
                             });

@@ -174,6 +174,9 @@ RSIM_CONST uint RSIM_VIS_ROUND_FROM_1 = 4u;
 RSIM_CONST uint RSIM_VIS_REST_FROM_0 = 5u;
 RSIM_CONST uint RSIM_VIS_REST_FROM_1 = 6u;
 RSIM_CONST uint RSIM_VIS_PAIRS_FINISH = 7u;
+// shaders/near_launch.comp only: the launches that read the list at VisibilityPush::facingList
+// (FacingListHeader::launch and computeLaunch), sized by the pairs it holds.
+RSIM_CONST uint RSIM_VIS_FACING_LAUNCH = 8u;
 RSIM_CONST uint RSIM_NEAR_PARTS = 16u;
 // Rounds after the first, before the rest is traced: 4 (8 until 2026-11-28, chosen for industry at
 // 129k; at today's code 4 is faster on every scene measured, docs/benchmarks.md).
@@ -246,6 +249,12 @@ RSIM_FN uint64_t rsimNearListBytes(uint capacity) {
 // others to `traced` (a header and pairs like this list's), which the ray pass takes instead.
 // One word a pair, not (row, column): the lists are allocated before the first launch, at a
 // cost the driver's allocation puts on the phase's critical path (docs/benchmarks.md).
+//
+// The passes that take one pair of a list per invocation are launched indirectly, as large as the
+// list (`launch` for the ray pass, whose unit is NearVisibilityListHeader::groupWidth invocations;
+// `computeLaunch` for the compute passes, in workgroups of RSIM_WG_PAIRS_X), written by
+// shaders/near_launch.comp once the list is complete: a launch of the rows x columns a list may
+// hold ran its empty workgroups too.
 struct FacingListHeader {
     uint count;
     uint tileListMax;  // 0: no occluder lists, every ray traced
@@ -253,8 +262,10 @@ struct FacingListHeader {
     uint pad0;
     uint64_t tiles;    // the tiles' area; 0 without lists
     uint64_t traced;   // the pairs left to the rays (a FacingListHeader and pairs); 0 without lists
+    uvec4 launch;        // (x, y, z) of the ray pass over this list (RSIM_VIS_PAIRS, RSIM_VIS_PAIRS_FINISH)
+    uvec4 computeLaunch; // of the compute passes over it (visibility_listed.comp, active_pairs.comp)
 };
-RSIM_CONST uint RSIM_FACING_LIST_HEADER_BYTES = 32u;
+RSIM_CONST uint RSIM_FACING_LIST_HEADER_BYTES = 64u;
 // The bytes of a facing list (or of the pairs left to the rays) of `capacity` pairs.
 RSIM_FN uint64_t rsimFacingListBytes(uint capacity) {
     return uint64_t(RSIM_FACING_LIST_HEADER_BYTES) + uint64_t(capacity) * uint64_t(4u);
@@ -286,7 +297,7 @@ struct VisibilityPush {
     uint64_t shaftPrims; // uint[n]: the triangles the BVH's leaves list
     float shaftEps;      // touching tolerance of the shafts, m
     uint clearPairs;     // 1: pairs nothing can occlude take rsimClearPairValue, no rays
-    uint facingWidth;    // RSIM_VIS_PAIRS: invocation (x, y) takes listed pair y * facingWidth + x, x < facingWidth
+    uint pad0;
     uint colEnd;         // the launch's columns are [colBegin, colEnd) (n: to the last)
     uint64_t facingList; // FacingListHeader, then the launch's facing pairs (RSIM_VIS_PAIRS reads them)
 };

@@ -64,6 +64,9 @@ struct ExpectedPhases {
     bool distances = false;   // the poses' distances
     bool image = false;       // the poses' sensor images...
     bool primaryRays = false; // ...with their primary rays cast here
+    // K's settings when this backend may compute K's visibility (it may still come from the K
+    // cache); null when it will not.
+    const KSettings* visibility = nullptr;
 };
 
 class Backend {

@@ -156,8 +156,8 @@ public:
     bool validating() const override { return instance_->validation(); }
     std::uint64_t validationErrors() const override { return instance_->validationErrors(); }
 
-    // The pose phases run on the first device; its pipelines compile while the scene is placed and
-    // K computed (the visibility's own compile together when that phase begins).
+    // The pose phases run on the first device; their pipelines, and the visibility's on every
+    // device, compile while the scene is placed and the direct terms computed.
     void expectPhases(const ExpectedPhases& e) override {
         vk::Device& d = *slots_[0].device;
         const bool rays = d.rays();
@@ -166,6 +166,8 @@ public:
         const std::vector<vk::PipelineRecipe> pose = poseOutputRecipes(d, e.distances, e.image, e.primaryRays && rays);
         recipes.insert(recipes.end(), pose.begin(), pose.end());
         d.pipelineWarmup().start(recipes);
+        if (e.visibility && rays)
+            for (Slot& slot : slots_) warmVisibilityPipelines(*slot.device, *e.visibility);
     }
 
     // What follows K on the devices (its encoding, row sums and near lists, the near steps) compiles

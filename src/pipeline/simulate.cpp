@@ -341,12 +341,15 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
     std::uint64_t validationBefore = 0;
     for (Backend* x : distinct) validationBefore += x->validationErrors();
 
+    // K kept from an earlier call of this process (Python), or to be computed (or read from the cache).
+    const bool kHeld = opt.heldK && opt.heldK->K;
     for (Backend* x : distinct) {
         ExpectedPhases e;
         e.direct = b.direct == x;
         e.distances = poseOutputsHere && b.distances == x;
         e.image = poseOutputsHere && opt.images && b.image == x;
         e.primaryRays = e.image && b.primary == x;
+        if (b.geometry == x && (first.indirect || opt.keepK) && !opt.cachedK && !kHeld) e.visibility = &first.k;
         x->expectPhases(e);
     }
 
@@ -384,7 +387,6 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
     // the K cache when it holds it.
     std::unique_ptr<KHandle> K;
     VisibilityStats visibility;
-    const bool kHeld = opt.heldK && opt.heldK->K;
     if (opt.cachedK && (first.indirect || opt.keepK)) {
         visibility = opt.cachedK->stats;
         meta.k = opt.cachedK->storage;

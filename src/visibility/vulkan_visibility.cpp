@@ -116,6 +116,10 @@ std::vector<vk::PipelineRecipe> inUse(const VisibilityRecipes& r) {
 }
 } // namespace
 
+void warmVisibilityPipelines(vk::Device& device, const KSettings& settings) {
+    device.pipelineWarmup().start(inUse(visibilityRecipeSet(device, settings)));
+}
+
 VisibilityPipelines makeVisibilityPipelines(vk::Device& device, const KSettings& settings,
                                             const vk::SceneAccel& accel) {
     // Every pass compiled at once (the device's warm-up, vulkan/pipeline_warmup.h), then each

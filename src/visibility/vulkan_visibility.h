@@ -44,6 +44,11 @@ struct VisibilityPipelines {
     std::unique_ptr<vk::Pass<shared::VisibilityPush>> activePairs; // the blocker rounds' compaction (when on)
     std::unique_ptr<vk::Pipeline> rays;
 };
+// Starts compiling, on the device's warm-up threads (vulkan/pipeline_warmup.h), the passes that
+// makeVisibilityPipelines takes for these settings, before the phase begins: with occluder lists
+// requested, the tiles' passes too, whatever the phase's sample of tiles decides (those then
+// were only compiled).
+void warmVisibilityPipelines(vk::Device& device, const KSettings& settings);
 VisibilityPipelines makeVisibilityPipelines(vk::Device& device, const KSettings& settings,
                                             const vk::SceneAccel& accel);
 

@@ -12,7 +12,7 @@
 #include "rsim/shared/tile_shaft.h"
 layout(local_size_x = RSIM_WG_LINEAR) in;
 layout(push_constant) uniform Push { VisibilityPush pc; };
-layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer ShaftNodeRefs { ShaftBvhNode n[]; };
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer ShaftNodeRefs { RayBvhNode n[]; };
 
 GpuTriangle tri(uint k) { return TriangleRefs(pc.triangles).t[k]; }
 
@@ -58,22 +58,27 @@ void main() {
         s = rsimTileShaftAdd(s, t.v2);
     }
 
-    // The traversal of ShaftBvh::forEachTileCandidate (src/accel/shaft_bvh.h).
+    // The traversal of ShaftBvh::forEachTileCandidate (src/accel/shaft_bvh.h) over its four-wide
+    // collapse (RayBvhNode, src/accel/ray_bvh.h: the same leaves): each child whose box the shaft
+    // does not exclude waits on the stack, the first child on top.
     uint limit = list.header.tileListMax;
     uint out0 = list.header.tileCapacity + tile * limit;
     uint found = 0u, first = 0u; // the large ones from the list's start, the others from its end
-    uint stack[RSIM_SHAFT_BVH_MAX_DEPTH + 1u];
-    uint top = 0u, k = 0u;
+    uint stack[RSIM_RAY_BVH_STACK + 1u];
+    uint top = 0u, ref = 0u;
     for (;;) {
-        ShaftBvhNode node = ShaftNodeRefs(pc.shaftNodes).n[k];
-        uint index = floatBitsToUint(node.loIndex.w), leaf = floatBitsToUint(node.hiCount.w);
-        if (!rsimTileShaftExcludesBox(s, node.loIndex.xyz, node.hiCount.xyz, pc.shaftEps)) {
-            if (leaf == 0u) {
-                stack[top++] = index; // the right child, after the left
-                ++k;
-                continue;
+        if ((ref & RSIM_RAY_BVH_LEAF) == 0u) {
+            RayBvhNode node = ShaftNodeRefs(pc.shaftNodes).n[ref];
+            for (uint c = 4u; c-- > 0u;) {
+                uint r = node.child[c];
+                if (r != RSIM_RAY_BVH_EMPTY &&
+                    !rsimTileShaftExcludesBox(s, vec3(node.loX[c], node.loY[c], node.loZ[c]),
+                                              vec3(node.hiX[c], node.hiY[c], node.hiZ[c]), pc.shaftEps))
+                    stack[top++] = r;
             }
-            for (uint p = index; p < index + leaf; ++p) {
+        } else {
+            uint p0 = rsimRayBvhLeafFirst(ref), p1 = p0 + rsimRayBvhLeafCount(ref);
+            for (uint p = p0; p < p1; ++p) {
                 uint t = UintRefs(pc.shaftPrims).v[p];
                 if (rsimTileShaftExcludes(s, rsimTri(tri(t)), pc.shaftEps)) continue;
                 if (found == limit) {
@@ -87,7 +92,7 @@ void main() {
             }
         }
         if (top == 0u) break;
-        k = stack[--top];
+        ref = stack[--top];
     }
     // The others, at the end of the list's room, joined to the large ones: those outside the
     // list's final extent fill the gap after the large ones.

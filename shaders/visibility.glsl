@@ -15,25 +15,28 @@ layout(push_constant) uniform Push { VisibilityPush pc; };
 #include "common/visibility_pairs.glsl"
 
 #ifdef RSIM_CLEAR_PAIRS
-layout(buffer_reference, std430, buffer_reference_align = 16) buffer ShaftNodeRefs { ShaftBvhNode n[]; };
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer ShaftNodeRefs { RayBvhNode n[]; };
 
 // True when no triangle but i and j can meet the interior of the pair's shaft: the traversal of
-// ShaftBvh::candidates (src/accel/shaft_bvh.cpp) with the same tests, stopping at the first
-// candidate.
+// ShaftBvh::candidates (src/accel/shaft_bvh.cpp) with the same tests, over its four-wide collapse
+// (src/accel/ray_bvh.h), stopping at the first candidate.
 bool pairIsClear(uint i, uint j, Tri ti, Tri tj) {
     Shaft sh = rsimShaftBuild(ti, tri(i).normal.xyz, tj, tri(j).normal.xyz, pc.shaftEps);
-    uint stack[RSIM_SHAFT_BVH_MAX_DEPTH + 1u];
-    uint top = 0u, k = 0u;
+    uint stack[RSIM_RAY_BVH_STACK + 1u];
+    uint top = 0u, ref = 0u;
     for (;;) {
-        ShaftBvhNode node = ShaftNodeRefs(pc.shaftNodes).n[k];
-        uint index = floatBitsToUint(node.loIndex.w), count = floatBitsToUint(node.hiCount.w);
-        if (!rsimShaftExcludesBox(sh, node.loIndex.xyz, node.hiCount.xyz, pc.shaftEps)) {
-            if (count == 0u) {
-                stack[top++] = index; // the right child, after the left
-                ++k;
-                continue;
+        if ((ref & RSIM_RAY_BVH_LEAF) == 0u) {
+            RayBvhNode node = ShaftNodeRefs(pc.shaftNodes).n[ref];
+            for (uint c = 4u; c-- > 0u;) {
+                uint r = node.child[c];
+                if (r != RSIM_RAY_BVH_EMPTY &&
+                    !rsimShaftExcludesBox(sh, vec3(node.loX[c], node.loY[c], node.loZ[c]),
+                                          vec3(node.hiX[c], node.hiY[c], node.hiZ[c]), pc.shaftEps))
+                    stack[top++] = r;
             }
-            for (uint p = index; p < index + count; ++p) {
+        } else {
+            uint p0 = rsimRayBvhLeafFirst(ref), p1 = p0 + rsimRayBvhLeafCount(ref);
+            for (uint p = p0; p < p1; ++p) {
                 uint t = UintRefs(pc.shaftPrims).v[p];
                 if (t == i || t == j) continue;
                 GpuTriangle g = tri(t);
@@ -41,7 +44,7 @@ bool pairIsClear(uint i, uint j, Tri ti, Tri tj) {
             }
         }
         if (top == 0u) return true;
-        k = stack[--top];
+        ref = stack[--top];
     }
     return true;
 }

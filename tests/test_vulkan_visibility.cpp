@@ -8,6 +8,7 @@
 #include <catch2/catch_approx.hpp>
 #include <catch2/catch_test_macros.hpp>
 
+#include "accel/ray_bvh.h"
 #include "accel/shaft_bvh.h"
 #include "geometry/edge_neighbours.h"
 #include "vulkan/gpu_scene.h"
@@ -52,7 +53,7 @@ void onEachRayPath(const PreparedScene& s, Test test) {
     vk::Instance instance(true);
     forEachRayPath(instance, [&](vk::Device& device, vk::RayPath) {
         const ShaftBvh shafts = ShaftBvh::build(s);
-        GpuGeometry scene(device, s, shafts.nodes, shafts.prims, edgeNeighbours(s));
+        GpuGeometry scene(device, s, rayBvhNodes(shafts, 0.0f), shafts.prims, edgeNeighbours(s));
         std::vector<glm::vec3> vertices;
         for (std::size_t i = 0; i < s.size(); ++i) vertices.insert(vertices.end(), {s.v0[i], s.v1[i], s.v2[i]});
         vk::SceneAccel accel(device, vertices);

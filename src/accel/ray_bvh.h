@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-// The bvh ray path's BVH (RayBvhNode, gpu_layout.h): the shaft queries' binary BVH
+// The BVH the shaders walk (RayBvhNode, gpu_layout.h): the shaft queries' binary BVH
 // (shaft_bvh.h) collapsed to four children a node, each node holding its children's boxes, so
-// that a ray loads one node for four slab tests and walks about half as many levels.
+// that a ray loads one node for four slab tests and walks about half as many levels. The bvh
+// ray path's rays walk it with its boxes widened; the GPU's shaft queries (the tiles' lists, the
+// clear pairs) walk it as built, so that a box that only touches a shaft's face stays out.
 #pragma once
 #include <vector>
 

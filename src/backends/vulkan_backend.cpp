@@ -502,7 +502,7 @@ private:
         Slot& slot = slots_[d];
         const PreparedScene& s = scene();
         if (!rays_) { // the transport and distance passes read the triangles only
-            slot.geometry = std::make_unique<GpuGeometry>(*slot.device, s, std::vector<shared::ShaftBvhNode>{},
+            slot.geometry = std::make_unique<GpuGeometry>(*slot.device, s, std::vector<shared::RayBvhNode>{},
                                                           std::vector<std::uint32_t>{}, std::vector<glm::uvec3>{});
             return;
         }
@@ -510,8 +510,10 @@ private:
             shafts_ = adopted_ && adopted_->builtFrom(s) ? adopted_ : buildSceneShafts(s, 0);
             adopted_.reset();
         });
-        slot.geometry =
-            std::make_unique<GpuGeometry>(*slot.device, s, shafts_->bvh.nodes, shafts_->bvh.prims, shafts_->edges);
+        // The shafts' queries traverse the four-wide nodes as built (a box that only touches a
+        // shaft's face stays out); the bvh path's rays the same nodes widened.
+        slot.geometry = std::make_unique<GpuGeometry>(*slot.device, s, rayBvhNodes(shafts_->bvh, 0.0f),
+                                                      shafts_->bvh.prims, shafts_->edges);
         if (!slot.device->accelerationStructures()) { // the bvh path: rsim's own BVH
             slot.accel = std::make_unique<vk::SceneAccel>(*slot.device, rayBvhNodes(shafts_->bvh, rayBvhWiden(s)),
                                                           shafts_->bvh.leafTriangles(s));

@@ -16,7 +16,7 @@ shared::LightSensorRecord makeLightSensorRecord(const SimConfig& c) {
     return r;
 }
 
-GpuGeometry::GpuGeometry(vk::Device& device, const PreparedScene& s, const std::vector<shared::ShaftBvhNode>& nodes,
+GpuGeometry::GpuGeometry(vk::Device& device, const PreparedScene& s, const std::vector<shared::RayBvhNode>& nodes,
                          const std::vector<std::uint32_t>& prims, const std::vector<glm::uvec3>& edges)
     : shaftNodes(vk::makeStorage(device, nodes, "shaft BVH nodes")),
       shaftPrims(vk::makeStorage(device, prims, "shaft BVH triangles")), n(std::uint32_t(s.size())) {

@@ -14,13 +14,13 @@ namespace rsim {
 
 struct GpuGeometry {
     vk::Buffer triangles; // GpuTriangle[n]
-    vk::Buffer shaftNodes; // ShaftBvhNode[]: the shaft queries' BVH (accel/shaft_bvh.h)
+    vk::Buffer shaftNodes; // RayBvhNode[]: the shaft queries' BVH (accel/shaft_bvh.h) four wide (accel/ray_bvh.h)
     vk::Buffer shaftPrims; // uint[n]: the triangles its leaves list
     std::uint32_t n = 0;
 
     // `edges`: each triangle's neighbours across its edges (geometry/edge_neighbours.h), or
     // none for passes that do not trace K's rays.
-    GpuGeometry(vk::Device& device, const PreparedScene& scene, const std::vector<shared::ShaftBvhNode>& shaftNodes,
+    GpuGeometry(vk::Device& device, const PreparedScene& scene, const std::vector<shared::RayBvhNode>& shaftNodes,
                 const std::vector<std::uint32_t>& shaftPrims, const std::vector<glm::uvec3>& edges);
 };
 

@@ -293,7 +293,7 @@ struct VisibilityPush {
     uint nearFactor;     // near pairs take nearFactor x S samples (form_factor.h)
     uint nearCapacity;   // entries of the near list
     uint phase;          // RSIM_VIS_PAIRS, RSIM_VIS_NEAR or RSIM_VIS_NEAR_FINISH
-    uint64_t shaftNodes; // ShaftBvhNode[] (shaft.h)
+    uint64_t shaftNodes; // RayBvhNode[]: the shaft queries' BVH four wide (src/accel/ray_bvh.h)
     uint64_t shaftPrims; // uint[n]: the triangles the BVH's leaves list
     float shaftEps;      // touching tolerance of the shafts, m
     uint clearPairs;     // 1: pairs nothing can occlude take rsimClearPairValue, no rays

@@ -100,8 +100,9 @@ RSIM_FN RayBvhSlabs rsimRayBvhSlabs(RayBvhNode node, vec3 inv, vec3 oinv, float 
     return r;
 }
 // The deepest a RayBvhNode tree is (the collapse never deepens the binary tree it starts from,
-// shaft.h's RSIM_SHAFT_BVH_MAX_DEPTH), and the traversal's stack: at most three children
-// waiting per level.
+// shaft.h's RSIM_SHAFT_BVH_MAX_DEPTH), and a ray traversal's stack: at most three children
+// waiting per level (a shaft query, which pushes the four children of the deepest node, one
+// more).
 RSIM_CONST uint RSIM_RAY_BVH_MAX_DEPTH = 32u;
 RSIM_CONST uint RSIM_RAY_BVH_STACK = 3u * RSIM_RAY_BVH_MAX_DEPTH;
 

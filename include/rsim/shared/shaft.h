@@ -159,9 +159,9 @@ RSIM_FN bool rsimShaftExcludesBox(Shaft s, vec3 lo, vec3 hi, float eps) {
 }
 
 // ---- a BVH of the scene's triangles for the shaft queries ------------------------------------
-// Built on the host (src/accel/shaft_bvh.cpp) and read as is by the shaders. Node k's left child
-// is k + 1 and its right child `index`; a leaf holds `count` > 0 entries of the primitive list
-// from `index` on.
+// Built and walked on the host (src/accel/shaft_bvh.cpp); the shaders walk its collapse to four
+// children a node (RayBvhNode, src/accel/ray_bvh.h). Node k's left child is k + 1 and its right
+// child `index`; a leaf holds `count` > 0 entries of the primitive list from `index` on.
 struct ShaftBvhNode {
     vec4 loIndex; // lo, index (uint bits)
     vec4 hiCount; // hi, count (uint bits; 0 for an inner node)

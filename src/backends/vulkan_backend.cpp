@@ -9,6 +9,7 @@
 // memory, or pinned in host memory and streamed every time block (k/k_plan.h).
 #include "backends/vulkan_backend.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <future>
@@ -509,14 +510,15 @@ private:
         std::call_once(shaftsBuilt_, [&] {
             shafts_ = adopted_ && adopted_->builtFrom(s) ? adopted_ : buildSceneShafts(s, 0);
             adopted_.reset();
+            // The shafts' queries traverse the four-wide nodes as built (a box that only touches
+            // a shaft's face stays out); the bvh path's rays the same nodes widened.
+            queryNodes_ = rayBvhNodes(shafts_->bvh, 0.0f);
+            if (std::any_of(slots_.begin(), slots_.end(), [](const Slot& x) { return !x.device->accelerationStructures(); }))
+                rayNodes_ = rayBvhNodes(shafts_->bvh, rayBvhWiden(s));
         });
-        // The shafts' queries traverse the four-wide nodes as built (a box that only touches a
-        // shaft's face stays out); the bvh path's rays the same nodes widened.
-        slot.geometry = std::make_unique<GpuGeometry>(*slot.device, s, rayBvhNodes(shafts_->bvh, 0.0f),
-                                                      shafts_->bvh.prims, shafts_->edges);
+        slot.geometry = std::make_unique<GpuGeometry>(*slot.device, s, queryNodes_, shafts_->bvh.prims, shafts_->edges);
         if (!slot.device->accelerationStructures()) { // the bvh path: rsim's own BVH
-            slot.accel = std::make_unique<vk::SceneAccel>(*slot.device, rayBvhNodes(shafts_->bvh, rayBvhWiden(s)),
-                                                          shafts_->bvh.leafTriangles(s));
+            slot.accel = std::make_unique<vk::SceneAccel>(*slot.device, rayNodes_, shafts_->bvh.leafTriangles(s));
             return;
         }
         std::vector<glm::vec3> vertices(3 * s.size());
@@ -858,6 +860,7 @@ private:
     // The shaft queries' BVH, built once for all devices (prepareDevice runs on several threads).
     std::once_flag shaftsBuilt_;
     std::shared_ptr<const SceneShafts> shafts_, adopted_; // built here, or adopted (adoptSceneShafts)
+    std::vector<shared::RayBvhNode> queryNodes_, rayNodes_; // shafts_'s BVH four wide: as built, widened
     StreamMode stream_;
     std::uint64_t maxDeviceBytes_, maxHostBytes_;
     TransportTuning tuning_;

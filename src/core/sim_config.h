@@ -20,9 +20,10 @@ enum class SensorMode { Pulsed, Amcw, Gated };
 enum class KEstimator { SolidAngle, SolidAngleMean, Area };
 
 // simulation.tile_list_max's default, chosen by measurement on the H100 (docs/benchmarks.md,
-// "Occluder lists of tiles of pairs" and "The lists' limit again"): 128 before the traced pairs'
-// blocker rounds made tracing cheaper, 96 since.
-inline constexpr std::uint32_t kDefaultTileListMax = 96;
+// "Occluder lists of tiles of pairs", "The lists' limit again" and "The lists' limit after the
+// four-wide BVH"): 128 before the traced pairs' blocker rounds made tracing cheaper, 96 until the
+// four-wide ray BVH made it cheaper again, 80 since.
+inline constexpr std::uint32_t kDefaultTileListMax = 80;
 // The lists' area takes (1 + tile_list_max) x 4 bytes per tile of a launch (about 0.27 GB per
 // command buffer in flight at 256), and lists that long test more slowly than the rays.
 inline constexpr std::uint32_t kMaxTileListMax = 256;

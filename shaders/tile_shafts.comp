@@ -72,8 +72,7 @@ void main() {
             for (uint c = 4u; c-- > 0u;) {
                 uint r = node.child[c];
                 if (r != RSIM_RAY_BVH_EMPTY &&
-                    !rsimTileShaftExcludesBox(s, vec3(node.loX[c], node.loY[c], node.loZ[c]),
-                                              vec3(node.hiX[c], node.hiY[c], node.hiZ[c]), pc.shaftEps))
+                    !rsimTileShaftExcludesBox(s, rsimRayBvhLo(node, c), rsimRayBvhHi(node, c), pc.shaftEps))
                     stack[top++] = r;
             }
         } else {

@@ -30,8 +30,7 @@ bool pairIsClear(uint i, uint j, Tri ti, Tri tj) {
             for (uint c = 4u; c-- > 0u;) {
                 uint r = node.child[c];
                 if (r != RSIM_RAY_BVH_EMPTY &&
-                    !rsimShaftExcludesBox(sh, vec3(node.loX[c], node.loY[c], node.loZ[c]),
-                                          vec3(node.hiX[c], node.hiY[c], node.hiZ[c]), pc.shaftEps))
+                    !rsimShaftExcludesBox(sh, rsimRayBvhLo(node, c), rsimRayBvhHi(node, c), pc.shaftEps))
                     stack[top++] = r;
             }
         } else {

@@ -98,7 +98,7 @@ std::vector<shared::RayBvhNode> rayBvhNodes(const ShaftBvh& bvh, float widen) {
 std::uint32_t rayBvhReference(const shared::RayBvhNode& n, std::uint32_t c) { return n.child[c]; }
 
 RayBvhBox rayBvhBox(const shared::RayBvhNode& n, std::uint32_t c) {
-    return {glm::vec3(n.loX[c], n.loY[c], n.loZ[c]), glm::vec3(n.hiX[c], n.hiY[c], n.hiZ[c])};
+    return {shared::rsimRayBvhLo(n, c), shared::rsimRayBvhHi(n, c)};
 }
 
 std::uint32_t rayBvhDepth(const std::vector<shared::RayBvhNode>& nodes) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The BVH over the scene's triangles that the shaft queries of clear pairs traverse
-// (include/rsim/shared/shaft.h): built by Embree's generic builder into a flat node array that
-// the CPU reads here and the shaders read from a storage buffer.
+// The BVH over the scene's triangles that the shaft queries (the clear pairs, the tiles' lists)
+// traverse (include/rsim/shared/shaft.h): built by Embree's generic builder into a flat binary
+// node array that the CPU reads here; the shaders read its four-wide collapse (ray_bvh.h).
 #pragma once
 #include <algorithm>
 #include <cstdint>

@@ -341,7 +341,7 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
     std::uint64_t validationBefore = 0;
     for (Backend* x : distinct) validationBefore += x->validationErrors();
 
-    // K kept from an earlier call of this process (Python), or to be computed (or read from the cache).
+    // Whether K is kept from an earlier call of this process (Python): then no visibility runs.
     const bool kHeld = opt.heldK && opt.heldK->K;
     for (Backend* x : distinct) {
         ExpectedPhases e;

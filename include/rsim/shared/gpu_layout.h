@@ -76,6 +76,9 @@ RSIM_CONST uint RSIM_RAY_BVH_EMPTY = 0xffffffffu;
 RSIM_FN uint rsimRayBvhLeaf(uint first, uint count) { return RSIM_RAY_BVH_LEAF | (count << 28u) | first; }
 RSIM_FN uint rsimRayBvhLeafFirst(uint ref) { return ref & 0x0fffffffu; }
 RSIM_FN uint rsimRayBvhLeafCount(uint ref) { return (ref >> 28u) & 7u; }
+// Lane c's box: child c's corners.
+RSIM_FN vec3 rsimRayBvhLo(RayBvhNode n, uint c) { return vec3(n.loX[c], n.loY[c], n.loZ[c]); }
+RSIM_FN vec3 rsimRayBvhHi(RayBvhNode n, uint c) { return vec3(n.hiX[c], n.hiY[c], n.hiZ[c]); }
 
 // 1 / d for a ray's slab tests, a zero component made tiny (0 * inf would give NaN; a tiny one
 // gives the same verdict).

@@ -130,9 +130,17 @@ TEST_CASE("several devices, streaming and the memory cap give the single-device 
     SECTION("launches of a few hundred pairs: the same results on one device and on two") {
         // Two devices cast their own blocks' last launches while their chunks are allocated and
         // the rest after the half blocks; with small launches both parts have several.
+        // Their half blocks come back in pieces of a few hundred bytes, which cut their regions
+        // (and their floats) anywhere.
         struct Cap {
-            Cap() { capVisibilityLaunchPairs(512); }
-            ~Cap() { capVisibilityLaunchPairs(0); }
+            Cap() {
+                capVisibilityLaunchPairs(512);
+                capHalfBlockReadPieces(998);
+            }
+            ~Cap() {
+                capVisibilityLaunchPairs(0);
+                capHalfBlockReadPieces(0);
+            }
         } cap;
         for (const char* devices : {"0", "0,0"}) {
             CAPTURE(devices);

@@ -2,6 +2,7 @@
 // The Vulkan host layer: device discovery, validation plumbing, move-only buffers.
 #include <catch2/catch_test_macros.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -11,6 +12,7 @@
 #include "util/error.h"
 #include "vulkan/buffer.h"
 #include "vulkan/instance.h"
+#include "vulkan/piece_reader.h"
 
 using namespace rsim;
 
@@ -90,6 +92,63 @@ TEST_CASE("a download in pieces hands every byte over once, in order", "[vulkan]
             CHECK(calls == (bytes + piece - 1) / piece);
             CHECK(got == values);
         }
+    }
+    CHECK(instance.validationErrors() == 0);
+}
+
+TEST_CASE("regions read in pieces come one after the other, each byte once", "[vulkan]") {
+    if (test::vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
+    vk::Instance instance(true);
+    const auto* info = usableDevice(instance);
+    REQUIRE(info);
+    {
+        vk::Device device(instance, *info, info->rayQuery ? vk::RayPath::RayQuery : vk::RayPath::Pipeline, "test");
+        std::vector<std::uint8_t> values(50000);
+        for (std::size_t i = 0; i < values.size(); ++i) values[i] = std::uint8_t((i * 2654435761u) >> 13);
+        const vk::Buffer b = vk::makeStorage(device, values, "b");
+        // Out of order, of odd sizes, one empty, one a single byte, one at the buffer's end.
+        const std::vector<vk::PieceReader::Region> regions{
+            {30000, 7001}, {5, 1}, {12, 0}, {100, 9999}, {49000, 1000}, {20000, 3}};
+        std::vector<std::uint8_t> expected;
+        for (const auto& r : regions)
+            expected.insert(expected.end(), values.begin() + std::ptrdiff_t(r.offset),
+                            values.begin() + std::ptrdiff_t(r.offset + r.bytes));
+        for (const bool transfer : {false, true}) {
+            // Pieces that cut regions anywhere, hold several, or hold everything (at least 4 bytes).
+            vk::PieceReader reader(device, 0, transfer, "test pieces");
+            for (std::uint64_t asked : {std::uint64_t(1), std::uint64_t(7), std::uint64_t(4096),
+                                        std::uint64_t(expected.size())}) {
+                INFO("piece " << asked << (transfer ? ", transfer queue" : ", compute queue"));
+                vk::PieceReader sized(device, asked, transfer, "test pieces");
+                const std::uint64_t piece = sized.pieceBytes();
+                CHECK(piece == std::max<std::uint64_t>(4, asked));
+                std::vector<std::uint8_t> got;
+                std::size_t calls = 0;
+                sized.read(b, regions, [&](std::uint64_t where, const void* data, std::uint64_t n) {
+                    CHECK(where == got.size());
+                    CHECK(n <= piece);
+                    got.insert(got.end(), static_cast<const std::uint8_t*>(data),
+                               static_cast<const std::uint8_t*>(data) + n);
+                    ++calls;
+                });
+                CHECK(calls == (expected.size() + piece - 1) / piece);
+                CHECK(got == expected);
+            }
+            // A read after another, through the same two buffers.
+            std::vector<std::uint8_t> twice;
+            for (int k = 0; k < 2; ++k)
+                reader.read(b, regions, [&](std::uint64_t, const void* data, std::uint64_t n) {
+                    twice.insert(twice.end(), static_cast<const std::uint8_t*>(data),
+                                 static_cast<const std::uint8_t*>(data) + n);
+                });
+            std::vector<std::uint8_t> both = expected;
+            both.insert(both.end(), expected.begin(), expected.end());
+            CHECK(twice == both);
+            CHECK(reader.pieceBytes() == 4);
+        }
+        const vk::PieceReader::Region beyond{49999, 2};
+        vk::PieceReader reader(device, 64, false, "test pieces");
+        CHECK_THROWS(reader.read(b, {&beyond, 1}, [](std::uint64_t, const void*, std::uint64_t) {}));
     }
     CHECK(instance.validationErrors() == 0);
 }

@@ -7,7 +7,7 @@
 # `rsim compare` of one GPU against two and of the two builds on the devices both ran (issue 17,
 # point 5). NEW_DEVICES (default "0 0,1") and OLD_DEVICES: on one GPU, both "0".
 # NEW_OPTS and OLD_OPTS: more options for each (OLD may be this bundle's own bin/rsim, to compare
-# options alone). RUN_TIMEOUT (default 120 s) stops a run that hangs.
+# options alone). RUN_TIMEOUT (default 120 s) stops a run that hangs. REPS (default 2): repeats.
 #
 #   OLD=.device/variants/rsim-f1dfc7a SCENES=large-room,traffic,industry scripts/device/two-gpus-ab.sh
 #   OLD=/tmp/b/rsim-bundle/bin/rsim OLD_OPTS="--visibility pipeline" NEW_OPTS="--visibility bvh" scripts/device/two-gpus-ab.sh
@@ -21,7 +21,7 @@ nvidia-smi -L | tee "$OUT/machine.txt"
 SCENES=${SCENES:-large-room,industry}
 for s in ${SCENES//,/ }; do
   [[ -f scenes/generated/$s/scene.toml ]] || $B/rsim generate "$s" --output "scenes/generated/$s" -q > /dev/null
-  for rep in 1 2; do for which in new old; do devlist=${NEW_DEVICES:-0 0,1}; [[ $which == old ]] && devlist=${OLD_DEVICES:-0,1}; for devs in $devlist; do
+  for rep in $(seq ${REPS:-2}); do for which in new old; do devlist=${NEW_DEVICES:-0 0,1}; [[ $which == old ]] && devlist=${OLD_DEVICES:-0,1}; for devs in $devlist; do
     bin=$B/rsim opts=${NEW_OPTS:-}; [[ $which == old ]] && bin=$B/rsim-old opts=${OLD_OPTS:-}
     timeout ${RUN_TIMEOUT:-120} $bin run $opts "scenes/generated/$s/scene.toml" --backend vulkan --devices "$devs" --no-k-cache --no-timeseries \
       --no-images --no-progress --log-level debug --output "/tmp/mg-$which-$s-${devs/,/x}" > /tmp/mg.log 2>&1 || { tail -3 /tmp/mg.log; continue; }

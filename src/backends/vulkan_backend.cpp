@@ -38,6 +38,7 @@
 #include "visibility/vulkan_visibility_chunked.h"
 #include "visibility/vulkan_visibility_ranks.h"
 #include "vulkan/device_group.h"
+#include "vulkan/piece_reader.h"
 #include "vulkan/pipeline_cache.h"
 
 namespace rsim {

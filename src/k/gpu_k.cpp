@@ -171,10 +171,10 @@ vk::Buffer chunkAddressTable(vk::Device& device, const DeviceK& K) {
     return vk::makeStorage(device, addresses, "K chunk addresses");
 }
 
-KErrors compressDeviceK(vk::Device& device, DeviceK& K, KFormat format) {
+KErrors compressDeviceK(vk::Device& device, DeviceK& K, KFormat format, std::vector<vk::Buffer> encoded) {
     if (format == K.chunking.format) return {};
     if (kFormatInfo(format).logTable)
-        return encodeLogKVulkan(device, K, format); // codes stay on the device
+        return encodeLogKVulkan(device, K, format, kEncodeGroupBytes, std::move(encoded)); // codes stay on the device
     // lutrange sorts each chunk: the chunks come to the host, are encoded on all cores and go back.
     HostK host = downloadDeviceK(device, K);
     const std::vector<std::uint32_t> ids = K.chunkIds;

@@ -111,7 +111,8 @@ struct KErrors {
 // Re-encodes a resident fp32 K (every chunk; the logarithmic formats also a rank's chunks) in
 // `format`: the logarithmic formats on the device
 // (k/vulkan_log_encode.h), lutrange on the host (it sorts each chunk). Errors against fp32.
-KErrors compressDeviceK(vk::Device& device, DeviceK& K, KFormat format);
+// `encoded`: the log formats' chunks allocated ahead (allocateEncodedK), or none.
+KErrors compressDeviceK(vk::Device& device, DeviceK& K, KFormat format, std::vector<vk::Buffer> encoded = {});
 
 // The row sums' pipeline for K stored as `storage`, for the device's warm-up.
 vk::PipelineRecipe formFactorSumsRecipe(std::uint32_t storage);

@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "util/error.h"
 #include "util/timer.h"
 #include "vulkan/pass.h"
 #include "vulkan/shaders.h"
@@ -19,10 +20,43 @@ vk::PipelineRecipe logEncodeRecipe(KFormat format) {
                                                "K encode (" + std::string(kFormatInfo(format).name) + ")");
 }
 
-KErrors encodeLogKVulkan(vk::Device& device, DeviceK& K, KFormat format, std::uint64_t groupBytes) {
+namespace {
+
+// 32-bit words of held chunk x of K encoded in `storage`.
+std::uint64_t encodedWords(const DeviceK& K, std::uint32_t x, std::uint32_t storage) {
+    const std::uint32_t perWord = 32u / shared::rsimKBits(storage);
+    return (K.chunking.elements(K.chunkIds[x]) + perWord - 1) / perWord;
+}
+
+vk::Buffer encodedChunk(vk::Device& device, const DeviceK& K, std::uint32_t x, KFormat format) {
+    return vk::Buffer(device, encodedWords(K, x, kFormatInfo(format).storage) * 4, vk::kStorageUsage,
+                      vk::MemoryKind::Device,
+                      "K rows " + std::to_string(K.chunking.rowBegin(K.chunkIds[x])) + " (" + kFormatInfo(format).name +
+                          ")");
+}
+
+// Whether the device has room for K's encoded chunks twice over beside what it holds.
+bool roomTwiceOver(vk::Device& device, const DeviceK& K, std::uint32_t storage) {
+    std::uint64_t bytes = 0;
+    for (std::uint32_t x = 0; x < K.chunkIds.size(); ++x) bytes += encodedWords(K, x, storage) * 4;
+    return device.deviceLocalBudget() >= 2 * bytes;
+}
+
+} // namespace
+
+std::vector<vk::Buffer> allocateEncodedK(vk::Device& device, const DeviceK& K, KFormat format) {
+    std::vector<vk::Buffer> out;
+    if (format == K.chunking.format || !kFormatInfo(format).logTable || device.useCap() != 0 ||
+        !roomTwiceOver(device, K, kFormatInfo(format).storage))
+        return out;
+    for (std::uint32_t x = 0; x < K.chunkIds.size(); ++x) out.push_back(encodedChunk(device, K, x, format));
+    return out;
+}
+
+KErrors encodeLogKVulkan(vk::Device& device, DeviceK& K, KFormat format, std::uint64_t groupBytes,
+                         std::vector<vk::Buffer> ahead) {
     const std::uint32_t storage = kFormatInfo(format).storage;
-    const std::uint32_t L = shared::rsimKTableSize(storage),
-                        perWord = 32u / shared::rsimKBits(storage);
+    const std::uint32_t L = shared::rsimKTableSize(storage);
     // Held chunk x is chunk K.chunkIds[x] (every chunk, or an MPI rank's).
     const std::uint32_t chunks = K.chunking.chunks(), held = std::uint32_t(K.chunkIds.size()),
                         wg = shared::RSIM_WG_ENCODE;
@@ -38,7 +72,7 @@ KErrors encodeLogKVulkan(vk::Device& device, DeviceK& K, KFormat format, std::ui
     std::vector<std::uint64_t> count(held), words(held), groupBase(held + 1, 0);
     for (std::uint32_t x = 0; x < held; ++x) {
         count[x] = K.chunking.elements(K.chunkIds[x]);
-        words[x] = (count[x] + perWord - 1) / perWord;
+        words[x] = encodedWords(K, x, storage);
         groupBase[x + 1] = groupBase[x] + (words[x] + wg - 1) / wg;
     }
     std::vector<std::uint32_t> initial(std::size_t(held) * 4, 0u);
@@ -89,9 +123,8 @@ KErrors encodeLogKVulkan(vk::Device& device, DeviceK& K, KFormat format, std::ui
     // (lut8) exists beside fp32 K. The room is the driver's budget, not --max-device-mb: under
     // that cap the device holds fp32 and encoded K together for a moment (a quarter more than
     // fp32 K for lut8) while the fp32 chunks go.
-    std::uint64_t encodedBytes = 0;
-    for (std::uint32_t x = 0; x < held; ++x) encodedBytes += words[x] * 4;
-    const bool releaseLater = device.deviceLocalBudget() >= 2 * encodedBytes;
+    if (!ahead.empty() && ahead.size() != held) throw Error("internal: K's encoded chunks allocated for other chunks");
+    const bool releaseLater = !ahead.empty() || roomTwiceOver(device, K, storage);
     auto retired = std::make_shared<std::vector<vk::Buffer>>();
     Stopwatch sw;
     double allocating = 0.0, encoding = 0.0, releasing = 0.0;
@@ -102,12 +135,8 @@ KErrors encodeLogKVulkan(vk::Device& device, DeviceK& K, KFormat format, std::ui
         do bytes += K.buffers[x1++].size();
         while (x1 < held && bytes + K.buffers[x1].size() <= groupBytes);
         std::vector<vk::Buffer> encoded;
-        for (std::uint32_t x = x0; x < x1; ++x) {
-            const std::uint32_t c = K.chunkIds[x];
-            encoded.emplace_back(device, words[x] * 4, vk::kStorageUsage, vk::MemoryKind::Device,
-                                 "K rows " + std::to_string(K.chunking.rowBegin(c)) + " (" + kFormatInfo(format).name +
-                                     ")");
-        }
+        for (std::uint32_t x = x0; x < x1; ++x)
+            encoded.push_back(ahead.empty() ? encodedChunk(device, K, x, format) : std::move(ahead[x]));
         allocating += sw.lap();
         device.submitAndWait([&](VkCommandBuffer cmd) {
             pass.bind(cmd);

@@ -2,6 +2,8 @@
 // Encoding a device-resident fp32 K in a logarithmic LUT format on that device
 // (shaders/kencode.comp): only each chunk's value range and the error sums cross to the host.
 #pragma once
+#include <vector>
+
 #include "k/gpu_k.h"
 
 namespace rsim {
@@ -15,6 +17,14 @@ inline constexpr std::uint64_t kEncodeGroupBytes = std::uint64_t(256) << 20;
 // (vulkan/pipeline_warmup.h).
 vk::PipelineRecipe logEncodeRecipe(KFormat format);
 
-KErrors encodeLogKVulkan(vk::Device& device, DeviceK& K, KFormat format, std::uint64_t groupBytes = kEncodeGroupBytes);
+// The encoded chunks of K in `format` (one per held chunk), allocated ahead of the encoding, while
+// the device still casts K: where `format` is a log format, no --max-device-mb applies and the
+// device has room for them twice over (as encodeLogKVulkan's release on another thread); else
+// none, and the encoding allocates them group by group, freeing fp32 chunks in between.
+std::vector<vk::Buffer> allocateEncodedK(vk::Device& device, const DeviceK& K, KFormat format);
+
+// `encoded`: allocateEncodedK's, or none.
+KErrors encodeLogKVulkan(vk::Device& device, DeviceK& K, KFormat format, std::uint64_t groupBytes = kEncodeGroupBytes,
+                         std::vector<vk::Buffer> encoded = {});
 
 } // namespace rsim

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -10,11 +11,13 @@
 #include <spdlog/spdlog.h>
 
 #include "k/k_diagnostics.h"
+#include "k/vulkan_log_encode.h"
 #include "util/error.h"
 #include "util/parallel.h"
 #include "util/progress.h"
 #include "util/timer.h"
 #include "visibility/vulkan_visibility.h"
+#include "vulkan/piece_reader.h"
 #include "vulkan/ray_pass.h"
 #include "vulkan/timeline.h"
 
@@ -54,22 +57,31 @@ struct Cast {
     std::uint64_t sendOffset = 0; // where its first region goes in the message to `receiver`
 };
 
+// Casts whose results are on the device at once: the host reads cast k's regions out of its
+// scratch while cast k + 1 writes the other slot's.
 constexpr std::uint32_t kSlots = 2;
 // Foreign chunks per cast: a cast of one chunk's rows against half a part's rows (or the
 // reverse) has a few million pairs, and every cast pays its launch's phases and their tails; four
 // make launches of about the most pairs a launch covers in the large scenes that several devices
 // share (2^24, visibilityPairsPerLaunch).
 constexpr std::uint32_t kGroup = 4;
+// The pieces in which a cast's regions come to the host (vk::PieceReader): two pinned buffers
+// of this size a device, instead of two as large as a cast's regions (0.04-0.11 s of the two
+// H200s' setup before the first cast, the driver pinning one allocation at a time).
+constexpr std::uint64_t kReadPieceBytes = std::uint64_t(32) << 20;
+std::atomic<std::uint64_t> readPiecesCap{0};
 // Each of the two staging buffers through which the devices of one process upload each other's
 // halves (kHalfSwapStagingBytes in all).
 constexpr std::uint64_t kStageBytes = kHalfSwapStagingBytes / 2;
 
 } // namespace
 
+void capHalfBlockReadPieces(std::uint64_t bytes) { readPiecesCap = bytes; }
+
 std::uint64_t rankAssemblyDeviceBytes(const RowShare& share) {
     const KChunking& ch = share.chunking();
     const std::uint64_t rows = share.rowEnd() - share.rowBegin();
-    return (rows * ch.n + kGroup * std::uint64_t(ch.rowsPerChunk) * ch.n) * 4; // its rows, the scratch chunks
+    return (rows * ch.n + kSlots * kGroup * std::uint64_t(ch.rowsPerChunk) * ch.n) * 4; // its rows, the scratches (a bound)
 }
 
 HalfSwap DeviceHalfSwap::forPart(int part) {
@@ -143,7 +155,7 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     // the rest of the own block, in one cast, which the device casts while the parts swap the
     // halves.
     std::vector<Cast> casts;
-    // What goes to each other part, left uninitialised: the copies out of the readback buffers
+    // What goes to each other part, left uninitialised: the copies out of the pieces read back
     // touch its pages first, beside the casting, instead of a fill before the first cast.
     std::vector<std::unique_ptr<float[]>> sendStore(static_cast<std::size_t>(R));
     std::vector<std::span<const float>> sendTo(static_cast<std::size_t>(R));
@@ -171,25 +183,28 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     }
     if (R1 > R0) casts.push_back({R0, R1, R0, R1, {}});
 
-    // kGroup scratch chunks, a table of chunk addresses (this part's chunks, and a scratch chunk at
-    // the index of each foreign chunk of the cast), and per slot the readback of the regions a
-    // cast reads from the scratch. The readback holds a cast's regions one after
-    // the other, not whole chunks: it is pinned host memory, slow to allocate (0.3 s of two
-    // H100s' setup for whole chunks), and a region is a fraction of its chunk.
-    const std::uint64_t scratchBytes = ch.largestChunkBytes();
-    const auto regionsBytes = [&](const Cast& c) {
-        std::uint64_t bytes = 0;
-        for (const Region& g : c.foreign) bytes += g.elements(ch) * 4;
-        return bytes;
+    // Per slot a scratch buffer for the foreign chunks of a cast; a table of chunk addresses
+    // (this part's chunks, and one into the scratch at the index of each foreign chunk of the
+    // cast); the reader through which a cast's regions come to the host, on the transfer queue
+    // (the scratch is shared with its family) while the next cast runs.
+    // A cast writes only columns [col0, col1) of its foreign chunks: its scratch holds those
+    // stripes one after the other, each chunk's table entry set so that the stripe lands where
+    // the chunk's columns [col0, col1) would lie (the address of a chunk beginning before the
+    // stripe, whose other columns the cast never touches).
+    const auto stripeAt = [&](const Cast& c, std::size_t g) {
+        std::uint64_t at = 0;
+        for (std::size_t x = 0; x < g; ++x) at += (c.foreign[x].elements(ch) * 4 + 255) / 256 * 256;
+        return at;
     };
-    std::array<std::uint64_t, kSlots> readbackBytes{};
+    std::array<std::uint64_t, kSlots> scratchBytes{};
     for (std::size_t k = 0; k < casts.size(); ++k)
-        readbackBytes[k % kSlots] = std::max(readbackBytes[k % kSlots], regionsBytes(casts[k]));
+        if (!casts[k].foreign.empty())
+            scratchBytes[k % kSlots] = std::max(scratchBytes[k % kSlots], stripeAt(casts[k], casts[k].foreign.size()));
     // The casts run one after the other on the compute queue, each behind a barrier, so they
-    // share the scratch chunks, the table and the lists; the host reads cast k's readback while
-    // cast k + 1 runs, so each slot has its own (and its timestamps).
+    // share the table and the lists; the host reads cast k's regions while cast k + 1 runs, so
+    // each slot has its own scratch (and timestamps).
     struct Slot {
-        vk::Buffer readback;
+        std::shared_ptr<vk::Buffer> scratch;
         std::unique_ptr<vk::Timestamps> stamps; // kLaunchStamps for each launch of its largest cast
     };
     std::array<Slot, kSlots> slots;
@@ -204,27 +219,28 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
         mostLaunches[k % kSlots] = std::max(mostLaunches[k % kSlots], launches[k]);
     }
     Stopwatch setup;
-    const bool anyForeign = std::any_of(casts.begin(), casts.end(), [](const Cast& c) { return !c.foreign.empty(); });
-    const vk::Buffer scratch(dev, anyForeign ? kGroup * scratchBytes : 4, vk::kStorageUsage, vk::MemoryKind::Device,
-                             "K scratch chunks (fp32)");
-    // This part's entries are written as its chunks arrive (ChunksForLaunches::need).
-    const vk::Buffer table = vk::makeStorage(dev, std::vector<std::uint64_t>(ch.chunks(), 0), "K chunk addresses");
-    const VisibilityLists lists(dev, ch.n, tileListMax(settings), blockerRounds(settings), "visibility lists");
-    const double deviceBuffers = setup.seconds();
+    const std::size_t foreignCasts =
+        std::size_t(std::count_if(casts.begin(), casts.end(), [](const Cast& c) { return !c.foreign.empty(); }));
     for (std::uint32_t s = 0; s < kSlots; ++s) {
         const std::string tag = std::to_string(s);
-        slots[s].readback = vk::Buffer(dev, std::max<std::uint64_t>(readbackBytes[s], 4),
-                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT, vk::MemoryKind::Readback,
-                                       "K scratch readback, slot " + tag);
+        slots[s].scratch = std::make_shared<vk::Buffer>(dev, std::max<std::uint64_t>(scratchBytes[s], 4), vk::kStorageUsage,
+                                                        vk::MemoryKind::Device, "K scratch stripes (fp32), slot " + tag,
+                                                        true);
         slots[s].stamps = std::make_unique<vk::Timestamps>(dev, std::max(mostLaunches[s], 1u) * kLaunchStamps,
                                                            "visibility pass timestamps, slot " + tag);
     }
-    const double readbacks = setup.seconds() - deviceBuffers;
+    // This part's entries are written as its chunks arrive (ChunksForLaunches::need).
+    const vk::Buffer table = vk::makeStorage(dev, std::vector<std::uint64_t>(ch.chunks(), 0), "K chunk addresses");
+    const auto lists = std::make_shared<VisibilityLists>(dev, ch.n, tileListMax(settings), blockerRounds(settings),
+                                                         "visibility lists");
+    const double deviceBuffers = setup.seconds();
+    const auto reader = std::make_shared<vk::PieceReader>(dev, readPiecesCap ? readPiecesCap.load() : kReadPieceBytes,
+                                                          true, "K halves read back");
     const VisibilityPipelines pipelines = makeVisibilityPipelines(dev, settings, *vd.accel);
     GpuCounters counters(dev, kVisibilityCounters, "visibility counters");
-    spdlog::debug("{}: the casts' buffers in {:.3f} s (scratch, table and lists {:.3f} s, readbacks {:.3f} s), "
-                  "pipelines and counters {:.3f} s",
-                  who, setup.seconds(), deviceBuffers, readbacks, setup.seconds() - deviceBuffers - readbacks);
+    spdlog::debug("{}: the casts' buffers in {:.3f} s (scratch, table and lists {:.3f} s), pipelines and counters "
+                  "{:.3f} s",
+                  who, setup.seconds(), deviceBuffers, setup.seconds() - deviceBuffers);
     push.stats = counters.address();
     push.rowsPerChunk = ch.rowsPerChunk;
     push.kStorage = shared::RSIM_K_FP32;
@@ -232,14 +248,16 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     // The other parts' halves on their way to the device (`halves` from MPI ranks, `stage` from
     // the devices of one process); declared before the semaphores, so destroyed after they waited.
     vk::Buffer halves;
-    std::array<vk::Buffer, 2> stage;
+    const auto stage = std::make_shared<std::array<vk::Buffer, 2>>();
     vk::TimelineSemaphore done(dev, "rank casts");
     vk::TimelineSemaphore uploads(dev, "K halves from other parts");
 
-    // Where region g of cast c lies in its slot's scratch buffer: columns [col0, col1) of the
-    // g-th scratch chunk.
-    const auto scratchAt = [&](const Cast& c, std::size_t g) {
-        return g * scratchBytes + std::uint64_t(c.foreign[g].col0) * ch.rows(c.foreign[g].chunk) * 4;
+    // Where the regions of cast c lie in its slot's scratch: the stripes.
+    const auto regionsOf = [&](const Cast& c) {
+        std::vector<vk::PieceReader::Region> at;
+        for (std::size_t g = 0; g < c.foreign.size(); ++g)
+            at.push_back({stripeAt(c, g), c.foreign[g].elements(ch) * 4});
+        return at;
     };
     auto submit = [&](std::size_t k) {
         const Cast& c = casts[k];
@@ -248,33 +266,27 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
         p.kChunks = table.address();
         p.colBegin = c.colBegin;
         p.colEnd = c.colEnd;
+        // Cast k + 2 overwrites the scratch of cast k: it is submitted once the host has read
+        // that (PieceReader::read returned, its copies done).
         done.submit(false, [&](VkCommandBuffer cmd) {
-            vk::computeBarrier(dev, cmd); // after the last cast's copies out of the scratch and into the table
+            vk::computeBarrier(dev, cmd); // after the last cast's updates of the table
             if (!c.foreign.empty()) {
-                dev.vk().vkCmdFillBuffer(cmd, scratch.handle(), 0, VK_WHOLE_SIZE, 0);
+                dev.vk().vkCmdFillBuffer(cmd, s.scratch->handle(), 0, VK_WHOLE_SIZE, 0);
                 for (std::size_t g = 0; g < c.foreign.size(); ++g) {
-                    const std::uint64_t address = scratch.address() + g * scratchBytes;
+                    const std::uint64_t address = s.scratch->address() + stripeAt(c, g) -
+                                                  std::uint64_t(c.foreign[g].col0) * ch.rows(c.foreign[g].chunk) * 4;
                     dev.vk().vkCmdUpdateBuffer(cmd, table.handle(), std::uint64_t(c.foreign[g].chunk) * 8, 8, &address);
                 }
                 vk::computeBarrier(dev, cmd);
             }
-            recordVisibilityRows(dev, pipelines, p, c.rowBegin, c.rowEnd, lists, cmd, s.stamps.get());
+            recordVisibilityRows(dev, pipelines, p, c.rowBegin, c.rowEnd, *lists, cmd, s.stamps.get());
             vk::computeBarrier(dev, cmd);
             if (!c.foreign.empty()) {
-                std::vector<VkBufferCopy> copies;
-                std::uint64_t at = 0;
-                for (std::size_t g = 0; g < c.foreign.size(); ++g) {
-                    copies.push_back({scratchAt(c, g), at, c.foreign[g].elements(ch) * 4});
-                    at += c.foreign[g].elements(ch) * 4;
-                }
-                dev.vk().vkCmdCopyBuffer(cmd, scratch.handle(), s.readback.handle(), std::uint32_t(copies.size()),
-                                         copies.data());
                 // No foreign chunk's entry left pointing into the scratch (no cast reads one it
                 // did not set).
                 const std::uint64_t none = 0;
                 for (const Region& g : c.foreign)
                     dev.vk().vkCmdUpdateBuffer(cmd, table.handle(), std::uint64_t(g.chunk) * 8, 8, &none);
-                vk::hostReadBarrier(dev, cmd);
             }
         });
     };
@@ -291,14 +303,11 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     const std::uint64_t total = fromAt[std::size_t(R)];
     spdlog::debug("{}: rows {} to {}: its own block's last launches, {} casts of half blocks for {} other part(s), "
                   "then the rest of its own block",
-                  who, R0, R1,
-                  std::count_if(casts.begin(), casts.end(), [](const Cast& c) { return !c.foreign.empty(); }), R - 1);
+                  who, R0, R1, foreignCasts, R - 1);
     std::optional<Progress> ownProgress;
     if (!sharedProgress) ownProgress.emplace("visibility", pairs, "pairs");
     Progress& progress = sharedProgress ? *sharedProgress : *ownProgress;
     Stopwatch sw;
-    std::size_t foreignCasts = 0;
-    while (foreignCasts < casts.size() && !casts[foreignCasts].foreign.empty()) ++foreignCasts;
     // The own block's launches from its last rows, one submission each, while this part's fp32
     // chunks are allocated (each launch of rows [a, b) writes (i, j) and (j, i) for a <= i < j:
     // chunks from a's on); then every chunk is in the table, zeroed, for the halves.
@@ -318,7 +327,7 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
             for (std::size_t k = rows.size(); k-- > 1 && (early == 0 || !chunks.allocated()); ++early) {
                 castVisibilityRows(
                     dev, pipelines, p, rows[k - 1], rows[k],
-                    [&](std::size_t) -> const VisibilityLists& { return lists; }, progress, &out.ownPasses, prepare);
+                    [&](std::size_t) -> const VisibilityLists& { return *lists; }, progress, &out.ownPasses, prepare);
                 own.rowEnd = rows[k - 1];
             }
             spdlog::debug("{}: {} of its own block's {} launch(es) cast while its fp32 chunks were allocated", who,
@@ -332,30 +341,38 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
         dev.submitAndWait([&](VkCommandBuffer cmd) { chunks.need(share.firstChunk(), cmd, table); });
         chunks.finish();
     }
-    // The halves: cast k + 1 runs while the host copies cast k's region out.
+    // The halves: cast k + 1 runs while the host reads cast k's regions out of its slot's
+    // scratch; then cast k + 2 may overwrite them. The rest of the own block, which writes no
+    // scratch, follows the last half block's cast on the device while the host reads that one.
     Stopwatch halvesTime;
-    if (foreignCasts > 0) submit(0);
+    std::size_t submitted = 0;
+    while (submitted < std::min<std::size_t>(kSlots, casts.size())) submit(submitted++);
     for (std::size_t k = 0; k < foreignCasts; ++k) {
-        if (k + 1 < foreignCasts) submit(k + 1);
         done.wait(k + 1);
-        dev.reclaim();
         out.halvesPasses.add(slots[k % kSlots].stamps->intervals(launches[k] * kLaunchStamps), launches[k]);
         const Cast& c = casts[k];
-        // The regions lie one after the other in the readback, as in what goes to the receiver.
-        // On all cores: the first touch of each page of what is sent costs the kernel's fault, and
-        // on one thread the copy took longer than the next cast (two H200s: industry's half blocks
+        // The regions come one after the other, as in what goes to the receiver. On all cores:
+        // the first touch of each page of what is sent costs the kernel's fault, and on one
+        // thread the copy took longer than the next cast (two H200s: industry's half blocks
         // 1.05-1.25 s with 0.62-0.71 s of device time).
-        float* to = sendStore[std::size_t(c.receiver)].get() + c.sendOffset;
-        const float* read = static_cast<const float*>(slots[k % kSlots].readback.mapped());
-        parallelFor(regionsBytes(c) / 4, std::size_t(1) << 18, [&](std::size_t b, std::size_t e, unsigned) {
-            std::memcpy(to + b, read + b, (e - b) * 4);
-        });
+        char* to = reinterpret_cast<char*>(sendStore[std::size_t(c.receiver)].get() + c.sendOffset);
+        const std::vector<vk::PieceReader::Region> regions = regionsOf(c);
+        reader->read(
+            *slots[k % kSlots].scratch, regions,
+            [&](std::uint64_t where, const void* data, std::uint64_t bytes) {
+                parallelFor(bytes, std::size_t(1) << 20, [&](std::size_t b, std::size_t e, unsigned) {
+                    std::memcpy(to + where + b, static_cast<const char*>(data) + b, e - b);
+                });
+            },
+            &done, k + 1);
+        dev.reclaim();
+        if (submitted < casts.size()) submit(submitted++);
         progress.add(std::uint64_t(c.rowEnd - c.rowBegin) * (c.colEnd - c.colBegin));
     }
     spdlog::debug("{}: half blocks cast and read back in {:.3f} s", who, halvesTime.seconds());
     // This rank's block on the device; meanwhile the swap, and what the other ranks cast for this
     // rank's chunks copied into place (other elements than the block's).
-    for (std::size_t k = foreignCasts; k < casts.size(); ++k) submit(k);
+    while (submitted < casts.size()) submit(submitted++);
     const auto checkSize = [&](int r, std::size_t count) {
         if (count != fromAt[std::size_t(r) + 1] - fromAt[std::size_t(r)])
             throw Error("internal: " + share.name(r) + " sent a block of K of another size");
@@ -366,7 +383,7 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
         // two pinned buffers to this device, on the transfer queue while the device casts its
         // own block (one pinned buffer for all of them took 0.4-0.5 s to allocate on two H100s).
         std::array<std::uint64_t, 2> stageFree{0, 0}; // the uploads' value after which a buffer is free
-        for (vk::Buffer& b : stage)
+        for (vk::Buffer& b : *stage)
             b = vk::Buffer(dev, kStageBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryKind::Upload,
                            "K halves from other parts, staging");
         std::size_t next = 0;
@@ -378,16 +395,16 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
                 const std::uint64_t first = std::uint64_t(g.col0) * ch.rows(g.chunk), count = g.elements(ch);
                 for (std::uint64_t e = 0; e < count;) {
                     const std::uint64_t n = std::min<std::uint64_t>(count - e, kStageBytes / 4);
-                    const std::size_t s = next++ % stage.size();
+                    const std::size_t s = next++ % stage->size();
                     uploads.wait(stageFree[s]);
-                    float* to = static_cast<float*>(stage[s].mapped());
+                    float* to = static_cast<float*>((*stage)[s].mapped());
                     const float* src = piece.data() + at + e;
                     parallelFor(n, std::size_t(1) << 20, [&](std::size_t b, std::size_t end, unsigned) {
                         std::memcpy(to + b, src + b, (end - b) * 4);
                     });
                     const VkBufferCopy region{0, (first + e) * 4, n * 4};
                     stageFree[s] = uploads.submit(true, [&](VkCommandBuffer cmd) {
-                        dev.vk().vkCmdCopyBuffer(cmd, stage[s].handle(), dst.handle(), 1, &region);
+                        dev.vk().vkCmdCopyBuffer(cmd, (*stage)[s].handle(), dst.handle(), 1, &region);
                     });
                     e += n;
                 }
@@ -425,6 +442,13 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
         });
     spdlog::debug("{}: {:.1f} MiB of the other parts' halves on their way to the device", who,
                   double(total) * 4 / 1048576.0);
+    // K's encoded chunks allocated while the device casts (the host would only wait), not
+    // after: 0.02-0.06 s of two H200s' encoding (docs/benchmarks.md).
+    Stopwatch ahead;
+    std::vector<vk::Buffer> encoded = allocateEncodedK(dev, out.K, plan.chunking.format);
+    if (!encoded.empty())
+        spdlog::debug("{}: K's {} encoded chunk(s) allocated in {:.3f} s while it casts", who, encoded.size(),
+                      ahead.seconds());
     done.waitAll();
     dev.reclaim();
     out.raySeconds = sw.seconds();
@@ -445,12 +469,24 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     if (ownProgress) ownProgress->finish();
 
     sw = Stopwatch();
-    out.errors = compressDeviceK(dev, out.K, plan.chunking.format);
+    out.errors = compressDeviceK(dev, out.K, plan.chunking.format, std::move(encoded));
     out.compressSeconds = sw.seconds();
     out.stats = visibilityCounts(counters);
     Stopwatch rowSums;
     setEnergy(out.stats, formFactorDiagnosticsDevice(dev, *vd.geometry, out.K));
     spdlog::debug("{}: the encoded rows' sums in {:.3f} s", who, rowSums.seconds());
+    // The pinned buffers of the halves' pieces and uploads kept until the device's release, and
+    // the lists and the scratches where small beside its memory (a 32nd of what is free each;
+    // no --max-device-mb), as one device keeps its lists: freed here, the driver's frees held up
+    // the other device's row sums (two H200s, the large room: 0.056 s from the last cast to the
+    // phase's end, 0.019-0.026 s with them kept; docs/benchmarks.md).
+    dev.holdUntilRelease("K halves read back", reader);
+    if (*stage->begin()) dev.holdUntilRelease("K halves from other parts, staging", stage);
+    if (dev.useCap() == 0 && lists->bytes() * 32 <= dev.deviceLocalBudget())
+        dev.holdUntilRelease("visibility lists", lists);
+    for (std::uint32_t s = 0; s < kSlots; ++s)
+        if (dev.useCap() == 0 && slots[s].scratch->size() * 32 <= dev.deviceLocalBudget())
+            dev.holdUntilRelease("K scratch stripes, slot " + std::to_string(s), slots[s].scratch);
     return out;
 }
 

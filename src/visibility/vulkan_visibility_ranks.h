@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 // K of an MPI rank's rows in row-block mode (k/row_share.h) on the rank's Vulkan device, each
 // pair cast once in the job, as on the CPU backend (and the same between the devices of one
-// process, each a part of a RowShare without ranks, swapping through host memory): the rank casts its block's upper triangle
-// and its half of the block of pairs it shares with every other rank (RowShare::pairBlock, cut
-// at a chunk boundary), keeping both K_ij and K_ji of each pair on its device in fp32, the
-// other rank's side in a scratch chunk that goes to that rank. Its own block's launches from its
-// last rows go first, while its fp32 rows are allocated; the ranks swap the halves while the
-// devices cast the rest of their own blocks, each copies what it received into place, and
-// encodes its rows on its device. Without it (K computed where it lives) each rank casts the
-// full rows of its chunks: the pairs between two ranks' rows are cast by both.
+// process, each a part of a RowShare without ranks, swapping through host memory): the rank
+// casts its block's upper triangle and its half of the block of pairs it shares with every other
+// rank (RowShare::pairBlock, cut at a chunk boundary), keeping both K_ij and K_ji of each pair on
+// its device in fp32, the other rank's side in scratch stripes, read back in pieces while the
+// next cast runs, that go to that rank. Its own block's launches from its last rows go first,
+// while its fp32 rows are allocated; the ranks swap the halves while the devices cast the rest
+// of their own blocks, each copies what it received into place, and encodes its rows on its
+// device. Without it (K computed where it lives) each rank casts the full rows of its chunks:
+// the pairs between two ranks' rows are cast by both.
 #pragma once
 #include <condition_variable>
 #include <cstdint>
@@ -31,7 +32,7 @@
 namespace rsim {
 
 // Device memory the assembly takes besides what the plan counts: this rank's rows of K in fp32,
-// and the scratch chunks of one cast.
+// and the scratches of its casts (a bound).
 std::uint64_t rankAssemblyDeviceBytes(const RowShare& share);
 
 struct RankAssembledK {
@@ -83,6 +84,10 @@ private:
     std::size_t reading_ = 0; // parts reading the others' halves: a failure waits for them
     bool failed_ = false;
 };
+
+// Caps the bytes of the pieces in which a device reads its half blocks back for the rest of the
+// process (0: kReadPieceBytes), so that the tests' small scenes cut their regions in pieces.
+void capHalfBlockReadPieces(std::uint64_t bytes);
 
 // Collective: every part of `share` calls it, with one device each. `swap`: empty for the
 // ranks' alltoall. `progress`: shared by the parts of one process (else its own).

@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "util/error.h"
-#include "vulkan/timeline.h"
 
 namespace rsim::vk {
 
@@ -129,35 +128,6 @@ void downloadBytes(Device& device, const Buffer& src, void* data, std::uint64_t 
             device.vk().vkCmdCopyBuffer(cmd, src.handle(), staging.handle(), 1, &region);
         });
         std::memcpy(static_cast<char*>(data) + done, staging.mapped(), n);
-    }
-}
-
-void downloadPieces(Device& device, const Buffer& src, std::uint64_t bytes,
-                    const std::function<void(std::uint64_t, const void*, std::uint64_t)>& onPiece,
-                    std::uint64_t pieceBytes) {
-    if (bytes == 0) return;
-    const std::uint64_t step = std::min(bytes, std::max<std::uint64_t>(pieceBytes, 4));
-    const std::uint64_t pieces = (bytes + step - 1) / step;
-    Buffer staging[2] = {Buffer(device, step, 0, MemoryKind::Readback, "download piece"),
-                         pieces > 1 ? Buffer(device, step, 0, MemoryKind::Readback, "download piece") : Buffer()};
-    TimelineSemaphore copied(device, "download pieces");
-    std::uint64_t signals[2] = {0, 0};
-    auto copy = [&](std::uint64_t piece) {
-        const std::uint64_t offset = piece * step;
-        const Buffer& to = staging[piece % 2];
-        signals[piece % 2] = copied.submit(false, [&](VkCommandBuffer cmd) {
-            const VkBufferCopy region{offset, 0, std::min(step, bytes - offset)};
-            device.vk().vkCmdCopyBuffer(cmd, src.handle(), to.handle(), 1, &region);
-            hostReadBarrier(device, cmd);
-        });
-    };
-    copy(0);
-    if (pieces > 1) copy(1);
-    for (std::uint64_t piece = 0; piece < pieces; ++piece) {
-        copied.wait(signals[piece % 2]);
-        const std::uint64_t offset = piece * step;
-        onPiece(offset, staging[piece % 2].mapped(), std::min(step, bytes - offset));
-        if (piece + 2 < pieces) copy(piece + 2);
     }
 }
 

@@ -2,7 +2,6 @@
 // A VkBuffer with its own memory (move-only). Shaders reach buffers by device address.
 #pragma once
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -56,14 +55,6 @@ void uploadBytes(Device& device, const Buffer& dst, const void* data, std::uint6
 void downloadBytes(Device& device, const Buffer& src, void* data, std::uint64_t bytes,
                    std::uint64_t srcOffset = 0);
 void fillZero(Device& device, const Buffer& dst);
-// `bytes` of `src` to the host in pieces of at most `pieceBytes`, through two host-visible
-// buffers: onPiece(offset, data, size) gets each piece in order, its data readable until it
-// returns, while the device copies the next. For large results that the host rearranges anyway:
-// they are read once, into their final place, and the pinned staging stays small.
-void downloadPieces(Device& device, const Buffer& src, std::uint64_t bytes,
-                    const std::function<void(std::uint64_t, const void*, std::uint64_t)>& onPiece,
-                    std::uint64_t pieceBytes = std::uint64_t(16) << 20);
-
 // A device-local storage buffer holding `values`.
 template <class T>
 Buffer makeStorage(Device& device, const std::vector<T>& values, const std::string& name,

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Near-pair lists of the time-blocked transport (see RSIM_TIME_BLOCK): for each receiver i of
-// one K chunk, the sources j with K_ij != 0 and tau_ij < pc.nearBelow. Pass 0 counts them,
-// pass 1 writes them (with their coefficients) at the offsets the host made from the counts.
+// one K chunk, the sources j with tau_ij < pc.nearBelow and K_ij != 0, invocation (i, workgroup
+// y = b) over columns [b columns, (b + 1) columns). Pass 0 counts them, pass 1 writes them (with
+// their coefficients) where the host placed the (receiver, block) from the counts.
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #include "common/rsim.glsl"
@@ -17,20 +18,24 @@ void main() {
     TransportTriRefs tris = TransportTriRefs(pc.tris);
     UintRefs offsets = UintRefs(pc.nearOffsets);
     uint rows = pc.k.rowEnd - pc.k.rowBegin, col = i - pc.k.rowBegin;
+    uint b = gl_WorkGroupID.y, slot = i * pc.blocks + b;
+    uint j0 = b * pc.columns, j1 = min(pc.n, j0 + pc.columns);
     vec4 me = tris.t[i].centroidArea;
     uint count = 0u;
-    uint out0 = pc.pass == 0u ? 0u : offsets.v[i];
-    for (uint j = 0u; j < pc.n; ++j) {
-        float k = rsimLoadK(pc.k.data, pc.k.table, j * rows + col);
-        if (k == 0.0) continue;
+    uint out0 = pc.pass == 0u ? 0u : offsets.v[slot];
+    for (uint j = j0; j < j1; ++j) {
+        // The delay first: every invocation of a warp reads the same source, and few are near,
+        // so K is seldom read.
         vec4 cj = tris.t[j].centroidArea;
         uint tau = rsimDelaySteps(me.xyz, cj.xyz, pc.invCdtSq);
         if (!rsimIsNearDelay(tau, pc.nearBelow)) continue;
+        float k = rsimLoadK(pc.k.data, pc.k.table, j * rows + col);
+        if (k == 0.0) continue;
         if (pc.pass == 1u) {
             vec2 f = rsimGatherCoefficients(k, me.w, cj.w, tris.t[j].extra.x);
             NearPairRefs(pc.nearPairs).p[out0 + count] = NearPair(j, tau, f.x, f.y);
         }
         ++count;
     }
-    if (pc.pass == 0u) offsets.v[i] = count;
+    if (pc.pass == 0u) offsets.v[slot] = count;
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "transport/vulkan_near_pairs.h"
 
+#include <algorithm>
+
 #include "vulkan/pass.h"
 #include "vulkan/shaders.h"
 
@@ -12,7 +14,8 @@ vk::PipelineRecipe nearPairsRecipe(std::uint32_t storage) {
 }
 
 NearLists buildNearListsVulkan(vk::Device& device, const DeviceK& K, const vk::Buffer& records,
-                               const PreparedScene& scene, const SimConfig& config, std::uint32_t nearBelow) {
+                               const PreparedScene& scene, const SimConfig& config, std::uint32_t nearBelow,
+                               std::uint32_t columns) {
     const KChunking& ch = K.chunking;
     const std::uint32_t n = ch.n;
     if (K.streamed) {
@@ -23,8 +26,12 @@ NearLists buildNearListsVulkan(vk::Device& device, const DeviceK& K, const vk::B
             return x < 0 ? 0.0f : K.hostElement(std::size_t(x), i, j);
         }, nearBelow);
     }
-    vk::Buffer offsets(device, std::uint64_t(n + 1) * 4, vk::kStorageUsage, vk::MemoryKind::Device,
-                       "near-pair offsets");
+    // Invocation (row, block) scans a block of columns: a row's n columns one after the other
+    // kept too few warps busy (shaders/near_pairs.comp).
+    const std::uint32_t cols = std::max<std::uint32_t>(1, std::min(columns, n)), blocks = (n + cols - 1) / cols;
+    const std::uint64_t slots = std::uint64_t(n) * blocks;
+    vk::Buffer offsets(device, std::max<std::uint64_t>(slots, 1) * 4, vk::kStorageUsage, vk::MemoryKind::Device,
+                       "near-pair counts and places");
     vk::fillZero(device, offsets);
     vk::Pass<shared::NearListPush> pass(device, nearPairsRecipe(ch.storage()));
     shared::NearListPush push{};
@@ -33,23 +40,34 @@ NearLists buildNearListsVulkan(vk::Device& device, const DeviceK& K, const vk::B
     push.n = n;
     push.invCdtSq = config.invCdtSq;
     push.nearBelow = nearBelow;
-    // Pass 0 counts each row's pairs, pass 1 writes them at the offsets made from the counts.
+    push.columns = cols;
+    push.blocks = blocks;
+    // Pass 0 counts each (row, block)'s pairs, pass 1 writes them where the counts place them.
     auto runPass = [&](std::uint32_t pass1) {
         push.pass = pass1;
         device.submitAndWait([&](VkCommandBuffer cmd) {
             pass.bind(cmd);
             for (std::size_t x = 0; x < K.chunkIds.size(); ++x) {
                 push.k = K.chunkRef(x);
-                pass.dispatch(cmd, push, (ch.rows(K.chunkIds[x]) + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR);
+                pass.dispatch(cmd, push, (ch.rows(K.chunkIds[x]) + shared::RSIM_WG_LINEAR - 1) / shared::RSIM_WG_LINEAR,
+                              blocks);
             }
         });
     };
     runPass(0);
-    const auto counts = vk::download<std::uint32_t>(device, offsets, n);
+    std::vector<std::uint32_t> places = vk::download<std::uint32_t>(device, offsets, std::size_t(slots));
     NearLists out;
     out.offsets.assign(n + 1, 0);
-    for (std::uint32_t i = 0; i < n; ++i) out.offsets[i + 1] = out.offsets[i] + counts[i];
-    vk::uploadBytes(device, offsets, out.offsets.data(), out.offsets.size() * 4);
+    for (std::uint32_t i = 0; i < n; ++i) {
+        std::uint32_t at = out.offsets[i];
+        for (std::uint32_t b = 0; b < blocks; ++b) {
+            const std::uint32_t count = places[std::size_t(i) * blocks + b];
+            places[std::size_t(i) * blocks + b] = at;
+            at += count;
+        }
+        out.offsets[i + 1] = at;
+    }
+    vk::uploadBytes(device, offsets, places.data(), places.size() * 4);
     vk::Buffer pairs(device, std::max<std::uint64_t>(1, out.offsets[n]) * sizeof(shared::NearPair),
                      vk::kStorageUsage, vk::MemoryKind::Device, "near pairs");
     push.nearPairs = pairs.address();

@@ -3,6 +3,8 @@
 // chunks (shaders/near_pairs.comp), or the host grid builder over chunks streamed from pinned
 // memory. The lists equal buildNearLists' (transport/near_pairs.h): same pairs, same order.
 #pragma once
+#include <cstdint>
+
 #include "k/gpu_k.h"
 #include "transport/near_pairs.h"
 
@@ -11,9 +13,14 @@ namespace rsim {
 // The near lists' pipeline for K stored as `storage`, for the device's warm-up.
 vk::PipelineRecipe nearPairsRecipe(std::uint32_t storage);
 
+// Columns an invocation of the device's pass scans (one per row and block of columns).
+inline constexpr std::uint32_t kNearListColumns = 2048;
+
 // The lists of the rows of K's held chunks (the other rows' lists are empty). `records` are the
-// transport records (GpuTransportTri) on the device.
+// transport records (GpuTransportTri) on the device. `columns`: the pass's blocks of columns
+// (tests make them small).
 NearLists buildNearListsVulkan(vk::Device& device, const DeviceK& K, const vk::Buffer& records,
-                               const PreparedScene& scene, const SimConfig& config, std::uint32_t nearBelow);
+                               const PreparedScene& scene, const SimConfig& config, std::uint32_t nearBelow,
+                               std::uint32_t columns = kNearListColumns);
 
 } // namespace rsim

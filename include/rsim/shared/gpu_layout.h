@@ -461,17 +461,21 @@ struct HistoryFromLanesPush {
     uint pad0;
 };
 
-// Near-pair lists from K: pass 0 counts the near pairs of each receiver, pass 1 writes them
-// at the offsets the host computed from the counts.
+// Near-pair lists from K: pass 0 counts the near pairs of each receiver in each block of
+// columns, pass 1 writes them where the host placed each (receiver, block) from the counts (a
+// receiver's blocks in order, so its pairs stay in column order). A row's n columns one after
+// the other kept a few warps per SM waiting (industry: 0.11 s on an H200; docs/benchmarks.md).
 struct NearListPush {
     uint64_t tris;        // GpuTransportTri[n]
     KChunkRef k;
-    uint64_t nearOffsets; // pass 0: uint[n] counts; pass 1: uint[n + 1] offsets
+    uint64_t nearOffsets; // uint[n][blocks]: pass 0 counts, pass 1 where each (row, block) begins
     uint64_t nearPairs;   // pass 1: NearPair[]
     uint n;
     uint pass;
     float invCdtSq;
     uint nearBelow;       // delays below this are near (rsimIsNearDelay)
+    uint columns;         // invocation (row i, workgroup y = b) scans columns [b columns, (b + 1) columns)
+    uint blocks;          // ceil(n / columns)
 };
 
 // Distance pass over triangles [begin, end): path length (steps) and sensor distance.
@@ -611,7 +615,7 @@ static_assert(sizeof(rsim::shared::LightSensorRecord) == 128);
 static_assert(sizeof(rsim::shared::NearPair) == 16);
 static_assert(sizeof(rsim::shared::RadiosityFarPush) == 80);
 static_assert(sizeof(rsim::shared::RadiosityNearPush) == 80);
-static_assert(sizeof(rsim::shared::NearListPush) == 64);
+static_assert(sizeof(rsim::shared::NearListPush) == 72);
 static_assert(sizeof(rsim::shared::DistancePush) == 112);
 static_assert(sizeof(rsim::shared::PrimaryPush) == 48);
 static_assert(sizeof(rsim::shared::SignalPush) == 64);

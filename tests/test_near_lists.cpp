@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+// The near-pair lists that a device builds from its resident K (transport/vulkan_near_pairs.h)
+// against the host's grid builder (transport/near_pairs.h): the same pairs in the same order.
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include <catch2/catch_test_macros.hpp>
+
+#include "core/results.h"
+#include "k/gpu_k.h"
+#include "k/host_k.h"
+#include "support/test_scenes.h"
+#include "transport/near_pairs.h"
+#include "transport/vulkan_near_pairs.h"
+#include "transport/vulkan_transport.h"
+#include "vulkan/instance.h"
+
+using namespace rsim;
+using namespace rsim::test;
+
+TEST_CASE("a device's near lists are the host's, whatever blocks of columns its pass scans",
+          "[transport][vulkan]") {
+    if (vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
+    // Triangles of 5-20 cm on three planes 10 cm apart: pairs within the near radius
+    // (RSIM_TIME_BLOCK steps of c dt, 24 cm at dt = 0.1 ns), and most beyond it.
+    SceneBuilder b;
+    const auto m = b.material("m", 0.6f);
+    b.rectangle({0, 0, 0}, {1.6, 0, 0}, {0, 0.8, 0}, 16, 8, m);
+    b.rectangle({0, 0, 0.1}, {2.4, 0, 0}, {0, 2.0, 0}, 12, 10, m);
+    b.rectangle({0.6, 0, 0.2}, {1.8, 0, 0}, {0, 0.9, 0}, 10, 6, m);
+    const PreparedScene s = b.prepare();
+    const std::uint32_t n = std::uint32_t(s.size());
+    REQUIRE(n == 2 * (16 * 8 + 12 * 10 + 10 * 6));
+    SceneDesc desc = basicScene({0.3, 0.1, 1.0}, {0.3, 0.1, 0.0});
+    const SimConfig c = makeSimConfig(desc);
+    DirectTerms direct;
+    direct.irradiance.assign(n, 1.0f);
+    direct.importance.assign(n, 1.0f);
+    direct.tLight.assign(n, 3.0f);
+    direct.tSensor.assign(n, 3.0f);
+    const std::vector<shared::GpuTransportTri> records = makeTransportRecords(s, c, direct);
+
+    // K with a third zeros, in chunks of 100 rows (the last one shorter).
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> u(0.0f, 1.0f);
+    vk::Instance instance(true);
+    const vk::PhysicalDeviceInfo* info = nullptr;
+    for (const auto& d : instance.devices())
+        if (d.usable && !info) info = &d;
+    REQUIRE(info);
+    vk::Device device(instance, *info, info->rayQuery ? vk::RayPath::RayQuery : vk::RayPath::Pipeline, "test");
+    const vk::Buffer onDevice = vk::makeStorage(device, records, "transport triangles");
+    for (const KFormat format : {KFormat::Fp32, KFormat::Lut8Log}) {
+        CAPTURE(kFormatInfo(format).name);
+        const KChunking ch{n, 100, format};
+        HostK K(ch);
+        for (std::uint32_t i = 0; i < n; ++i)
+            for (std::uint32_t j = 0; j < n; ++j) {
+                const float x = u(rng);
+                K.store(i, j, i == j || x < 0.33f ? 0.0f : std::exp(-8.0f * x));
+            }
+        for (std::uint32_t x = 0; x < ch.chunks(); ++x) K.encodeChunkAs(x, format);
+        K.finishEncoding(format);
+        std::vector<std::uint32_t> all(ch.chunks());
+        for (std::uint32_t x = 0; x < ch.chunks(); ++x) all[x] = x;
+        const NearLists host =
+            buildNearLists(s, c, [&](std::uint32_t i, std::uint32_t j) { return K.get(i, j); }, shared::RSIM_TIME_BLOCK);
+        REQUIRE(host.offsets.back() > n);         // several near pairs a row on average
+        REQUIRE(host.offsets.back() < n * n / 4); // and most pairs far
+        // All chunks on the device; then only some (the others' rows empty, as on one of
+        // several devices). Blocks of one column, of a few, of more than the row, and the default.
+        for (const bool someChunks : {false, true}) {
+            std::vector<std::uint32_t> ids = all;
+            if (someChunks) ids = {1, 2, ch.chunks() - 1};
+            const DeviceK dk = uploadChunks(device, K, ids, false, 1);
+            for (const std::uint32_t columns : {1u, 37u, 2 * n, kNearListColumns}) {
+                CAPTURE(someChunks, columns);
+                const NearLists gpu = buildNearListsVulkan(device, dk, onDevice, s, c, shared::RSIM_TIME_BLOCK, columns);
+                REQUIRE(gpu.offsets.size() == std::size_t(n) + 1);
+                std::size_t compared = 0;
+                for (std::uint32_t i = 0; i < n; ++i) {
+                    const bool held = !someChunks || std::find(ids.begin(), ids.end(), ch.chunkOf(i)) != ids.end();
+                    const std::uint32_t count = gpu.offsets[i + 1] - gpu.offsets[i];
+                    if (!held) {
+                        REQUIRE(count == 0);
+                        continue;
+                    }
+                    REQUIRE(count == host.offsets[i + 1] - host.offsets[i]);
+                    for (std::uint32_t e = 0; e < count; ++e) {
+                        const shared::NearPair& g = gpu.pairs[gpu.offsets[i] + e];
+                        const shared::NearPair& h = host.pairs[host.offsets[i] + e];
+                        REQUIRE(g.source == h.source);
+                        REQUIRE(g.delay == h.delay);
+                        REQUIRE(std::abs(g.coefB - h.coefB) <= 1e-6f * std::abs(h.coefB));
+                        REQUIRE(std::abs(g.coefZ - h.coefZ) <= 1e-6f * std::abs(h.coefZ));
+                        ++compared;
+                    }
+                }
+                CHECK(compared > std::size_t(n));
+            }
+        }
+    }
+    CHECK(instance.validationErrors() == 0);
+}

@@ -2,8 +2,10 @@
 #include "k/vulkan_log_encode.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <memory>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -169,7 +171,16 @@ KErrors encodeLogKVulkan(vk::Device& device, DeviceK& K, KFormat format, std::ui
     if (hold)
         device.holdUntilRelease("fp32 K", retired);
     else if (releaseLater)
-        device.inBackground([retired] { retired->clear(); });
+        // One chunk at a time, a moment apart: the driver frees under the lock its allocations
+        // take, and the near lists' and the transport's buffers, allocated meanwhile, waited for
+        // most of the release (one H200: those two steps 0.043 -> 0.024 s on the large room,
+        // 0.066 -> 0.052 s on industry; docs/benchmarks.md).
+        device.inBackground([retired] {
+            while (!retired->empty()) {
+                retired->pop_back();
+                std::this_thread::sleep_for(std::chrono::microseconds(500));
+            }
+        });
     spdlog::debug("{}: K encoded in {} group(s) of chunks: allocations {:.3f} s, encoding {:.3f} s, fp32 chunks {}",
                   device.label(), groups, allocating, encoding,
                   hold           ? "kept until the device's release"

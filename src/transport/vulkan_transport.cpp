@@ -7,6 +7,7 @@
 #include <utility>
 
 #include <glm/geometric.hpp>
+#include <spdlog/spdlog.h>
 
 #include "k/k_plan.h"
 #include "transport/row_exchange.h"
@@ -506,7 +507,10 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
     // own queue and pools).
     std::vector<std::unique_ptr<DeviceTransport>> st(D);
     auto setUp = [&](std::size_t d) {
+        const Stopwatch sw;
         st[d] = std::make_unique<DeviceTransport>(devices[d], n, poses, near, config, exchange, tuning, block);
+        spdlog::debug("{}: the transport's buffers, uploads and passes in {:.4f} s", devices[d].device->label(),
+                      sw.seconds());
     };
     if (D == 1) setUp(0);
     else vk::forEachDevice(D, setUp);

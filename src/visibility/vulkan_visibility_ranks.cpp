@@ -472,6 +472,8 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     out.errors = compressDeviceK(dev, out.K, plan.chunking.format, std::move(encoded));
     out.compressSeconds = sw.seconds();
     out.stats = visibilityCounts(counters);
+    spdlog::debug("{}: {} candidate pairs, {} rays, {} of them tested against the tiles' lists", who,
+                  out.stats.candidatePairs, out.stats.raysCast, out.stats.raysListed);
     Stopwatch rowSums;
     setEnergy(out.stats, formFactorDiagnosticsDevice(dev, *vd.geometry, out.K));
     spdlog::debug("{}: the encoded rows' sums in {:.3f} s", who, rowSums.seconds());

@@ -15,6 +15,7 @@
 
 #include "backends/backend_choice.h"
 #include "k/k_plan.h"
+#include "k/shared_block_cut.h"
 #include "visibility/scene_shafts.h"
 #include "visibility/vulkan_visibility.h"
 #include "visibility/vulkan_visibility_ranks.h"
@@ -149,6 +150,21 @@ TEST_CASE("several devices, streaming and the memory cap give the single-device 
             CHECK(small.result.visibility.candidatePairs == one.result.visibility.candidatePairs);
             CHECK(small.result.visibility.nonzeroPairs == one.result.visibility.nonzeroPairs);
             CHECK(small.result.visibility.raysCast == one.result.visibility.raysCast);
+        }
+    }
+    SECTION("two devices' shared block cut at either end: the same results") {
+        // One device casts all of it, then the other; the balanced cut lies between.
+        struct Override {
+            ~Override() { overrideSharedBlockCut(-1.0); }
+        } reset;
+        for (const double fraction : {0.0, 1.0}) {
+            CAPTURE(fraction);
+            overrideSharedBlockCut(fraction);
+            const Run many = runVulkan(s, c, "0,0", "auto");
+            CHECK(hasDetail(many, "visibility_device_exchange"));
+            requireSame(one, many);
+            CHECK(many.result.visibility.candidatePairs == one.result.visibility.candidatePairs);
+            CHECK(many.result.visibility.raysCast == one.result.visibility.raysCast);
         }
     }
     SECTION("more devices than K chunks: the device without one idles") {

@@ -15,6 +15,7 @@
 #include <future>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -23,6 +24,7 @@
 #include "distance/vulkan_distance.h"
 #include "k/gpu_k.h"
 #include "k/k_diagnostics.h"
+#include "k/shared_block_cut.h"
 #include "k/vulkan_log_encode.h"
 #include "transport/vulkan_near_pairs.h"
 #include "transport/sources.h"
@@ -762,7 +764,19 @@ private:
         const std::size_t D = slots_.size();
         const std::uint64_t n = scene().size();
         std::string blocks;
-        const RowShare cut(plan.chunking, int(D), 0);
+        RowShare cut(plan.chunking, int(D), 0);
+        // Two devices cut the block they share so that each casts about as many facing pairs.
+        std::optional<SharedBlockCut> sharedCut;
+        if (D == 2) {
+            const Stopwatch sw;
+            sharedCut = chooseSharedBlockCut(scene(), cut);
+            cut.cutSharedBlock(0, 1, sharedCut->chunk);
+            spdlog::debug("the shared block cut at chunk {} (rows {} on; its middle chunk {}): about {:.3g} and {:.3g} "
+                          "facing pairs for the two devices ({:.3g} and {:.3g} cut at the middle), estimated in "
+                          "{:.4f} s",
+                          sharedCut->chunk, cut.rowOfChunk(sharedCut->chunk), cut.partChunk(0, 1, 2), sharedCut->facing[0],
+                          sharedCut->facing[1], sharedCut->facingAtMiddle[0], sharedCut->facingAtMiddle[1], sw.seconds());
+        }
         for (std::size_t d = 0; d < D; ++d)
             blocks += fmt::format("{}{}: rows {} to {} ({} chunk(s))", d ? "; " : "", slots_[d].device->label(),
                                   cut.rowBegin(int(d)), cut.rowEnd(int(d)),
@@ -777,9 +791,10 @@ private:
         vk::forEachDevice(D, [&](std::size_t d) {
             const Slot& s = slots_[d];
             try {
+                RowShare part(plan.chunking, int(D), int(d));
+                if (sharedCut) part.cutSharedBlock(0, 1, sharedCut->chunk);
                 parts[d] = computeKRankAssembled({s.device.get(), s.geometry.get(), s.accel.get()}, scene(), k, plan,
-                                                 RowShare(plan.chunking, int(D), int(d)), swap.forPart(int(d)),
-                                                 &progress);
+                                                 part, swap.forPart(int(d)), &progress);
             } catch (...) {
                 failures[d] = std::current_exception();
                 swap.fail();

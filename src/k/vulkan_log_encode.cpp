@@ -161,13 +161,14 @@ KErrors encodeLogKVulkan(vk::Device& device, DeviceK& K, KFormat format, std::ui
         ++groups;
         x0 = x1;
     }
-    // fp32 K that is small beside the device's memory (a 32nd of what is free; no --max-device-mb,
+    // fp32 K that is small beside the device's memory (a 16th of what is free; no --max-device-mb,
     // under which the pose groups count what the device holds) is kept until the device's
     // release: freed on another thread it still held the driver's lock against the allocations
-    // that follow (the medium room's compression 0.019 -> 0.010 s on an H100; docs/benchmarks.md).
+    // that follow (the medium room's compression 0.019 -> 0.010 s on an H100; a 16th, not a 32nd,
+    // keeps each of two H200s' 5.6 GB of industry; docs/benchmarks.md).
     std::uint64_t retiredBytes = 0;
     for (const vk::Buffer& b : *retired) retiredBytes += b.size();
-    const bool hold = releaseLater && device.useCap() == 0 && retiredBytes * 32 <= device.deviceLocalBudget();
+    const bool hold = releaseLater && device.useCap() == 0 && retiredBytes * 16 <= device.deviceLocalBudget();
     if (hold)
         device.holdUntilRelease("fp32 K", retired);
     else if (releaseLater)

@@ -74,9 +74,12 @@ TEST_CASE("a device's near lists are the host's, whatever blocks of columns its 
             std::vector<std::uint32_t> ids = all;
             if (someChunks) ids = {1, 2, ch.chunks() - 1};
             const DeviceK dk = uploadChunks(device, K, ids, false, 1);
-            for (const std::uint32_t columns : {1u, 37u, 2 * n, kNearListColumns}) {
+            // The last: blocks of one column, but at most 5 n counts (blocks widened to a fifth).
+            for (const std::uint32_t columns : {1u, 37u, 2 * n, kNearListColumns, 0u}) {
                 CAPTURE(someChunks, columns);
-                const NearLists gpu = buildNearListsVulkan(device, dk, onDevice, s, c, shared::RSIM_TIME_BLOCK, columns);
+                const NearLists gpu =
+                    columns ? buildNearListsVulkan(device, dk, onDevice, s, c, shared::RSIM_TIME_BLOCK, columns)
+                            : buildNearListsVulkan(device, dk, onDevice, s, c, shared::RSIM_TIME_BLOCK, 1, 5 * n);
                 REQUIRE(gpu.offsets.size() == std::size_t(n) + 1);
                 std::size_t compared = 0;
                 for (std::uint32_t i = 0; i < n; ++i) {

@@ -18,7 +18,7 @@ vk::PipelineRecipe nearPairsRecipe(std::uint32_t storage) {
 
 NearLists buildNearListsVulkan(vk::Device& device, const DeviceK& K, const vk::Buffer& records,
                                const PreparedScene& scene, const SimConfig& config, std::uint32_t nearBelow,
-                               std::uint32_t columns) {
+                               std::uint32_t columns, std::uint64_t maxCounts) {
     const KChunking& ch = K.chunking;
     const std::uint32_t n = ch.n;
     if (K.streamed) {
@@ -30,8 +30,14 @@ NearLists buildNearListsVulkan(vk::Device& device, const DeviceK& K, const vk::B
         }, nearBelow);
     }
     // Invocation (row, block) scans a block of columns: a row's n columns one after the other
-    // kept too few warps busy (shaders/near_pairs.comp).
-    const std::uint32_t cols = std::max<std::uint32_t>(1, std::min(columns, n)), blocks = (n + cols - 1) / cols;
+    // kept too few warps busy (shaders/near_pairs.comp). At most maxCounts (row, block) counts:
+    // wider blocks where there are more rows, which alone keep the device busy.
+    std::uint32_t cols = std::max<std::uint32_t>(1, std::min(columns, n));
+    if (std::uint64_t(n) * ((n + cols - 1) / cols) > maxCounts) {
+        const std::uint64_t most = std::max<std::uint64_t>(1, maxCounts / n); // blocks
+        cols = std::uint32_t((n + most - 1) / most);
+    }
+    const std::uint32_t blocks = (n + cols - 1) / cols;
     const std::uint64_t slots = std::uint64_t(n) * blocks;
     vk::Buffer offsets(device, std::max<std::uint64_t>(slots, 1) * 4, vk::kStorageUsage, vk::MemoryKind::Device,
                        "near-pair counts and places");

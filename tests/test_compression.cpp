@@ -22,15 +22,6 @@ using namespace rsim::test;
 
 namespace {
 
-// The instance's first usable device, on its ray-query path where it has one.
-vk::Device firstDevice(vk::Instance& instance) {
-    const vk::PhysicalDeviceInfo* info = nullptr;
-    for (const auto& d : instance.devices())
-        if (d.usable && !info) info = &d;
-    REQUIRE(info);
-    return vk::Device(instance, *info, info->rayQuery ? vk::RayPath::RayQuery : vk::RayPath::Pipeline, "test");
-}
-
 // K-like data: about a third zeros, the rest log-normal over several decades.
 std::vector<float> logNormal(std::size_t count, unsigned seed) {
     std::mt19937 rng(seed);
@@ -203,7 +194,7 @@ TEST_CASE("the GPU's row sums are the host's, row by row", "[compression][vulkan
     REQUIRE(n == 1200);
     const std::vector<float> v = logNormal(std::size_t(n) * n, 11);
     vk::Instance instance(true);
-    vk::Device device = firstDevice(instance);
+    vk::Device device = makeFirstDevice(instance);
     const GpuGeometry geometry(device, s, {}, {}, {});
     for (const KFormat format : {KFormat::Fp32, KFormat::Lut8Log}) {
         CAPTURE(kFormatInfo(format).name);
@@ -239,7 +230,7 @@ TEST_CASE("the GPU encodes every format exactly as the host", "[compression][vul
     const KFormat format = GENERATE(from_range(allFormats()));
     CAPTURE(kFormatInfo(format).name);
     vk::Instance instance(true);
-    vk::Device device = firstDevice(instance);
+    vk::Device device = makeFirstDevice(instance);
     const std::uint32_t n = 157, rowsPerChunk = 40; // 4 chunks, the last one shorter
     const KChunking chunking{n, rowsPerChunk, KFormat::Fp32};
     const bool fp16 = format == KFormat::Fp16;

@@ -45,11 +45,7 @@ TEST_CASE("a device's near lists are the host's, whatever blocks of columns its 
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> u(0.0f, 1.0f);
     vk::Instance instance(true);
-    const vk::PhysicalDeviceInfo* info = nullptr;
-    for (const auto& d : instance.devices())
-        if (d.usable && !info) info = &d;
-    REQUIRE(info);
-    vk::Device device(instance, *info, info->rayQuery ? vk::RayPath::RayQuery : vk::RayPath::Pipeline, "test");
+    vk::Device device = makeFirstDevice(instance);
     const vk::Buffer onDevice = vk::makeStorage(device, records, "transport triangles");
     for (const KFormat format : {KFormat::Fp32, KFormat::Lut8Log}) {
         CAPTURE(kFormatInfo(format).name);

@@ -16,18 +16,10 @@
 
 using namespace rsim;
 
-namespace {
-const vk::PhysicalDeviceInfo* usableDevice(const vk::Instance& instance) {
-    for (const auto& d : instance.devices())
-        if (d.usable) return &d;
-    return nullptr;
-}
-} // namespace
-
 TEST_CASE("the validation layer's errors are counted", "[vulkan]") {
     if (test::vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
     vk::Instance instance(true);
-    const auto* info = usableDevice(instance);
+    const auto* info = test::firstUsableDevice(instance);
     REQUIRE(info);
     vk::Device device(instance, *info, info->rayQuery ? vk::RayPath::RayQuery : vk::RayPath::Pipeline, "test");
     REQUIRE(instance.validationErrors() == 0);
@@ -45,7 +37,7 @@ TEST_CASE("the validation layer's errors are counted", "[vulkan]") {
 TEST_CASE("buffers are move-only owners and round-trip data", "[vulkan]") {
     if (test::vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
     vk::Instance instance(true);
-    const auto* info = usableDevice(instance);
+    const auto* info = test::firstUsableDevice(instance);
     REQUIRE(info);
     {
         vk::Device device(instance, *info, info->rayQuery ? vk::RayPath::RayQuery : vk::RayPath::Pipeline, "test");
@@ -67,7 +59,7 @@ TEST_CASE("buffers are move-only owners and round-trip data", "[vulkan]") {
 TEST_CASE("a download in pieces hands every byte over once, in order", "[vulkan]") {
     if (test::vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
     vk::Instance instance(true);
-    const auto* info = usableDevice(instance);
+    const auto* info = test::firstUsableDevice(instance);
     REQUIRE(info);
     {
         vk::Device device(instance, *info, info->rayQuery ? vk::RayPath::RayQuery : vk::RayPath::Pipeline, "test");
@@ -99,7 +91,7 @@ TEST_CASE("a download in pieces hands every byte over once, in order", "[vulkan]
 TEST_CASE("regions read in pieces come one after the other, each byte once", "[vulkan]") {
     if (test::vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
     vk::Instance instance(true);
-    const auto* info = usableDevice(instance);
+    const auto* info = test::firstUsableDevice(instance);
     REQUIRE(info);
     {
         vk::Device device(instance, *info, info->rayQuery ? vk::RayPath::RayQuery : vk::RayPath::Pipeline, "test");
@@ -193,7 +185,7 @@ TEST_CASE("the auto ray path is ray queries where a device has them and rsim's o
 TEST_CASE("a device holds one thing of each kind until its release, and lets the last go when it gets another", "[vulkan]") {
     if (test::vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
     vk::Instance instance(true);
-    const auto* info = usableDevice(instance);
+    const auto* info = test::firstUsableDevice(instance);
     REQUIRE(info);
     std::weak_ptr<std::vector<vk::Buffer>> first, second, other;
     {

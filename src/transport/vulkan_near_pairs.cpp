@@ -5,9 +5,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include "util/timer.h"
 #include "vulkan/pass.h"
 #include "vulkan/shaders.h"
-#include "util/timer.h"
 
 namespace rsim {
 

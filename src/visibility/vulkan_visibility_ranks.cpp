@@ -364,8 +364,7 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
                     std::memcpy(to + where + b, static_cast<const char*>(data) + b, e - b);
                 });
             },
-            &done, k + 1);
-        dev.reclaim();
+            &done, k + 1); // and frees the device's finished command buffers
         if (submitted < casts.size()) submit(submitted++);
         progress.add(std::uint64_t(c.rowEnd - c.rowBegin) * (c.colEnd - c.colBegin));
     }

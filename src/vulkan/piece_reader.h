@@ -34,7 +34,8 @@ public:
     // The `regions` of `src`, one after the other, handed to onPiece in order. Each copy waits
     // on the device for `after` to reach `afterValue` (when given: the work that wrote `src`,
     // on another queue). Returns once the host has taken every piece, the device done reading
-    // `src` (work submitted after it may overwrite `src`).
+    // `src` (work submitted after it may overwrite `src`), and the device's finished command
+    // buffers freed (Device::reclaim).
     void read(const Buffer& src, std::span<const Region> regions, const OnPiece& onPiece,
               const TimelineSemaphore* after = nullptr, std::uint64_t afterValue = 0);
 

@@ -142,6 +142,18 @@ SimulationResult simulate(const std::string& backend, const PreparedScene& scene
     return simulateOn(PhaseBackends::all(*b), scene, config, keepK, images, meta);
 }
 
+const vk::PhysicalDeviceInfo* firstUsableDevice(const vk::Instance& instance) {
+    for (const auto& d : instance.devices())
+        if (d.usable) return &d;
+    return nullptr;
+}
+
+vk::Device makeFirstDevice(vk::Instance& instance) {
+    const vk::PhysicalDeviceInfo* info = firstUsableDevice(instance);
+    if (!info) throw std::runtime_error("no usable Vulkan device");
+    return vk::Device(instance, *info, info->rayQuery ? vk::RayPath::RayQuery : vk::RayPath::Pipeline, "test");
+}
+
 std::vector<std::string> vulkanPathsAvailable() {
     static const std::vector<std::string> paths = [] {
         std::vector<std::string> out;

@@ -14,6 +14,8 @@
 #include "geometry/prepare.h"
 #include "scene/scene_config.h"
 #include "scene/scene_desc.h"
+#include "vulkan/device.h"
+#include "vulkan/instance.h"
 
 namespace rsim::test {
 
@@ -65,6 +67,10 @@ SimulationResult simulateOn(const PhaseBackends& backends, const PreparedScene& 
 // The backends available on this machine: "cpu" and each Vulkan ray path a device supports.
 std::vector<std::string> backendsUnderTest();
 std::vector<std::string> vulkanPathsAvailable();
+// The instance's first usable device (nullptr: none), and a device made on it, on its ray-query
+// path where it has one, else its ray-tracing pipeline's: for the tests of single passes.
+const vk::PhysicalDeviceInfo* firstUsableDevice(const vk::Instance& instance);
+vk::Device makeFirstDevice(vk::Instance& instance);
 
 // A fresh empty folder under the system temp dir, removed on destruction.
 class TempDir {

@@ -16,6 +16,7 @@
 #include "backends/backend_choice.h"
 #include "k/k_plan.h"
 #include "k/shared_block_cut.h"
+#include "transport/vulkan_transport.h"
 #include "visibility/scene_shafts.h"
 #include "visibility/vulkan_visibility.h"
 #include "visibility/vulkan_visibility_ranks.h"
@@ -126,6 +127,22 @@ TEST_CASE("several devices, streaming and the memory cap give the single-device 
             CHECK(many.result.visibility.candidatePairs == one.result.visibility.candidatePairs);
             CHECK(many.result.visibility.nonzeroPairs == one.result.visibility.nonzeroPairs);
             CHECK(many.result.visibility.raysCast == one.result.visibility.raysCast);
+            // The far sums pass between the devices through host memory they all import
+            // (lavapipe has VK_EXT_external_memory_host).
+            CHECK(detail(many, "radiosity_exchange_shared_mib") > 0.0);
+        }
+    }
+    SECTION("devices that do not share host memory exchange far sums through the host's copies: the same results") {
+        struct Avoid {
+            Avoid() { avoidSharedHostExchange(true); }
+            ~Avoid() { avoidSharedHostExchange(false); }
+        } avoid;
+        for (const char* devices : {"0,0", "0,0,0"}) {
+            CAPTURE(devices);
+            const Run copied = runVulkan(s, c, devices, "auto");
+            CHECK(hasDetail(copied, "radiosity_exchange"));
+            CHECK_FALSE(hasDetail(copied, "radiosity_exchange_shared_mib"));
+            requireSame(one, copied);
         }
     }
     SECTION("launches of a few hundred pairs: the same results on one device and on two") {

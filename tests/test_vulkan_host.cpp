@@ -13,6 +13,7 @@
 #include "vulkan/buffer.h"
 #include "vulkan/instance.h"
 #include "vulkan/piece_reader.h"
+#include "vulkan/shared_host_buffer.h"
 
 using namespace rsim;
 
@@ -141,6 +142,46 @@ TEST_CASE("regions read in pieces come one after the other, each byte once", "[v
         const vk::PieceReader::Region beyond{49999, 2};
         vk::PieceReader reader(device, 64, false, "test pieces");
         CHECK_THROWS(reader.read(b, {&beyond, 1}, [](std::uint64_t, const void*, std::uint64_t) {}));
+    }
+    CHECK(instance.validationErrors() == 0);
+}
+
+TEST_CASE("one device's copy into host memory that two devices import is what the other's copy reads", "[vulkan]") {
+    if (test::vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
+    vk::Instance instance(true);
+    const auto* info = test::firstUsableDevice(instance);
+    REQUIRE(info);
+    {
+        vk::Device a(instance, *info, vk::RayPath::Bvh, "writer", false), b(instance, *info, vk::RayPath::Bvh, "reader", false);
+        if (!a.hostImportAlignment()) SKIP("the device does not import host memory");
+        std::vector<std::uint32_t> values(3000); // not a multiple of the import's alignment
+        for (std::size_t i = 0; i < values.size(); ++i) values[i] = std::uint32_t(i * 2654435761u);
+        const vk::Buffer source = vk::makeStorage(a, values, "source");
+        const vk::Buffer target(b, values.size() * 4, vk::kStorageUsage, vk::MemoryKind::Device, "target");
+        std::string why;
+        const auto shared = vk::SharedHostBuffer::tryCreate({&a, &b}, values.size() * 4, "shared", &why);
+        INFO(why);
+        REQUIRE(shared);
+        CHECK(shared->size() >= values.size() * 4);
+        CHECK(shared->size() % a.hostImportAlignment() == 0);
+        // The writer copies every other kilobyte; the host sees them, the rest stays zero.
+        std::vector<VkBufferCopy> regions;
+        for (std::uint64_t at = 0; at < values.size() * 4; at += 2048)
+            regions.push_back({at, at, std::min<std::uint64_t>(1024, values.size() * 4 - at)});
+        a.submitAndWait([&](VkCommandBuffer cmd) {
+            a.vk().vkCmdCopyBuffer(cmd, source.handle(), shared->buffer(0), std::uint32_t(regions.size()), regions.data());
+            vk::hostReadBarrier(a, cmd);
+        });
+        std::vector<std::uint32_t> expected(values.size(), 0);
+        for (const VkBufferCopy& r : regions)
+            std::memcpy(reinterpret_cast<char*>(expected.data()) + r.srcOffset,
+                        reinterpret_cast<const char*>(values.data()) + r.srcOffset, r.size);
+        CHECK(std::memcmp(shared->data(), expected.data(), values.size() * 4) == 0);
+        b.submitAndWait([&](VkCommandBuffer cmd) {
+            const VkBufferCopy all{0, 0, values.size() * 4};
+            b.vk().vkCmdCopyBuffer(cmd, shared->buffer(1), target.handle(), 1, &all);
+        });
+        CHECK(vk::download<std::uint32_t>(b, target, values.size()) == expected);
     }
     CHECK(instance.validationErrors() == 0);
 }

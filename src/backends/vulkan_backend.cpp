@@ -330,11 +330,16 @@ public:
         out.details.emplace_back("radiosity_loop", gpu.loopSeconds);
         const bool exchanged = devices.size() > 1 || (share_ && c.indirect);
         if (exchanged) out.details.emplace_back("radiosity_exchange", gpu.exchangeSeconds);
+        if (gpu.sharedExchangeBytes)
+            out.details.emplace_back("radiosity_exchange_shared_mib", double(gpu.sharedExchangeBytes) / 1048576.0);
         if (gpu.streamedBytes) {
             out.details.emplace_back("streamed_gib", double(gpu.streamedBytes) / 1073741824.0);
         }
         out.summary = fmt::format("{:.3f} s time loop{}{}", gpu.loopSeconds,
-                                  exchanged ? fmt::format(", {:.3f} s combining far sums", gpu.exchangeSeconds) : "",
+                                  !exchanged ? std::string()
+                                  : gpu.sharedExchangeBytes
+                                      ? fmt::format(", far sums through host memory the devices share")
+                                      : fmt::format(", {:.3f} s combining far sums", gpu.exchangeSeconds),
                                   gpu.streamedBytes ? fmt::format(", {:.1f} GiB of K streamed",
                                                                   double(gpu.streamedBytes) / 1073741824.0)
                                                     : "");

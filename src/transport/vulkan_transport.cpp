@@ -18,6 +18,7 @@
 #include "vulkan/device_group.h"
 #include "vulkan/pass.h"
 #include "vulkan/shaders.h"
+#include "vulkan/shared_host_buffer.h"
 #include "vulkan/timeline.h"
 
 namespace rsim {
@@ -37,7 +38,10 @@ std::vector<shared::GpuTransportTri> makeTransportRecords(const PreparedScene& s
 
 namespace {
 constexpr std::uint32_t B = shared::RSIM_TIME_BLOCK;
+bool hostCopiesOnly = false; // avoidSharedHostExchange
 } // namespace
+
+void avoidSharedHostExchange(bool avoid) { hostCopiesOnly = avoid; }
 
 // One by default: measured on an H100 (docs/benchmarks.md, "Batches"), the time loop of 32
 // poses of the medium room took 2.08 s with one pose per invocation (a workgroup per pose),
@@ -131,23 +135,27 @@ vk::Buffer historyBuffer(vk::Device& device, std::uint64_t bytes, vk::Buffer* sp
     return vk::Buffer(device, bytes, vk::kStorageUsage, vk::MemoryKind::Device, "B/Z history");
 }
 
+// How the devices' far sums reach each other: not at all (one device), through host buffers that
+// the host copies between (and MPI ranks), or through host memory every device imports.
+enum class Exchange { None, HostCopies, SharedHost };
+
 // One device's part of the time loop: its buffers and passes, and what it submits per block.
 class DeviceTransport {
 public:
     DeviceTransport(const TransportDevice& in, std::uint32_t n, std::uint32_t poses, const NearLists& near,
-                    const SimConfig& c, bool exchange, const TransportTuning& tuning, std::uint32_t blockSteps)
+                    const SimConfig& c, Exchange exchange, const TransportTuning& tuning, std::uint32_t blockSteps)
         : dev_(*in.device), k_(in.k), n_(n), T_(c.timesteps), P_(poses),
           perInvocation_(posesPerInvocation(poses, tuning)), lanes_(usesPoseLanes(poses, tuning)),
           laneShape_(laneShape(dev_, tuning)), blockSteps_(blockSteps),
           farBytes_(std::uint64_t(n_) * blockSteps * P_ * sizeof(glm::vec2)),
           history_(historyBuffer(dev_, std::uint64_t(n_) * T_ * P_ * sizeof(glm::vec2), in.spareHistory)),
-          farSums_(dev_, farBytes_, vk::kStorageUsage, vk::MemoryKind::Device, "far sums"),
-          nearOffsets_(vk::makeStorage(dev_, near.offsets, "near-pair offsets")),
+          farSums_((laps_.mark("history"), vk::Buffer(dev_, farBytes_, vk::kStorageUsage, vk::MemoryKind::Device, "far sums"))),
+          nearOffsets_((laps_.mark("far sums"), vk::makeStorage(dev_, near.offsets, "near-pair offsets"))),
           nearPairs_(near.pairs.empty()
                          ? vk::Buffer(dev_, sizeof(shared::NearPair), vk::kStorageUsage, vk::MemoryKind::Device,
                                       "near pairs")
                          : vk::makeStorage(dev_, near.pairs, "near pairs")),
-          far_(dev_, lanes_ ? vk::shaders::radiosityFarLanes() : vk::shaders::radiosityFar(),
+          far_(dev_, (laps_.mark("near lists"), lanes_ ? vk::shaders::radiosityFarLanes() : vk::shaders::radiosityFar()),
                lanes_ ? vk::specConstants({{shared::RSIM_SPEC_LANES_RECEIVERS, laneShape_.receivers},
                                            {shared::RSIM_SPEC_LANES_SLICES, laneShape_.slices},
                                            {shared::RSIM_SPEC_RADIOSITY_UNROLL, laneShape_.perTrip},
@@ -157,10 +165,12 @@ public:
                                            {shared::RSIM_SPEC_K_FORMAT, k_ ? k_->chunking.storage() : 0u},
                                            {shared::RSIM_SPEC_RADIOSITY_POSES, perInvocation_}}),
                lanes_ ? "radiosity far gather (pose lanes)" : "radiosity far gather"),
-          near_(dev_, radiosityNearRecipe()), copyDone_(dev_, "K copies"),
+          near_(dev_, (laps_.mark("far pass"), radiosityNearRecipe())), gate_(dev_, "the other devices' far sums"), copyDone_(dev_, "K copies"),
           computeDone_(dev_, "transport work") {
+        laps_.mark("near pass and semaphores");
         vk::fillZero(dev_, history_);
         vk::fillZero(dev_, farSums_);
+        laps_.mark("zeroed");
         if (k_ && k_->streamed && !k_->chunkIds.empty()) {
             std::uint64_t largest = 0;
             for (const auto& b : k_->buffers) largest = std::max(largest, b.size());
@@ -169,14 +179,17 @@ public:
                 stream_[b] = vk::Buffer(dev_, slotBytes_ * k_->streamGroup, vk::kStorageUsage, vk::MemoryKind::Device,
                                         "K stream buffer " + std::to_string(b), true);
         }
-        if (exchange) {
+        if (exchange == Exchange::HostCopies) {
             readback_ = vk::Buffer(dev_, farBytes_, 0, vk::MemoryKind::Readback, "far sums readback");
             upload_ = vk::Buffer(dev_, farBytes_, 0, vk::MemoryKind::Upload, "far sums upload");
+        }
+        if (exchange != Exchange::None) {
             if (k_) {
                 ownRuns_ = rowRuns(true);
                 otherRuns_ = rowRuns(false);
             }
         }
+        laps_.mark("the rest");
         fp_.tris = in.records->address();
         fp_.history = history_.address();
         fp_.farSums = farSums_.address();
@@ -199,6 +212,18 @@ public:
         np_.poseStride = n_ * T_;
         np_.lanes = lanes_ ? 1u : 0u;
     }
+
+    // A submission waiting on the gate never runs unless the host opens it: a loop left early
+    // (an exception) opens it before the semaphores below wait for that work.
+    ~DeviceTransport() {
+        if (gate_.value() >= gateAwaited_) return;
+        try {
+            gate_.signal(gateAwaited_);
+        } catch (...) {
+        }
+    }
+    DeviceTransport(const DeviceTransport&) = delete;
+    DeviceTransport& operator=(const DeviceTransport&) = delete;
 
     // The host stays at most one block ahead of the device: submissions that wait on semaphores
     // not yet signalled pile up in the driver otherwise (measured on NVIDIA: the cost of each
@@ -253,7 +278,6 @@ public:
     }
     // Whether the device reached `value`, waiting at most `timeoutNs`.
     bool reached(std::uint64_t value, std::uint64_t timeoutNs) const { return computeDone_.waitFor(value, timeoutNs); }
-    bool streamsK() const { return k_ && k_->streamed; }
 
     void waitForFarSums() const { computeDone_.waitAll(); }
     // Copies this device's rows of the far sums (of its chunks among [c0, c1)) into `merged`
@@ -301,6 +325,39 @@ public:
                 std::memcpy(into + pieces[x].srcOffset, from + pieces[x].srcOffset, pieces[x].size);
         });
     }
+
+    // Several devices sharing host memory (vk::SharedHostBuffer, `slot` this device's place in
+    // it): the far gathers of the block [t0, t0 + steps), then this device's rows of the far sums
+    // copied into `mail`, at their places. Returns the value that ends them.
+    std::uint64_t submitFarShared(std::uint32_t t0, std::uint32_t steps, const vk::SharedHostBuffer& mail,
+                                  std::size_t slot) {
+        const std::vector<VkBufferCopy> regions = rowRegions(steps, true);
+        return computeDone_.submit(false, [&](VkCommandBuffer cmd) {
+            recordResidentFar(cmd, t0, steps);
+            if (regions.empty()) return;
+            vk::computeBarrier(dev_, cmd);
+            dev_.vk().vkCmdCopyBuffer(cmd, farSums_.handle(), mail.buffer(slot), std::uint32_t(regions.size()),
+                                      regions.data());
+            vk::hostReadBarrier(dev_, cmd);
+        });
+    }
+    // The block's near steps after the other devices' rows of its far sums are copied from
+    // `mail`: submitted now, run once the host opens the gate to `gate` (openGate), when every
+    // other device's submitFarShared of the block has ended.
+    void submitNearShared(std::uint32_t t0, std::uint32_t steps, std::uint32_t block, const vk::SharedHostBuffer& mail,
+                          std::size_t slot, std::uint64_t gate) {
+        const std::vector<VkBufferCopy> regions = rowRegions(steps, false);
+        gateAwaited_ = gate;
+        computeDone_.submit(false, [&](VkCommandBuffer cmd) {
+            if (!regions.empty())
+                dev_.vk().vkCmdCopyBuffer(cmd, mail.buffer(slot), farSums_.handle(), std::uint32_t(regions.size()),
+                                          regions.data());
+            recordNear(cmd, t0, steps);
+        }, &gate_, gate);
+        blockDone_[block % 2] = computeDone_.value();
+    }
+    void openGate(std::uint64_t value) { gate_.signal(value); }
+    const std::string& setupParts() const { return laps_.text; }
 
     // Which far sums reach the device before the block's near steps.
     enum class FarSumsUpload { None, All, Others };
@@ -438,6 +495,17 @@ private:
     LaneShape laneShape_;
     std::uint32_t blockSteps_; // steps per block: far gathers at once, near steps after
     std::uint64_t farBytes_;
+    // The set-up's parts (its debug line): each mark ends the part it names.
+    struct Laps {
+        Stopwatch clock;
+        double last = 0.0;
+        std::string text;
+        void mark(const char* part) {
+            const double now = clock.seconds();
+            text += fmt::format("{}{} {:.4f}", text.empty() ? "" : ", ", part, now - last);
+            last = now;
+        }
+    } laps_;
     vk::Buffer history_, farSums_, nearOffsets_, nearPairs_, stream_[kStreamBuffers], readback_, upload_;
     vk::Pass<shared::RadiosityFarPush> far_;
     vk::Pass<shared::RadiosityNearPush> near_;
@@ -448,6 +516,9 @@ private:
     std::uint64_t blockDone_[2] = {0, 0}; // computeDone values that end the last two blocks
     // This device's rows and the others' (rowRuns), for the exchanges of several devices.
     std::vector<std::pair<std::uint32_t, std::uint32_t>> ownRuns_, otherRuns_;
+    // Opened by the host (SharedHost): after the semaphores below, which wait for work behind it.
+    vk::TimelineSemaphore gate_;
+    std::uint64_t gateAwaited_ = 0; // the last value a submission waits for
     // Last: destroyed first, each waiting for the work that signals it.
     vk::TimelineSemaphore copyDone_, computeDone_;
 };
@@ -503,14 +574,38 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
     const bool exchange = D > 1 || share;
     // Blocks of this many steps: the near lists were built for it (transportNearBelow).
     const std::uint32_t block = transportNearBelow(devices, tuning, share != nullptr);
+    bool resident = true;
+    for (std::size_t d = 0; d < D; ++d) resident = resident && !(devices[d].k && devices[d].k->streamed);
+    if (share) { // the exchanges in halves need every rank's K resident: all ranks take the same path
+        std::vector<std::uint64_t> all{resident ? 1u : 0u};
+        share->ranks().min(all);
+        resident = all[0] == 1;
+    }
+    // Several devices of one process with K resident: the far sums of a block pass from device to
+    // device through host memory that every device imports, two blocks' worth (a device writes a
+    // block's while another may still read the block's before), the host copying nothing.
+    std::unique_ptr<vk::SharedHostBuffer> mail[2];
+    if (D > 1 && !share && resident && !hostCopiesOnly) {
+        std::vector<vk::Device*> all;
+        for (std::size_t d = 0; d < D; ++d) all.push_back(devices[d].device);
+        const std::uint64_t bytes = std::uint64_t(n) * block * poses * sizeof(glm::vec2);
+        std::string why;
+        for (auto& m : mail)
+            if (!(m = vk::SharedHostBuffer::tryCreate(all, bytes, "far sums between the devices", &why))) break;
+        if (!mail[1]) {
+            mail[0].reset();
+            spdlog::debug("the devices' far sums through the host's copies: {}", why);
+        }
+    }
+    const Exchange how = !exchange ? Exchange::None : mail[0] ? Exchange::SharedHost : Exchange::HostCopies;
     // Each device's buffers, uploads and pipelines on a thread of its own (each device has its
     // own queue and pools).
     std::vector<std::unique_ptr<DeviceTransport>> st(D);
     auto setUp = [&](std::size_t d) {
         const Stopwatch sw;
-        st[d] = std::make_unique<DeviceTransport>(devices[d], n, poses, near, config, exchange, tuning, block);
-        spdlog::debug("{}: the transport's buffers, uploads and passes in {:.4f} s", devices[d].device->label(),
-                      sw.seconds());
+        st[d] = std::make_unique<DeviceTransport>(devices[d], n, poses, near, config, how, tuning, block);
+        spdlog::debug("{}: the transport's buffers, uploads and passes in {:.4f} s ({} s)", devices[d].device->label(),
+                      sw.seconds(), st[d]->setupParts());
     };
     if (D == 1) setUp(0);
     else vk::forEachDevice(D, setUp);
@@ -522,13 +617,25 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
     // The ranks' exchanges combine every row on the host; several devices of one process send each
     // other their rows directly (DeviceTransport::sendFarSumsTo).
     std::vector<glm::vec2> merged(share ? std::size_t(n) * block * poses : 0);
-    bool resident = true;
-    for (auto& s : st) resident = resident && !s->streamsK();
-    if (share) { // the exchanges in halves need every rank's K resident: all ranks take the same path
-        std::vector<std::uint64_t> all{resident ? 1u : 0u};
-        share->ranks().min(all);
-        resident = all[0] == 1;
+    if (mail[0]) {
+        out.sharedExchangeBytes = 2 * mail[0]->size();
+        spdlog::debug("the devices' far sums through {:.1f} MiB of host memory they all import",
+                      double(out.sharedExchangeBytes) / 1048576.0);
     }
+    // SharedHost: the block whose far gathers were submitted last; the host opens its gates (each
+    // device's near steps, queued behind them) once every device's gathers have ended, after it
+    // has queued the next block's.
+    std::uint64_t gates = 0; // gates opened, one per exchanged block
+    std::vector<std::uint64_t> farDone(D), nextFarDone(D);
+    bool gatherPending = false;
+    auto openGates = [&] {
+        for (std::size_t d = 0; d < D; ++d) st[d]->reached(farDone[d], UINT64_MAX);
+        const Stopwatch sw;
+        ++gates;
+        for (auto& s : st) s->openGate(gates);
+        out.exchangeSeconds += sw.seconds();
+        gatherPending = false;
+    };
     // Row-block mode: the exchanges of a block's far sums (every step of the block, fp32 B and Z
     // per pose), of all this rank's rows or of each half; built once, their buffers serve every block.
     std::vector<RowExchange> rankExchanges;
@@ -544,6 +651,17 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
         const bool gather = indirect && t0 + steps > block;
         if (!exchange && resident) {
             for (auto& s : st) s->submitBlock(t0, steps, b, gather);
+            progress.add(steps);
+            continue;
+        }
+        if (gather && how == Exchange::SharedHost) {
+            const vk::SharedHostBuffer& m = *mail[b % 2];
+            for (std::size_t d = 0; d < D; ++d) nextFarDone[d] = st[d]->submitFarShared(t0, steps, m, d);
+            const std::uint64_t gate = gates + (gatherPending ? 2 : 1);
+            for (std::size_t d = 0; d < D; ++d) st[d]->submitNearShared(t0, steps, b, m, d, gate);
+            if (gatherPending) openGates(); // the block before, while the devices have this one queued
+            farDone.swap(nextFarDone);
+            gatherPending = true;
             progress.add(steps);
             continue;
         }
@@ -575,6 +693,7 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
         for (auto& s : st) s->submitNear(t0, steps, b, upload);
         progress.add(steps);
     }
+    if (gatherPending) openGates();
     for (auto& s : st) s->finish();
     progress.finish();
     out.loopSeconds = loop.seconds();

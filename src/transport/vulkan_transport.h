@@ -2,7 +2,8 @@
 // B and Z on one or several Vulkan devices (MODEL §5), time-blocked (RSIM_TIME_BLOCK): per
 // block, each device gathers the far pairs of its K chunks (resident, or streamed from pinned
 // host memory through a ring of device buffers on the transfer queue, ordered by timeline
-// semaphores); with several devices the block's far sums are combined through host memory; then
+// semaphores); with several devices the block's far sums pass between them through host memory
+// (imported by every device where they can, vk::SharedHostBuffer; else copied by the host); then
 // every device runs the block's near steps for all receivers, so all histories stay identical.
 #pragma once
 #include <functional>
@@ -62,6 +63,7 @@ struct GpuTransport {
     double setupSeconds = 0.0;         // pipelines, buffers, near lists upload
     double loopSeconds = 0.0;          // the time loop
     double exchangeSeconds = 0.0;      // host part of combining far sums across devices (and ranks)
+    std::uint64_t sharedExchangeBytes = 0; // host memory the devices import for it (0: copied by the host)
     std::uint64_t streamedBytes = 0;   // K bytes copied host -> device during the loop
 };
 
@@ -84,6 +86,10 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
                                 const NearLists& near, const SimConfig& config, bool indirect,
                                 const TransportTuning& tuning, const RowShare* share = nullptr,
                                 const std::function<void()>& loopStarted = {});
+
+// For tests: several devices exchange far sums through the host's copies even where they could
+// import one host allocation (vk::SharedHostBuffer), which is otherwise preferred.
+void avoidSharedHostExchange(bool avoid);
 
 // Poses one far-gather invocation serves for a batch of `poses` (1, 2 or 4), and the batch
 // padded to a multiple of it: the poses of the history buffer (gpu_layout.h).

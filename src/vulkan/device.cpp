@@ -63,6 +63,7 @@ Device::Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath
                 path == RayPath::RayQuery ? VK_KHR_RAY_QUERY_EXTENSION_NAME : VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME};
     }
     if (info.memoryBudget) exts.push_back(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+    if (info.hostMemoryImport) exts.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
     const char* statistics = std::getenv("RSIM_PIPELINE_STATISTICS");
     capturesStatistics_ = statistics && *statistics && std::string(statistics) != "0" && info.executableStatistics;
     if (capturesStatistics_) exts.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
@@ -107,12 +108,16 @@ Device::Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath
     table_.vkGetDeviceQueue(device_, transferFamily_, 0, &transferQueue_);
 
     VkPhysicalDeviceMaintenance3Properties m3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
+    VkPhysicalDeviceExternalMemoryHostPropertiesEXT hostImport{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT};
+    if (info.hostMemoryImport) m3.pNext = &hostImport;
     // The ray-tracing properties only where the device has the extensions (a "bvh" device may not).
     asProps_.pNext = &m3;
     rtProps_.pNext = info.accelerationStructure ? static_cast<void*>(&asProps_) : static_cast<void*>(&m3);
     props_.pNext = info.rayTracingPipeline ? static_cast<void*>(&rtProps_) : rtProps_.pNext;
     vkGetPhysicalDeviceProperties2(info.handle, &props_);
     maxAllocation_ = m3.maxMemoryAllocationSize;
+    hostImportAlignment_ = info.hostMemoryImport ? hostImport.minImportedHostPointerAlignment : 0;
     asProps_.pNext = nullptr;
     rtProps_.pNext = nullptr;
     props_.pNext = nullptr;

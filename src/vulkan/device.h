@@ -59,6 +59,8 @@ public:
     const VkPhysicalDeviceRayTracingPipelinePropertiesKHR& rtProperties() const { return rtProps_; }
     const VkPhysicalDeviceAccelerationStructurePropertiesKHR& asProperties() const { return asProps_; }
     std::uint64_t maxAllocationBytes() const { return maxAllocation_; }
+    // The alignment of host memory it imports (VK_EXT_external_memory_host); 0: it imports none.
+    std::uint64_t hostImportAlignment() const { return hostImportAlignment_; }
     // --max-device-mb: what rsim may use of this device in all (0: no cap but the driver's
     // budget). Set by the backend; code that would keep memory longer than it must asks.
     std::uint64_t useCap() const { return useCap_; }
@@ -135,6 +137,7 @@ private:
     VkPhysicalDeviceProperties2 props_{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
     VkPhysicalDeviceMemoryProperties memory_{};
     std::uint64_t maxAllocation_ = 0;
+    std::uint64_t hostImportAlignment_ = 0;
     std::uint64_t useCap_ = 0;
     VkQueue computeQueue_ = VK_NULL_HANDLE, transferQueue_ = VK_NULL_HANDLE;
     std::uint32_t computeFamily_ = 0, transferFamily_ = 0;

@@ -92,6 +92,7 @@ PhysicalDeviceInfo describe(VkPhysicalDevice pd, std::uint32_t index) {
     info.rayTracingPipeline = hasRtp && rtp.rayTracingPipeline && rtp.rayTracingPipelineTraceRaysIndirect;
     info.memoryBudget = hasExtension(exts, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
     info.executableStatistics = hasExtension(exts, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    info.hostMemoryImport = hasExtension(exts, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
 
     if (info.apiVersion < VK_API_VERSION_1_2) info.unusableReason = "needs Vulkan 1.2";
     else if (!v12.bufferDeviceAddress) info.unusableReason = "no bufferDeviceAddress";

@@ -32,6 +32,7 @@ struct PhysicalDeviceInfo {
     bool rayTracingPipeline = false;
     bool memoryBudget = false;
     bool executableStatistics = false; // VK_KHR_pipeline_executable_properties
+    bool hostMemoryImport = false;      // VK_EXT_external_memory_host (vk::SharedHostBuffer)
     bool usable = false;                // Vulkan 1.2 with the features rsim needs (ray tracing: optional)
     std::string unusableReason;
 

@@ -43,6 +43,14 @@ std::uint64_t TimelineSemaphore::submit(bool transferQueue,
     return ++value_;
 }
 
+void TimelineSemaphore::signal(std::uint64_t v) {
+    VkSemaphoreSignalInfo si{VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
+    si.semaphore = semaphore_;
+    si.value = v;
+    VK_CHECK(device_->vk().vkSignalSemaphore(device_->handle(), &si));
+    value_ = v;
+}
+
 void TimelineSemaphore::wait(std::uint64_t v) const { waitFor(v, UINT64_MAX); }
 
 bool TimelineSemaphore::waitFor(std::uint64_t v, std::uint64_t timeoutNs) const {

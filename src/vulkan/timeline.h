@@ -27,7 +27,10 @@ class TimelineSemaphore {
     // after `wait` has reached `waitValue` when given. Returns the value it signals.
     std::uint64_t submit(bool transferQueue, const std::function<void(VkCommandBuffer)>& record,
                          const TimelineSemaphore* wait = nullptr, std::uint64_t waitValue = 0);
-    // The last value given to a submission (0: none yet).
+    // Signals `v` from the host (greater than every value signalled or given before): for a
+    // semaphore that the host alone signals, which submissions wait on (a gate).
+    void signal(std::uint64_t v);
+    // The last value given to a submission or signalled (0: none yet).
     std::uint64_t value() const { return value_; }
     // Blocks until the device has signalled `v` (or everything given so far).
     void wait(std::uint64_t v) const;

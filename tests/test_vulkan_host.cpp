@@ -186,6 +186,36 @@ TEST_CASE("one device's copy into host memory that two devices import is what th
     CHECK(instance.validationErrors() == 0);
 }
 
+TEST_CASE("a device's staging takes a larger pinned buffer put aside, and keeps its own over a smaller one", "[vulkan]") {
+    if (test::vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
+    vk::Instance instance(true);
+    const auto* info = test::firstUsableDevice(instance);
+    REQUIRE(info);
+    {
+        vk::Device device(instance, *info, vk::RayPath::Bvh, "test", false);
+        const VkBuffer small = device.stagingUpload(4096).handle();
+        vk::Buffer larger(device, 1 << 20, 0, vk::MemoryKind::Upload, "put aside", true);
+        const VkBuffer largerHandle = larger.handle();
+        device.adoptStaging(std::move(larger), true);
+        CHECK_FALSE(bool(larger));
+        CHECK(device.stagingUpload(100000).handle() == largerHandle);
+        CHECK(device.stagingUpload(100000).handle() != small);
+        device.adoptStaging(vk::Buffer(device, 8192, 0, vk::MemoryKind::Upload, "smaller", true), true);
+        CHECK(device.stagingUpload(1 << 20).handle() == largerHandle);
+        // The readback side is its own: a buffer for uploads never serves downloads.
+        vk::Buffer readback(device, 1 << 20, 0, vk::MemoryKind::Readback, "put aside", true);
+        const VkBuffer readbackHandle = readback.handle();
+        device.adoptStaging(std::move(readback), false);
+        CHECK(device.stagingReadback(4096).handle() == readbackHandle);
+        // Still usable both ways through them.
+        std::vector<float> values(50000);
+        for (std::size_t i = 0; i < values.size(); ++i) values[i] = float(i);
+        const vk::Buffer b = vk::makeStorage(device, values, "values");
+        CHECK(vk::download<float>(device, b, values.size()) == values);
+    }
+    CHECK(instance.validationErrors() == 0);
+}
+
 TEST_CASE("devices report their ray paths", "[vulkan]") {
     if (!vk::Instance::loaderAvailable()) SKIP("no Vulkan loader");
     std::optional<vk::Instance> instance;

@@ -310,6 +310,16 @@ public:
         // later groups take the first group's.
         const std::uint32_t nearBelow = transportNearBelow(devices, tuning, share_ != nullptr);
         const NearKey nearKey{mine, c.invCdtSq, nearBelow, D};
+        // Several devices' far sums pass through host memory they import: pinned beside the near
+        // lists' building, and kept for the batch's later groups while large enough.
+        std::future<std::unique_ptr<FarSumsMail>> mailAhead;
+        const std::uint64_t mailBytes = std::uint64_t(n) * nearBelow * P * sizeof(glm::vec2);
+        if (!(mail_ && *mail_ && mail_->blocks[0]->size() >= mailBytes)) {
+            mail_.reset();
+            if (devices.size() > 1 && c.indirect && !share_)
+                mailAhead = std::async(std::launch::async,
+                                       [&] { return makeFarSumsMail(devices, n, P, tuning, c.indirect, false); });
+        }
         if (mine && c.indirect && !(nearKey == nearKey_)) {
             Stopwatch sw;
             std::vector<NearLists> parts(D);
@@ -323,9 +333,11 @@ public:
             nearKey_ = nearKey;
             out.details.emplace_back("near_lists", sw.seconds());
         }
+        if (mailAhead.valid()) mail_ = mailAhead.get();
         const NearLists none;
+        const FarSumsMail noMail;
         GpuTransport gpu = runTransportVulkan(devices, n, P, mine && c.indirect ? near_ : none, c, c.indirect, tuning,
-                                             share_, loopStarted);
+                                             share_, loopStarted, mail_ ? mail_.get() : &noMail);
         out.details.emplace_back("radiosity_setup", gpu.setupSeconds);
         out.details.emplace_back("radiosity_loop", gpu.loopSeconds);
         const bool exchanged = devices.size() > 1 || (share_ && c.indirect);
@@ -479,6 +491,7 @@ private:
         for (Slot& slot : slots_) slot.spareHistory->reset();
         nearKey_ = NearKey{};
         near_ = NearLists{};
+        mail_.reset();
     }
 
     const PreparedScene& scene() const {
@@ -902,6 +915,7 @@ private:
     };
     NearKey nearKey_;
     NearLists near_;
+    std::unique_ptr<FarSumsMail> mail_; // the far sums' host memory of several devices (transport())
 };
 
 } // namespace

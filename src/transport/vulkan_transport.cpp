@@ -556,10 +556,31 @@ double exchangeInHalves(std::vector<std::unique_ptr<DeviceTransport>>& st, const
 
 } // namespace
 
+std::unique_ptr<FarSumsMail> makeFarSumsMail(const std::vector<TransportDevice>& devices, std::uint32_t n,
+                                             std::uint32_t poses, const TransportTuning& tuning, bool indirect,
+                                             bool ranks) {
+    auto mail = std::make_unique<FarSumsMail>();
+    bool streamed = false;
+    for (const TransportDevice& d : devices) streamed = streamed || (d.k && d.k->streamed);
+    if (devices.size() < 2 || !indirect || ranks || streamed || hostCopiesOnly) return mail;
+    std::vector<vk::Device*> all;
+    for (const TransportDevice& d : devices) all.push_back(d.device);
+    const std::uint64_t bytes =
+        std::uint64_t(n) * transportNearBelow(devices, tuning) * poses * sizeof(glm::vec2);
+    std::string why;
+    for (auto& m : mail->blocks)
+        if (!(m = vk::SharedHostBuffer::tryCreate(all, bytes, "far sums between the devices", &why))) break;
+    if (!*mail) {
+        mail->blocks[0].reset();
+        spdlog::debug("the devices' far sums through the host's copies: {}", why);
+    }
+    return mail;
+}
+
 GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std::uint32_t n, std::uint32_t poses,
                                 const NearLists& nearGiven, const SimConfig& config, bool indirect,
                                 const TransportTuning& tuning, const RowShare* share,
-                                const std::function<void()>& loopStarted) {
+                                const std::function<void()>& loopStarted, const FarSumsMail* mailGiven) {
     Stopwatch setup;
     const std::uint32_t T = config.timesteps;
     if (poses != paddedPoses(poses, tuning)) throw Error("internal: the transport's pose count is not padded");
@@ -582,22 +603,13 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
         resident = all[0] == 1;
     }
     // Several devices of one process with K resident: the far sums of a block pass from device to
-    // device through host memory that every device imports, two blocks' worth (a device writes a
-    // block's while another may still read the block's before), the host copying nothing.
-    std::unique_ptr<vk::SharedHostBuffer> mail[2];
-    if (D > 1 && !share && resident && !hostCopiesOnly) {
-        std::vector<vk::Device*> all;
-        for (std::size_t d = 0; d < D; ++d) all.push_back(devices[d].device);
-        const std::uint64_t bytes = std::uint64_t(n) * block * poses * sizeof(glm::vec2);
-        std::string why;
-        for (auto& m : mail)
-            if (!(m = vk::SharedHostBuffer::tryCreate(all, bytes, "far sums between the devices", &why))) break;
-        if (!mail[1]) {
-            mail[0].reset();
-            spdlog::debug("the devices' far sums through the host's copies: {}", why);
-        }
-    }
-    const Exchange how = !exchange ? Exchange::None : mail[0] ? Exchange::SharedHost : Exchange::HostCopies;
+    // device through host memory that every device imports, the host copying nothing.
+    std::unique_ptr<FarSumsMail> madeHere;
+    if (!mailGiven) madeHere = makeFarSumsMail(devices, n, poses, tuning, indirect, share != nullptr);
+    const FarSumsMail& mail = mailGiven ? *mailGiven : *madeHere;
+    const bool mailFits = mail && D > 1 && !share && resident &&
+                          mail.blocks[0]->size() >= std::uint64_t(n) * block * poses * sizeof(glm::vec2);
+    const Exchange how = !exchange ? Exchange::None : mailFits ? Exchange::SharedHost : Exchange::HostCopies;
     // Each device's buffers, uploads and pipelines on a thread of its own (each device has its
     // own queue and pools).
     std::vector<std::unique_ptr<DeviceTransport>> st(D);
@@ -617,8 +629,8 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
     // The ranks' exchanges combine every row on the host; several devices of one process send each
     // other their rows directly (DeviceTransport::sendFarSumsTo).
     std::vector<glm::vec2> merged(share ? std::size_t(n) * block * poses : 0);
-    if (mail[0]) {
-        out.sharedExchangeBytes = 2 * mail[0]->size();
+    if (how == Exchange::SharedHost) {
+        out.sharedExchangeBytes = 2 * mail.blocks[0]->size();
         spdlog::debug("the devices' far sums through {:.1f} MiB of host memory they all import",
                       double(out.sharedExchangeBytes) / 1048576.0);
     }
@@ -655,7 +667,7 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
             continue;
         }
         if (gather && how == Exchange::SharedHost) {
-            const vk::SharedHostBuffer& m = *mail[b % 2];
+            const vk::SharedHostBuffer& m = *mail.blocks[b % 2];
             for (std::size_t d = 0; d < D; ++d) nextFarDone[d] = st[d]->submitFarShared(t0, steps, m, d);
             const std::uint64_t gate = gates + (gatherPending ? 2 : 1);
             for (std::size_t d = 0; d < D; ++d) st[d]->submitNearShared(t0, steps, b, m, d, gate);

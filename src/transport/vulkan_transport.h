@@ -17,6 +17,7 @@
 #include "transport/near_pairs.h"
 #include "vulkan/gpu_scene.h"
 #include "vulkan/pipeline_warmup.h"
+#include "vulkan/shared_host_buffer.h"
 
 namespace rsim {
 
@@ -82,10 +83,26 @@ std::vector<shared::GpuTransportTri> makeTransportRecords(const PreparedScene& s
 // The near steps' pipeline, for the device's warm-up (vulkan/pipeline_warmup.h).
 vk::PipelineRecipe radiosityNearRecipe();
 
+// `mail`: made by makeFarSumsMail ahead (null: runTransportVulkan makes it).
+struct FarSumsMail;
 GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std::uint32_t n, std::uint32_t poses,
                                 const NearLists& near, const SimConfig& config, bool indirect,
                                 const TransportTuning& tuning, const RowShare* share = nullptr,
-                                const std::function<void()>& loopStarted = {});
+                                const std::function<void()>& loopStarted = {}, const FarSumsMail* mail = nullptr);
+
+// Host memory that several devices of one process with K resident pass their far sums through,
+// two blocks' worth (vk::SharedHostBuffer; a device writes block b + 1's rows while another may
+// still read block b's), for runTransportVulkan with the same arguments. Empty where a device
+// does not import host memory (the reason logged), with one device, K streamed, MPI ranks
+// (`ranks`) or no indirect light. Importing it pins its pages (0.01-0.02 s for industry on two
+// H200s): the backend makes it beside the near lists.
+struct FarSumsMail {
+    std::unique_ptr<vk::SharedHostBuffer> blocks[2];
+    explicit operator bool() const { return blocks[1] != nullptr; }
+};
+std::unique_ptr<FarSumsMail> makeFarSumsMail(const std::vector<TransportDevice>& devices, std::uint32_t n,
+                                             std::uint32_t poses, const TransportTuning& tuning, bool indirect,
+                                             bool ranks);
 
 // For tests: several devices exchange far sums through the host's copies even where they could
 // import one host allocation (vk::SharedHostBuffer), which is otherwise preferred.

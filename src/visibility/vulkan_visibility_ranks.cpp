@@ -384,7 +384,7 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
         std::array<std::uint64_t, 2> stageFree{0, 0}; // the uploads' value after which a buffer is free
         for (vk::Buffer& b : *stage)
             b = vk::Buffer(dev, kStageBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryKind::Upload,
-                           "K halves from other parts, staging");
+                           "K halves from other parts, staging", true);
         std::size_t next = 0;
         swapHalves(sendTo, [&](int r, std::span<const float> piece) {
             checkSize(r, piece.size());
@@ -481,8 +481,13 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     // no --max-device-mb), as one device keeps its lists: freed here, the driver's frees held up
     // the other device's row sums (two H200s, the large room: 0.056 s from the last cast to the
     // phase's end, 0.019-0.026 s with them kept; docs/benchmarks.md).
+    // One of each serves as the device's staging from here (the near lists and the transport
+    // upload and read back tens of MB: allocating its pinned memory there took 0.03-0.04 s a
+    // device on two H200s, industry; docs/benchmarks.md).
+    dev.adoptStaging(reader->takeBuffer(0), false);
+    dev.adoptStaging(std::move((*stage)[0]), true);
     dev.holdUntilRelease("K halves read back", reader);
-    if (*stage->begin()) dev.holdUntilRelease("K halves from other parts, staging", stage);
+    if (*stage->rbegin()) dev.holdUntilRelease("K halves from other parts, staging", stage);
     if (dev.useCap() == 0 && lists->bytes() * 32 <= dev.deviceLocalBudget())
         dev.holdUntilRelease("visibility lists", lists);
     for (std::uint32_t s = 0; s < kSlots; ++s)

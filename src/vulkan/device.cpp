@@ -11,6 +11,7 @@
 
 #include "util/error.h"
 #include "util/startup_times.h"
+#include "util/timer.h"
 #include "vulkan/buffer.h"
 #include "vulkan/pipeline_cache.h"
 #include "vulkan/pipeline_warmup.h"
@@ -141,16 +142,35 @@ Device::Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath
                   transferFamily_);
 }
 
+namespace {
+// A staging buffer of at least `bytes`: the one held, or a larger one in its place (pinned host
+// memory, which some drivers take long to allocate: logged).
+Buffer& staging(Device& device, std::unique_ptr<Buffer>& held, std::uint64_t bytes, MemoryKind kind, const char* what) {
+    if (held && held->size() >= bytes) return *held;
+    const Stopwatch sw;
+    held.reset();
+    held = std::make_unique<Buffer>(device, bytes, 0, kind, device.label() + " " + what);
+    spdlog::debug("{}: {} of {:.1f} MiB in {:.4f} s", device.label(), what, double(bytes) / 1048576.0, sw.seconds());
+    return *held;
+}
+} // namespace
+
 Buffer& Device::stagingUpload(std::uint64_t bytes) {
-    if (!upload_ || upload_->size() < bytes)
-        upload_ = std::make_unique<Buffer>(*this, bytes, 0, MemoryKind::Upload, label_ + " staging upload");
-    return *upload_;
+    return staging(*this, upload_, bytes, MemoryKind::Upload, "staging upload");
 }
 
 Buffer& Device::stagingReadback(std::uint64_t bytes) {
-    if (!readback_ || readback_->size() < bytes)
-        readback_ = std::make_unique<Buffer>(*this, bytes, 0, MemoryKind::Readback, label_ + " staging readback");
-    return *readback_;
+    return staging(*this, readback_, bytes, MemoryKind::Readback, "staging readback");
+}
+
+void Device::adoptStaging(Buffer&& buffer, bool upload) {
+    if (!buffer) return;
+    std::unique_ptr<Buffer>& held = upload ? upload_ : readback_;
+    auto given = std::make_unique<Buffer>(std::move(buffer));
+    if (!held || held->size() < given->size()) std::swap(held, given);
+    if (given)
+        holdUntilRelease(upload ? "a staging upload put aside" : "a staging readback put aside",
+                         std::shared_ptr<Buffer>(std::move(given)));
 }
 
 Device::~Device() {

@@ -118,6 +118,11 @@ public:
     // and downloads of this device: pinning host memory is slow on some drivers.
     class Buffer& stagingUpload(std::uint64_t bytes);
     class Buffer& stagingReadback(std::uint64_t bytes);
+    // A pinned buffer that a phase no longer needs (MemoryKind::Upload for `upload`, else
+    // Readback; shared by the queue families) becomes the staging buffer of that direction where
+    // it is larger than the one held, which is then released (inBackground); else it is held
+    // until the release. Spares the later phases the allocation of pinned memory as they grow.
+    void adoptStaging(class Buffer&& buffer, bool upload);
 
     void setName(VkObjectType type, std::uint64_t handle, const std::string& name) const;
     template <class H> void name(H handle, VkObjectType type, const std::string& n) const {

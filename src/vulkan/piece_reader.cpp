@@ -26,7 +26,7 @@ void PieceReader::read(const Buffer& src, std::span<const Region> regions, const
     // Piece p: the parts of the regions between p * step_ and the piece's end, in one submission.
     const auto copy = [&](std::uint64_t p) {
         Buffer& to = staging_[p % 2];
-        if (!to) to = Buffer(device_, step_, 0, MemoryKind::Readback, name_);
+        if (!to) to = Buffer(device_, step_, 0, MemoryKind::Readback, name_, true);
         const std::uint64_t begin = p * step_, end = std::min(total, begin + step_);
         std::vector<VkBufferCopy> copies;
         std::uint64_t at = 0; // where the region begins in the sequence

@@ -40,6 +40,9 @@ public:
               const TimelineSemaphore* after = nullptr, std::uint64_t afterValue = 0);
 
     std::uint64_t pieceBytes() const { return step_; }
+    // Its pinned buffers (shared by the queue families; empty before the first read), for the
+    // device's staging (Device::adoptStaging); a later read allocates new ones.
+    Buffer takeBuffer(std::size_t which) { return std::move(staging_[which % 2]); }
 
 private:
     Device& device_;

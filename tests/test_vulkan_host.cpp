@@ -152,7 +152,8 @@ TEST_CASE("one device's copy into host memory that two devices import is what th
     const auto* info = test::firstUsableDevice(instance);
     REQUIRE(info);
     {
-        vk::Device a(instance, *info, vk::RayPath::Bvh, "writer", false), b(instance, *info, vk::RayPath::Bvh, "reader", false);
+        vk::Device a(instance, *info, vk::RayPath::Bvh, "writer", false);
+        vk::Device b(instance, *info, vk::RayPath::Bvh, "reader", false);
         if (!a.hostImportAlignment()) SKIP("the device does not import host memory");
         std::vector<std::uint32_t> values(3000); // not a multiple of the import's alignment
         for (std::size_t i = 0; i < values.size(); ++i) values[i] = std::uint32_t(i * 2654435761u);
@@ -169,7 +170,8 @@ TEST_CASE("one device's copy into host memory that two devices import is what th
         for (std::uint64_t at = 0; at < values.size() * 4; at += 2048)
             regions.push_back({at, at, std::min<std::uint64_t>(1024, values.size() * 4 - at)});
         a.submitAndWait([&](VkCommandBuffer cmd) {
-            a.vk().vkCmdCopyBuffer(cmd, source.handle(), shared->buffer(0), std::uint32_t(regions.size()), regions.data());
+            a.vk().vkCmdCopyBuffer(cmd, source.handle(), shared->buffer(0), std::uint32_t(regions.size()),
+                                   regions.data());
             vk::hostReadBarrier(a, cmd);
         });
         std::vector<std::uint32_t> expected(values.size(), 0);
@@ -186,7 +188,8 @@ TEST_CASE("one device's copy into host memory that two devices import is what th
     CHECK(instance.validationErrors() == 0);
 }
 
-TEST_CASE("a device's staging takes a larger pinned buffer put aside, and keeps its own over a smaller one", "[vulkan]") {
+TEST_CASE("a device's staging takes a larger pinned buffer put aside, and keeps its own over a smaller one",
+          "[vulkan]") {
     if (test::vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
     vk::Instance instance(true);
     const auto* info = test::firstUsableDevice(instance);

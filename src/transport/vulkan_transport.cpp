@@ -149,13 +149,15 @@ public:
           laneShape_(laneShape(dev_, tuning)), blockSteps_(blockSteps),
           farBytes_(std::uint64_t(n_) * blockSteps * P_ * sizeof(glm::vec2)),
           history_(historyBuffer(dev_, std::uint64_t(n_) * T_ * P_ * sizeof(glm::vec2), in.spareHistory)),
-          farSums_((laps_.mark("history"), vk::Buffer(dev_, farBytes_, vk::kStorageUsage, vk::MemoryKind::Device, "far sums"))),
+          farSums_((laps_.mark("history"),
+                    vk::Buffer(dev_, farBytes_, vk::kStorageUsage, vk::MemoryKind::Device, "far sums"))),
           nearOffsets_((laps_.mark("far sums"), vk::makeStorage(dev_, near.offsets, "near-pair offsets"))),
           nearPairs_(near.pairs.empty()
                          ? vk::Buffer(dev_, sizeof(shared::NearPair), vk::kStorageUsage, vk::MemoryKind::Device,
                                       "near pairs")
                          : vk::makeStorage(dev_, near.pairs, "near pairs")),
-          far_(dev_, (laps_.mark("near lists"), lanes_ ? vk::shaders::radiosityFarLanes() : vk::shaders::radiosityFar()),
+          far_(dev_,
+               (laps_.mark("near lists"), lanes_ ? vk::shaders::radiosityFarLanes() : vk::shaders::radiosityFar()),
                lanes_ ? vk::specConstants({{shared::RSIM_SPEC_LANES_RECEIVERS, laneShape_.receivers},
                                            {shared::RSIM_SPEC_LANES_SLICES, laneShape_.slices},
                                            {shared::RSIM_SPEC_RADIOSITY_UNROLL, laneShape_.perTrip},
@@ -165,7 +167,8 @@ public:
                                            {shared::RSIM_SPEC_K_FORMAT, k_ ? k_->chunking.storage() : 0u},
                                            {shared::RSIM_SPEC_RADIOSITY_POSES, perInvocation_}}),
                lanes_ ? "radiosity far gather (pose lanes)" : "radiosity far gather"),
-          near_(dev_, (laps_.mark("far pass"), radiosityNearRecipe())), gate_(dev_, "the other devices' far sums"), copyDone_(dev_, "K copies"),
+          near_(dev_, (laps_.mark("far pass"), radiosityNearRecipe())), gate_(dev_, "the other devices' far sums"),
+          copyDone_(dev_, "K copies"),
           computeDone_(dev_, "transport work") {
         laps_.mark("near pass and semaphores");
         vk::fillZero(dev_, history_);

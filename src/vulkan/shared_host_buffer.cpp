@@ -57,11 +57,11 @@ std::unique_ptr<SharedHostBuffer> SharedHostBuffer::tryCreate(const std::vector<
         } catch (const std::exception&) {
             return refuse(d->label() + " imports it only as memory that is not host-coherent");
         }
-        VkImportMemoryHostPointerInfoEXT import{VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT};
-        import.handleType = kHostAllocation;
-        import.pHostPointer = out->data_;
+        VkImportMemoryHostPointerInfoEXT importInfo{VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT};
+        importInfo.handleType = kHostAllocation;
+        importInfo.pHostPointer = out->data_;
         VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-        ai.pNext = &import;
+        ai.pNext = &importInfo;
         ai.allocationSize = out->bytes_;
         ai.memoryTypeIndex = type;
         const VkResult r = vk.vkAllocateMemory(d->handle(), &ai, nullptr, &p.memory);

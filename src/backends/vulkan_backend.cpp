@@ -142,9 +142,10 @@ public:
           tuning_(tuning), rays_(rays) {
         for (std::size_t d = 0; d < infos.size(); ++d) {
             Slot s;
+            // Several devices pass far sums through host memory they import (transport).
             s.device = std::make_unique<vk::Device>(*instance_, *infos[d], path,
                                                     "device " + std::to_string(d) + " (" + infos[d]->name + ")", rays,
-                                                    transferQueues);
+                                                    transferQueues, infos.size() > 1);
             s.budgetAtStart = s.device->deviceLocalBudget();
             s.device->setUseCap(maxDeviceBytes);
             slots_.push_back(std::move(s));

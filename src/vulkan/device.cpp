@@ -23,7 +23,7 @@ const char* rayPathName(RayPath path) {
 }
 
 Device::Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath path,
-               std::string label, bool rays, bool transferQueue)
+               std::string label, bool rays, bool transferQueue, bool hostImport)
     : instance_(instance), info_(info), path_(path), rays_(rays), label_(std::move(label)) {
     StartupTimer timer("vulkan " + label_);
     if (!info.usable) throw Error("Vulkan device " + info.name + " cannot run rsim: " + info.unusableReason);
@@ -64,7 +64,8 @@ Device::Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath
                 path == RayPath::RayQuery ? VK_KHR_RAY_QUERY_EXTENSION_NAME : VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME};
     }
     if (info.memoryBudget) exts.push_back(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
-    if (info.hostMemoryImport) exts.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+    const bool imports = hostImport && info.hostMemoryImport;
+    if (imports) exts.push_back(VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
     const char* statistics = std::getenv("RSIM_PIPELINE_STATISTICS");
     capturesStatistics_ = statistics && *statistics && std::string(statistics) != "0" && info.executableStatistics;
     if (capturesStatistics_) exts.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
@@ -109,16 +110,16 @@ Device::Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath
     table_.vkGetDeviceQueue(device_, transferFamily_, 0, &transferQueue_);
 
     VkPhysicalDeviceMaintenance3Properties m3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
-    VkPhysicalDeviceExternalMemoryHostPropertiesEXT hostImport{
+    VkPhysicalDeviceExternalMemoryHostPropertiesEXT hostImportProps{
         VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT};
-    if (info.hostMemoryImport) m3.pNext = &hostImport;
+    if (imports) m3.pNext = &hostImportProps;
     // The ray-tracing properties only where the device has the extensions (a "bvh" device may not).
     asProps_.pNext = &m3;
     rtProps_.pNext = info.accelerationStructure ? static_cast<void*>(&asProps_) : static_cast<void*>(&m3);
     props_.pNext = info.rayTracingPipeline ? static_cast<void*>(&rtProps_) : rtProps_.pNext;
     vkGetPhysicalDeviceProperties2(info.handle, &props_);
     maxAllocation_ = m3.maxMemoryAllocationSize;
-    hostImportAlignment_ = info.hostMemoryImport ? hostImport.minImportedHostPointerAlignment : 0;
+    hostImportAlignment_ = imports ? hostImportProps.minImportedHostPointerAlignment : 0;
     asProps_.pNext = nullptr;
     rtProps_.pNext = nullptr;
     props_.pNext = nullptr;

@@ -31,8 +31,11 @@ public:
     // H100's driver (docs/benchmarks.md, "GPU start-up"). Without rays `path` is the one a device
     // with rays would take (what a K cache key names). Without `transferQueue` the copies of
     // streaming run on the compute queue (backends/backend_choice.h says when that is chosen).
+    // With `hostImport`, where it has VK_EXT_external_memory_host, it imports host memory
+    // (vk::SharedHostBuffer: several devices exchanging data); asked only then, as the extension
+    // costs a device's creation a few ms on NVIDIA's driver (docs/benchmarks.md).
     Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath path,
-           std::string label, bool rays = true, bool transferQueue = true);
+           std::string label, bool rays = true, bool transferQueue = true, bool hostImport = false);
     ~Device();
     Device(Device&) = delete;
     Device& operator=(Device&) = delete;
@@ -59,7 +62,8 @@ public:
     const VkPhysicalDeviceRayTracingPipelinePropertiesKHR& rtProperties() const { return rtProps_; }
     const VkPhysicalDeviceAccelerationStructurePropertiesKHR& asProperties() const { return asProps_; }
     std::uint64_t maxAllocationBytes() const { return maxAllocation_; }
-    // The alignment of host memory it imports (VK_EXT_external_memory_host); 0: it imports none.
+    // The alignment of host memory it imports (VK_EXT_external_memory_host, with `hostImport`); 0:
+    // it imports none.
     std::uint64_t hostImportAlignment() const { return hostImportAlignment_; }
     // --max-device-mb: what rsim may use of this device in all (0: no cap but the driver's
     // budget). Set by the backend; code that would keep memory longer than it must asks.

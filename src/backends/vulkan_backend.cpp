@@ -314,12 +314,12 @@ public:
         // Several devices' far sums pass through host memory they import: pinned beside the near
         // lists' building, and kept for the batch's later groups while large enough.
         std::future<std::unique_ptr<FarSumsMail>> mailAhead;
-        const std::uint64_t mailBytes = std::uint64_t(n) * nearBelow * P * sizeof(glm::vec2);
-        if (!(mail_ && *mail_ && mail_->blocks[0]->size() >= mailBytes)) {
+        if (!(mail_ && mail_->holds(farSumsBytes(n, nearBelow, P)))) {
             mail_.reset();
-            if (devices.size() > 1 && c.indirect && !share_)
-                mailAhead = std::async(std::launch::async,
-                                       [&] { return makeFarSumsMail(devices, n, P, tuning, c.indirect, false); });
+            if (devices.size() > 1)
+                mailAhead = std::async(std::launch::async, [&] {
+                    return makeFarSumsMail(devices, n, P, tuning, c.indirect, share_ != nullptr);
+                });
         }
         if (mine && c.indirect && !(nearKey == nearKey_)) {
             Stopwatch sw;
@@ -336,9 +336,8 @@ public:
         }
         if (mailAhead.valid()) mail_ = mailAhead.get();
         const NearLists none;
-        const FarSumsMail noMail;
         GpuTransport gpu = runTransportVulkan(devices, n, P, mine && c.indirect ? near_ : none, c, c.indirect, tuning,
-                                             share_, loopStarted, mail_ ? mail_.get() : &noMail);
+                                             share_, loopStarted, mail_.get());
         out.details.emplace_back("radiosity_setup", gpu.setupSeconds);
         out.details.emplace_back("radiosity_loop", gpu.loopSeconds);
         const bool exchanged = devices.size() > 1 || (share_ && c.indirect);

@@ -147,7 +147,7 @@ public:
         : dev_(*in.device), k_(in.k), n_(n), T_(c.timesteps), P_(poses),
           perInvocation_(posesPerInvocation(poses, tuning)), lanes_(usesPoseLanes(poses, tuning)),
           laneShape_(laneShape(dev_, tuning)), blockSteps_(blockSteps),
-          farBytes_(std::uint64_t(n_) * blockSteps * P_ * sizeof(glm::vec2)),
+          farBytes_(farSumsBytes(n_, blockSteps, P_)),
           history_(historyBuffer(dev_, std::uint64_t(n_) * T_ * P_ * sizeof(glm::vec2), in.spareHistory)),
           farSums_((laps_.mark("history"),
                     vk::Buffer(dev_, farBytes_, vk::kStorageUsage, vk::MemoryKind::Device, "far sums"))),
@@ -501,13 +501,8 @@ private:
     // The set-up's parts (its debug line): each mark ends the part it names.
     struct Laps {
         Stopwatch clock;
-        double last = 0.0;
         std::string text;
-        void mark(const char* part) {
-            const double now = clock.seconds();
-            text += fmt::format("{}{} {:.4f}", text.empty() ? "" : ", ", part, now - last);
-            last = now;
-        }
+        void mark(const char* part) { text += fmt::format("{}{} {:.4f}", text.empty() ? "" : ", ", part, clock.lap()); }
     } laps_;
     vk::Buffer history_, farSums_, nearOffsets_, nearPairs_, stream_[kStreamBuffers], readback_, upload_;
     vk::Pass<shared::RadiosityFarPush> far_;
@@ -568,8 +563,7 @@ std::unique_ptr<FarSumsMail> makeFarSumsMail(const std::vector<TransportDevice>&
     if (devices.size() < 2 || !indirect || ranks || streamed || hostCopiesOnly) return mail;
     std::vector<vk::Device*> all;
     for (const TransportDevice& d : devices) all.push_back(d.device);
-    const std::uint64_t bytes =
-        std::uint64_t(n) * transportNearBelow(devices, tuning) * poses * sizeof(glm::vec2);
+    const std::uint64_t bytes = farSumsBytes(n, transportNearBelow(devices, tuning), poses);
     std::string why;
     for (auto& m : mail->blocks)
         if (!(m = vk::SharedHostBuffer::tryCreate(all, bytes, "far sums between the devices", &why))) break;
@@ -583,7 +577,7 @@ std::unique_ptr<FarSumsMail> makeFarSumsMail(const std::vector<TransportDevice>&
 GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std::uint32_t n, std::uint32_t poses,
                                 const NearLists& nearGiven, const SimConfig& config, bool indirect,
                                 const TransportTuning& tuning, const RowShare* share,
-                                const std::function<void()>& loopStarted, const FarSumsMail* mailGiven) {
+                                const std::function<void()>& loopStarted, const FarSumsMail* mail) {
     Stopwatch setup;
     const std::uint32_t T = config.timesteps;
     if (poses != paddedPoses(poses, tuning)) throw Error("internal: the transport's pose count is not padded");
@@ -607,12 +601,8 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
     }
     // Several devices of one process with K resident: the far sums of a block pass from device to
     // device through host memory that every device imports, the host copying nothing.
-    std::unique_ptr<FarSumsMail> madeHere;
-    if (!mailGiven) madeHere = makeFarSumsMail(devices, n, poses, tuning, indirect, share != nullptr);
-    const FarSumsMail& mail = mailGiven ? *mailGiven : *madeHere;
-    const bool mailFits = mail && D > 1 && !share && resident &&
-                          mail.blocks[0]->size() >= std::uint64_t(n) * block * poses * sizeof(glm::vec2);
-    const Exchange how = !exchange ? Exchange::None : mailFits ? Exchange::SharedHost : Exchange::HostCopies;
+    const bool mailed = mail && mail->holds(farSumsBytes(n, block, poses)) && D > 1 && !share && resident;
+    const Exchange how = !exchange ? Exchange::None : mailed ? Exchange::SharedHost : Exchange::HostCopies;
     // Each device's buffers, uploads and pipelines on a thread of its own (each device has its
     // own queue and pools).
     std::vector<std::unique_ptr<DeviceTransport>> st(D);
@@ -633,7 +623,7 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
     // other their rows directly (DeviceTransport::sendFarSumsTo).
     std::vector<glm::vec2> merged(share ? std::size_t(n) * block * poses : 0);
     if (how == Exchange::SharedHost) {
-        out.sharedExchangeBytes = 2 * mail.blocks[0]->size();
+        out.sharedExchangeBytes = 2 * mail->blocks[0]->size();
         spdlog::debug("the devices' far sums through {:.1f} MiB of host memory they all import",
                       double(out.sharedExchangeBytes) / 1048576.0);
     }
@@ -670,7 +660,7 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
             continue;
         }
         if (gather && how == Exchange::SharedHost) {
-            const vk::SharedHostBuffer& m = *mail.blocks[b % 2];
+            const vk::SharedHostBuffer& m = *mail->blocks[b % 2];
             for (std::size_t d = 0; d < D; ++d) nextFarDone[d] = st[d]->submitFarShared(t0, steps, m, d);
             const std::uint64_t gate = gates + (gatherPending ? 2 : 1);
             for (std::size_t d = 0; d < D; ++d) st[d]->submitNearShared(t0, steps, b, m, d, gate);

@@ -63,14 +63,40 @@ struct GpuTransport {
     bool lanes = false;                // rsimLaneHistoryIndex (gpu_layout.h)
     double setupSeconds = 0.0;         // pipelines, buffers, near lists upload
     double loopSeconds = 0.0;          // the time loop
-    double exchangeSeconds = 0.0;      // host part of combining far sums across devices (and ranks)
-    std::uint64_t sharedExchangeBytes = 0; // host memory the devices import for it (0: copied by the host)
+    // The host's part of the far sums' exchange: its copies between devices and ranks, or with
+    // the devices' shared memory (sharedExchangeBytes of it) opening their gates.
+    double exchangeSeconds = 0.0;
+    std::uint64_t sharedExchangeBytes = 0;
     std::uint64_t streamedBytes = 0;   // K bytes copied host -> device during the loop
 };
 
 // Per-triangle records of the transport and distance passes.
 std::vector<shared::GpuTransportTri> makeTransportRecords(const PreparedScene& scene, const SimConfig& config,
                                                           const DirectTerms& direct);
+
+// The near steps' pipeline, for the device's warm-up (vulkan/pipeline_warmup.h).
+vk::PipelineRecipe radiosityNearRecipe();
+
+// Bytes of one block's far sums of n rows (vec2[blockSteps][n][poses]): each device's far-sum
+// buffer, and what the devices exchange per block.
+inline std::uint64_t farSumsBytes(std::uint32_t n, std::uint32_t blockSteps, std::uint32_t poses) {
+    return std::uint64_t(n) * blockSteps * poses * 2 * sizeof(float);
+}
+
+// Host memory that several devices of one process with K resident pass their far sums through,
+// two blocks' worth (vk::SharedHostBuffer; a device writes block b + 1's rows while another may
+// still read block b's). Empty where a device does not import host memory (the reason logged),
+// with one device, K streamed, MPI ranks (`ranks`) or no indirect light. Importing it pins its
+// pages (0.01-0.02 s for industry on two H200s): the backend makes it beside the near lists.
+struct FarSumsMail {
+    std::unique_ptr<vk::SharedHostBuffer> blocks[2];
+    explicit operator bool() const { return blocks[1] != nullptr; }
+    // Whether it holds a block of `bytes` (farSumsBytes).
+    bool holds(std::uint64_t bytes) const { return *this && blocks[0]->size() >= bytes; }
+};
+std::unique_ptr<FarSumsMail> makeFarSumsMail(const std::vector<TransportDevice>& devices, std::uint32_t n,
+                                             std::uint32_t poses, const TransportTuning& tuning, bool indirect,
+                                             bool ranks);
 
 // B and Z of n triangles for `poses` poses at once (gpu_layout.h, rsimHistoryIndex; `poses` is a
 // paddedPoses() count, and the records hold that many poses). `near` may be
@@ -79,30 +105,12 @@ std::vector<shared::GpuTransportTri> makeTransportRecords(const PreparedScene& s
 // With `share` (MPI row-block mode: the devices hold this rank's chunks), the block's far sums
 // are exchanged with the other ranks after the devices' are combined; `near` holds every row's.
 // `loopStarted` (may be empty) is called once the devices' buffers are set up, as the time loop
-// begins.
-// The near steps' pipeline, for the device's warm-up (vulkan/pipeline_warmup.h).
-vk::PipelineRecipe radiosityNearRecipe();
-
-// `mail`: made by makeFarSumsMail ahead (null: runTransportVulkan makes it).
-struct FarSumsMail;
+// begins. Several devices pass their far sums through `mail` (makeFarSumsMail with the same
+// arguments) where it holds a block, else through the host's copies.
 GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std::uint32_t n, std::uint32_t poses,
                                 const NearLists& near, const SimConfig& config, bool indirect,
                                 const TransportTuning& tuning, const RowShare* share = nullptr,
                                 const std::function<void()>& loopStarted = {}, const FarSumsMail* mail = nullptr);
-
-// Host memory that several devices of one process with K resident pass their far sums through,
-// two blocks' worth (vk::SharedHostBuffer; a device writes block b + 1's rows while another may
-// still read block b's), for runTransportVulkan with the same arguments. Empty where a device
-// does not import host memory (the reason logged), with one device, K streamed, MPI ranks
-// (`ranks`) or no indirect light. Importing it pins its pages (0.01-0.02 s for industry on two
-// H200s): the backend makes it beside the near lists.
-struct FarSumsMail {
-    std::unique_ptr<vk::SharedHostBuffer> blocks[2];
-    explicit operator bool() const { return blocks[1] != nullptr; }
-};
-std::unique_ptr<FarSumsMail> makeFarSumsMail(const std::vector<TransportDevice>& devices, std::uint32_t n,
-                                             std::uint32_t poses, const TransportTuning& tuning, bool indirect,
-                                             bool ranks);
 
 // For tests: several devices exchange far sums through the host's copies even where they could
 // import one host allocation (vk::SharedHostBuffer), which is otherwise preferred.

@@ -476,14 +476,14 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     Stopwatch rowSums;
     setEnergy(out.stats, formFactorDiagnosticsDevice(dev, *vd.geometry, out.K));
     spdlog::debug("{}: the encoded rows' sums in {:.3f} s", who, rowSums.seconds());
-    // The pinned buffers of the halves' pieces and uploads kept until the device's release, and
-    // the lists and the scratches where small beside its memory (a 32nd of what is free each;
-    // no --max-device-mb), as one device keeps its lists: freed here, the driver's frees held up
-    // the other device's row sums (two H200s, the large room: 0.056 s from the last cast to the
-    // phase's end, 0.019-0.026 s with them kept; docs/benchmarks.md).
-    // One of each serves as the device's staging from here (the near lists and the transport
-    // upload and read back tens of MB: allocating its pinned memory there took 0.03-0.04 s a
-    // device on two H200s, industry; docs/benchmarks.md).
+    // One pinned buffer of the halves' pieces and one of their uploads serve as the device's
+    // staging from here (the near lists and the transport upload and read back tens of MB:
+    // allocating that pinned memory there took 0.03-0.04 s a device on two H200s, industry).
+    // The other pinned buffers are kept until the device's release, and the lists and the
+    // scratches where small beside its memory (a 32nd of what is free each; no --max-device-mb),
+    // as one device keeps its lists: freed here, the driver's frees held up the other device's
+    // row sums (two H200s, the large room: 0.056 s from the last cast to the phase's end,
+    // 0.019-0.026 s with them kept). docs/benchmarks.md has both.
     dev.adoptStaging(reader->takeBuffer(0), false);
     dev.adoptStaging(std::move((*stage)[0]), true);
     dev.holdUntilRelease("K halves read back", reader);

@@ -124,8 +124,8 @@ public:
     class Buffer& stagingReadback(std::uint64_t bytes);
     // A pinned buffer that a phase no longer needs (MemoryKind::Upload for `upload`, else
     // Readback; shared by the queue families) becomes the staging buffer of that direction where
-    // it is larger than the one held, which is then released (inBackground); else it is held
-    // until the release. Spares the later phases the allocation of pinned memory as they grow.
+    // it is larger than the one held; the smaller of the two is kept until the release
+    // (holdUntilRelease). Spares the later phases the allocation of pinned memory as they grow.
     void adoptStaging(class Buffer&& buffer, bool upload);
 
     void setName(VkObjectType type, std::uint64_t handle, const std::string& name) const;

@@ -68,78 +68,33 @@ DeviceK allocateDeviceK(vk::Device& device, KChunking chunking) {
     return K;
 }
 
-ChunksForLaunches::ChunksForLaunches(vk::Device& device, DeviceK& K, std::uint32_t firstChunk,
-                                       std::uint32_t endChunk, ChunkAllocation how)
+ChunksForLaunches::ChunksForLaunches(vk::Device& device, DeviceK& K, std::uint32_t firstChunk, std::uint32_t endChunk)
     : device_(device), K_(K), first_(std::min(firstChunk, K.chunking.chunks())),
-      end_(std::max(first_, std::min(endChunk, K.chunking.chunks()))), how_(how), ready_(end_), recorded_(end_) {
+      end_(std::max(first_, std::min(endChunk, K.chunking.chunks()))), ready_(end_), recorded_(end_) {
     requireChunksFit(device, K.chunking);
     K.chunkIds.clear();
     for (std::uint32_t c = first_; c < end_; ++c) K.chunkIds.push_back(c);
     K.buffers.clear();
-    K.buffers.resize(end_ - first_); // filled from the last; never resized while a thread runs
-    if (how_ == ChunkAllocation::Thread) thread_ = std::thread([this] { run(); });
+    K.buffers.resize(end_ - first_); // filled from the last
 }
 
 void ChunksForLaunches::allocateFrom(std::uint32_t c) {
-    if (how_ != ChunkAllocation::BetweenLaunches) return;
     c = std::max(c, first_);
     const Stopwatch sw;
     for (; ready_ > c; --ready_) K_.buffers[ready_ - 1 - first_] = chunkBuffer(device_, K_.chunking, ready_ - 1);
     seconds_ += sw.seconds();
 }
 
-ChunksForLaunches::~ChunksForLaunches() {
-    {
-        std::lock_guard lock(mutex_);
-        stop_ = true;
-    }
-    if (thread_.joinable()) thread_.join();
-}
-
-void ChunksForLaunches::run() {
-    Stopwatch sw;
-    try {
-        for (std::uint32_t c = end_; c-- > first_;) {
-            vk::Buffer b = chunkBuffer(device_, K_.chunking, c);
-            std::lock_guard lock(mutex_);
-            if (stop_) return;
-            K_.buffers[c - first_] = std::move(b);
-            ready_ = c;
-            cv_.notify_all();
-        }
-    } catch (...) {
-        std::lock_guard lock(mutex_);
-        failure_ = std::current_exception();
-        cv_.notify_all();
-        return;
-    }
-    std::lock_guard lock(mutex_);
-    seconds_ = sw.seconds();
-    spdlog::debug("{}: K's {} chunk(s) allocated in {:.3f} s beside the first launches", device_.label(),
-                  end_ - first_, seconds_);
-}
-
-std::uint32_t ChunksForLaunches::waitFor(std::uint32_t c) {
-    if (how_ == ChunkAllocation::BetweenLaunches) {
-        allocateFrom(c);
-        return ready_;
-    }
-    std::unique_lock lock(mutex_);
-    cv_.wait(lock, [&] { return ready_ <= c || failure_; });
-    if (failure_) std::rethrow_exception(failure_);
-    return ready_;
-}
-
-bool ChunksForLaunches::allocated() {
-    std::lock_guard lock(mutex_);
-    if (failure_) std::rethrow_exception(failure_);
-    return ready_ == first_;
+bool ChunksForLaunches::allocateNext() {
+    if (ready_ == first_) return false;
+    allocateFrom(ready_ - 1);
+    return true;
 }
 
 void ChunksForLaunches::need(std::uint32_t c, VkCommandBuffer cmd, const vk::Buffer& table) {
     c = std::max(c, first_);
     if (c >= recorded_) return;
-    waitFor(c);
+    allocateFrom(c);
     for (std::uint32_t x = c; x < recorded_; ++x) {
         const vk::Buffer& b = K_.buffers[x - first_];
         const std::uint64_t address = b.address();
@@ -151,11 +106,9 @@ void ChunksForLaunches::need(std::uint32_t c, VkCommandBuffer cmd, const vk::Buf
 }
 
 void ChunksForLaunches::finish() {
-    waitFor(first_);
-    if (thread_.joinable()) thread_.join();
-    if (how_ == ChunkAllocation::BetweenLaunches)
-        spdlog::debug("{}: K's {} chunk(s) allocated in {:.3f} s between the launches", device_.label(),
-                      end_ - first_, seconds_);
+    allocateFrom(first_);
+    spdlog::debug("{}: K's {} chunk(s) allocated in {:.3f} s between the launches", device_.label(), end_ - first_,
+                  seconds_);
     if (recorded_ > first_) // chunks no launch needed (a scene without pairs): zeroed here
         device_.submitAndWait([&](VkCommandBuffer cmd) {
             for (std::uint32_t x = first_; x < recorded_; ++x)

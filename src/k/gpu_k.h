@@ -3,13 +3,10 @@
 // computed K in place), or the chunks this device gathers from (K placed on several devices),
 // in device memory or, when streamed, in pinned host memory that the transport copies in.
 #pragma once
-#include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <functional>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "core/results.h"
@@ -53,52 +50,40 @@ DeviceK allocateDeviceK(vk::Device& device, KChunking chunking);
 // Every chunk of K allocated while the visibility launches cast the last rows (whose pairs reach
 // only the last chunks), the last chunk first: allocating device memory costs the driver 18-31
 // ms a GiB on an H100 whatever the chunking (docs/benchmarks.md), 1.3 s for the 61.9 GiB of fp32
-// K at 129k triangles. The chunks are zeroed by the launches' command buffers.
-// - On a thread of its own (ChunkAllocation::Thread), from the start.
-// - Between launches (ChunkAllocation::BetweenLaunches): on the caller's thread, those a launch
-//   needs when it is recorded (need()) and those the next one needs while a launch runs
-//   (allocateFrom()). The driver allocates one buffer at a time for the whole process and holds
-//   a submission meanwhile, so an allocation beside a launch's submission delays it; between
-//   them, it costs the device nothing.
-enum class ChunkAllocation { Thread, BetweenLaunches };
+// K at 129k triangles. The chunks are zeroed by the launches' command buffers. They are
+// allocated on the caller's thread between the launches: those a launch needs when it is
+// recorded (need()), the others while a launch runs (allocateFrom(), allocateNext()). The driver
+// allocates one buffer at a time for the whole process and holds a submission meanwhile, so an
+// allocation beside a submission delays it (a thread allocating beside the launches slowed
+// them: docs/benchmarks.md); between them, it costs the device nothing.
 class ChunksForLaunches {
 public:
-    // Starts allocating K's chunks [firstChunk, endChunk) (chunking as for allocateDeviceK; all of
-    // them by default), the last first, into K, which holds none.
-    ChunksForLaunches(vk::Device& device, DeviceK& K, std::uint32_t firstChunk = 0,
-                       std::uint32_t endChunk = ~0u, ChunkAllocation how = ChunkAllocation::Thread);
-    // Stops (the chunks allocated stay in K) and waits for the thread.
-    ~ChunksForLaunches();
+    // K's chunks [firstChunk, endChunk) (chunking as for allocateDeviceK; all of them by
+    // default) are to be allocated, the last first, into K, which holds none.
+    ChunksForLaunches(vk::Device& device, DeviceK& K, std::uint32_t firstChunk = 0, std::uint32_t endChunk = ~0u);
     ChunksForLaunches(const ChunksForLaunches&) = delete;
     ChunksForLaunches& operator=(const ChunksForLaunches&) = delete;
 
-    // Waits until chunks [c, chunks) exist (between launches: allocates them), and records into
-    // `cmd` the zeroing of those that were not ready at the last call and their addresses in
-    // `table` (chunkAddressTable), then a barrier. Rethrows the allocation's failure.
+    // Allocates chunks [c, chunks) where they do not exist yet, and records into `cmd` the
+    // zeroing of those that were not ready at the last call and their addresses in `table`
+    // (chunkAddressTable), then a barrier.
     void need(std::uint32_t c, VkCommandBuffer cmd, const vk::Buffer& table);
-    // Between launches: allocates chunks [c, chunks) now (the next launch's, while one runs).
+    // Allocates chunks [c, chunks) now (the next launch's, while one runs).
     void allocateFrom(std::uint32_t c);
-    // Waits for every chunk and zeroes those no launch needed.
+    // Allocates the next chunk below those allocated; false when none is left.
+    bool allocateNext();
+    // Allocates every chunk left and zeroes those no launch needed.
     void finish();
     // Whether every chunk is allocated (not necessarily recorded by need()).
-    bool allocated();
+    bool allocated() const { return ready_ == first_; }
 
 private:
-    void run();
-    std::uint32_t waitFor(std::uint32_t c);
-
     vk::Device& device_;
     DeviceK& K_;
     std::uint32_t first_, end_; // the chunks it allocates
-    ChunkAllocation how_;
-    std::mutex mutex_;
-    std::condition_variable cv_;
-    std::uint32_t ready_;    // chunks [ready_, end_) are allocated
-    std::uint32_t recorded_; // chunks [recorded_, end_) are zeroed and in the table
-    bool stop_ = false;
-    std::exception_ptr failure_;
-    double seconds_ = 0.0;
-    std::thread thread_;
+    std::uint32_t ready_;       // chunks [ready_, end_) are allocated
+    std::uint32_t recorded_;    // chunks [recorded_, end_) are zeroed and in the table
+    double seconds_ = 0.0;      // spent allocating
 };
 
 // uint64_t per chunk index: the address of the chunk this device holds, 0 for the others.

@@ -445,23 +445,15 @@ std::uint32_t visibilityLaunchCount(vk::Device& device, shared::VisibilityPush p
     return rows == 0 ? 0 : std::uint32_t(rows - 1);
 }
 
-namespace {
-// The last launch recordVisibilityRows would record for these rows (the first cast when the
-// launches run from the last rows): its pairs, which its lists of pairs must hold, and its rows x
-// columns, which its tiles span.
-struct LaunchSize {
-    std::uint64_t pairs = 0, cells = 0;
-};
-LaunchSize lastLaunchSize(vk::Device& device, shared::VisibilityPush push, std::uint32_t rowBegin,
-                          std::uint32_t rowEnd) {
-    LaunchSize last;
+VisibilityLaunchSize lastVisibilityLaunchSize(vk::Device& device, shared::VisibilityPush push, std::uint32_t rowBegin,
+                                              std::uint32_t rowEnd) {
+    VisibilityLaunchSize last;
     forEachVisibilityLaunch(device, push, rowBegin, rowEnd,
                             [&](shared::VisibilityPush, std::uint32_t width, std::uint32_t rows, std::uint64_t pairs) {
                                 last = {pairs, std::uint64_t(width) * rows};
                             });
     return last;
 }
-} // namespace
 
 void VisibilityPassTimes::add(const std::vector<double>& intervals, std::uint32_t launches) {
     for (std::uint32_t l = 0; l < launches; ++l) {
@@ -490,7 +482,7 @@ VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& g
                                      ? vk::makeStorage(device, std::vector<std::uint64_t>(K.chunking.chunks(), 0),
                                                        "K chunk addresses")
                                      : chunkAddressTable(device, K);
-    if (K.buffers.empty()) chunks.emplace(device, K, 0, ~0u, ChunkAllocation::BetweenLaunches);
+    if (K.buffers.empty()) chunks.emplace(device, K);
     shared::VisibilityPush push = visibilityPush(geometry, prepared, settings);
     push.kChunks = addresses.address();
     push.kStorage = K.chunking.storage();
@@ -520,7 +512,7 @@ VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& g
                       double(l->bytes()) / 1048576.0, sw.seconds(), rayTime.seconds());
         return l;
     };
-    const LaunchSize first = chunks ? lastLaunchSize(device, push, 0, n - 1) : LaunchSize{};
+    const VisibilityLaunchSize first = chunks ? lastVisibilityLaunchSize(device, push, 0, n - 1) : VisibilityLaunchSize{};
     if (first.cells > 0 && 2 * first.cells <= visibilityPairsPerLaunch(device, n))
         lists->first = made([&] {
             return VisibilityLists::forLaunch(device, first.pairs, first.cells, n, tileListMax(settings),

@@ -134,7 +134,7 @@ inline constexpr std::uint32_t kLaunchStamps = 6;
 // What a launch needs recorded before it (its K chunks zeroed and addressed: ChunksForLaunches).
 using LaunchPreparation = std::function<void(VkCommandBuffer, const shared::VisibilityPush&)>;
 // What the next launch (`next`) needs, done on the host while a launch runs (its K chunks
-// allocated: ChunkAllocation::BetweenLaunches).
+// allocated: ChunksForLaunches).
 using BetweenLaunches = std::function<void(const shared::VisibilityPush& next)>;
 // The lists of launch k (0: the first cast), which may be made between the launches.
 using LaunchLists = std::function<const VisibilityLists&(std::size_t k)>;
@@ -163,6 +163,14 @@ std::vector<std::uint32_t> visibilityLaunchRows(vk::Device& device, shared::Visi
 // How many launches recordVisibilityRows records for these rows.
 std::uint32_t visibilityLaunchCount(vk::Device& device, shared::VisibilityPush push, std::uint32_t rowBegin,
                                     std::uint32_t rowEnd);
+// The last launch recordVisibilityRows would record for these rows (the first cast when the
+// launches run from the last rows): its pairs, which its lists of pairs must hold, and its rows x
+// columns, which its tiles span (VisibilityLists::forLaunch).
+struct VisibilityLaunchSize {
+    std::uint64_t pairs = 0, cells = 0;
+};
+VisibilityLaunchSize lastVisibilityLaunchSize(vk::Device& device, shared::VisibilityPush push, std::uint32_t rowBegin,
+                                              std::uint32_t rowEnd);
 
 // K in place on one device (fp32 or fp16, every chunk, both halves); a K without chunks (only
 // its chunking) has them allocated beside the first launches. `raySeconds` receives the time of

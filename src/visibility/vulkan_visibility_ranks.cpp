@@ -221,26 +221,30 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     Stopwatch setup;
     const std::size_t foreignCasts =
         std::size_t(std::count_if(casts.begin(), casts.end(), [](const Cast& c) { return !c.foreign.empty(); }));
-    for (std::uint32_t s = 0; s < kSlots; ++s) {
-        const std::string tag = std::to_string(s);
-        slots[s].scratch = std::make_shared<vk::Buffer>(dev, std::max<std::uint64_t>(scratchBytes[s], 4), vk::kStorageUsage,
-                                                        vk::MemoryKind::Device, "K scratch stripes (fp32), slot " + tag,
-                                                        true);
+    for (std::uint32_t s = 0; s < kSlots; ++s)
         slots[s].stamps = std::make_unique<vk::Timestamps>(dev, std::max(mostLaunches[s], 1u) * kLaunchStamps,
-                                                           "visibility pass timestamps, slot " + tag);
-    }
+                                                           "visibility pass timestamps, slot " + std::to_string(s));
     // This part's entries are written as its chunks arrive (ChunksForLaunches::need).
     const vk::Buffer table = vk::makeStorage(dev, std::vector<std::uint64_t>(ch.chunks(), 0), "K chunk addresses");
-    const auto lists = std::make_shared<VisibilityLists>(dev, ch.n, tileListMax(settings), blockerRounds(settings),
-                                                         "visibility lists");
-    const double deviceBuffers = setup.seconds();
     const auto reader = std::make_shared<vk::PieceReader>(dev, readPiecesCap ? readPiecesCap.load() : kReadPieceBytes,
                                                           true, "K halves read back");
     const VisibilityPipelines pipelines = makeVisibilityPipelines(dev, settings, *vd.accel);
     GpuCounters counters(dev, kVisibilityCounters, "visibility counters");
-    spdlog::debug("{}: the casts' buffers in {:.3f} s (scratch, table and lists {:.3f} s), pipelines and counters "
-                  "{:.3f} s",
-                  who, setup.seconds(), deviceBuffers, setup.seconds() - deviceBuffers);
+    spdlog::debug("{}: table, timestamps, pipelines and counters in {:.3f} s", who, setup.seconds());
+    // The casts' lists and scratches, and this part's fp32 chunks, are allocated between the own
+    // block's first launches (below).
+    std::shared_ptr<VisibilityLists> lists;
+    const auto makeLists = [&] {
+        if (!lists)
+            lists = std::make_shared<VisibilityLists>(dev, ch.n, tileListMax(settings), blockerRounds(settings),
+                                                      "visibility lists");
+        return lists;
+    };
+    const auto makeScratch = [&](std::uint32_t s) {
+        slots[s].scratch = std::make_shared<vk::Buffer>(dev, std::max<std::uint64_t>(scratchBytes[s], 4),
+                                                        vk::kStorageUsage, vk::MemoryKind::Device,
+                                                        "K scratch stripes (fp32), slot " + std::to_string(s), true);
+    };
     push.stats = counters.address();
     push.rowsPerChunk = ch.rowsPerChunk;
     push.kStorage = shared::RSIM_K_FP32;
@@ -309,10 +313,26 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     Progress& progress = sharedProgress ? *sharedProgress : *ownProgress;
     Stopwatch sw;
     // The own block's launches from its last rows, one submission each, while this part's fp32
-    // chunks are allocated (each launch of rows [a, b) writes (i, j) and (j, i) for a <= i < j:
-    // chunks from a's on); then every chunk is in the table, zeroed, for the halves.
+    // chunks, the lists and the scratches are allocated (each launch of rows [a, b) writes (i, j)
+    // and (j, i) for a <= i < j: chunks from a's on). The driver allocates one buffer at a time for
+    // the whole process, and a submission waits behind an allocation (the devices' threads
+    // allocating beside their launches slowed both: docs/benchmarks.md), so each launch is
+    // submitted first and the host allocates one buffer after another while it runs, those the
+    // next launch needs first. Once all are allocated, every chunk is in the table, zeroed, for
+    // the halves.
     {
         ChunksForLaunches chunks(dev, out.K, share.firstChunk(), share.endChunk());
+        // One allocation ahead, the next launch's first (the lists, then its chunks from the
+        // last); false once there is nothing left to allocate.
+        const auto allocateAhead = [&] {
+            if (!lists) return makeLists(), true;
+            if (chunks.allocateNext()) return true;
+            for (std::uint32_t s = 0; s < kSlots; ++s)
+                if (!slots[s].scratch) return makeScratch(s), true;
+            return false;
+        };
+        std::size_t early = 0, ahead = 0;
+        double idle = 0.0; // the host allocating what a launch needs while the device has nothing to do
         if (foreignCasts < casts.size()) {
             Cast& own = casts.back();
             shared::VisibilityPush p = push;
@@ -320,26 +340,57 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
             p.colBegin = own.colBegin;
             p.colEnd = own.colEnd;
             const std::vector<std::uint32_t> rows = visibilityLaunchRows(dev, p, own.rowBegin, own.rowEnd);
-            const LaunchPreparation prepare = [&](VkCommandBuffer cmd, const shared::VisibilityPush& l) {
-                chunks.need(ch.chunkOf(l.rowBegin), cmd, table);
-            };
-            std::size_t early = 0;
-            for (std::size_t k = rows.size(); k-- > 1 && (early == 0 || !chunks.allocated()); ++early) {
-                castVisibilityRows(
-                    dev, pipelines, p, rows[k - 1], rows[k],
-                    [&](std::size_t) -> const VisibilityLists& { return *lists; }, progress, &out.ownPasses, prepare);
+            // The first launch (the last rows, the smallest) with lists of its own size, which
+            // the driver allocates sooner.
+            std::shared_ptr<VisibilityLists> firstLists;
+            const VisibilityLaunchSize first = lastVisibilityLaunchSize(dev, p, own.rowBegin, own.rowEnd);
+            if (first.cells > 0 && 2 * first.cells <= visibilityPairsPerLaunch(dev, ch.n))
+                firstLists = VisibilityLists::forLaunch(dev, first.pairs, first.cells, ch.n, tileListMax(settings),
+                                                        blockerRounds(settings), "visibility lists (first launch)");
+            vk::TimelineSemaphore launched(dev, "own block's first launches");
+            vk::Timestamps stamps(dev, kLaunchStamps, "visibility pass timestamps, own block's first launches");
+            const bool trace = spdlog::should_log(spdlog::level::debug);
+            for (std::size_t k = rows.size(); k-- > 1;) {
+                const Stopwatch clock;
+                const VisibilityLists& l = early == 0 && firstLists ? *firstLists : *makeLists();
+                std::uint64_t launchPairs = 0;
+                const std::uint64_t v = launched.submit(false, [&](VkCommandBuffer cmd) {
+                    chunks.need(ch.chunkOf(rows[k - 1]), cmd, table);
+                    launchPairs = recordVisibilityRows(dev, pipelines, p, rows[k - 1], rows[k], l, cmd, &stamps);
+                });
+                const double submitted = clock.seconds();
+                idle += submitted;
+                std::size_t made = 0;
+                while (!launched.waitFor(v, 0) && allocateAhead()) ++made;
+                ahead += made;
+                launched.wait(v);
+                dev.reclaim();
+                VisibilityPassTimes passes;
+                passes.add(stamps.intervals(kLaunchStamps), 1);
+                out.ownPasses += passes;
+                progress.add(launchPairs);
                 own.rowEnd = rows[k - 1];
+                ++early;
+                if (trace)
+                    spdlog::debug("{}: visibility launch of rows {} to {} ({} pairs): submitted at +{:.4f} s, {} "
+                                  "allocation(s) while it ran, done at +{:.4f} s, {:.4f} s of device time",
+                                  who, rows[k - 1], rows[k], launchPairs, submitted, made, clock.seconds(), passes.total());
+                if (lists && chunks.allocated() && slots[kSlots - 1].scratch) break;
             }
-            spdlog::debug("{}: {} of its own block's {} launch(es) cast while its fp32 chunks were allocated", who,
-                          early, rows.empty() ? 0 : rows.size() - 1);
             launches.back() = visibilityLaunchCount(dev, p, own.rowBegin, own.rowEnd);
             if (launches.back() == 0) {
                 casts.pop_back();
                 launches.pop_back();
             }
         }
+        Stopwatch rest;
+        std::size_t after = 0;
+        while (allocateAhead()) ++after;
         dev.submitAndWait([&](VkCommandBuffer cmd) { chunks.need(share.firstChunk(), cmd, table); });
         chunks.finish();
+        spdlog::debug("{}: {} of its own block's launch(es) cast while its buffers were allocated ({} allocation(s) "
+                      "while they ran, {:.3f} s before their submissions), {} after them in {:.3f} s",
+                      who, early, ahead, idle, after, rest.seconds());
     }
     // The halves: cast k + 1 runs while the host reads cast k's regions out of its slot's
     // scratch; then cast k + 2 may overwrite them. The rest of the own block, which writes no

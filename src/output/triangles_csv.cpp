@@ -2,9 +2,11 @@
 #include <charconv>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "output/output_util.h"
 #include "output/results_writer.h"
+#include "util/parallel.h"
 
 namespace rsim {
 namespace {
@@ -47,10 +49,10 @@ void writeTrianglesCsv(const std::filesystem::path& file, const ResultsView& vie
     output::requireSize(r.totalEnergy.size(), n, "totalEnergy");
     const std::vector<double> errors = output::distanceErrorsById(view);
 
-    output::OutputFile out(file);
-    std::string buf = "id,source_mesh,cx,cy,cz,area,reflectance,true_distance_m,distance_m,error_m,"
-                      "direct_energy,total_energy\n";
-    for (std::size_t id = 0; id < n; ++id) {
+    // One line per triangle, formatted on all cores in blocks of rows (formatting is most of the
+    // file's time: 0.03-0.04 s for 35-53k triangles on one core of an H200's host) and written in
+    // their order, a group of blocks at a time.
+    const auto line = [&](std::string& buf, std::size_t id) {
         const std::size_t i = ps.internalOf[id];
         buf += std::to_string(id);
         buf += ',';
@@ -71,12 +73,24 @@ void writeTrianglesCsv(const std::filesystem::path& file, const ResultsView& vie
             appendNumber(buf, v);
         }
         buf += '\n';
-        if (buf.size() > (1u << 20)) {
-            out.write(buf);
-            buf.clear();
-        }
+    };
+    constexpr std::size_t kBlockRows = 2048, kGroupBlocks = 64;
+    output::OutputFile out(file);
+    out.write("id,source_mesh,cx,cy,cz,area,reflectance,true_distance_m,distance_m,error_m,"
+              "direct_energy,total_energy\n");
+    std::vector<std::string> blocks(kGroupBlocks);
+    for (std::size_t first = 0; first < n; first += kBlockRows * kGroupBlocks) {
+        const std::size_t count = std::min(kGroupBlocks, (n - first + kBlockRows - 1) / kBlockRows);
+        parallelFor(count, 1, [&](std::size_t b0, std::size_t b1, unsigned) {
+            for (std::size_t b = b0; b < b1; ++b) {
+                std::string& buf = blocks[b];
+                buf.clear();
+                const std::size_t begin = first + b * kBlockRows, end = std::min(n, begin + kBlockRows);
+                for (std::size_t id = begin; id < end; ++id) line(buf, id);
+            }
+        });
+        for (std::size_t b = 0; b < count; ++b) out.write(blocks[b]);
     }
-    out.write(buf);
     out.close();
 }
 

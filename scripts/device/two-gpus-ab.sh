@@ -32,6 +32,7 @@ s = json.load(open(sys.argv[1])); t = s["timings_s"]; d = s.get("timings_detail_
 keys = sorted(k for k in d if k.startswith(("visibility", "k_", "radiosity", "near")))
 print(sys.argv[5], sys.argv[2], "devices", sys.argv[3], "rep", sys.argv[4], "total %.3f" % t["total"], "visibility %.3f" % t["visibility"],
       "compress %.3f" % t.get("compress", 0), "radiosity %.3f" % t["radiosity"], "process %.3f" % s.get("process_s", 0), "rss %.2f GB" % (s.get("peak_host_rss_bytes", 0) / 1e9),
+      " ".join("%s %.3f" % (k, t[k]) for k in ("load", "accel", "direct", "distance", "output") if k in t),
       " ".join("%s %.3f" % (k, d[k]) for k in keys if isinstance(d[k], (int, float))))
 PY
   done; done; done

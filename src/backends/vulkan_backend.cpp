@@ -646,7 +646,8 @@ private:
                          .as(k.format == KFormat::Fp16 ? KFormat::Fp16 : KFormat::Fp32);
         double raySeconds = 0.0;
         VisibilityPassTimes passes;
-        out.stats = computeVisibilityVulkan(d0, *s.geometry, *s.accel, scene(), k, K, raySeconds, 0, &passes);
+        EncodedAhead encoded(k.format); // allocated while the last launches run
+        out.stats = computeVisibilityVulkan(d0, *s.geometry, *s.accel, scene(), k, K, raySeconds, 0, &passes, &encoded);
         out.details.emplace_back("visibility_rays", raySeconds);
         // The device's time in each pass (GPU timestamps).
         addPassTimes(passes, out);
@@ -657,7 +658,7 @@ private:
         if (k.formatErrors && k.format == KFormat::Fp32)
             out.storage.formatErrors = formatErrorReport(downloadDeviceK(d0, K));
         Stopwatch sw;
-        const KErrors errors = compressDeviceK(d0, K, k.format);
+        const KErrors errors = compressDeviceK(d0, K, k.format, encoded.take(d0, K));
         out.compressSeconds = sw.seconds();
         // fp16 is converted in the shader, which does not report its rounding error.
         const bool fp16 = k.format == KFormat::Fp16;

@@ -46,13 +46,32 @@ bool roomTwiceOver(vk::Device& device, const DeviceK& K, std::uint32_t storage) 
 
 } // namespace
 
+namespace {
+bool encodedAhead(vk::Device& device, const DeviceK& K, KFormat format) {
+    return format != K.chunking.format && kFormatInfo(format).logTable && device.useCap() == 0 &&
+           roomTwiceOver(device, K, kFormatInfo(format).storage);
+}
+} // namespace
+
 std::vector<vk::Buffer> allocateEncodedK(vk::Device& device, const DeviceK& K, KFormat format) {
     std::vector<vk::Buffer> out;
-    if (format == K.chunking.format || !kFormatInfo(format).logTable || device.useCap() != 0 ||
-        !roomTwiceOver(device, K, kFormatInfo(format).storage))
-        return out;
+    if (!encodedAhead(device, K, format)) return out;
     for (std::uint32_t x = 0; x < K.chunkIds.size(); ++x) out.push_back(encodedChunk(device, K, x, format));
     return out;
+}
+
+bool EncodedAhead::allocateNext(vk::Device& device, const DeviceK& K) {
+    if (allowed_ < 0) allowed_ = encodedAhead(device, K, format_) ? 1 : 0;
+    if (allowed_ == 0 || chunks_.size() >= K.chunkIds.size()) return false;
+    chunks_.push_back(encodedChunk(device, K, std::uint32_t(chunks_.size()), format_));
+    return true;
+}
+
+std::vector<vk::Buffer> EncodedAhead::take(vk::Device& device, const DeviceK& K) {
+    if (chunks_.empty()) return {};
+    while (allocateNext(device, K)) {
+    }
+    return std::move(chunks_);
 }
 
 KErrors encodeLogKVulkan(vk::Device& device, DeviceK& K, KFormat format, std::uint64_t groupBytes,

@@ -23,6 +23,24 @@ vk::PipelineRecipe logEncodeRecipe(KFormat format);
 // none, and the encoding allocates them group by group, freeing fp32 chunks in between.
 std::vector<vk::Buffer> allocateEncodedK(vk::Device& device, const DeviceK& K, KFormat format);
 
+// allocateEncodedK one chunk at a time, between the launches of one device's visibility pass,
+// once K's fp32 chunks all exist (the same rule decides whether they are allocated ahead).
+class EncodedAhead {
+public:
+    explicit EncodedAhead(KFormat format) : format_(format) {}
+    // Allocates the next encoded chunk; false when none is left or they are not to be allocated
+    // ahead.
+    bool allocateNext(vk::Device& device, const DeviceK& K);
+    // Those allocated, with the rest allocated now; none where none was allocated ahead.
+    std::vector<vk::Buffer> take(vk::Device& device, const DeviceK& K);
+    std::size_t allocated() const { return chunks_.size(); }
+
+private:
+    KFormat format_;
+    int allowed_ = -1; // -1: not asked yet
+    std::vector<vk::Buffer> chunks_;
+};
+
 // `encoded`: allocateEncodedK's, or none.
 KErrors encodeLogKVulkan(vk::Device& device, DeviceK& K, KFormat format, std::uint64_t groupBytes = kEncodeGroupBytes,
                          std::vector<vk::Buffer> encoded = {});

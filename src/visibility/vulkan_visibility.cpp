@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "accel/shaft_bvh.h"
+#include "k/vulkan_log_encode.h"
 #include "util/error.h"
 #include "util/progress.h"
 #include "util/timer.h"
@@ -391,7 +392,7 @@ void castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines
         };
         if (done) {
             const std::uint64_t v = done->submit(false, record);
-            if (k + 1 < launches.size()) between(launches[k + 1].push);
+            if (k + 1 < launches.size()) between(launches[k + 1].push, [&] { return !done->waitFor(v, 0); });
             done->wait(v);
             device.reclaim();
         } else {
@@ -470,7 +471,8 @@ void VisibilityPassTimes::add(const std::vector<double>& intervals, std::uint32_
 VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& geometry,
                                         const vk::SceneAccel& accel, const PreparedScene& prepared,
                                         const KSettings& settings, DeviceK& K, double& raySeconds,
-                                        std::uint32_t nearCapacity, VisibilityPassTimes* times) {
+                                        std::uint32_t nearCapacity, VisibilityPassTimes* times,
+                                        EncodedAhead* encoded) {
     const std::uint32_t n = geometry.n;
     const VisibilityPipelines pipelines = makeVisibilityPipelines(device, settings, accel);
     GpuCounters counters(device, kVisibilityCounters, "visibility counters");
@@ -534,9 +536,14 @@ VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& g
         prepare = [&](VkCommandBuffer cmd, const shared::VisibilityPush& p) {
             chunks->need(K.chunking.chunkOf(p.rowBegin), cmd, addresses);
         };
-        between = [&](const shared::VisibilityPush& next) {
+        // The next launch's chunks, then, while the launch runs, the chunks after them and, once
+        // every chunk exists, the encoded ones (which the compression allocated after the phase:
+        // 0.09 s of an H200's driver for industry's 2.7 GB of lut8-log, docs/benchmarks.md).
+        between = [&](const shared::VisibilityPush& next, const std::function<bool()>& running) {
             rest();
             chunks->allocateFrom(K.chunking.chunkOf(next.rowBegin));
+            while (running() && (chunks->allocateNext() || (encoded && encoded->allocateNext(device, K)))) {
+            }
         };
     }
     const LaunchLists listsOf = [&](std::size_t k) -> const VisibilityLists& {
@@ -544,6 +551,9 @@ VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& g
     };
     castVisibilityRows(device, pipelines, push, 0, n - 1, listsOf, progress, times, prepare, between);
     if (chunks) chunks->finish();
+    if (encoded && encoded->allocated() > 0)
+        spdlog::debug("{}: {} of K's {} encoded chunk(s) allocated while the last launches ran", device.label(),
+                      encoded->allocated(), K.chunkIds.size());
     progress.finish();
     raySeconds = rayTime.seconds();
     // Lists small beside the device's memory (a 32nd of what is free; no --max-device-mb) are

@@ -21,6 +21,8 @@
 
 namespace rsim {
 
+class EncodedAhead; // k/vulkan_log_encode.h
+
 // The visibility shader the settings need: with the shaft query of clear pairs, or without.
 vk::ShaderCode (*visibilityShader(const KSettings& settings))(vk::RayPath);
 // The longest occluder list of a tile the settings use (0: none; tile_shaft.h): the former
@@ -134,8 +136,9 @@ inline constexpr std::uint32_t kLaunchStamps = 6;
 // What a launch needs recorded before it (its K chunks zeroed and addressed: ChunksForLaunches).
 using LaunchPreparation = std::function<void(VkCommandBuffer, const shared::VisibilityPush&)>;
 // What the next launch (`next`) needs, done on the host while a launch runs (its K chunks
-// allocated: ChunksForLaunches).
-using BetweenLaunches = std::function<void(const shared::VisibilityPush& next)>;
+// allocated: ChunksForLaunches), and what may be done ahead while `running()` (whether the
+// launch still runs).
+using BetweenLaunches = std::function<void(const shared::VisibilityPush& next, const std::function<bool()>& running)>;
 // The lists of launch k (0: the first cast), which may be made between the launches.
 using LaunchLists = std::function<const VisibilityLists&(std::size_t k)>;
 
@@ -176,9 +179,12 @@ VisibilityLaunchSize lastVisibilityLaunchSize(vk::Device& device, shared::Visibi
 // its chunking) has them allocated beside the first launches. `raySeconds` receives the time of
 // the ray dispatches (with any wait for a chunk). `nearCapacity` caps the near list (0: VisibilityLists'
 // default); the tests use it to run the first phase's fallback. `times`: as castVisibilityRows.
+// `encoded`, for a K without chunks: K's encoded chunks are allocated into it while the last
+// launches run, once the fp32 chunks all exist (as much as the launches leave time for).
 VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& geometry,
                                         const vk::SceneAccel& accel, const PreparedScene& prepared,
                                         const KSettings& settings, DeviceK& K, double& raySeconds,
-                                        std::uint32_t nearCapacity = 0, VisibilityPassTimes* times = nullptr);
+                                        std::uint32_t nearCapacity = 0, VisibilityPassTimes* times = nullptr,
+                                        EncodedAhead* encoded = nullptr);
 
 } // namespace rsim

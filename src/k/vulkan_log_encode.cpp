@@ -44,13 +44,12 @@ bool roomTwiceOver(vk::Device& device, const DeviceK& K, std::uint32_t storage) 
     return device.deviceLocalBudget() >= 2 * bytes;
 }
 
-} // namespace
-
-namespace {
+// Whether K's encoded chunks are allocated ahead of the encoding (allocateEncodedK).
 bool encodedAhead(vk::Device& device, const DeviceK& K, KFormat format) {
     return format != K.chunking.format && kFormatInfo(format).logTable && device.useCap() == 0 &&
            roomTwiceOver(device, K, kFormatInfo(format).storage);
 }
+
 } // namespace
 
 std::vector<vk::Buffer> allocateEncodedK(vk::Device& device, const DeviceK& K, KFormat format) {

@@ -4,7 +4,6 @@
 // in device memory or, when streamed, in pinned host memory that the transport copies in.
 #pragma once
 #include <cstdint>
-#include <exception>
 #include <functional>
 #include <string>
 #include <vector>

@@ -358,10 +358,10 @@ void recordLaunch(vk::Device& device, const VisibilityPipelines& pipelines, shar
 }
 } // namespace
 
-void castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines, shared::VisibilityPush push,
-                        std::uint32_t rowBegin, std::uint32_t rowEnd, const LaunchLists& lists,
-                        Progress& progress, VisibilityPassTimes* times, const LaunchPreparation& prepare,
-                        const BetweenLaunches& between) {
+std::uint32_t castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines, shared::VisibilityPush push,
+                                 std::uint32_t rowBegin, std::uint32_t rowEnd, const LaunchLists& lists,
+                                 Progress& progress, VisibilityPassTimes* times, const LaunchPreparation& prepare,
+                                 const BetweenLaunches& between) {
     std::optional<vk::Timestamps> ts;
     if (times) ts.emplace(device, kLaunchStamps, "visibility pass timestamps");
     struct Launch {
@@ -378,7 +378,9 @@ void castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines
     const Stopwatch clock;
     std::optional<vk::TimelineSemaphore> done;
     if (between) done.emplace(device, "visibility launches");
-    for (std::size_t k = 0; k < launches.size(); ++k) {
+    std::uint32_t first = rowBegin;
+    bool goOn = true;
+    for (std::size_t k = 0; k < launches.size() && goOn; ++k) {
         const Launch& l = launches[k];
         if (l.pairs > lists(k).facingCapacity)
             throw Error("internal: a visibility launch with more pairs than its lists hold");
@@ -392,7 +394,7 @@ void castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines
         };
         if (done) {
             const std::uint64_t v = done->submit(false, record);
-            if (k + 1 < launches.size()) between(launches[k + 1].push, [&] { return !done->waitFor(v, 0); });
+            if (k + 1 < launches.size()) goOn = between(launches[k + 1].push, [&] { return !done->waitFor(v, 0); }) || !prepare;
             done->wait(v);
             device.reclaim();
         } else {
@@ -409,7 +411,9 @@ void castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines
                           device.label(), l.push.rowBegin, l.push.rowEnd, l.pairs, start, prepared - start,
                           clock.seconds(), passes.total());
         progress.add(l.pairs);
+        first = l.push.rowBegin;
     }
+    return first;
 }
 
 std::uint64_t recordVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines,
@@ -544,6 +548,7 @@ VisibilityStats computeVisibilityVulkan(vk::Device& device, const GpuGeometry& g
             chunks->allocateFrom(K.chunking.chunkOf(next.rowBegin));
             while (running() && (chunks->allocateNext() || (encoded && encoded->allocateNext(device, K)))) {
             }
+            return true;
         };
     }
     const LaunchLists listsOf = [&](std::size_t k) -> const VisibilityLists& {

@@ -137,8 +137,8 @@ inline constexpr std::uint32_t kLaunchStamps = 6;
 using LaunchPreparation = std::function<void(VkCommandBuffer, const shared::VisibilityPush&)>;
 // What the next launch (`next`) needs, done on the host while a launch runs (its K chunks
 // allocated: ChunksForLaunches), and what may be done ahead while `running()` (whether the
-// launch still runs).
-using BetweenLaunches = std::function<void(const shared::VisibilityPush& next, const std::function<bool()>& running)>;
+// launch still runs). Returns whether the launches go on after this one.
+using BetweenLaunches = std::function<bool(const shared::VisibilityPush& next, const std::function<bool()>& running)>;
 // The lists of launch k (0: the first cast), which may be made between the launches.
 using LaunchLists = std::function<const VisibilityLists&(std::size_t k)>;
 
@@ -147,8 +147,9 @@ using LaunchLists = std::function<const VisibilityLists&(std::size_t k)>;
 // and the near list, and the column range: [push.colBegin, push.colEnd) (visibilityPush: all).
 // `times`, when given, receives each pass's device time. With `prepare`, the launches run from
 // the last rows to the first, each after what `prepare` records for it; `between` runs after each
-// launch's submission but the last, before the wait.
-void castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines, shared::VisibilityPush push,
+// launch's submission but the last, before the wait; with `prepare` it may stop them after that
+// launch. Returns the first row cast: rowBegin, or where `between` stopped the launches.
+std::uint32_t castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines, shared::VisibilityPush push,
                         std::uint32_t rowBegin, std::uint32_t rowEnd, const LaunchLists& lists,
                         Progress& progress, VisibilityPassTimes* times = nullptr,
                         const LaunchPreparation& prepare = {}, const BetweenLaunches& between = {});

@@ -332,14 +332,12 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
             return false;
         };
         std::size_t early = 0, ahead = 0;
-        double idle = 0.0; // the host allocating what a launch needs while the device has nothing to do
         if (foreignCasts < casts.size()) {
             Cast& own = casts.back();
             shared::VisibilityPush p = push;
             p.kChunks = table.address();
             p.colBegin = own.colBegin;
             p.colEnd = own.colEnd;
-            const std::vector<std::uint32_t> rows = visibilityLaunchRows(dev, p, own.rowBegin, own.rowEnd);
             // The first launch (the last rows, the smallest) with lists of its own size, which
             // the driver allocates sooner.
             std::shared_ptr<VisibilityLists> firstLists;
@@ -347,36 +345,20 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
             if (first.cells > 0 && 2 * first.cells <= visibilityPairsPerLaunch(dev, ch.n))
                 firstLists = VisibilityLists::forLaunch(dev, first.pairs, first.cells, ch.n, tileListMax(settings),
                                                         blockerRounds(settings), "visibility lists (first launch)");
-            vk::TimelineSemaphore launched(dev, "own block's first launches");
-            vk::Timestamps stamps(dev, kLaunchStamps, "visibility pass timestamps, own block's first launches");
-            const bool trace = spdlog::should_log(spdlog::level::debug);
-            for (std::size_t k = rows.size(); k-- > 1;) {
-                const Stopwatch clock;
-                const VisibilityLists& l = early == 0 && firstLists ? *firstLists : *makeLists();
-                std::uint64_t launchPairs = 0;
-                const std::uint64_t v = launched.submit(false, [&](VkCommandBuffer cmd) {
-                    chunks.need(ch.chunkOf(rows[k - 1]), cmd, table);
-                    launchPairs = recordVisibilityRows(dev, pipelines, p, rows[k - 1], rows[k], l, cmd, &stamps);
-                });
-                const double submitted = clock.seconds();
-                idle += submitted;
-                std::size_t made = 0;
-                while (!launched.waitFor(v, 0) && allocateAhead()) ++made;
-                ahead += made;
-                launched.wait(v);
-                dev.reclaim();
-                VisibilityPassTimes passes;
-                passes.add(stamps.intervals(kLaunchStamps), 1);
-                out.ownPasses += passes;
-                progress.add(launchPairs);
-                own.rowEnd = rows[k - 1];
+            const LaunchLists listsOf = [&](std::size_t k) -> const VisibilityLists& {
+                return k == 0 && firstLists ? *firstLists : *makeLists();
+            };
+            const LaunchPreparation prepare = [&](VkCommandBuffer cmd, const shared::VisibilityPush& l) {
+                chunks.need(ch.chunkOf(l.rowBegin), cmd, table);
                 ++early;
-                if (trace)
-                    spdlog::debug("{}: visibility launch of rows {} to {} ({} pairs): submitted at +{:.4f} s, {} "
-                                  "allocation(s) while it ran, done at +{:.4f} s, {:.4f} s of device time",
-                                  who, rows[k - 1], rows[k], launchPairs, submitted, made, clock.seconds(), passes.total());
-                if (lists && chunks.allocated() && slots[kSlots - 1].scratch) break;
-            }
+            };
+            // While a launch runs, one allocation after another; the launches stop once all exist.
+            const BetweenLaunches between = [&](const shared::VisibilityPush&, const std::function<bool()>& running) {
+                while (running() && allocateAhead()) ++ahead;
+                return !(lists && chunks.allocated() && slots[kSlots - 1].scratch);
+            };
+            own.rowEnd = castVisibilityRows(dev, pipelines, p, own.rowBegin, own.rowEnd, listsOf, progress,
+                                            &out.ownPasses, prepare, between);
             launches.back() = visibilityLaunchCount(dev, p, own.rowBegin, own.rowEnd);
             if (launches.back() == 0) {
                 casts.pop_back();
@@ -389,8 +371,8 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
         dev.submitAndWait([&](VkCommandBuffer cmd) { chunks.need(share.firstChunk(), cmd, table); });
         chunks.finish();
         spdlog::debug("{}: {} of its own block's launch(es) cast while its buffers were allocated ({} allocation(s) "
-                      "while they ran, {:.3f} s before their submissions), {} after them in {:.3f} s",
-                      who, early, ahead, idle, after, rest.seconds());
+                      "while they ran), {} after them in {:.3f} s",
+                      who, early, ahead, after, rest.seconds());
     }
     // The halves: cast k + 1 runs while the host reads cast k's regions out of its slot's
     // scratch; then cast k + 2 may overwrite them. The rest of the own block, which writes no

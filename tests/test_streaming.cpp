@@ -132,19 +132,6 @@ TEST_CASE("several devices, streaming and the memory cap give the single-device 
             CHECK(detail(many, "radiosity_exchange_shared_mib") > 0.0);
         }
     }
-    SECTION("1 to 4 blocks a pass: far sums exchanged after each block's near steps, or while the next period's "
-            "far gathers run: the same results") {
-        // One block a pass exchanges before each block's near steps; two or more let a period's
-        // far sums travel while the devices gather the next (8 steps for 2 and 3 blocks, 16 for
-        // 4), with T = 300 ending in a shorter period.
-        for (std::uint32_t blocks : {1u, 3u, 4u}) {
-            CAPTURE(blocks);
-            const Run many = runVulkan(s, c, "0,0", "auto", 0.0, 0.0, blocks);
-            CHECK(detail(many, "radiosity_exchange_shared_mib") > 0.0);
-            requireSame(one, many);
-        }
-        requireSame(one, runVulkan(s, c, "0,0,0", "auto", 0.0, 0.0, 4));
-    }
     SECTION("devices that do not share host memory exchange far sums through the host's copies: the same results") {
         struct Avoid {
             Avoid() { avoidSharedHostExchange(true); }

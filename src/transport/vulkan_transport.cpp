@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
-#include <optional>
 #include <utility>
 
 #include <glm/geometric.hpp>
@@ -144,15 +143,14 @@ enum class Exchange { None, HostCopies, SharedHost };
 class DeviceTransport {
 public:
     DeviceTransport(const TransportDevice& in, std::uint32_t n, std::uint32_t poses, const NearLists& near,
-                    const SimConfig& c, Exchange exchange, const TransportTuning& tuning, std::uint32_t blockSteps,
-                    std::uint32_t nearBelow, std::uint32_t farSlots)
+                    const SimConfig& c, Exchange exchange, const TransportTuning& tuning, std::uint32_t blockSteps)
         : dev_(*in.device), k_(in.k), n_(n), T_(c.timesteps), P_(poses),
           perInvocation_(posesPerInvocation(poses, tuning)), lanes_(usesPoseLanes(poses, tuning)),
           laneShape_(laneShape(dev_, tuning)), blockSteps_(blockSteps),
           farBytes_(farSumsBytes(n_, blockSteps, P_)),
           history_(historyBuffer(dev_, std::uint64_t(n_) * T_ * P_ * sizeof(glm::vec2), in.spareHistory)),
-          farSums_((laps_.mark("history"), vk::Buffer(dev_, farBytes_ * farSlots, vk::kStorageUsage,
-                                                      vk::MemoryKind::Device, "far sums"))),
+          farSums_((laps_.mark("history"),
+                    vk::Buffer(dev_, farBytes_, vk::kStorageUsage, vk::MemoryKind::Device, "far sums"))),
           nearOffsets_((laps_.mark("far sums"), vk::makeStorage(dev_, near.offsets, "near-pair offsets"))),
           nearPairs_(near.pairs.empty()
                          ? vk::Buffer(dev_, sizeof(shared::NearPair), vk::kStorageUsage, vk::MemoryKind::Device,
@@ -203,7 +201,7 @@ public:
         fp_.invCdtSq = c.invCdtSq;
         fp_.poses = P_;
         fp_.poseStride = n_ * T_;
-        fp_.nearBelow = nearBelow;
+        fp_.nearBelow = blockSteps_;
         np_.tris = in.records->address();
         np_.history = history_.address();
         np_.farSums = farSums_.address();
@@ -241,7 +239,6 @@ public:
 
     // The far gathers of the block [t0, t0 + steps), then (exchange) the far sums to the host.
     void submitFar(std::uint32_t t0, std::uint32_t steps, bool exchange) {
-        farAt_ = 0;
         if (k_->streamed)
             submitStreamedFar(t0, steps);
         else
@@ -263,7 +260,6 @@ public:
     std::uint64_t submitFarOfChunks(std::uint32_t t0, std::uint32_t steps, std::uint32_t c0, std::uint32_t c1) {
         const KChunking& ch = k_->chunking;
         std::vector<VkBufferCopy> regions;
-        farAt_ = 0;
         computeDone_.submit(false, [&](VkCommandBuffer cmd) {
             vk::computeBarrier(dev_, cmd);
             far_.bind(cmd);
@@ -334,13 +330,11 @@ public:
     }
 
     // Several devices sharing host memory (vk::SharedHostBuffer, `slot` this device's place in
-    // it): the far gathers of the block [t0, t0 + steps) into far-sum slot `farSlot`, then this
-    // device's rows of them copied into `mail` from byte `mailAt` on, at their places. Returns the
-    // value that ends them.
+    // it): the far gathers of the block [t0, t0 + steps), then this device's rows of the far sums
+    // copied into `mail`, at their places. Returns the value that ends them.
     std::uint64_t submitFarShared(std::uint32_t t0, std::uint32_t steps, const vk::SharedHostBuffer& mail,
-                                  std::size_t slot, std::uint64_t mailAt, std::uint32_t farSlot) {
-        farAt_ = farSlot * farBytes_;
-        const std::vector<VkBufferCopy> regions = rowRegions(steps, true, farAt_, mailAt);
+                                  std::size_t slot) {
+        const std::vector<VkBufferCopy> regions = rowRegions(steps, true);
         return computeDone_.submit(false, [&](VkCommandBuffer cmd) {
             recordResidentFar(cmd, t0, steps);
             if (regions.empty()) return;
@@ -351,21 +345,18 @@ public:
         });
     }
     // The block's near steps after the other devices' rows of its far sums are copied from
-    // `mail` (from byte `mailAt` on) into far-sum slot `farSlot`: submitted now, run once the host
-    // opens the gate to `gate` (openGate), when every other device's submitFarShared of the block
-    // has ended. Without `gate` (a block without far gathers) the steps alone, at once.
+    // `mail`: submitted now, run once the host opens the gate to `gate` (openGate), when every
+    // other device's submitFarShared of the block has ended.
     void submitNearShared(std::uint32_t t0, std::uint32_t steps, std::uint32_t block, const vk::SharedHostBuffer& mail,
-                          std::size_t slot, std::uint64_t mailAt, std::uint32_t farSlot, std::uint64_t gate) {
-        farAt_ = farSlot * farBytes_;
-        const std::vector<VkBufferCopy> regions = gate ? rowRegions(steps, false, mailAt, farAt_)
-                                                       : std::vector<VkBufferCopy>{};
-        if (gate) gateAwaited_ = gate;
+                          std::size_t slot, std::uint64_t gate) {
+        const std::vector<VkBufferCopy> regions = rowRegions(steps, false);
+        gateAwaited_ = gate;
         computeDone_.submit(false, [&](VkCommandBuffer cmd) {
             if (!regions.empty())
                 dev_.vk().vkCmdCopyBuffer(cmd, mail.buffer(slot), farSums_.handle(), std::uint32_t(regions.size()),
                                           regions.data());
             recordNear(cmd, t0, steps);
-        }, gate ? &gate_ : nullptr, gate);
+        }, &gate_, gate);
         blockDone_[block % 2] = computeDone_.value();
     }
     void openGate(std::uint64_t value) { gate_.signal(value); }
@@ -375,7 +366,6 @@ public:
     enum class FarSumsUpload { None, All, Others };
     // The near steps of the block, after the combined far sums are in place when exchanged.
     void submitNear(std::uint32_t t0, std::uint32_t steps, std::uint32_t block, FarSumsUpload upload) {
-        farAt_ = 0;
         const std::vector<VkBufferCopy> regions = upload == FarSumsUpload::Others ? rowRegions(steps, false)
                                                   : upload == FarSumsUpload::All
                                                       ? std::vector<VkBufferCopy>{VkBufferCopy{0, 0, farBytes_}}
@@ -392,7 +382,6 @@ public:
     // K resident and no far sums to exchange: the block's far gathers (`gather`) and near steps in
     // one submission instead of two (a small scene's blocks cost the host more than the device).
     void submitBlock(std::uint32_t t0, std::uint32_t steps, std::uint32_t block, bool gather) {
-        farAt_ = 0;
         computeDone_.submit(false, [&](VkCommandBuffer cmd) {
             if (gather) recordResidentFar(cmd, t0, steps);
             recordNear(cmd, t0, steps);
@@ -427,16 +416,14 @@ private:
     }
 
     // The places of those rows in the far sums (vec2[steps][n][poses]), for the block's first
-    // `steps` steps: one region a run and a step, read from byte `from` on and written from
-    // byte `to` on.
-    std::vector<VkBufferCopy> rowRegions(std::uint32_t steps, bool own, std::uint64_t from = 0,
-                                         std::uint64_t to = 0) const {
+    // `steps` steps: one region a run and a step.
+    std::vector<VkBufferCopy> rowRegions(std::uint32_t steps, bool own) const {
         const auto& runs = own ? ownRuns_ : otherRuns_;
         std::vector<VkBufferCopy> regions;
         for (std::uint32_t q = 0; q < steps; ++q)
             for (const auto& [row, rows] : runs) {
                 const std::uint64_t at = (std::uint64_t(q) * n_ + row) * P_ * sizeof(glm::vec2);
-                regions.push_back({from + at, to + at, std::uint64_t(rows) * P_ * sizeof(glm::vec2)});
+                regions.push_back({at, at, std::uint64_t(rows) * P_ * sizeof(glm::vec2)});
             }
         return regions;
     }
@@ -452,7 +439,6 @@ private:
     void recordNear(VkCommandBuffer cmd, std::uint32_t t0, std::uint32_t steps) {
         vk::computeBarrier(dev_, cmd);
         near_.bind(cmd);
-        np_.farSums = farSums_.address() + farAt_;
         for (std::uint32_t q = 0; q < steps; ++q) {
             np_.t = t0 + q;
             np_.q = q;
@@ -468,7 +454,7 @@ private:
         for (std::uint32_t q0 = 0; q0 < steps; q0 += B) {
             fp_.t0 = t0 + q0;
             fp_.steps = std::min(B, steps - q0);
-            fp_.farSums = farSums_.address() + farAt_ + std::uint64_t(q0) * n_ * P_ * sizeof(glm::vec2);
+            fp_.farSums = farSums_.address() + std::uint64_t(q0) * n_ * P_ * sizeof(glm::vec2);
             const std::uint32_t rows = fp_.k.rowEnd - fp_.k.rowBegin;
             if (lanes_)
                 far_.dispatch(cmd, fp_, (rows + laneShape_.receivers - 1) / laneShape_.receivers, 1,
@@ -511,8 +497,7 @@ private:
     bool lanes_;          // the history in pose lanes, the far gather radiosity_far_lanes.comp
     LaneShape laneShape_;
     std::uint32_t blockSteps_; // steps per block: far gathers at once, near steps after
-    std::uint64_t farBytes_;   // one block's far sums; farSums_ holds one or two (slots)
-    std::uint64_t farAt_ = 0;  // the slot of the block being recorded (bytes into farSums_)
+    std::uint64_t farBytes_;
     // The set-up's parts (its debug line): each mark ends the part it names.
     struct Laps {
         Stopwatch clock;
@@ -618,19 +603,12 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
     // device through host memory that every device imports, the host copying nothing.
     const bool mailed = mail && mail->holds(farSumsBytes(n, block, poses)) && D > 1 && !share && resident;
     const Exchange how = !exchange ? Exchange::None : mailed ? Exchange::SharedHost : Exchange::HostCopies;
-    // Through shared host memory, with near pairs up to two periods of exchange or more: each
-    // period's far sums travel between the devices while they gather the next period's, whose
-    // far pairs reach only the periods before (`lagged`, docs/architecture.md). Half the steps
-    // of a pass, in whole time blocks.
-    const bool lagged = how == Exchange::SharedHost && block >= 2 * B;
-    const std::uint32_t period = lagged ? B * std::max(1u, block / B / 2) : block;
     // Each device's buffers, uploads and pipelines on a thread of its own (each device has its
     // own queue and pools).
     std::vector<std::unique_ptr<DeviceTransport>> st(D);
     auto setUp = [&](std::size_t d) {
         const Stopwatch sw;
-        st[d] = std::make_unique<DeviceTransport>(devices[d], n, poses, near, config, how, tuning, period, block,
-                                                  lagged ? 2u : 1u);
+        st[d] = std::make_unique<DeviceTransport>(devices[d], n, poses, near, config, how, tuning, block);
         spdlog::debug("{}: the transport's buffers, uploads and passes in {:.4f} s ({} s)", devices[d].device->label(),
                       sw.seconds(), st[d]->setupParts());
     };
@@ -646,11 +624,8 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
     std::vector<glm::vec2> merged(share ? std::size_t(n) * block * poses : 0);
     if (how == Exchange::SharedHost) {
         out.sharedExchangeBytes = 2 * mail->blocks[0]->size();
-        spdlog::debug("the devices' far sums through {:.1f} MiB of host memory they all import, {}",
-                      double(out.sharedExchangeBytes) / 1048576.0,
-                      lagged ? fmt::format("each {}-step period's while they gather the next (near pairs below {} steps)",
-                                           period, block)
-                             : fmt::format("{}-step blocks, each after its near steps", block));
+        spdlog::debug("the devices' far sums through {:.1f} MiB of host memory they all import",
+                      double(out.sharedExchangeBytes) / 1048576.0);
     }
     // SharedHost: the block whose far gathers were submitted last; the host opens its gates (each
     // device's near steps, queued behind them) once every device's gathers have ended, after it
@@ -666,24 +641,6 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
         out.exchangeSeconds += sw.seconds();
         gatherPending = false;
     };
-    // Lagged: the period whose near steps wait to be submitted behind the next period's far
-    // gathers, and the gate they wait for (0: a period without far gathers); the mail of period
-    // b, four periods in its two blocks: a device may gather period b + 3 while another still
-    // copies in period b's far sums (only the gate of period b + 2 orders them).
-    struct Held {
-        std::uint32_t t0, steps, b;
-        std::uint64_t gate;
-    };
-    std::optional<Held> held;
-    std::uint64_t gatesQueued = 0;
-    auto mailOf = [&](std::uint32_t b) -> const vk::SharedHostBuffer& { return *mail->blocks[b % 4 / 2]; };
-    auto mailAt = [&](std::uint32_t b) { return b % 2 * farSumsBytes(n, period, poses); };
-    auto submitHeld = [&] {
-        for (std::size_t d = 0; d < D; ++d)
-            st[d]->submitNearShared(held->t0, held->steps, held->b, mailOf(held->b), d, mailAt(held->b),
-                                    held->b % 2, held->gate);
-        if (held->gate) openGates(); // while the devices gather the next period
-    };
     // Row-block mode: the exchanges of a block's far sums (every step of the block, fp32 B and Z
     // per pose), of all this rank's rows or of each half; built once, their buffers serve every block.
     std::vector<RowExchange> rankExchanges;
@@ -692,25 +649,11 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
         rankExchanges.emplace_back(*share, rowsOfPart(*share, part, parts), block,
                                    std::size_t(n) * poses * sizeof(glm::vec2), std::size_t(poses) * sizeof(glm::vec2));
     Progress progress("radiosity", T, "timesteps");
-    for (std::uint32_t t0 = 0, b = 0; t0 < T; t0 += period, ++b) {
-        const std::uint32_t steps = std::min(period, T - t0);
+    for (std::uint32_t t0 = 0, b = 0; t0 < T; t0 += block, ++b) {
+        const std::uint32_t steps = std::min(block, T - t0);
+        for (auto& s : st) s->throttle(b);
         // Nothing can arrive before the shortest far delay: the first block has no far gather.
         const bool gather = indirect && t0 + steps > block;
-        if (lagged) {
-            // The host waits for each period's far gathers (openGates), which keeps it ahead of
-            // the devices by a period or two without a throttle.
-            if (gather)
-                for (std::size_t d = 0; d < D; ++d)
-                    nextFarDone[d] = st[d]->submitFarShared(t0, steps, mailOf(b), d, mailAt(b), b % 2);
-            if (held) {
-                submitHeld();
-                progress.add(held->steps);
-            }
-            if (gather) farDone.swap(nextFarDone);
-            held = Held{t0, steps, b, gather ? ++gatesQueued : 0};
-            continue;
-        }
-        for (auto& s : st) s->throttle(b);
         if (!exchange && resident) {
             for (auto& s : st) s->submitBlock(t0, steps, b, gather);
             progress.add(steps);
@@ -718,9 +661,9 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
         }
         if (gather && how == Exchange::SharedHost) {
             const vk::SharedHostBuffer& m = *mail->blocks[b % 2];
-            for (std::size_t d = 0; d < D; ++d) nextFarDone[d] = st[d]->submitFarShared(t0, steps, m, d, 0, 0);
+            for (std::size_t d = 0; d < D; ++d) nextFarDone[d] = st[d]->submitFarShared(t0, steps, m, d);
             const std::uint64_t gate = gates + (gatherPending ? 2 : 1);
-            for (std::size_t d = 0; d < D; ++d) st[d]->submitNearShared(t0, steps, b, m, d, 0, 0, gate);
+            for (std::size_t d = 0; d < D; ++d) st[d]->submitNearShared(t0, steps, b, m, d, gate);
             if (gatherPending) openGates(); // the block before, while the devices have this one queued
             farDone.swap(nextFarDone);
             gatherPending = true;
@@ -756,10 +699,6 @@ GpuTransport runTransportVulkan(const std::vector<TransportDevice>& devices, std
         progress.add(steps);
     }
     if (gatherPending) openGates();
-    if (held) {
-        submitHeld();
-        progress.add(held->steps);
-    }
     for (auto& s : st) s->finish();
     progress.finish();
     out.loopSeconds = loop.seconds();

@@ -5,8 +5,6 @@
 // semaphores); with several devices the block's far sums pass between them through host memory
 // (imported by every device where they can, vk::SharedHostBuffer; else copied by the host); then
 // every device runs the block's near steps for all receivers, so all histories stay identical.
-// Through shared host memory with near pairs of at least two periods, a period's far sums travel
-// while the devices gather the next period's (its near steps queued behind those gathers).
 #pragma once
 #include <functional>
 #include <vector>

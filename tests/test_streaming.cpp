@@ -132,6 +132,17 @@ TEST_CASE("several devices, streaming and the memory cap give the single-device 
             CHECK(detail(many, "radiosity_exchange_shared_mib") > 0.0);
         }
     }
+    SECTION("1 to 4 blocks a pass on several devices: more near pairs, the same results") {
+        // The near steps split each receiver's pairs over several invocations (kNearSplit): lists
+        // of up to 32 steps sum the same as one device's of 8, T = 300 ends in a shorter block.
+        for (std::uint32_t blocks : {1u, 3u, 4u}) {
+            CAPTURE(blocks);
+            const Run many = runVulkan(s, c, "0,0", "auto", 0.0, 0.0, blocks);
+            CHECK(detail(many, "radiosity_exchange_shared_mib") > 0.0);
+            requireSame(one, many);
+        }
+        requireSame(one, runVulkan(s, c, "0,0,0", "auto", 0.0, 0.0, 4));
+    }
     SECTION("devices that do not share host memory exchange far sums through the host's copies: the same results") {
         struct Avoid {
             Avoid() { avoidSharedHostExchange(true); }

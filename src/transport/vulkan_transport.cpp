@@ -84,7 +84,9 @@ std::uint64_t transportBytesPerPose(std::uint32_t n, std::uint32_t timesteps) {
 }
 
 vk::PipelineRecipe radiosityNearRecipe() {
-    return vk::passRecipe<shared::RadiosityNearPush>(vk::shaders::radiosityNear(), {}, "radiosity near steps");
+    return vk::passRecipe<shared::RadiosityNearPush>(vk::shaders::radiosityNear(),
+                                                     vk::specConstants({{shared::RSIM_SPEC_NEAR_SPLIT, kNearSplit}}),
+                                                     "radiosity near steps");
 }
 
 namespace {
@@ -442,7 +444,7 @@ private:
         for (std::uint32_t q = 0; q < steps; ++q) {
             np_.t = t0 + q;
             np_.q = q;
-            near_.dispatchRows(cmd, np_, std::uint64_t(n_) * P_);
+            near_.dispatchRows(cmd, np_, std::uint64_t(n_) * P_ * kNearSplit);
             vk::computeBarrier(dev_, cmd);
         }
     }

@@ -35,6 +35,9 @@ RSIM_CONST uint RSIM_MAX_RADIOSITY_POSES = 4u;
 // The pose-lane far gather (radiosity_far_lanes.comp): receivers and source slices per workgroup.
 RSIM_CONST uint RSIM_SPEC_LANES_RECEIVERS = 4u;
 RSIM_CONST uint RSIM_SPEC_LANES_SLICES = 5u;
+// The near steps (radiosity_near.comp): invocations per receiver and pose, each summing every
+// RSIM_SPEC_NEAR_SPLIT-th of its near pairs (1, 2, 4 or 8: divides RSIM_WG_LINEAR).
+RSIM_CONST uint RSIM_SPEC_NEAR_SPLIT = 6u;
 
 // Poses of a transport batch (MODEL.md §9) share K and one B/Z history buffer: each pose's
 // plain [n][T] one after the other, entry (i, t) of pose p at rsimHistoryIndex (poseStride =

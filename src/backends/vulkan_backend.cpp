@@ -140,19 +140,12 @@ public:
                   TransportTuning tuning, bool rays, bool transferQueues)
         : instance_(std::move(instance)), stream_(stream), maxDeviceBytes_(maxDeviceBytes), maxHostBytes_(maxHostBytes),
           tuning_(tuning), rays_(rays) {
-        // Several devices pass far sums through host memory they import (transport).
-        auto make = [&, path, rays, transferQueues](std::size_t d) {
-            return std::make_unique<vk::Device>(*instance_, *infos[d], path,
-                                                "device " + std::to_string(d) + " (" + infos[d]->name + ")", rays,
-                                                transferQueues, infos.size() > 1);
-        };
-        // Several devices are created at once, each on a thread (vkCreateDevice took 0.09-0.13 s
-        // for each of two H200s, one after the other); a failure waits for the others' threads.
-        std::vector<std::future<std::unique_ptr<vk::Device>>> made;
-        for (std::size_t d = 1; d < infos.size(); ++d) made.push_back(std::async(std::launch::async, make, d));
         for (std::size_t d = 0; d < infos.size(); ++d) {
             Slot s;
-            s.device = d == 0 ? make(0) : made[d - 1].get();
+            // Several devices pass far sums through host memory they import (transport).
+            s.device = std::make_unique<vk::Device>(*instance_, *infos[d], path,
+                                                    "device " + std::to_string(d) + " (" + infos[d]->name + ")", rays,
+                                                    transferQueues, infos.size() > 1);
             s.budgetAtStart = s.device->deviceLocalBudget();
             s.device->setUseCap(maxDeviceBytes);
             slots_.push_back(std::move(s));
@@ -206,10 +199,7 @@ public:
             slot.geometry.reset();
             slot.accel.reset();
         }
-        // Each device's geometry and ray structures on a thread of its own (0.009 s each for the
-        // large room on two H200s, one after the other).
-        if (slots_.size() == 1) prepareDevice(0);
-        else vk::forEachDevice(slots_.size(), [&](std::size_t d) { prepareDevice(d); });
+        for (std::size_t d = 0; d < slots_.size(); ++d) prepareDevice(d);
     }
 
     // Row-block mode: this rank's chunks only, computed where they live; far sums exchanged with

@@ -78,6 +78,7 @@ std::vector<shared::GpuTransportTri> makeTransportRecords(const PreparedScene& s
 // (docs/benchmarks.md, c79), the time loop with 1, 2, 4 and 8: 0.391, 0.378, 0.368, 0.365 s on two
 // GPUs (large room; industry 0.571 to 0.516 s), 0.701 and 0.691 s on one.
 inline constexpr std::uint32_t kNearSplit = 8;
+static_assert(shared::RSIM_WG_LINEAR % kNearSplit == 0, "a receiver's near-step invocations share one workgroup");
 // The near steps' pipeline, for the device's warm-up (vulkan/pipeline_warmup.h).
 vk::PipelineRecipe radiosityNearRecipe();
 

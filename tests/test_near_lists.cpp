@@ -102,3 +102,48 @@ TEST_CASE("a device's near lists are the host's, whatever blocks of columns its 
     }
     CHECK(instance.validationErrors() == 0);
 }
+
+TEST_CASE("several builders' near lists merge into each row's pairs, parts in their order", "[transport]") {
+    // Three parts over five rows: part 0 rows 0-1, part 1 rows 1 and 3, part 2 row 4; row 2 has
+    // none, row 1 pairs of two parts.
+    const auto pair = [](std::uint32_t source) { return shared::NearPair{source, 1u, 0.5f, 0.25f}; };
+    std::vector<NearLists> parts(3);
+    parts[0].offsets = {0, 2, 3, 3, 3, 3};
+    parts[0].pairs = {pair(1), pair(2), pair(0)};
+    parts[1].offsets = {0, 0, 1, 1, 3, 3};
+    parts[1].pairs = {pair(4), pair(0), pair(4)};
+    parts[2].offsets = {0, 0, 0, 0, 0, 1};
+    parts[2].pairs = {pair(3)};
+    const NearLists merged = mergeNearLists(parts);
+    CHECK(merged.offsets == std::vector<std::uint32_t>{0, 2, 4, 4, 6, 7});
+    std::vector<std::uint32_t> sources;
+    for (const shared::NearPair& p : merged.pairs) sources.push_back(p.source);
+    CHECK(sources == std::vector<std::uint32_t>{1, 2, 0, 4, 0, 4, 3});
+    // Many rows, spread over the threads' blocks, each row's pairs from both parts.
+    std::vector<NearLists> big(2);
+    const std::uint32_t rows = 20000;
+    for (NearLists& p : big) p.offsets.assign(rows + 1, 0);
+    for (std::uint32_t i = 0; i < rows; ++i)
+        for (std::uint32_t part = 0; part < 2; ++part) {
+            const std::uint32_t count = (i + part) % 3;
+            for (std::uint32_t k = 0; k < count; ++k) big[part].pairs.push_back(pair(i * 10 + part * 5 + k));
+            big[part].offsets[i + 1] = std::uint32_t(big[part].pairs.size());
+        }
+    const NearLists all = mergeNearLists(big);
+    REQUIRE(all.offsets.size() == rows + 1);
+    REQUIRE(all.pairs.size() == big[0].pairs.size() + big[1].pairs.size());
+    bool inOrder = true;
+    for (std::uint32_t i = 0; i < rows; ++i) {
+        std::vector<std::uint32_t> expected;
+        for (std::uint32_t part = 0; part < 2; ++part)
+            for (std::uint32_t k = 0; k < (i + part) % 3; ++k) expected.push_back(i * 10 + part * 5 + k);
+        std::vector<std::uint32_t> got;
+        for (std::uint32_t k = all.offsets[i]; k < all.offsets[i + 1]; ++k) got.push_back(all.pairs[k].source);
+        inOrder = inOrder && got == expected;
+    }
+    CHECK(inOrder);
+    // One part comes back as it is.
+    const NearLists one = mergeNearLists({parts[0]});
+    CHECK(one.offsets == parts[0].offsets);
+    CHECK(one.pairs.size() == parts[0].pairs.size());
+}

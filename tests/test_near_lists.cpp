@@ -142,7 +142,7 @@ TEST_CASE("several builders' near lists merge into each row's pairs, parts in th
         inOrder = inOrder && got == expected;
     }
     CHECK(inOrder);
-    // One part comes back as it is.
+    // One part alone: its own lists.
     const NearLists one = mergeNearLists({parts[0]});
     CHECK(one.offsets == parts[0].offsets);
     CHECK(one.pairs.size() == parts[0].pairs.size());

@@ -328,7 +328,7 @@ public:
                 parts[d] = buildNearListsVulkan(*slots_[d].device, mine->parts()[d], onDevices[d], scene(), c, nearBelow);
             });
             const Stopwatch merge;
-            near_ = mergeNearLists(std::move(parts));
+            near_ = mergeNearLists(parts);
             if (D > 1) spdlog::debug("the devices' near lists merged in {:.4f} s", merge.seconds());
             if (share_) near_ = shareNearLists(near_, *share_);
             nearKey_ = nearKey;

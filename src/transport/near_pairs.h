@@ -25,8 +25,7 @@ NearLists buildNearLists(const PreparedScene& scene, const SimConfig& config,
                          std::uint32_t nearBelow = shared::RSIM_TIME_BLOCK, std::uint32_t rowBegin = 0,
                          std::uint32_t rowEnd = UINT32_MAX);
 
-// The lists of several builders that each covered other rows (each row's pairs of the parts in
-// their order); one part is returned as it is.
-NearLists mergeNearLists(std::vector<NearLists> parts);
+// The lists of several builders that each covered other rows (the rows' lists, in row order).
+NearLists mergeNearLists(const std::vector<NearLists>& parts);
 
 } // namespace rsim

@@ -378,7 +378,7 @@ std::uint32_t castVisibilityRows(vk::Device& device, const VisibilityPipelines& 
     const Stopwatch clock;
     std::optional<vk::TimelineSemaphore> done;
     if (between) done.emplace(device, "visibility launches");
-    std::uint32_t first = rowBegin;
+    std::uint32_t first = rowEnd; // the lowest row cast so far, whichever way the launches run
     bool goOn = true;
     for (std::size_t k = 0; k < launches.size() && goOn; ++k) {
         const Launch& l = launches[k];
@@ -411,7 +411,7 @@ std::uint32_t castVisibilityRows(vk::Device& device, const VisibilityPipelines& 
                           device.label(), l.push.rowBegin, l.push.rowEnd, l.pairs, start, prepared - start,
                           clock.seconds(), passes.total());
         progress.add(l.pairs);
-        first = l.push.rowBegin;
+        first = std::min(first, l.push.rowBegin);
     }
     return first;
 }

@@ -150,9 +150,9 @@ using LaunchLists = std::function<const VisibilityLists&(std::size_t k)>;
 // launch's submission but the last, before the wait; with `prepare` it may stop them after that
 // launch. Returns the first row cast: rowBegin, or where `between` stopped the launches.
 std::uint32_t castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines, shared::VisibilityPush push,
-                        std::uint32_t rowBegin, std::uint32_t rowEnd, const LaunchLists& lists,
-                        Progress& progress, VisibilityPassTimes* times = nullptr,
-                        const LaunchPreparation& prepare = {}, const BetweenLaunches& between = {});
+                                 std::uint32_t rowBegin, std::uint32_t rowEnd, const LaunchLists& lists,
+                                 Progress& progress, VisibilityPassTimes* times = nullptr,
+                                 const LaunchPreparation& prepare = {}, const BetweenLaunches& between = {});
 // The same launches recorded into one command buffer (no wait); returns the pairs they cover.
 // With `ts` (at least kLaunchStamps x visibilityLaunchCount timestamps), it is reset and each
 // launch writes its own kLaunchStamps, for VisibilityPassTimes::add.

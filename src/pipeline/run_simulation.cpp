@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "backends/backend_choice.h"
+#include "backends/backend_thread.h"
 #include "geometry/prepare.h"
 #include "k/k_cache.h"
 #include "pipeline/host_rays.h"
@@ -84,6 +85,7 @@ void SceneAndBackend::applyTo(RunOptions& options, RunMetadata& meta) {
 void SceneAndBackend::release() {
     cpu.reset();
     backend.reset();
+    devices.reset();
 }
 
 std::uint64_t SceneAndBackend::saveCachesAndMeasure() {
@@ -149,13 +151,16 @@ std::uint64_t trianglesAtMost(const SceneDesc& scene, std::size_t loaded) {
 // --host-rays auto only where the path needs acceleration structures: elsewhere (the bvh path) a
 // device with rays is created as soon as one without, so K is the GPU's, whatever the CPU's
 // thread count.
-bool loadWithHostK(SceneAndBackend& out, const VulkanSelection& selected, const SceneDesc& scene,
-                   const RunRequest& req, std::size_t poses, PhaseTimes& times) {
-    if (!selected || !hostKPossible(scene, req, poses, out.prepared.size())) return false;
-    if (!vk::usesAccelerationStructures(selected.path) && parseHostRays(req.hostRays) == HostRays::Auto) return false;
-    // When computing K fails, the future's destructor waits for the devices, which then go.
-    std::future<std::unique_ptr<Backend>> backend =
-        std::async(std::launch::async, [&] { return makeBackend(req.backend, selected, false, out.prepared.size()); });
+bool cpuMayComputeKFor(const VulkanSelection& selected, const RunRequest& req) {
+    return selected && (vk::usesAccelerationStructures(selected.path) || parseHostRays(req.hostRays) != HostRays::Auto);
+}
+
+bool loadWithHostK(SceneAndBackend& out, BackendThread& devices, const SceneDesc& scene, const RunRequest& req,
+                   std::size_t poses, PhaseTimes& times) {
+    if (!cpuMayComputeKFor(devices.selection(), req) || !hostKPossible(scene, req, poses, out.prepared.size()))
+        return false;
+    // When computing K fails, the devices go once made (BackendThread drops what no one takes).
+    std::future<std::unique_ptr<Backend>> backend = devices.make(false, out.prepared.size());
     const KSettings k = configFor(scene, req).k;
     spdlog::info("rays on the CPU: K's rays (at most about {}) and the others are few for {} thread(s); the CPU "
                  "computes K while the GPU is created without ray tracing for the transport (--host-rays never: "
@@ -180,8 +185,9 @@ bool loadWithHostK(SceneAndBackend& out, const VulkanSelection& selected, const 
 // The GPU run of `selected` without ray tracing, with K read from the K cache while its devices
 // are created (pipeline/host_rays.h), when the cache holds K and the run's other rays are few
 // enough; otherwise nothing happens and the caller makes the usual backend.
-bool loadWithHostRays(SceneAndBackend& out, const VulkanSelection& selected, const SceneDesc& scene,
-                      const RunRequest& req, std::size_t poses, PhaseTimes& times) {
+bool loadWithHostRays(SceneAndBackend& out, BackendThread& devices, const SceneDesc& scene, const RunRequest& req,
+                      std::size_t poses, PhaseTimes& times) {
+    const VulkanSelection& selected = devices.selection();
     const std::uint64_t rays = selected ? hostRaysOf(scene, req, poses, out.prepared.size()) : 0;
     if (rays == 0) return false;
     const SimConfig config = configFor(scene, req);
@@ -194,9 +200,9 @@ bool loadWithHostRays(SceneAndBackend& out, const VulkanSelection& selected, con
     const std::string key = KCache::key(out.prepared, config.k, chunking, KCache::computedBy(described));
     if (!cache.holds(key, chunking)) return false;
 
-    // When reading K fails, the future's destructor waits for the devices, which then go.
-    std::future<std::unique_ptr<Backend>> backend =
-        std::async(std::launch::async, [&] { return makeBackend(req.backend, selected, false, out.prepared.size()); });
+    // When reading K fails, the devices go once made, before others are (BackendThread runs one
+    // job after the other, and drops what no one takes).
+    std::future<std::unique_ptr<Backend>> backend = devices.make(false, out.prepared.size());
     Stopwatch sw;
     std::optional<CachedK> hit = cache.load(key, chunking);
     if (!hit) { // the cache said why; K is computed on devices with ray tracing, and stored afresh
@@ -226,48 +232,48 @@ SceneAndBackend loadSceneAndBackend(const SceneDesc& scene, const RunRequest& re
     // assimp reads the meshes in child processes (scene/mesh_import.h), once they have all been
     // forked: a fork while another thread allocates can leave the child a lock that is never
     // released (it did under AddressSanitizer, whose allocator GCC 12 does not prepare for fork).
-    std::future<VulkanSelection> selection;
-    const LoadedGeometry geometry = loadMeshes(scene, [&selection, &req] {
-        selection = std::async(std::launch::async, [&req] { return selectVulkan(req.backend); });
-    });
-    // A GPU device takes 0.08-0.3 s to create (docs/benchmarks.md, "GPU start-up"): it is made on
-    // another thread while this one prepares the triangles. A run that may take its K from the K
-    // cache with few other rays (pipeline/host_rays.h) creates its devices once the triangles
-    // tell whether the cache holds K. When preparing fails, the future's destructor waits for the
-    // thread before the error goes on. (Subdivision only adds triangles: too many rays for the
-    // meshes' are too many after it.)
-    const bool hostRaysPossible = hostRaysOf(scene, req, poses, geometry.v0.size()) > 0 ||
-                                  hostKPossible(scene, req, poses, geometry.v0.size());
-    std::future<std::unique_ptr<Backend>> backend;
-    if (!hostRaysPossible)
-        backend = std::async(std::launch::async,
-                             [&selection, &req, atMost = trianglesAtMost(scene, geometry.v0.size())] {
-                                 return makeBackend(req.backend, selection.get(), true, atMost);
-                             });
+    // The devices are created on that thread after it (backends/backend_thread.h), which ends
+    // when they are released.
+    std::unique_ptr<BackendThread> devices;
+    const LoadedGeometry geometry =
+        loadMeshes(scene, [&devices, &req] { devices = std::make_unique<BackendThread>(req.backend); });
+    // A GPU device takes 0.06-0.3 s to create (docs/benchmarks.md, "GPU start-up"): it is made as
+    // soon as the instance has chosen it, while this thread prepares the triangles. Two kinds of
+    // run may make it without ray tracing instead (pipeline/host_rays.h), with K from elsewhere:
+    // one whose K the K cache may hold, with few other rays, waits for the triangles, which tell
+    // whether the cache holds K; one whose K the CPU may compute waits only when the chosen
+    // device's ray path lets the CPU take K (on the bvh path, with --host-rays auto, the device
+    // casts K). (Subdivision only adds triangles: too many rays for the meshes' are too many
+    // after it.)
+    const bool cacheMayHoldK = hostRaysOf(scene, req, poses, geometry.v0.size()) > 0;
+    const bool cpuMayTakeK = hostKPossible(scene, req, poses, geometry.v0.size());
+    std::future<std::unique_ptr<Backend>> early;
+    if (!cacheMayHoldK)
+        early = devices->run([&req, cpuMayTakeK, atMost = trianglesAtMost(scene, geometry.v0.size())](
+                                 const VulkanSelection& selected) -> std::unique_ptr<Backend> {
+            if (cpuMayTakeK && cpuMayComputeKFor(selected, req)) return nullptr; // decided below
+            return makeBackend(req.backend, selected, true, atMost);
+        });
     SceneAndBackend out;
     out.prepared = prepare(geometry, scene);
     // What the GPU's ray passes build on the host from the triangles (rsim's BVH, the edge
     // neighbours, the tiles' sample: 0.01-0.02 s for the medium room), built here while the
-    // driver creates the devices instead of after (wasted where "auto" finds no GPU).
+    // driver creates the devices instead of after (wasted where "auto" finds no GPU, or where the
+    // CPU then computes K: small scenes only).
     std::shared_ptr<const SceneShafts> shafts;
     auto buildShafts = [&] { shafts = buildSceneShafts(out.prepared, tileListMax(configFor(scene, req).k)); };
-    if (!hostRaysPossible && req.backend.backend != "cpu") buildShafts();
+    if (!cacheMayHoldK && req.backend.backend != "cpu") buildShafts();
     times.add("load", sw.seconds());
-    if (hostRaysPossible) {
-        const VulkanSelection selected = selection.get();
-        if (!loadWithHostRays(out, selected, scene, req, poses, times) &&
-            !loadWithHostK(out, selected, scene, req, poses, times)) {
-            // The devices are made now, and the ray passes' host part beside them (as above).
-            std::future<std::unique_ptr<Backend>> made =
-                std::async(std::launch::async, [&] { return makeBackend(req.backend, selected, true, out.prepared.size()); });
-            if (selected && req.backend.backend != "cpu") buildShafts();
-            out.backend = made.get();
-            if (shafts) out.backend->adoptSceneShafts(std::move(shafts));
-        }
-    } else {
-        out.backend = backend.get();
-        if (shafts) out.backend->adoptSceneShafts(std::move(shafts));
+    out.backend = early.valid() ? early.get() : nullptr;
+    if (!out.backend && !loadWithHostRays(out, *devices, scene, req, poses, times) &&
+        !loadWithHostK(out, *devices, scene, req, poses, times)) {
+        // The devices are made now, and the ray passes' host part beside them (as above).
+        std::future<std::unique_ptr<Backend>> made = devices->make(true, out.prepared.size());
+        if (devices->selection() && req.backend.backend != "cpu" && !shafts) buildShafts();
+        out.backend = made.get();
     }
+    if (shafts && !out.cpu) out.backend->adoptSceneShafts(std::move(shafts));
+    out.devices = std::move(devices);
     // Under MPI every rank read the same meshes (pose mode would mix results of different scenes).
     if (Ranks::world().many()) checkRanksAgree(Ranks::world(), triangleFingerprint(out.prepared));
     return out;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backends/backend_choice.h"
+#include "backends/backend_thread.h"
 #include "core/prepared_scene.h"
 #include "output/results_writer.h"
 #include "pipeline/simulate.h"
@@ -69,6 +70,8 @@ RunInfo runInfoFor(const RunRequest& request);
 // the direct terms and the image; one whose K's rays are few as well gets them while the CPU
 // computes K.
 struct SceneAndBackend {
+    // The thread that created the instance and the devices; it ends at the release (or last).
+    std::unique_ptr<BackendThread> devices;
     PreparedScene prepared;
     std::unique_ptr<Backend> backend; // every phase, or all but those of `cpu`
     std::unique_ptr<Backend> cpu;     // the direct terms and the image of a GPU without ray tracing
@@ -79,7 +82,7 @@ struct SceneAndBackend {
     PhaseBackends phases() const;
     // The run's options and description with `cachedK` and the phases on the CPU.
     void applyTo(RunOptions& options, RunMetadata& meta);
-    // Releases the devices (`cpu` first: it holds no device).
+    // Releases the devices (`cpu` first: it holds no device), then ends their thread.
     void release();
     // Before the release: what later runs read is written now (Backend::saveCaches), and the
     // device-local bytes the devices hold, summed (what early_exit.h weighs).

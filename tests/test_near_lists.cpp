@@ -119,7 +119,7 @@ TEST_CASE("several builders' near lists merge into each row's pairs, parts in th
     std::vector<std::uint32_t> sources;
     for (const shared::NearPair& p : merged.pairs) sources.push_back(p.source);
     CHECK(sources == std::vector<std::uint32_t>{1, 2, 0, 4, 0, 4, 3});
-    // Many rows, spread over the threads' blocks, each row's pairs from both parts.
+    // Many rows, each with pairs from both parts (none, one or two of each).
     std::vector<NearLists> big(2);
     const std::uint32_t rows = 20000;
     for (NearLists& p : big) p.offsets.assign(rows + 1, 0);

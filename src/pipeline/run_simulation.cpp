@@ -146,15 +146,16 @@ std::uint64_t trianglesAtMost(const SceneDesc& scene, std::size_t loaded) {
     return scene.sim.max_edge_m > 0.0 ? 0 : 2 * std::uint64_t(loaded);
 }
 
-// The GPU run of `selected` without ray tracing, its devices created while the CPU computes K,
-// when its rays are few for the CPU (pipeline/host_rays.h); otherwise nothing happens. With
-// --host-rays auto only where the path needs acceleration structures: elsewhere (the bvh path) a
-// device with rays is created as soon as one without, so K is the GPU's, whatever the CPU's
-// thread count.
+// Whether the CPU may compute K for a GPU run on `selected`: with --host-rays auto only where the
+// path needs acceleration structures; elsewhere (the bvh path) a device with rays is created as
+// soon as one without, so K is the GPU's, whatever the CPU's thread count.
 bool cpuMayComputeKFor(const VulkanSelection& selected, const RunRequest& req) {
     return selected && (vk::usesAccelerationStructures(selected.path) || parseHostRays(req.hostRays) != HostRays::Auto);
 }
 
+// The GPU run of the chosen devices without ray tracing, created while the CPU computes K, when
+// the CPU may (cpuMayComputeKFor) and the rays are few for it (pipeline/host_rays.h); otherwise
+// nothing happens.
 bool loadWithHostK(SceneAndBackend& out, BackendThread& devices, const SceneDesc& scene, const RunRequest& req,
                    std::size_t poses, PhaseTimes& times) {
     if (!cpuMayComputeKFor(devices.selection(), req) || !hostKPossible(scene, req, poses, out.prepared.size()))
@@ -182,7 +183,7 @@ bool loadWithHostK(SceneAndBackend& out, BackendThread& devices, const SceneDesc
     return true;
 }
 
-// The GPU run of `selected` without ray tracing, with K read from the K cache while its devices
+// The GPU run of the chosen devices without ray tracing, with K read from the K cache while they
 // are created (pipeline/host_rays.h), when the cache holds K and the run's other rays are few
 // enough; otherwise nothing happens and the caller makes the usual backend.
 bool loadWithHostRays(SceneAndBackend& out, BackendThread& devices, const SceneDesc& scene, const RunRequest& req,

@@ -148,7 +148,8 @@ using LaunchLists = std::function<const VisibilityLists&(std::size_t k)>;
 // `times`, when given, receives each pass's device time. With `prepare`, the launches run from
 // the last rows to the first, each after what `prepare` records for it; `between` runs after each
 // launch's submission but the last, before the wait; with `prepare` it may stop them after that
-// launch. Returns the first row cast: rowBegin, or where `between` stopped the launches.
+// launch. Returns the lowest row cast (rowEnd when none was): rowBegin, or where `between` stopped
+// the launches.
 std::uint32_t castVisibilityRows(vk::Device& device, const VisibilityPipelines& pipelines, shared::VisibilityPush push,
                                  std::uint32_t rowBegin, std::uint32_t rowEnd, const LaunchLists& lists,
                                  Progress& progress, VisibilityPassTimes* times = nullptr,

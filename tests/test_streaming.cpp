@@ -15,7 +15,7 @@
 
 #include "backends/backend_choice.h"
 #include "k/k_plan.h"
-#include "k/shared_block_cut.h"
+#include "k/shared_block_claims.h"
 #include "transport/vulkan_transport.h"
 #include "visibility/scene_shafts.h"
 #include "visibility/vulkan_visibility.h"
@@ -158,8 +158,9 @@ TEST_CASE("several devices, streaming and the memory cap give the single-device 
     }
     SECTION("launches of a few hundred pairs: the same results on one device and on two") {
         // Two devices cast their own blocks' last launches while their chunks are allocated and
-        // the rest after the half blocks; with small launches both parts have several.
-        // Their half blocks come back in pieces of a few hundred bytes, which cut their regions
+        // the rest before their half blocks; with small launches both parts have several, and
+        // they claim the block they share one chunk at a time. Their half blocks come back, and
+        // go up to the other device, in pieces of a few hundred bytes, which cut their regions
         // (and their floats) anywhere.
         struct Cap {
             Cap() {
@@ -180,14 +181,14 @@ TEST_CASE("several devices, streaming and the memory cap give the single-device 
             CHECK(small.result.visibility.raysCast == one.result.visibility.raysCast);
         }
     }
-    SECTION("two devices' shared block cut at either end: the same results") {
-        // One device casts all of it, then the other; the balanced cut lies between.
+    SECTION("two devices' shared block cut at either end or in its middle: the same results") {
+        // One device casts all of it, then the other; where the devices meet lies between.
         struct Override {
-            ~Override() { overrideSharedBlockCut(-1.0); }
+            ~Override() { fixSharedBlockCut(-1.0); }
         } reset;
-        for (const double fraction : {0.0, 1.0}) {
+        for (const double fraction : {0.0, 0.5, 1.0}) {
             CAPTURE(fraction);
-            overrideSharedBlockCut(fraction);
+            fixSharedBlockCut(fraction);
             const Run many = runVulkan(s, c, "0,0", "auto");
             CHECK(hasDetail(many, "visibility_device_exchange"));
             requireSame(one, many);
@@ -291,85 +292,93 @@ TEST_CASE("a Vulkan backend takes the host's shafts built from its scene, and bu
     }
 }
 
-TEST_CASE("the devices' swap of half blocks delivers each piece, and a failed part ends the others' wait",
+TEST_CASE("the devices' mail of half blocks delivers each piece once, and a failed part ends the others' wait",
           "[streaming]") {
-    constexpr int P = 3;
-    SECTION("three parts") {
-        DeviceHalfSwap swap(P);
-        std::vector<std::vector<float>> received(P * P);
+    constexpr int P = 3, kPieces = 5;
+    using Piece = DeviceHalfMail::Piece;
+    const auto piece = [](int from, int to, int k) {
+        Piece p{from, {{std::uint32_t(to), std::uint32_t(k), std::uint32_t(k + 1)}}, std::make_unique<float[]>(2)};
+        p.data[0] = float(from);
+        p.data[1] = float(k);
+        return p;
+    };
+    SECTION("three parts, each posting as it goes and taking what came, then waiting for the rest") {
+        DeviceHalfMail mail(P);
+        std::vector<std::vector<std::pair<int, int>>> received(P); // (from, k) as they came
         std::vector<std::thread> threads;
         for (int me = 0; me < P; ++me)
             threads.emplace_back([&, me] {
-                std::vector<std::vector<float>> pieces(P);
-                for (int r = 0; r < P; ++r)
-                    if (r != me) pieces[std::size_t(r)].assign(std::size_t(1 + me + r), float(10 * me + r));
-                const std::vector<std::span<const float>> sendTo(pieces.begin(), pieces.end());
-                swap.forPart(me)(sendTo, [&](int from, std::span<const float> piece) {
-                    received[std::size_t(me * P + from)].assign(piece.begin(), piece.end());
-                });
+                const auto take = [&](bool wait) {
+                    std::vector<Piece> got = mail.take(me, wait);
+                    for (const Piece& p : got) {
+                        // What the piece says matches where it came from and went.
+                        if (p.regions.size() == 1 && p.regions[0].chunk == std::uint32_t(me) &&
+                            p.data[0] == float(p.from))
+                            received[std::size_t(me)].push_back({p.from, int(p.data[1])});
+                        else
+                            received[std::size_t(me)].push_back({-1, -1});
+                    }
+                    return !got.empty();
+                };
+                for (int k = 0; k < kPieces; ++k) {
+                    for (int r = 0; r < P; ++r)
+                        if (r != me) mail.post(r, piece(me, r, k));
+                    take(false);
+                }
+                mail.finish(me);
+                while (take(true)) {
+                }
             });
         for (auto& t : threads) t.join();
-        for (int me = 0; me < P; ++me)
-            for (int from = 0; from < P; ++from) {
-                CAPTURE(me, from);
-                const std::vector<float>& got = received[std::size_t(me * P + from)];
-                if (from == me) {
-                    CHECK(got.empty());
-                    continue;
-                }
-                CHECK(got == std::vector<float>(std::size_t(1 + me + from), float(10 * from + me)));
-            }
+        for (int me = 0; me < P; ++me) {
+            CAPTURE(me);
+            std::vector<std::pair<int, int>> got = received[std::size_t(me)];
+            std::sort(got.begin(), got.end());
+            std::vector<std::pair<int, int>> expected;
+            for (int from = 0; from < P; ++from)
+                for (int k = 0; from != me && k < kPieces; ++k) expected.push_back({from, k});
+            CHECK(got == expected);
+        }
+        CHECK(mail.take(0, true).empty()); // every part finished, nothing left
     }
-    SECTION("one part fails before it posts: the others throw instead of waiting") {
-        DeviceHalfSwap swap(P);
+    SECTION("a part that waits returns once every part has finished, with nothing for it") {
+        DeviceHalfMail mail(2);
+        std::atomic<bool> returned{false};
+        std::size_t pieces = 1;
+        std::thread waiter([&] { // (Catch2's checks only on the test's thread)
+            mail.finish(0);
+            pieces = mail.take(0, true).size();
+            returned = true;
+        });
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        const bool early = returned;
+        mail.finish(1);
+        waiter.join();
+        CHECK_FALSE(early);
+        CHECK(returned);
+        CHECK(pieces == 0);
+    }
+    SECTION("one part fails: the others throw instead of waiting, also for pieces that came") {
+        DeviceHalfMail mail(P);
         std::vector<int> abandoned(P, 0);
         std::vector<std::thread> threads;
         for (int me = 0; me < P; ++me)
             threads.emplace_back([&, me] {
                 if (me == 1) {
-                    swap.fail();
+                    mail.post(0, piece(1, 0, 0));
+                    mail.fail();
                     return;
                 }
-                const std::vector<std::span<const float>> nothing(P);
+                mail.finish(me);
                 try {
-                    swap.forPart(me)(nothing, [](int, std::span<const float>) {});
-                } catch (const DeviceHalfSwap::Abandoned&) {
+                    while (!mail.take(me, true).empty()) {
+                    }
+                } catch (const DeviceHalfMail::Abandoned&) {
                     abandoned[std::size_t(me)] = 1;
                 }
             });
         for (auto& t : threads) t.join();
         CHECK(abandoned == std::vector<int>{1, 0, 1});
-    }
-    SECTION("one part fails while receiving: no part leaves (and frees its halves) while another reads them") {
-        DeviceHalfSwap swap(P);
-        std::atomic<bool> part0Left{false}, part2Left{false}, readAfterLeave{false};
-        std::vector<int> abandoned(P, 0);
-        std::vector<std::thread> threads;
-        for (int me = 0; me < P; ++me)
-            threads.emplace_back([&, me] {
-                std::vector<std::vector<float>> pieces(P, std::vector<float>(4, float(me)));
-                const std::vector<std::span<const float>> sendTo(pieces.begin(), pieces.end());
-                try {
-                    swap.forPart(me)(sendTo, [&](int, std::span<const float> piece) {
-                        if (me == 0) throw Error("part 0 failed");
-                        if (me == 1) { // a slow reader: neither sender may have left when it reads
-                            std::this_thread::sleep_for(std::chrono::milliseconds(100));
-                            volatile float sum = 0.0f;
-                            for (float v : piece) sum = sum + v;
-                            if (part0Left || part2Left) readAfterLeave = true;
-                        }
-                    });
-                } catch (const DeviceHalfSwap::Abandoned&) {
-                    abandoned[std::size_t(me)] = 1;
-                } catch (const Error&) {
-                    swap.fail(); // what the backend does for a failed part
-                }
-                if (me == 0) part0Left = true;
-                if (me == 2) part2Left = true;
-            });
-        for (auto& t : threads) t.join();
-        CHECK(abandoned == std::vector<int>{0, 1, 1});
-        CHECK_FALSE(readAfterLeave);
     }
 }
 

@@ -5,7 +5,8 @@
 # GPU 0 and on GPUs 0 and 1 with this bundle, and on OLD_DEVICES (default "0,1") with the older
 # binary, twice, alternating, K cache off, debug logs; prints each run's phases and details and
 # `rsim compare` of one GPU against two and of the two builds on the devices both ran (issue 17,
-# point 5). NEW_DEVICES (default "0 0,1") and OLD_DEVICES: on one GPU, both "0".
+# point 5). NEW_DEVICES (default "0 0,1") and OLD_DEVICES: on one GPU, both "0" (or "0 0,0": two
+# slots of it).
 # NEW_OPTS and OLD_OPTS: more options for each (OLD may be this bundle's own bin/rsim, to compare
 # options alone). RUN_TIMEOUT (default 120 s) stops a run that hangs. REPS (default 2): repeats.
 #
@@ -36,9 +37,10 @@ print(sys.argv[5], sys.argv[2], "devices", sys.argv[3], "rep", sys.argv[4], "tot
       " ".join("%s %.3f" % (k, d[k]) for k in keys if isinstance(d[k], (int, float))))
 PY
   done; done; done
-  [[ -d /tmp/mg-new-$s-0x1 ]] &&
-    echo "compare $s new 1 vs 2: $($B/rsim compare /tmp/mg-new-$s-0 /tmp/mg-new-$s-0x1 --max-fraction 0 --tol-m 1e-6 2>&1 | tail -1)"
-  for d in 0 0x1; do [[ -d /tmp/mg-old-$s-$d && -d /tmp/mg-new-$s-$d ]] &&
+  for d in $(ls -d /tmp/mg-new-$s-*x* 2>/dev/null); do [[ -d /tmp/mg-new-$s-0 ]] &&
+    echo "compare $s new 1 vs ${d##*-}: $($B/rsim compare /tmp/mg-new-$s-0 $d --max-fraction 0 --tol-m 1e-6 2>&1 | tail -1)"
+  done
+  for d in $(ls -d /tmp/mg-new-$s-* 2>/dev/null); do d=${d##*-}; [[ -d /tmp/mg-old-$s-$d ]] &&
     echo "compare $s old against new on $d: $($B/rsim compare /tmp/mg-old-$s-$d /tmp/mg-new-$s-$d --max-fraction 0 --tol-m 1e-6 2>&1 | tail -1)"
   done
 done 2>&1 | tee $OUT/one-against-two.txt

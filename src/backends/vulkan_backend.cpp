@@ -24,7 +24,7 @@
 #include "distance/vulkan_distance.h"
 #include "k/gpu_k.h"
 #include "k/k_diagnostics.h"
-#include "k/shared_block_cut.h"
+#include "k/shared_block_claims.h"
 #include "k/vulkan_log_encode.h"
 #include "transport/vulkan_near_pairs.h"
 #include "transport/sources.h"
@@ -783,48 +783,50 @@ private:
         const std::size_t D = slots_.size();
         const std::uint64_t n = scene().size();
         std::string blocks;
-        RowShare cut(plan.chunking, int(D), 0);
-        // Two devices cut the block they share so that each casts about as many facing pairs.
-        std::optional<SharedBlockCut> sharedCut;
-        if (D == 2) {
-            const Stopwatch sw;
-            sharedCut = chooseSharedBlockCut(scene(), cut);
-            cut.cutSharedBlock(0, 1, sharedCut->chunk);
-            spdlog::debug("the shared block cut at chunk {} (rows {} on; its middle chunk {}): about {:.3g} and {:.3g} "
-                          "facing pairs for the two devices ({:.3g} and {:.3g} cut at the middle), estimated in "
-                          "{:.4f} s",
-                          sharedCut->chunk, cut.rowOfChunk(sharedCut->chunk), cut.partChunk(0, 1, 2), sharedCut->facing[0],
-                          sharedCut->facing[1], sharedCut->facingAtMiddle[0], sharedCut->facingAtMiddle[1], sw.seconds());
-        }
+        const RowShare cut(plan.chunking, int(D), 0);
         for (std::size_t d = 0; d < D; ++d)
             blocks += fmt::format("{}{}: rows {} to {} ({} chunk(s))", d ? "; " : "", slots_[d].device->label(),
                                   cut.rowBegin(int(d)), cut.rowEnd(int(d)),
                                   cut.endChunk(int(d)) - cut.firstChunk(int(d)));
+        // Two devices claim the block they share group by group from both ends, each group about
+        // one launch of pairs.
+        std::optional<SharedBlockClaims> claims;
+        if (D == 2)
+            claims.emplace(cut.firstChunk(0), cut.endChunk(0),
+                           std::min(kHalfCastChunks,
+                                    sharedBlockGroupChunks(visibilityPairsPerLaunch(*slots_[0].device, plan.chunking.n),
+                                                           plan.chunking.rowsPerChunk, cut.rowEnd(1) - cut.rowBegin(1))));
         spdlog::info("K cast once on {} devices, each holding its block of rows in fp32 (these blocks, not the chunk "
-                     "counts above), the halves of the blocks they share swapped: {}",
-                     D, blocks);
-        DeviceHalfSwap swap{int(D)};
+                     "counts above), the halves of the blocks they share swapped: {}{}",
+                     D, blocks,
+                     claims ? fmt::format("; the shared block claimed in {} group(s) of {} chunk(s) from both ends",
+                                          claims->groups(), claims->groupEnd(0) - claims->groupBegin(0))
+                            : "");
+        DeviceHalfMail mail{int(D)};
+        const DeviceHalves shared{mail, claims ? &*claims : nullptr};
         std::vector<RankAssembledK> parts(D);
         std::vector<std::exception_ptr> failures(D);
         Progress progress("visibility", n * (n - 1) / 2, "pairs");
         vk::forEachDevice(D, [&](std::size_t d) {
             const Slot& s = slots_[d];
             try {
-                RowShare part(plan.chunking, int(D), int(d));
-                if (sharedCut) part.cutSharedBlock(0, 1, sharedCut->chunk);
+                const RowShare part(plan.chunking, int(D), int(d));
                 parts[d] = computeKRankAssembled({s.device.get(), s.geometry.get(), s.accel.get()}, scene(), k, plan,
-                                                 part, swap.forPart(int(d)), &progress);
+                                                 part, &shared, &progress);
             } catch (...) {
                 failures[d] = std::current_exception();
-                swap.fail();
+                mail.fail();
             }
         });
+        if (claims)
+            spdlog::debug("the shared block's {} group(s): {} cast by {}, {} by {}", claims->groups(), claims->met(),
+                          slots_[0].device->label(), claims->groups() - claims->met(), slots_[1].device->label());
         // The first failure that is not another device's abandoned swap.
         for (const auto& f : failures) {
             if (!f) continue;
             try {
                 std::rethrow_exception(f);
-            } catch (const DeviceHalfSwap::Abandoned&) {
+            } catch (const DeviceHalfMail::Abandoned&) {
             }
         }
         progress.finish();

@@ -7,10 +7,6 @@
 
 namespace rsim {
 
-namespace {
-constexpr std::uint32_t kNoCut = 0xffffffffu;
-} // namespace
-
 RowShare::RowShare(const KChunking& chunking, const Ranks& ranks)
     : ranks_(&ranks), rank_(ranks.rank()), count_(std::max(ranks.size(), 1)), chunking_(chunking) {
     cut();
@@ -39,21 +35,12 @@ void RowShare::cut() {
             std::min<std::uint64_t>(chunking.chunks(), (row + chunking.rowsPerChunk / 2) / chunking.rowsPerChunk)));
     }
     first_.push_back(chunking.chunks());
-    sharedCut_.assign(std::size_t(count_) * std::size_t(count_), kNoCut);
-}
-
-void RowShare::cutSharedBlock(int lo, int hi, std::uint32_t chunk) {
-    if (ranks_) throw Error("internal: the blocks of MPI ranks are cut in their middle");
-    if (lo < 0 || hi <= lo || hi >= count_ || chunk < firstChunk(lo) || chunk > endChunk(lo))
-        throw Error("internal: a shared block cut outside its lower part's chunks");
-    sharedCut_[std::size_t(lo) * std::size_t(count_) + std::size_t(hi)] = chunk;
 }
 
 RowShare::PairBlock RowShare::pairBlock(int tracer, int other, bool atChunk) const {
     const int lo = std::min(tracer, other), hi = std::max(tracer, other);
     const std::uint32_t a = rowBegin(lo), b = rowEnd(lo);
-    const std::uint32_t cut = sharedCut_[std::size_t(lo) * std::size_t(count_) + std::size_t(hi)];
-    const std::uint32_t middle = !atChunk ? a + (b - a) / 2 : rowOfChunk(cut != kNoCut ? cut : partChunk(lo, 1, 2));
+    const std::uint32_t middle = !atChunk ? a + (b - a) / 2 : rowOfChunk(partChunk(lo, 1, 2));
     PairBlock out;
     out.i0 = tracer == lo ? a : middle;
     out.i1 = tracer == lo ? middle : b;

@@ -59,11 +59,8 @@ public:
         std::uint32_t i0 = 0, i1 = 0, j0 = 0, j1 = 0;
         std::size_t pairs() const { return std::size_t(i1 - i0) * (j1 - j0); }
     };
+    // (Two devices of one process claim that block in groups instead, k/shared_block_claims.h.)
     PairBlock pairBlock(int tracer, int other, bool atChunk = false) const;
-    // The devices of one process: where two parts cut the block they share (atChunk), a chunk
-    // of lo's in [firstChunk(lo), endChunk(lo)], instead of its middle chunk: lo casts its rows
-    // before it against all of hi's. Each pair is still cast once; only who casts it changes.
-    void cutSharedBlock(int lo, int hi, std::uint32_t chunk);
 
     std::uint32_t firstChunk() const { return firstChunk(rank()); }
     std::uint32_t endChunk() const { return endChunk(rank()); }
@@ -77,7 +74,6 @@ private:
     int rank_ = 0, count_ = 1;
     KChunking chunking_;
     std::vector<std::uint32_t> first_; // count() + 1 entries
-    std::vector<std::uint32_t> sharedCut_; // [lo * count() + hi]: cutSharedBlock's chunk, or none
 };
 
 } // namespace rsim

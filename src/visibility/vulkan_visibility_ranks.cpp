@@ -24,13 +24,7 @@
 namespace rsim {
 namespace {
 
-// A piece of what rank `tracer` sends rank `receiver`: columns [col0, col1) of the receiver's
-// chunk `chunk`, all its rows, as the chunk stores them ([j][i - rowBegin]), so that the
-// receiver copies it into place as it is.
-struct Region {
-    std::uint32_t chunk, col0, col1;
-    std::uint64_t elements(const KChunking& ch) const { return std::uint64_t(col1 - col0) * ch.rows(chunk); }
-};
+using Region = HalfRegion;
 
 // The block `tracer` casts with `receiver` (RowShare::pairBlock), seen from the receiver's
 // chunks: the lower rank's rows against the higher's, so the receiver's chunks are the block's
@@ -54,17 +48,13 @@ struct Cast {
     std::uint32_t rowBegin, rowEnd, colBegin, colEnd;
     std::vector<Region> foreign; // empty: this part's own block
     int receiver = -1;
-    std::uint64_t sendOffset = 0; // where its first region goes in the message to `receiver`
+    std::uint64_t sendOffset = 0; // MPI: where its first region goes in the message to `receiver`
 };
 
 // Casts whose results are on the device at once: the host reads cast k's regions out of its
 // scratch while cast k + 1 writes the other slot's.
 constexpr std::uint32_t kSlots = 2;
-// Foreign chunks per cast: a cast of one chunk's rows against half a part's rows (or the
-// reverse) has a few million pairs, and every cast pays its launch's phases and their tails; four
-// make launches of about the most pairs a launch covers in the large scenes that several devices
-// share (2^24, visibilityPairsPerLaunch).
-constexpr std::uint32_t kGroup = 4;
+constexpr std::uint32_t kGroup = kHalfCastChunks;
 // The pieces in which a cast's regions come to the host (vk::PieceReader): two pinned buffers
 // of this size a device, instead of two as large as a cast's regions (0.04-0.11 s of the two
 // H200s' setup before the first cast, the driver pinning one allocation at a time).
@@ -84,63 +74,35 @@ std::uint64_t rankAssemblyDeviceBytes(const RowShare& share) {
     return (rows * ch.n + kSlots * kGroup * std::uint64_t(ch.rowsPerChunk) * ch.n) * 4; // its rows, the scratches (a bound)
 }
 
-HalfSwap DeviceHalfSwap::forPart(int part) {
-    return [this, part](const std::vector<std::span<const float>>& sendTo,
-                        const std::function<void(int, std::span<const float>)>& receive) {
-        swap(part, sendTo, receive);
-    };
+void DeviceHalfMail::post(int to, Piece piece) {
+    std::lock_guard lock(mutex_);
+    boxes_[std::size_t(to)].push_back(std::move(piece));
+    cv_.notify_all();
 }
 
-void DeviceHalfSwap::fail() {
+void DeviceHalfMail::finish(int) {
+    std::lock_guard lock(mutex_);
+    ++finished_;
+    cv_.notify_all();
+}
+
+void DeviceHalfMail::fail() {
     std::lock_guard lock(mutex_);
     failed_ = true;
     cv_.notify_all();
 }
 
-void DeviceHalfSwap::waitFor(std::size_t& counter, std::unique_lock<std::mutex>& lock) {
-    ++counter;
-    cv_.notify_all();
-    cv_.wait(lock, [&] { return failed_ || counter == posted_.size(); });
-    if (!failed_) return;
-    // No part's halves go while another part still reads them.
-    cv_.wait(lock, [&] { return reading_ == 0; });
-    throw Abandoned();
-}
-
-void DeviceHalfSwap::swap(int part, const std::vector<std::span<const float>>& sendTo,
-                          const std::function<void(int, std::span<const float>)>& receive) {
+std::vector<DeviceHalfMail::Piece> DeviceHalfMail::take(int to, bool wait) {
     std::unique_lock lock(mutex_);
-    posted_[std::size_t(part)] = &sendTo;
-    waitFor(postedCount_, lock);
-    ++reading_;
-    lock.unlock();
-    const auto doneReading = [&] {
-        lock.lock();
-        --reading_;
-        cv_.notify_all();
-    };
-    try {
-        for (std::size_t r = 0; r < posted_.size(); ++r) {
-            if (int(r) == part) continue;
-            const std::span<const float> piece = (*posted_[r])[std::size_t(part)];
-            if (!piece.empty()) receive(int(r), piece);
-        }
-    } catch (...) {
-        // This part leaves, and its own halves go with it: the others stop waiting, and it waits
-        // until none of them is still reading (they finish what they are receiving).
-        doneReading();
-        failed_ = true;
-        cv_.notify_all();
-        cv_.wait(lock, [&] { return reading_ == 0; });
-        throw;
-    }
-    doneReading();
-    waitFor(copiedCount_, lock);
+    std::vector<Piece>& box = boxes_[std::size_t(to)];
+    if (wait) cv_.wait(lock, [&] { return failed_ || !box.empty() || finished_ == boxes_.size(); });
+    if (failed_) throw Abandoned();
+    return std::exchange(box, {});
 }
 
 RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedScene& prepared,
                                     const KSettings& settings, const KPlan& plan, const RowShare& share,
-                                    const HalfSwap& swapHalves, Progress* sharedProgress) {
+                                    const DeviceHalves* devices, Progress* sharedProgress) {
     vk::Device& dev = *vd.device;
     const KChunking ch = plan.chunking.as(KFormat::Fp32);
     const int me = share.rank(), R = share.count();
@@ -148,19 +110,21 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     RankAssembledK out;
     out.K.chunking = ch; // its chunks allocated beside the own block's first launches
     const std::string who = share.name(me);
+    SharedBlockClaims* const claims = devices ? devices->claims : nullptr;
+    if (claims && R != 2) throw Error("internal: a shared block claimed by other than two devices");
 
-    // The casts: first the launches of this part's own block from its last rows, one at a time,
-    // while its fp32 chunks are allocated (from the last; the driver allocates slowly, about 25 ms
-    // a GiB), then the halves that go to other parts (their regions come back cast by cast), then
-    // the rest of the own block, in one cast, which the device casts while the parts swap the
-    // halves.
-    std::vector<Cast> casts;
-    // What goes to each other part, left uninitialised: the copies out of the pieces read back
-    // touch its pages first, beside the casting, instead of a fill before the first cast.
+    // The casts of half blocks. MPI ranks and three or more devices: all of them now, for each
+    // other part the groups of its chunks (their regions come back cast by cast). Two devices:
+    // each group of part 0's chunks they claim (groupCast), part 0's rows against part 1's.
+    // Then the rest of the own block: MPI ranks cast it after the halves, while they swap them;
+    // devices before, and hand each half cast's regions over as soon as they are read back.
+    std::vector<Cast> halves;
+    // What goes to each other rank (MPI), left uninitialised: the copies out of the pieces read
+    // back touch its pages first, beside the casting, instead of a fill before the first cast.
     std::vector<std::unique_ptr<float[]>> sendStore(static_cast<std::size_t>(R));
     std::vector<std::span<const float>> sendTo(static_cast<std::size_t>(R));
     std::uint64_t pairs = std::uint64_t(R1 - R0) * (R1 > R0 ? R1 - R0 - 1 : 0) / 2;
-    for (int r = 0; r < R; ++r) {
+    for (int r = 0; r < R && !claims; ++r) {
         if (r == me) continue;
         std::uint64_t offset = 0;
         const std::vector<Region> all = regions(share, me, r);
@@ -176,12 +140,27 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
             c.sendOffset = offset;
             for (const Region& x : c.foreign) offset += x.elements(ch);
             pairs += std::uint64_t(c.rowEnd - c.rowBegin) * (c.colEnd - c.colBegin);
-            casts.push_back(std::move(c));
+            halves.push_back(std::move(c));
         }
+        if (devices) continue; // each cast's regions go in a piece of their own
         sendStore[std::size_t(r)].reset(new float[offset]);
         sendTo[std::size_t(r)] = {sendStore[std::size_t(r)].get(), offset};
     }
-    if (R1 > R0) casts.push_back({R0, R1, R0, R1, {}});
+    // Two devices: group g of part 0's chunks against every row of part 1; part 0 casts the
+    // group's rows, so its other side lies in a stripe of each of part 1's chunks, and part 1 the
+    // group's chunks' rows of part 1's columns.
+    const auto groupCast = [&](std::uint32_t g) {
+        const std::uint32_t c0 = claims->groupBegin(g), c1 = claims->groupEnd(g);
+        Cast c{ch.rowBegin(c0), ch.rowEnd(c1 - 1), share.rowBegin(1), share.rowEnd(1), {}};
+        c.receiver = 1 - me;
+        if (me == 0)
+            for (std::uint32_t x = share.firstChunk(1); x < share.endChunk(1); ++x) c.foreign.push_back({x, c.rowBegin, c.rowEnd});
+        else
+            for (std::uint32_t x = c0; x < c1; ++x) c.foreign.push_back({x, c.colBegin, c.colEnd});
+        return c;
+    };
+    std::optional<Cast> own;
+    if (R1 > R0) own = Cast{R0, R1, R0, R1, {}};
 
     // Per slot a scratch buffer for the foreign chunks of a cast; a table of chunk addresses
     // (this part's chunks, and one into the scratch at the index of each foreign chunk of the
@@ -196,33 +175,34 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
         for (std::size_t x = 0; x < g; ++x) at += (c.foreign[x].elements(ch) * 4 + 255) / 256 * 256;
         return at;
     };
-    std::array<std::uint64_t, kSlots> scratchBytes{};
-    for (std::size_t k = 0; k < casts.size(); ++k)
-        if (!casts[k].foreign.empty())
-            scratchBytes[k % kSlots] = std::max(scratchBytes[k % kSlots], stripeAt(casts[k], casts[k].foreign.size()));
+    // Every cast this part may make (the claims' groups: each of them), for the scratches' and
+    // the timestamps' sizes: the casts alternate between the slots.
+    std::vector<Cast> possible = halves;
+    for (std::uint32_t g = 0; claims && g < claims->groups(); ++g) possible.push_back(groupCast(g));
+    std::uint64_t scratchBytes = 0;
+    for (const Cast& c : possible)
+        if (!c.foreign.empty()) scratchBytes = std::max(scratchBytes, stripeAt(c, c.foreign.size()));
     // The casts run one after the other on the compute queue, each behind a barrier, so they
     // share the table and the lists; the host reads cast k's regions while cast k + 1 runs, so
     // each slot has its own scratch (and timestamps).
     struct Slot {
         std::shared_ptr<vk::Buffer> scratch;
-        std::unique_ptr<vk::Timestamps> stamps; // kLaunchStamps for each launch of its largest cast
+        std::unique_ptr<vk::Timestamps> stamps; // kLaunchStamps for each launch of the largest cast
     };
     std::array<Slot, kSlots> slots;
     shared::VisibilityPush push = visibilityPush(*vd.geometry, prepared, settings);
-    std::vector<std::uint32_t> launches(casts.size());
-    std::array<std::uint32_t, kSlots> mostLaunches{};
-    for (std::size_t k = 0; k < casts.size(); ++k) {
+    const auto launchesOf = [&](const Cast& c) {
         shared::VisibilityPush p = push;
-        p.colBegin = casts[k].colBegin;
-        p.colEnd = casts[k].colEnd;
-        launches[k] = visibilityLaunchCount(dev, p, casts[k].rowBegin, casts[k].rowEnd);
-        mostLaunches[k % kSlots] = std::max(mostLaunches[k % kSlots], launches[k]);
-    }
+        p.colBegin = c.colBegin;
+        p.colEnd = c.colEnd;
+        return visibilityLaunchCount(dev, p, c.rowBegin, c.rowEnd);
+    };
+    std::uint32_t mostLaunches = own ? launchesOf(*own) : 0;
+    for (const Cast& c : possible) mostLaunches = std::max(mostLaunches, launchesOf(c));
+    possible.clear();
     Stopwatch setup;
-    const std::size_t foreignCasts =
-        std::size_t(std::count_if(casts.begin(), casts.end(), [](const Cast& c) { return !c.foreign.empty(); }));
     for (std::uint32_t s = 0; s < kSlots; ++s)
-        slots[s].stamps = std::make_unique<vk::Timestamps>(dev, std::max(mostLaunches[s], 1u) * kLaunchStamps,
+        slots[s].stamps = std::make_unique<vk::Timestamps>(dev, std::max(mostLaunches, 1u) * kLaunchStamps,
                                                            "visibility pass timestamps, slot " + std::to_string(s));
     // This part's entries are written as its chunks arrive (ChunksForLaunches::need).
     const vk::Buffer table = vk::makeStorage(dev, std::vector<std::uint64_t>(ch.chunks(), 0), "K chunk addresses");
@@ -241,7 +221,7 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
         return lists;
     };
     const auto makeScratch = [&](std::uint32_t s) {
-        slots[s].scratch = std::make_shared<vk::Buffer>(dev, std::max<std::uint64_t>(scratchBytes[s], 4),
+        slots[s].scratch = std::make_shared<vk::Buffer>(dev, std::max<std::uint64_t>(scratchBytes, 4),
                                                         vk::kStorageUsage, vk::MemoryKind::Device,
                                                         "K scratch stripes (fp32), slot " + std::to_string(s), true);
     };
@@ -249,9 +229,9 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     push.rowsPerChunk = ch.rowsPerChunk;
     push.kStorage = shared::RSIM_K_FP32;
     push.mirror = shared::RSIM_K_MIRRORED;
-    // The other parts' halves on their way to the device (`halves` from MPI ranks, `stage` from
+    // The other parts' halves on their way to the device (`halvesIn` from MPI ranks, `stage` from
     // the devices of one process); declared before the semaphores, so destroyed after they waited.
-    vk::Buffer halves;
+    vk::Buffer halvesIn;
     const auto stage = std::make_shared<std::array<vk::Buffer, 2>>();
     vk::TimelineSemaphore done(dev, "rank casts");
     vk::TimelineSemaphore uploads(dev, "K halves from other parts");
@@ -263,8 +243,8 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
             at.push_back({stripeAt(c, g), c.foreign[g].elements(ch) * 4});
         return at;
     };
-    auto submit = [&](std::size_t k) {
-        const Cast& c = casts[k];
+    // Submits cast c as the k-th (its slot k % kSlots; the semaphore reaches k + 1 when it ends).
+    const auto submit = [&](const Cast& c, std::size_t k) {
         const Slot& s = slots[k % kSlots];
         shared::VisibilityPush p = push;
         p.kChunks = table.address();
@@ -294,20 +274,42 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
             }
         });
     };
+    // Cast k's regions out of its slot's scratch, one after the other, into `to`. On all cores:
+    // the first touch of each page of what is sent costs the kernel's fault, and on one thread
+    // the copy took longer than the next cast (two H200s: industry's half blocks 1.05-1.25 s with
+    // 0.62-0.71 s of device time).
+    const auto readBack = [&](const Cast& c, std::size_t k, float* into) {
+        char* to = reinterpret_cast<char*>(into);
+        const std::vector<vk::PieceReader::Region> at = regionsOf(c);
+        reader->read(
+            *slots[k % kSlots].scratch, at,
+            [&](std::uint64_t where, const void* data, std::uint64_t bytes) {
+                parallelFor(bytes, std::size_t(1) << 20, [&](std::size_t b, std::size_t e, unsigned) {
+                    std::memcpy(to + where + b, static_cast<const char*>(data) + b, e - b);
+                });
+            },
+            &done, k + 1); // and frees the device's finished command buffers
+    };
+    const auto castPairs = [](const Cast& c) { return std::uint64_t(c.rowEnd - c.rowBegin) * (c.colEnd - c.colBegin); };
+    std::uint64_t ownRestPairs = 0; // the own block's pairs after its first launches
 
-    // What the other ranks cast for this rank's chunks: where each rank's part begins.
+    // What the other parts cast for this part's chunks (MPI ranks, three or more devices): where
+    // each part's regions begin in what it sends.
     std::vector<std::vector<Region>> from(static_cast<std::size_t>(R));
     std::vector<std::uint64_t> fromAt(static_cast<std::size_t>(R) + 1, 0);
-    for (int r = 0; r < R; ++r) {
+    for (int r = 0; r < R && !claims; ++r) {
         std::uint64_t elements = 0;
         if (r != me) from[std::size_t(r)] = regions(share, r, me);
         for (const Region& g : from[std::size_t(r)]) elements += g.elements(ch);
         fromAt[std::size_t(r) + 1] = fromAt[std::size_t(r)] + elements;
     }
     const std::uint64_t total = fromAt[std::size_t(R)];
-    spdlog::debug("{}: rows {} to {}: its own block's last launches, {} casts of half blocks for {} other part(s), "
-                  "then the rest of its own block",
-                  who, R0, R1, foreignCasts, R - 1);
+    spdlog::debug("{}: rows {} to {}: its own block's last launches, then {}", who, R0, R1,
+                  claims    ? fmt::format("the rest of its own block, then the {} group(s) of the shared block it claims",
+                                          claims->groups())
+                  : devices ? fmt::format("the rest of its own block, then {} casts of half blocks", halves.size())
+                            : fmt::format("{} casts of half blocks for {} other part(s), then the rest of its own block",
+                                          halves.size(), R - 1));
     std::optional<Progress> ownProgress;
     if (!sharedProgress) ownProgress.emplace("visibility", pairs, "pairs");
     Progress& progress = sharedProgress ? *sharedProgress : *ownProgress;
@@ -332,16 +334,15 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
             return false;
         };
         std::size_t early = 0, ahead = 0;
-        if (foreignCasts < casts.size()) {
-            Cast& own = casts.back();
+        if (own) {
             shared::VisibilityPush p = push;
             p.kChunks = table.address();
-            p.colBegin = own.colBegin;
-            p.colEnd = own.colEnd;
+            p.colBegin = own->colBegin;
+            p.colEnd = own->colEnd;
             // The first launch (the last rows, the smallest) with lists of its own size, which
             // the driver allocates sooner.
             std::shared_ptr<VisibilityLists> firstLists;
-            const VisibilityLaunchSize first = lastVisibilityLaunchSize(dev, p, own.rowBegin, own.rowEnd);
+            const VisibilityLaunchSize first = lastVisibilityLaunchSize(dev, p, own->rowBegin, own->rowEnd);
             if (first.cells > 0 && 2 * first.cells <= visibilityPairsPerLaunch(dev, ch.n))
                 firstLists = VisibilityLists::forLaunch(dev, first.pairs, first.cells, ch.n, tileListMax(settings),
                                                         blockerRounds(settings), "visibility lists (first launch)");
@@ -357,13 +358,10 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
                 while (running() && allocateAhead()) ++ahead;
                 return !(lists && chunks.allocated() && slots[kSlots - 1].scratch);
             };
-            own.rowEnd = castVisibilityRows(dev, pipelines, p, own.rowBegin, own.rowEnd, listsOf, progress,
-                                            &out.ownPasses, prepare, between);
-            launches.back() = visibilityLaunchCount(dev, p, own.rowBegin, own.rowEnd);
-            if (launches.back() == 0) {
-                casts.pop_back();
-                launches.pop_back();
-            }
+            own->rowEnd = castVisibilityRows(dev, pipelines, p, own->rowBegin, own->rowEnd, listsOf, progress,
+                                             &out.ownPasses, prepare, between);
+            if (launchesOf(*own) == 0) own.reset();
+            for (std::uint32_t i = R0; own && i < own->rowEnd; ++i) ownRestPairs += R1 - 1 - i;
         }
         Stopwatch rest;
         std::size_t after = 0;
@@ -374,118 +372,208 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
                       "while they ran), {} after them in {:.3f} s",
                       who, early, ahead, after, rest.seconds());
     }
-    // The halves: cast k + 1 runs while the host reads cast k's regions out of its slot's
-    // scratch; then cast k + 2 may overwrite them. The rest of the own block, which writes no
-    // scratch, follows the last half block's cast on the device while the host reads that one.
-    Stopwatch halvesTime;
-    std::size_t submitted = 0;
-    while (submitted < std::min<std::size_t>(kSlots, casts.size())) submit(submitted++);
-    for (std::size_t k = 0; k < foreignCasts; ++k) {
-        done.wait(k + 1);
-        out.halvesPasses.add(slots[k % kSlots].stamps->intervals(launches[k] * kLaunchStamps), launches[k]);
-        const Cast& c = casts[k];
-        // The regions come one after the other, as in what goes to the receiver. On all cores:
-        // the first touch of each page of what is sent costs the kernel's fault, and on one
-        // thread the copy took longer than the next cast (two H200s: industry's half blocks
-        // 1.05-1.25 s with 0.62-0.71 s of device time).
-        char* to = reinterpret_cast<char*>(sendStore[std::size_t(c.receiver)].get() + c.sendOffset);
-        const std::vector<vk::PieceReader::Region> regions = regionsOf(c);
-        reader->read(
-            *slots[k % kSlots].scratch, regions,
-            [&](std::uint64_t where, const void* data, std::uint64_t bytes) {
-                parallelFor(bytes, std::size_t(1) << 20, [&](std::size_t b, std::size_t e, unsigned) {
-                    std::memcpy(to + where + b, static_cast<const char*>(data) + b, e - b);
-                });
-            },
-            &done, k + 1); // and frees the device's finished command buffers
-        if (submitted < casts.size()) submit(submitted++);
-        progress.add(std::uint64_t(c.rowEnd - c.rowBegin) * (c.colEnd - c.colBegin));
-    }
-    spdlog::debug("{}: half blocks cast and read back in {:.3f} s", who, halvesTime.seconds());
-    // This rank's block on the device; meanwhile the swap, and what the other ranks cast for this
-    // rank's chunks copied into place (other elements than the block's).
-    while (submitted < casts.size()) submit(submitted++);
-    const auto checkSize = [&](int r, std::size_t count) {
-        if (count != fromAt[std::size_t(r) + 1] - fromAt[std::size_t(r)])
-            throw Error("internal: " + share.name(r) + " sent a block of K of another size");
+    // K's encoded chunks, allocated while the device casts (the host would only wait), not
+    // after: 0.02-0.06 s of two H200s' encoding (docs/benchmarks.md).
+    std::vector<vk::Buffer> encoded;
+    const auto allocateEncoded = [&] {
+        Stopwatch ahead;
+        encoded = allocateEncodedK(dev, out.K, plan.chunking.format);
+        if (!encoded.empty())
+            spdlog::debug("{}: K's {} encoded chunk(s) allocated in {:.3f} s while it casts", who, encoded.size(),
+                          ahead.seconds());
     };
-    Stopwatch swap;
-    if (swapHalves) {
-        // Devices of one process: each other part's halves go from its memory through a ring of
-        // two pinned buffers to this device, on the transfer queue while the device casts its
-        // own block (one pinned buffer for all of them took 0.4-0.5 s to allocate on two H100s).
-        std::array<std::uint64_t, 2> stageFree{0, 0}; // the uploads' value after which a buffer is free
-        for (vk::Buffer& b : *stage)
-            b = vk::Buffer(dev, kStageBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryKind::Upload,
-                           "K halves from other parts, staging", true);
-        std::size_t next = 0;
-        swapHalves(sendTo, [&](int r, std::span<const float> piece) {
-            checkSize(r, piece.size());
-            std::size_t at = 0;
-            for (const Region& g : from[std::size_t(r)]) {
-                const vk::Buffer& dst = out.K.buffers[g.chunk - share.firstChunk()];
-                const std::uint64_t first = std::uint64_t(g.col0) * ch.rows(g.chunk), count = g.elements(ch);
-                for (std::uint64_t e = 0; e < count;) {
-                    const std::uint64_t n = std::min<std::uint64_t>(count - e, kStageBytes / 4);
-                    const std::size_t s = next++ % stage->size();
-                    uploads.wait(stageFree[s]);
-                    float* to = static_cast<float*>((*stage)[s].mapped());
-                    const float* src = piece.data() + at + e;
-                    parallelFor(n, std::size_t(1) << 20, [&](std::size_t b, std::size_t end, unsigned) {
-                        std::memcpy(to + b, src + b, (end - b) * 4);
-                    });
-                    const VkBufferCopy region{0, (first + e) * 4, n * 4};
-                    stageFree[s] = uploads.submit(true, [&](VkCommandBuffer cmd) {
-                        dev.vk().vkCmdCopyBuffer(cmd, (*stage)[s].handle(), dst.handle(), 1, &region);
-                    });
-                    e += n;
-                }
-                at += count;
+    Stopwatch exchange;
+    if (!devices) {
+        // MPI ranks. The halves: cast k + 1 runs while the host reads cast k's regions out of its
+        // slot's scratch; then cast k + 2 may overwrite them. The rest of the own block, which
+        // writes no scratch, follows the last half block's cast on the device while the host reads
+        // that one, and while the ranks swap the halves.
+        std::vector<Cast> casts = std::move(halves);
+        if (own) casts.push_back(*own);
+        Stopwatch halvesTime;
+        std::size_t submitted = 0;
+        for (; submitted < std::min<std::size_t>(kSlots, casts.size()); ++submitted) submit(casts[submitted], submitted);
+        std::size_t k = 0;
+        for (; k < casts.size() && !casts[k].foreign.empty(); ++k) {
+            done.wait(k + 1);
+            out.halvesPasses.add(slots[k % kSlots].stamps->intervals(launchesOf(casts[k]) * kLaunchStamps),
+                                 launchesOf(casts[k]));
+            readBack(casts[k], k, sendStore[std::size_t(casts[k].receiver)].get() + casts[k].sendOffset);
+            if (submitted < casts.size()) {
+                submit(casts[submitted], submitted);
+                ++submitted;
             }
-        });
-        uploads.waitAll();
-    } else {
-        // MPI ranks: the other ranks' halves arrive in pinned memory the device copies from.
-        // (Allocated on another thread during the half blocks' casts instead, it slowed them by
-        // more than it took.)
+            progress.add(castPairs(casts[k]));
+        }
+        spdlog::debug("{}: half blocks cast and read back in {:.3f} s", who, halvesTime.seconds());
+        for (; submitted < casts.size(); ++submitted) submit(casts[submitted], submitted);
+        exchange = Stopwatch();
+        const auto checkSize = [&](int r, std::size_t count) {
+            if (count != fromAt[std::size_t(r) + 1] - fromAt[std::size_t(r)])
+                throw Error("internal: " + share.name(r) + " sent a block of K of another size");
+        };
+        // The other ranks' halves arrive in pinned memory the device copies from. (Allocated on
+        // another thread during the half blocks' casts instead, it slowed them by more than it
+        // took.)
         if (total > 0)
-            halves = vk::Buffer(dev, total * 4, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryKind::Upload,
-                                "K halves from other ranks");
+            halvesIn = vk::Buffer(dev, total * 4, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryKind::Upload,
+                                  "K halves from other ranks");
         share.ranks().alltoallInto(sendTo, [&](int r, std::size_t count) {
             checkSize(r, count);
-            return static_cast<float*>(halves.mapped()) + fromAt[std::size_t(r)];
+            return static_cast<float*>(halvesIn.mapped()) + fromAt[std::size_t(r)];
         });
-    }
-    out.exchangeSeconds = swap.seconds();
-    spdlog::debug("{}: half blocks swapped in {:.3f} s", who, out.exchangeSeconds);
-    sendTo.clear();
-    sendStore.clear();
-    if (total > 0 && !swapHalves)
-        done.submit(false, [&](VkCommandBuffer cmd) {
-            for (int r = 0; r < R; ++r) {
-                std::uint64_t at = fromAt[std::size_t(r)];
-                for (const Region& g : from[std::size_t(r)]) {
-                    const VkBufferCopy region{at * 4, std::uint64_t(g.col0) * ch.rows(g.chunk) * 4, g.elements(ch) * 4};
-                    dev.vk().vkCmdCopyBuffer(cmd, halves.handle(), out.K.buffers[g.chunk - share.firstChunk()].handle(),
-                                             1, &region);
-                    at += g.elements(ch);
+        out.exchangeSeconds = exchange.seconds();
+        spdlog::debug("{}: half blocks swapped in {:.3f} s", who, out.exchangeSeconds);
+        sendTo.clear();
+        sendStore.clear();
+        if (total > 0)
+            done.submit(false, [&](VkCommandBuffer cmd) {
+                for (int r = 0; r < R; ++r) {
+                    std::uint64_t at = fromAt[std::size_t(r)];
+                    for (const Region& g : from[std::size_t(r)]) {
+                        const VkBufferCopy region{at * 4, std::uint64_t(g.col0) * ch.rows(g.chunk) * 4,
+                                                  g.elements(ch) * 4};
+                        dev.vk().vkCmdCopyBuffer(cmd, halvesIn.handle(),
+                                                 out.K.buffers[g.chunk - share.firstChunk()].handle(), 1, &region);
+                        at += g.elements(ch);
+                    }
                 }
+            });
+        spdlog::debug("{}: {:.1f} MiB of the other ranks' halves on their way to the device", who,
+                      double(total) * 4 / 1048576.0);
+        allocateEncoded();
+        done.waitAll();
+        for (; k < casts.size(); ++k)
+            out.ownPasses.add(slots[k % kSlots].stamps->intervals(launchesOf(casts[k]) * kLaunchStamps),
+                              launchesOf(casts[k]));
+        progress.add(ownRestPairs);
+    } else {
+        // The devices of one process: the rest of the own block first, then the halves, each
+        // cast's regions handed to their receiver as soon as they are read back; between the
+        // casts, the pieces the others handed this device go up through two pinned staging
+        // buffers on its transfer queue, into other elements of its chunks than its casts write.
+        std::vector<Cast> casts;
+        if (own) casts.push_back(*own);
+        std::size_t listed = 0;
+        std::uint32_t claimed = 0;
+        bool exhausted = false;
+        // Whether there is a cast to submit next: one already listed, or the next half cast
+        // (the next group this part claims; with three or more devices, the next of `halves`).
+        const auto next = [&](std::size_t submitted) {
+            if (submitted < casts.size()) return true;
+            if (exhausted) return false;
+            if (claims) {
+                const std::optional<std::uint32_t> g = claims->claim(me);
+                if (g) casts.push_back(groupCast(*g)), ++claimed;
+            } else if (listed < halves.size()) {
+                casts.push_back(halves[listed++]);
             }
-        });
-    spdlog::debug("{}: {:.1f} MiB of the other parts' halves on their way to the device", who,
-                  double(total) * 4 / 1048576.0);
-    // K's encoded chunks allocated while the device casts (the host would only wait), not
-    // after: 0.02-0.06 s of two H200s' encoding (docs/benchmarks.md).
-    Stopwatch ahead;
-    std::vector<vk::Buffer> encoded = allocateEncodedK(dev, out.K, plan.chunking.format);
-    if (!encoded.empty())
-        spdlog::debug("{}: K's {} encoded chunk(s) allocated in {:.3f} s while it casts", who, encoded.size(),
-                      ahead.seconds());
-    done.waitAll();
+            exhausted = submitted == casts.size();
+            return !exhausted;
+        };
+        std::array<std::uint64_t, 2> stageFree{0, 0}; // the uploads' value after which a buffer is free
+        std::size_t nextStage = 0;
+        double uploading = 0.0;
+        // A piece goes up in fills of a staging buffer, each one submission of the copies of its
+        // parts of the piece's regions (part 0's pieces hold a narrow stripe of each of part 1's
+        // chunks: one submission per region took two H200 slots 0.2-0.46 s).
+        const auto upload = [&](const DeviceHalfMail::Piece& piece) {
+            const Stopwatch t;
+            if (!(*stage)[0])
+                for (vk::Buffer& b : *stage)
+                    b = vk::Buffer(dev, kStageBytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryKind::Upload,
+                                   "K halves from other parts, staging", true);
+            std::uint64_t elements = 0;
+            for (const Region& g : piece.regions) {
+                if (g.chunk < share.firstChunk() || g.chunk >= share.endChunk() || g.col1 > ch.n || g.col0 > g.col1)
+                    throw Error("internal: " + share.name(piece.from) + " sent a region outside this part's chunks");
+                elements += g.elements(ch);
+            }
+            std::size_t r = 0;         // the region the next fill begins in
+            std::uint64_t inRegion = 0; // and its elements already uploaded
+            std::vector<std::pair<VkBuffer, VkBufferCopy>> copies;
+            const std::uint64_t fill = std::min<std::uint64_t>(kStageBytes, readPiecesCap ? readPiecesCap.load() : kStageBytes) / 4;
+            for (std::uint64_t at = 0; at < elements;) {
+                const std::uint64_t n = std::min<std::uint64_t>(elements - at, std::max<std::uint64_t>(fill, 1));
+                const std::size_t s = nextStage++ % stage->size();
+                uploads.wait(stageFree[s]);
+                float* to = static_cast<float*>((*stage)[s].mapped());
+                const float* src = piece.data.get() + at;
+                parallelFor(n, std::size_t(1) << 20, [&](std::size_t b, std::size_t end, unsigned) {
+                    std::memcpy(to + b, src + b, (end - b) * 4);
+                });
+                copies.clear();
+                for (std::uint64_t filled = 0; filled < n;) {
+                    const Region& g = piece.regions[r];
+                    const std::uint64_t count = g.elements(ch), take = std::min(count - inRegion, n - filled);
+                    if (take > 0)
+                        copies.push_back({out.K.buffers[g.chunk - share.firstChunk()].handle(),
+                                          VkBufferCopy{filled * 4, (std::uint64_t(g.col0) * ch.rows(g.chunk) + inRegion) * 4,
+                                                       take * 4}});
+                    filled += take;
+                    inRegion += take;
+                    if (inRegion == count) ++r, inRegion = 0;
+                }
+                stageFree[s] = uploads.submit(true, [&](VkCommandBuffer cmd) {
+                    for (const auto& [dst, region] : copies)
+                        dev.vk().vkCmdCopyBuffer(cmd, (*stage)[s].handle(), dst, 1, &region);
+                });
+                at += n;
+            }
+            uploading += t.seconds();
+        };
+        // The pieces handed to this device so far (with `wait`: at least one, or none once every
+        // part has finished), uploaded; whether there were any.
+        const auto receive = [&](bool wait) {
+            const std::vector<DeviceHalfMail::Piece> pieces = devices->mail.take(me, wait);
+            for (const DeviceHalfMail::Piece& p : pieces) upload(p);
+            return !pieces.empty();
+        };
+        bool encodedAllocated = false;
+        std::size_t submitted = 0;
+        for (; submitted < kSlots && next(submitted); ++submitted) submit(casts[submitted], submitted);
+        for (std::size_t k = 0; k < casts.size(); ++k) {
+            done.wait(k + 1);
+            const Cast c = casts[k];
+            const std::uint32_t l = launchesOf(c);
+            (c.foreign.empty() ? out.ownPasses : out.halvesPasses)
+                .add(slots[k % kSlots].stamps->intervals(l * kLaunchStamps), l);
+            if (c.foreign.empty()) {
+                progress.add(ownRestPairs);
+            } else {
+                DeviceHalfMail::Piece piece{me, c.foreign, nullptr};
+                std::uint64_t elements = 0;
+                for (const Region& g : c.foreign) elements += g.elements(ch);
+                piece.data.reset(new float[elements]);
+                readBack(c, k, piece.data.get());
+                devices->mail.post(c.receiver, std::move(piece));
+                progress.add(castPairs(c));
+            }
+            if (next(submitted)) {
+                submit(casts[submitted], submitted);
+                ++submitted;
+            } else if (!encodedAllocated) {
+                allocateEncoded(); // while its last cast runs
+                encodedAllocated = true;
+            }
+            receive(false);
+        }
+        const double casting = sw.seconds();
+        devices->mail.finish(me);
+        Stopwatch last;
+        while (receive(true)) {
+        }
+        uploads.waitAll();
+        if (!encodedAllocated) allocateEncoded();
+        out.exchangeSeconds = uploading + last.seconds();
+        spdlog::debug("{}: the rest of its own block and {} half cast(s){} in {:.3f} s, {:.3f} s of it uploading the "
+                      "others' halves; their last halves in place {:.3f} s later",
+                      who, casts.size() - (own ? 1 : 0),
+                      claims ? fmt::format(" ({} of the shared block's {} groups)", claimed, claims->groups()) : "",
+                      casting, uploading, last.seconds());
+    }
     dev.reclaim();
     out.raySeconds = sw.seconds();
-    for (std::size_t k = foreignCasts; k < casts.size(); ++k)
-        out.ownPasses.add(slots[k % kSlots].stamps->intervals(launches[k] * kLaunchStamps), launches[k]);
     spdlog::debug("{}: own block cast, halves in place, {:.3f} s after its first launch", who, out.raySeconds);
     const auto passes = [](const VisibilityPassTimes& t) {
         return fmt::format("{:.3f} s (facing {:.3f}, tile queries {:.3f}, listed {:.3f}, traced {:.3f}, near {:.3f})",
@@ -493,11 +581,6 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     };
     spdlog::debug("{}: device time in the passes: half blocks {}, own block {}", who, passes(out.halvesPasses),
                   passes(out.ownPasses));
-    if (foreignCasts < casts.size()) { // the own block's last cast (its launches from its first rows)
-        std::uint64_t ownPairs = 0;
-        for (std::uint32_t i = casts.back().rowBegin; i < casts.back().rowEnd; ++i) ownPairs += R1 - 1 - i;
-        progress.add(ownPairs);
-    }
     if (ownProgress) ownProgress->finish();
 
     sw = Stopwatch();
@@ -521,10 +604,10 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
     dev.adoptStaging(std::move((*stage)[0]), true);
     dev.holdUntilRelease("K halves read back", reader);
     if (*stage->rbegin()) dev.holdUntilRelease("K halves from other parts, staging", stage);
-    if (dev.useCap() == 0 && lists->bytes() * 32 <= dev.deviceLocalBudget())
+    if (lists && dev.useCap() == 0 && lists->bytes() * 32 <= dev.deviceLocalBudget())
         dev.holdUntilRelease("visibility lists", lists);
     for (std::uint32_t s = 0; s < kSlots; ++s)
-        if (dev.useCap() == 0 && slots[s].scratch->size() * 32 <= dev.deviceLocalBudget())
+        if (slots[s].scratch && dev.useCap() == 0 && slots[s].scratch->size() * 32 <= dev.deviceLocalBudget())
             dev.holdUntilRelease("K scratch stripes, slot " + std::to_string(s), slots[s].scratch);
     return out;
 }

@@ -529,9 +529,13 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
             for (const DeviceHalfMail::Piece& p : pieces) upload(p);
             return !pieces.empty();
         };
-        bool encodedAllocated = false;
         std::size_t submitted = 0;
         for (; submitted < kSlots && next(submitted); ++submitted) submit(casts[submitted], submitted);
+        // K's encoded chunks now, while the device runs the rest of its own block, not while its
+        // last casts run: the driver allocates for the whole process one buffer at a time and
+        // holds the other device's submissions meanwhile, which there are frequent (two slots of
+        // one H200: 0.017-0.022 s of allocation as the devices met, docs/benchmarks.md).
+        allocateEncoded();
         for (std::size_t k = 0; k < casts.size(); ++k) {
             done.wait(k + 1);
             const Cast c = casts[k];
@@ -552,9 +556,6 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
             if (next(submitted)) {
                 submit(casts[submitted], submitted);
                 ++submitted;
-            } else if (!encodedAllocated) {
-                allocateEncoded(); // while its last cast runs
-                encodedAllocated = true;
             }
             receive(false);
         }
@@ -564,7 +565,6 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
         while (receive(true)) {
         }
         uploads.waitAll();
-        if (!encodedAllocated) allocateEncoded();
         out.exchangeSeconds = uploading + last.seconds();
         spdlog::debug("{}: the rest of its own block and {} half cast(s){} in {:.3f} s, {:.3f} s of it uploading the "
                       "others' halves; their last halves in place {:.3f} s later",

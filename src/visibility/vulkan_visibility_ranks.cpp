@@ -175,13 +175,6 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
         for (std::size_t x = 0; x < g; ++x) at += (c.foreign[x].elements(ch) * 4 + 255) / 256 * 256;
         return at;
     };
-    // Every cast this part may make (the claims' groups: each of them), for the scratches' and
-    // the timestamps' sizes: the casts alternate between the slots.
-    std::vector<Cast> possible = halves;
-    for (std::uint32_t g = 0; claims && g < claims->groups(); ++g) possible.push_back(groupCast(g));
-    std::uint64_t scratchBytes = 0;
-    for (const Cast& c : possible)
-        if (!c.foreign.empty()) scratchBytes = std::max(scratchBytes, stripeAt(c, c.foreign.size()));
     // The casts run one after the other on the compute queue, each behind a barrier, so they
     // share the table and the lists; the host reads cast k's regions while cast k + 1 runs, so
     // each slot has its own scratch (and timestamps).
@@ -197,9 +190,16 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
         p.colEnd = c.colEnd;
         return visibilityLaunchCount(dev, p, c.rowBegin, c.rowEnd);
     };
+    // The scratches and the timestamps are sized for every cast this part may make (the claims'
+    // groups: each of them), since the casts alternate between the slots.
+    std::uint64_t scratchBytes = 0;
     std::uint32_t mostLaunches = own ? launchesOf(*own) : 0;
-    for (const Cast& c : possible) mostLaunches = std::max(mostLaunches, launchesOf(c));
-    possible.clear();
+    const auto sizeFor = [&](const Cast& c) {
+        scratchBytes = std::max(scratchBytes, stripeAt(c, c.foreign.size()));
+        mostLaunches = std::max(mostLaunches, launchesOf(c));
+    };
+    for (const Cast& c : halves) sizeFor(c);
+    for (std::uint32_t g = 0; claims && g < claims->groups(); ++g) sizeFor(groupCast(g));
     Stopwatch setup;
     for (std::uint32_t s = 0; s < kSlots; ++s)
         slots[s].stamps = std::make_unique<vk::Timestamps>(dev, std::max(mostLaunches, 1u) * kLaunchStamps,
@@ -382,7 +382,6 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
             spdlog::debug("{}: K's {} encoded chunk(s) allocated in {:.3f} s while it casts", who, encoded.size(),
                           ahead.seconds());
     };
-    Stopwatch exchange;
     if (!devices) {
         // MPI ranks. The halves: cast k + 1 runs while the host reads cast k's regions out of its
         // slot's scratch; then cast k + 2 may overwrite them. The rest of the own block, which
@@ -407,7 +406,7 @@ RankAssembledK computeKRankAssembled(const VisibilityDevice& vd, const PreparedS
         }
         spdlog::debug("{}: half blocks cast and read back in {:.3f} s", who, halvesTime.seconds());
         for (; submitted < casts.size(); ++submitted) submit(casts[submitted], submitted);
-        exchange = Stopwatch();
+        const Stopwatch exchange;
         const auto checkSize = [&](int r, std::size_t count) {
             if (count != fromAt[std::size_t(r) + 1] - fromAt[std::size_t(r)])
                 throw Error("internal: " + share.name(r) + " sent a block of K of another size");

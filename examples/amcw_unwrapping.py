@@ -42,8 +42,9 @@ def main():
 
     scene = rsim.Scene.load(a.scene, set=a.set + ['sensor.mode="amcw"', f"sensor.modulation_mhz={list(a.mhz)}"])
     res = rsim.Simulator(scene, backend=a.backend).run()
-    p = res["amcw/phasor"][0]  # [F, H, W, 2]
-    phases = [np.mod(-np.arctan2(p[f, ..., 1], p[f, ..., 0]), 2 * np.pi) for f in range(2)]  # delta pulse
+    # Each frequency's wrapped phase of the pixel's light path, the emitted pulse's own phase
+    # taken out (amcw/phase_rad; -arg(amcw/phasor) alone holds it for pulses wider than a bin).
+    phases = list(res["amcw/phase_rad"][0])  # [F][H, W]
     # Each pixel's ray, its true surface point and true light path, from the camera rsim returns.
     H, W = phases[0].shape
     ys, xs = np.mgrid[0:H, 0:W]
@@ -51,16 +52,21 @@ def main():
     rays = np.stack([(xs - K[0, 2]) / K[0, 0], (ys - K[1, 2]) / K[1, 1], np.ones_like(xs, dtype=float)], -1) @ M[:3, :3].T
     rays /= np.linalg.norm(rays, axis=-1, keepdims=True)
     eye, light = M[:3, 3], res["camera/light_position"][0]
-    surface = eye + res["range_true_m"][0][..., None] * rays
-    truth = np.linalg.norm(surface - light, axis=-1) + np.linalg.norm(surface - eye, axis=-1)
-    mine = unwrap(phases, a.mhz, max_path_m=1.5 * np.nanmax(truth))
-    error = mine - truth
-    wrong = np.abs(error) > 0.25 * C * 1e3 / max(a.mhz)
+    true_range = res["range_true_m"][0]
+    surface = eye + true_range[..., None] * rays
+    true_path = np.linalg.norm(surface - light, axis=-1) + np.linalg.norm(surface - eye, axis=-1)
+    path = unwrap(phases, a.mhz, max_path_m=1.5 * np.nanmax(true_path))
+    # The path light -> surface -> sensor as a range along the pixel's ray (the sensor-distance
+    # formula of docs/MODEL.md section 6), so that it compares with rsim's own range_m.
+    offset = eye - light
+    my_range = (path**2 - offset @ offset) / (2 * (path + rays @ offset))
+    error = my_range - true_range
+    wrong = np.abs(path - true_path) > 0.25 * C * 1e3 / max(a.mhz)
     valid = np.isfinite(error)
     print(f"{a.mhz[0]:g} + {a.mhz[1]:g} MHz: {valid.sum()} pixels; {int((wrong & valid).sum())} unwrapped to a wrong "
-          f"period; the rest: median |path error| {np.nanmedian(np.abs(error[valid & ~wrong])) * 1e3:.1f} mm "
-          f"(rsim's own range estimate: median |error| "
-          f"{np.nanmedian(np.abs(res['range_m'][0] - res['range_true_m'][0])) * 1e3:.1f} mm)")
+          f"period; the rest: median |range error| {np.nanmedian(np.abs(error[valid & ~wrong])) * 1e3:.1f} mm "
+          f"(rsim's own range_m, which unwraps the frequencies its own way: median |error| "
+          f"{np.nanmedian(np.abs(res['range_m'][0] - true_range)) * 1e3:.1f} mm)")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""A pose sweep around a room with `import rsim`: the camera orbits the room's centre, K is
-computed once for all poses, and the depth error of every pixel goes into one histogram.
+"""A pose sweep around a room with `import rsim`: the camera turns through a full circle where the
+scene's own camera stands, K is computed once for all poses, and the depth error of every pixel
+goes into one histogram: the multipath error of the whole sweep.
 
     PYTHONPATH=build/python python3 examples/pose_sweep.py scenes/tiny-room/scene.toml --poses 8
 """
@@ -22,12 +23,16 @@ def main():
     a = ap.parse_args()
 
     scene = rsim.Scene.load(a.scene, set=a.set)
-    # An orbit at a third of the way from the centre to the walls, looking at the centre. The
-    # room's extent comes from a first run's ground truth: the far wall along +x and +y.
-    centre = np.array([2.0, 1.5, 1.3])
+    # The camera turns on the spot where the scene's own camera stands (a place known to be
+    # free), through a full circle, a little off it (5% of the scene's smaller horizontal extent),
+    # looking outwards and slightly down: every direction of the room, from the scene's bounds.
+    lo, hi = scene.bounds
+    spot = np.array(scene.camera["position"])
+    radius = 0.05 * min(hi[0] - lo[0], hi[1] - lo[1])
     angles = np.linspace(0, 2 * np.pi, a.poses, endpoint=False)
-    eyes = centre + 0.6 * np.stack([np.cos(angles), np.sin(angles), np.zeros_like(angles)], axis=1)
-    targets = np.repeat(centre[None] + [0, 0, -0.2], a.poses, axis=0) + 2 * (eyes - centre)
+    outwards = np.stack([np.cos(angles), np.sin(angles), np.zeros_like(angles)], axis=1)
+    eyes = spot + radius * outwards
+    targets = eyes + outwards * max(hi[0] - lo[0], hi[1] - lo[1]) / 2 - [0, 0, 0.1 * (hi[2] - lo[2])]
     res = rsim.Simulator(scene, backend=a.backend).run(np.hstack([eyes, targets]))
 
     error = (res["range_m"] - res["range_true_m"]).ravel()

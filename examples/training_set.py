@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """A small training set for a depth network with `import rsim`: random poses in a room, each
-sample's simulated range, ground truth and amplitude, written to one .npz.
+sample's simulated range (multipath error included), ground truth, the range of the direct light
+alone and the amplitude, written to one .npz.
 
     PYTHONPATH=build/python python3 examples/training_set.py scenes/tiny-room/scene.toml --samples 8
 """
@@ -23,18 +24,27 @@ def main():
     a = ap.parse_args()
 
     rng = np.random.default_rng(a.seed)
-    # Cameras inside the middle of a room about 4 x 3 x 2.5 m, looking at random points.
-    eyes = rng.uniform([1.0, 1.0, 1.0], [3.0, 2.0, 1.6], size=(a.samples, 3))
-    targets = rng.uniform([0.0, 0.0, 0.5], [4.0, 3.0, 2.0], size=(a.samples, 3))
-    too_close = np.linalg.norm(targets - eyes, axis=1) < 0.5
-    targets[too_close] += [1.0, 0.0, 0.0]
     scene = rsim.Scene.load(a.scene, set=a.set)
+    # Cameras in the middle half of the scene's bounding box, looking at random points in it.
+    lo, hi = scene.bounds
+    eyes = rng.uniform(lo + 0.25 * (hi - lo), hi - 0.25 * (hi - lo), size=(a.samples, 3))
+    targets = rng.uniform(lo, hi, size=(a.samples, 3))
+    too_close = np.linalg.norm(targets - eyes, axis=1) < 0.5
+    targets[too_close] = 2 * eyes[too_close] - targets[too_close] + [1.0, 0.0, 0.0]
     res = rsim.Simulator(scene, backend=a.backend).run(np.hstack([eyes, targets]))
+    # The input a network sees (the measured range, with its multipath error) and its target
+    # (the true range), and the range from the direct light alone, which isolates the multipath.
     np.savez_compressed(a.out, range=res["range_m"], range_true=res["range_true_m"],
-                        amplitude=res["amplitude"], poses=np.hstack([eyes, targets]))
+                        range_direct=res["range_direct_m"], amplitude=res["amplitude"],
+                        poses=np.hstack([eyes, targets]))
     valid = np.isfinite(res["range_m"]).mean()
+    error = np.abs(res["range_m"] - res["range_true_m"])
     print(f"wrote {a.out}: {a.samples} samples of {res['range_m'].shape[1]} x {res['range_m'].shape[2]} "
-          f"({valid:.0%} of pixels with a range)")
+          f"({valid:.0%} of pixels with a range; |range - range_true| median {np.nanmedian(error) * 1e3:.1f} mm, "
+          f"95th percentile {np.nanpercentile(error, 95) * 1e3:.1f} mm)")
+    if not np.nanmax(error) > 0:
+        print("note: range equals range_true everywhere: this scene shows no multipath (a delta pulse in pulsed "
+              "mode?), so a network trained on it learns the identity")
 
 
 if __name__ == "__main__":

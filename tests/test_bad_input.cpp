@@ -201,24 +201,10 @@ TEST_CASE("an unwritable output is an error before any work, and stale partial r
         // Before the simulation: no phase ran.
         CHECK(r.output.find("visibility") == std::string::npos);
     }
-    SECTION("a partial directory of a dead process goes; one of a live process stays") {
-        fs::create_directories(dir / "out.partial-999999999"); // no such pid
-        const std::string live = "out.partial-" + std::to_string(::getppid());
-        fs::create_directories(dir / live);
-        REQUIRE(runScene(dir, "--no-images").exitCode == 0);
-        CHECK_FALSE(fs::exists(dir / "out.partial-999999999"));
-        CHECK(fs::exists(dir / live));
-        // Replacing the results leaves nothing beside them.
-        REQUIRE(runScene(dir, "--no-images").exitCode == 0);
-        CHECK(fs::exists(dir / "out" / "summary.json"));
-        std::size_t siblings = 0;
-        for (const auto& e : fs::directory_iterator(dir.path()))
-            siblings += e.path().filename().string().rfind("out.", 0) == 0;
-        CHECK(siblings == 1); // the live process's own
-    }
+    // Which leftovers beside the output go and which stay: tests/test_users_files.cpp.
 }
 
-TEST_CASE("rsim compare fails on a result file in one directory only and on an unreadable HDF5 file",
+TEST_CASE("rsim compare fails on data in one directory only and on an unreadable HDF5 file; other files are notes",
           "[bad-input][compare]") {
     TempDir dir;
     writeFile(dir / "m.obj", "v -1 -1 0\nv 1 -1 0\nv 1 1 0\nv -1 1 0\nf 1 2 3\nf 1 3 4\n");
@@ -230,14 +216,21 @@ TEST_CASE("rsim compare fails on a result file in one directory only and on an u
         return runRsim("compare '" + a + "' '" + b + "' " + extra);
     };
     REQUIRE(compare().exitCode == 0);
+    // A file compare does not read: a note under the table, not in it, and no failure.
     fs::remove(dir / "copy" / "images.h5");
+    const CommandResult note = compare();
+    CAPTURE(note.output);
+    CHECK(note.exitCode == 0);
+    CHECK(note.output.find("note: only in A, not compared: images.h5") != std::string::npos);
+    // Data both runs were asked to write (depth.pfm: both had [output] images): a failure.
+    fs::rename(dir / "copy" / "depth.pfm", dir / "depth.pfm");
     const CommandResult missing = compare();
     CAPTURE(missing.output);
     CHECK(missing.exitCode == 3);
-    CHECK(missing.output.find("images.h5 (only in A)") != std::string::npos);
-    CHECK(compare("--exclude images.h5").exitCode == 0);
+    CHECK(missing.output.find("depth.pfm (only in A) though both runs were asked to write it") != std::string::npos);
+    CHECK(compare("--exclude depth.pfm").exitCode == 0);
+    fs::rename(dir / "depth.pfm", dir / "copy" / "depth.pfm");
     // A timeseries.h5 cut short was never read: now it is checked.
-    fs::copy_file(dir / "out" / "images.h5", dir / "copy" / "images.h5");
     const std::string whole = readFile(dir / "out" / "timeseries.h5");
     writeFile(dir / "copy" / "timeseries.h5", whole.substr(0, whole.size() / 2));
     const CommandResult cut = compare();

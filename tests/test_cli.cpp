@@ -268,7 +268,8 @@ TEST_CASE("a bad --output or option fails before the simulation", "[cli][errors]
     INFO(devices.output);
     CHECK(devices.exitCode == 2);
     CHECK_THAT(devices.output, ContainsSubstring("--devices"));
-    auto window = runRsim("run " + q(kTinyRoom) + " --backend cpu --timesteps 10 --output " +
+    // (A delta pulse: the bundled Gaussian one is longer than 10 steps, another error.)
+    auto window = runRsim("run " + q(kTinyRoom) + " --backend cpu --timesteps 10 --set light.pulse=delta --output " +
                           q(dir / "out"));
     INFO(window.output);
     CHECK(window.exitCode == 2);
@@ -455,7 +456,7 @@ TEST_CASE("compare reports in JSON and JUnit, counts NaN on one side, and notice
     // A depth image in one directory only, or another setting: failures, not skips.
     fs::remove(dir / "b" / "depth.pfm");
     CHECK_THAT(runRsim("compare " + q(dir / "a") + " " + q(dir / "b") + " --max-fraction 0.01").output,
-               ContainsSubstring("depth.pfm is only in A"));
+               ContainsSubstring("depth.pfm (only in A) though both runs were asked to write it"));
     REQUIRE(runRsim("run " + q(kTinyRoom) + " --backend cpu --timesteps 300 --samples 3 -q --no-timeseries -o " +
                     q(dir / "c")).exitCode == 0);
     const auto other = runRsim("compare " + q(dir / "a") + " " + q(dir / "c") + " --tol-m 1 --max-fraction 1");
@@ -472,8 +473,9 @@ TEST_CASE("a time window that cuts off the light's tail is reported, the bundled
     TempDir dir;
     // 30 ns cover 9 m of path: the tiny room's far walls (8.4 m) are just inside, their
     // multipath tail is not.
-    const auto short_ = runRsim("run " + q(kTinyRoom) + " --backend cpu --timesteps 300 --samples 2 --no-progress -o " +
-                                q(dir / "a"));
+    // (A delta pulse, as when this was measured: the bundled 1 ns pulse moves the tail by 1.5 ns.)
+    const auto short_ = runRsim("run " + q(kTinyRoom) + " --backend cpu --timesteps 300 --samples 2 --no-progress "
+                                "--set light.pulse=delta -o " + q(dir / "a"));
     INFO(short_.output);
     REQUIRE(short_.exitCode == 0);
     CHECK_THAT(short_.output, ContainsSubstring("of the light reaching the sensor arrives after the time window"));
@@ -483,7 +485,7 @@ TEST_CASE("a time window that cuts off the light's tail is reported, the bundled
                                      q(dir / scene));
         INFO(scene << ": " << bundled.output);
         CHECK(bundled.exitCode == 0);
-        CHECK_THAT(bundled.output, !ContainsSubstring("after the time window"));
+        CHECK_THAT(bundled.output, !ContainsSubstring("time window"));
     }
 }
 

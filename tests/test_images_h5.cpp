@@ -199,7 +199,9 @@ TEST_CASE("images.h5: AMCW phasors, phases and taps re-derived from the pixel tr
     const std::string scene = std::string(RSIM_SOURCE_DIR) + "/scenes/tiny-room/scene.toml";
     for (const std::string waveform : {"sinusoidal", "square"}) {
         const fs::path out = dir / waveform;
+        // A delta pulse: the phases below carry no pulse phase.
         const auto run = runRsim("run " + scene + " --backend cpu --timesteps 600 --samples 4 --no-progress -q " +
+                                 "--set light.pulse=delta " +
                                  "--no-timeseries --set sensor.mode='\"amcw\"' --set 'sensor.modulation_mhz=[20.0, 50.0]' " +
                                  "--set sensor.taps=5 --set sensor.waveform='\"" + waveform + "\"' " +
                                  "--set output.transient=true -o " + out.string());
@@ -334,8 +336,9 @@ TEST_CASE("images.h5: the sensor model's electrons, shot noise scaling and seeds
     TempDir dir;
     const std::string scene = std::string(RSIM_SOURCE_DIR) + "/scenes/tiny-room/scene.toml";
     auto run = [&](const std::string& name, const std::string& options) {
+        // A delta pulse, as the scaling below was measured with.
         const auto r = runRsim("run " + scene + " --backend cpu --samples 4 --timesteps 400 --no-progress -q " +
-                               "--no-timeseries " + options + " -o " + (dir / name).string());
+                               "--no-timeseries --set light.pulse=delta " + options + " -o " + (dir / name).string());
         INFO(r.output);
         REQUIRE(r.exitCode == 0);
         return dir / name / "images.h5";

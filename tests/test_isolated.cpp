@@ -37,14 +37,14 @@ TEST_CASE("work in a child process returns its bytes, its error, its crash or it
     CHECK(crashed.kind == IsolatedOutcome::Kind::Crashed);
     CHECK_THAT(crashed.message, ContainsSubstring("SIGSEGV"));
 
-    const auto start = std::chrono::steady_clock::now();
+    // A child that never ends: only its time limit can end the call (no clock here: without the
+    // limit the test would hang until ctest's own timeout fails it).
     const IsolatedOutcome hung = runIsolated([]() -> std::string {
         for (volatile bool forever = true; forever;) {
         }
         return "unreachable";
     }, 0.3);
     CHECK(hung.kind == IsolatedOutcome::Kind::TimedOut);
-    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
 
     // A memory cap makes a large allocation fail in the child, not the machine run out.
 #if !defined(__SANITIZE_ADDRESS__)
@@ -99,15 +99,14 @@ TEST_CASE("children started together answer each its own, and one left unfinishe
     IsolatedRun second([] { return std::string(200'000, 's'); }, 10.0); // more than a pipe holds
     CHECK(second.finish().bytes == std::string(200'000, 's'));
     CHECK(first.finish().bytes == "first");
-    const auto start = std::chrono::steady_clock::now();
     {
+        // A limit far beyond ctest's timeout: only the destructor's kill can end it in time.
         IsolatedRun hung([]() -> std::string {
             for (volatile bool forever = true; forever;) {
             }
             return "unreachable";
-        }, 600.0);
+        }, 1e7);
     } // the destructor kills and reaps it
-    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
 }
 
 TEST_CASE("a scene's mesh files are read at once, in its order, and the caller hears when the last reader started",

@@ -41,7 +41,7 @@ int runCli(int argc, char** argv) {
     app.add_option("--threads", threads, "CPU threads (default: all hardware threads)")
         ->check(CLI::Range(0u, 4096u));
     app.footer("Examples:\n"
-               "  rsim generate tiny-room --output scenes/tiny-room\n"
+               "  rsim generate small-room --output my-room\n"
                "  rsim run scenes/tiny-room/scene.toml --output results/tiny-room\n"
                "  rsim compare results/tiny-room tests/reference/tiny-room\n"
                "  rsim devices\n"

@@ -37,22 +37,28 @@ void addCompareCommand(CLI::App& app, CommandAction& action) {
         ->capture_default_str();
     cmd->add_flag("--ignore-settings", args->ignoreSettings,
                   "Compare even when the runs' settings differ (summary.json; the [output] table is never compared)");
-    cmd->add_option("--json", args->options.jsonFile, "Also write the checks as JSON to this file");
+    cmd->add_option("--json", args->options.jsonFile,
+                    "Also write the checks as JSON to this file (a new file, or one an earlier compare wrote)");
     cmd->add_option("--junit", args->options.junitFile, "Also write the checks as JUnit XML to this file (CI systems)");
     cmd->add_flag("--no-images", args->noImages, "Do not compare depth.pfm");
     cmd->add_option("--exclude", args->options.excluded,
-                    "A result file (e.g. timeseries.h5) that may be in one directory only; repeatable");
+                    "A file of the data compare reads (summary.json, depth.pfm) that may be in one directory "
+                    "only; repeatable");
     cmd->add_flag("--no-signal", args->noSignal, "Do not compare the sensor signal");
     cmd->add_option("--worst", args->options.showWorst, "Rows in the worst-offender table")
         ->capture_default_str();
     cmd->footer("A triangle with a distance in one directory and none (NaN) in the other counts "
                 "as beyond the tolerance (and as NaN on one side). The runs' settings and triangles must "
-                "agree, and summary.json and depth.pfm must be in both or in neither.\nExit code: 0 when A and B agree, 3 when they differ, "
-                "2 when a directory cannot be read.\n"
+                "agree, and the data compare reads (summary.json, triangles.csv, depth.pfm) must be in both "
+                "directories when both runs were asked to write it; other files in one directory only are a "
+                "note. Two batches' folders are compared pose by pose. A failure lists the triangles and "
+                "pixels that differ most (--json: every figure a number).\nExit code: 0 when A and B agree, "
+                "3 when they differ, 2 when a directory cannot be read.\n"
                 "Examples:\n"
                 "  rsim compare results/tiny-room tests/reference/tiny-room\n"
                 "  rsim compare cpu/ gpu/                       # backends: 1 mm, 0.1% may exceed\n"
-                "  rsim compare run1/ run2/ --max-fraction 0    # same backend and settings: every value");
+                "  rsim compare run1/ run2/ --max-fraction 0    # same backend and settings: every value\n"
+                "  rsim compare batch1/ batch2/ --json cmp.json # two batches, pose by pose");
     cmd->callback([&action, args] {
         action = [args]() {
             args->options.images = !args->noImages;

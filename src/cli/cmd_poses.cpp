@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: MIT
-#include <fstream>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -11,8 +10,16 @@
 #include "scene/poses.h"
 #include "scene/trajectories.h"
 #include "util/error.h"
+#include "util/owned_files.h"
 
 namespace rsim {
+namespace {
+
+// The first line of every poses file `rsim poses` writes (a comment to the reader), by which a
+// later call knows the file as its own and may replace it.
+constexpr const char* kPosesMarker = "# Written by `rsim poses`:";
+
+} // namespace
 
 void addPosesCommand(CLI::App& app, CommandAction& action) {
     auto* cmd = app.add_subcommand("poses", "Write a camera trajectory as a poses file for 'rsim run --poses'");
@@ -50,6 +57,8 @@ void addPosesCommand(CLI::App& app, CommandAction& action) {
                 "  rsim run scene.toml --poses poses.csv --no-timeseries");
     cmd->callback([&action, a, orbit, grid, path] {
         action = [a, orbit, grid, path] {
+            // Checked first: a file of the user's (the scene itself, say) is never replaced.
+            if (!a->output.empty()) checkReplaceableFile(a->output, kPosesMarker, "rsim poses", {a->scene});
             TrajectoryRequest r;
             if (orbit->count()) r = {"orbit", a->orbit};
             else if (grid->count()) r = {"grid", a->grid};
@@ -61,15 +70,10 @@ void addPosesCommand(CLI::App& app, CommandAction& action) {
             const PreparedScene s = prepareScene(loadMeshes(scene), 0.0);
             const std::vector<PoseDesc> poses = makeTrajectory(scene, s.boundsMin, s.boundsMax, r);
             checkPoses(poses, scene);
-            const std::string csv = posesCsv(poses);
-            if (a->output.empty()) {
-                std::cout << csv;
-            } else {
-                std::ofstream out(a->output);
-                out << csv;
-                out.close();
-                if (!out) throw Error("cannot write " + a->output);
-            }
+            const std::string csv = std::string(kPosesMarker) + " " + r.kind + " " + std::to_string(r.count) + " of " +
+                                    a->scene + "\n" + posesCsv(poses);
+            if (a->output.empty()) std::cout << csv;
+            else writeFileAtomically(a->output, csv);
             return 0;
         };
     });

@@ -20,6 +20,20 @@ std::string fmtDouble(double v) {
     if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
     return s;
 }
+// A scene value set twice on one command line (--samples 8 --set simulation.samples=16) is an
+// error: which one wins would be a rule the user has to know.
+void checkOverridesOnce(const std::vector<SceneOverride>& overrides) {
+    for (std::size_t a = 0; a < overrides.size(); ++a)
+        for (std::size_t b = a + 1; b < overrides.size(); ++b)
+            if (overrides[a].key == overrides[b].key) {
+                auto said = [](const SceneOverride& o) {
+                    return o.origin.empty() ? "--set " + o.key + "=" + o.value : o.origin;
+                };
+                throw InputError(said(overrides[a]) + " and " + said(overrides[b]) + " both set " + overrides[a].key +
+                                 "; give it once");
+            }
+}
+
 } // namespace
 
 void addRunCommand(CLI::App& app, CommandAction& action, const std::string& commandLine) {
@@ -192,7 +206,7 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
                     "material.NAME.KEY=VALUE; repeatable, e.g. --set sensor.mode=amcw "
                     "--set 'light.position=[0,0,1.2]' --set material.wall.reflectance=0.3");
     cmd->footer("Command-line values override the scene file's. Every file of the results "
-                "directory is described in README.md (Output).\n"
+                "directory is described in README.md, \"What a run writes\".\n"
                 "Examples:\n"
                 "  rsim run scenes/tiny-room/scene.toml --output results/tiny-room\n"
                 "  rsim run scene.toml --backend cpu --samples 64 --timesteps 2000\n"
@@ -218,9 +232,20 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
             if (cmd->count("--mpi-split") && !Ranks::world().many())
                 throw InputError("--mpi-split: this is one process; it chooses how the ranks of an MPI job share the "
                                  "work (mpirun -np R rsim run ...)");
-            if (req->kFormatErrors && !req->kFormat.empty() && req->kFormat != "fp32")
-                throw InputError("--kij-errors measures every format against fp32 K, so it needs --kij fp32 (now --kij " +
-                                 req->kFormat + ")");
+            if (req->kFormatErrors && req->kFormat != "fp32")
+                throw InputError("--kij-errors measures every format against fp32 K, so it needs --kij fp32 (now " +
+                                 (req->kFormat.empty() ? std::string("the default, lut8-log") : "--kij " + req->kFormat) +
+                                 ")");
+            // Options that would do nothing are errors, not silently ignored.
+            if (num->directOnly)
+                for (const char* kOption : {"--samples", "--kij", "--chunk-mb", "--kij-errors", "--write-kij", "--k-cache",
+                                            "--k-cache-max-gb", "--stream", "--pass-blocks", "--max-host-mb"})
+                    if (cmd->count(kOption))
+                        throw InputError(std::string(kOption) + ": sets how K is computed or kept, and --direct-only "
+                                                                "computes no K; drop one of them");
+            for (const char* named : {"--output", "--k-cache", "--poses"})
+                if (cmd->count(named) && cmd->get_option(named)->results().back().empty())
+                    throw InputError(std::string(named) + " \"\": an empty name; give a path");
             for (const std::string& s : *sets) {
                 auto eq = s.find('=');
                 if (eq == std::string::npos)
@@ -252,6 +277,7 @@ void addRunCommand(CLI::App& app, CommandAction& action, const std::string& comm
             if (num->kij) add("output.kij", "true", "--write-kij");
             if (num->noImages) add("output.images", "false", "--no-images");
             if (num->noTimeseries) add("output.timeseries", "false", "--no-timeseries");
+            checkOverridesOnce(req->overrides);
             if (!output->empty()) req->outputDir = *output;
             if (!posesFile->empty()) req->posesFile = *posesFile;
             if (!kCache->empty()) {

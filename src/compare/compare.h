@@ -26,10 +26,12 @@ struct CompareOptions {
 };
 
 // Prints a readable report to `out` (and JSON / JUnit XML when asked); returns kExitOk when A
-// and B agree within the options, kExitDifferent when they do not: when a check fails, or a
-// file of the output contract is in one directory only (unless excluded by name), an HDF5 file
-// cannot be opened, or
-// the runs' settings or triangles differ. Throws InputError when a directory is missing or unreadable.
+// and B agree within the options, kExitDifferent when they do not: when a check fails, the data
+// compare reads (triangles.csv, summary.json, depth.pfm) is in one directory only though both
+// runs were asked to write it (unless excluded by name), an HDF5 file cannot be read, or the
+// runs' settings or triangles differ. Other files in one directory only are notes. Two batches'
+// directories are compared pose by pose. Throws InputError when a directory is missing or
+// unreadable, or a report file cannot be written without replacing something of the user's.
 int compareResults(const std::filesystem::path& a, const std::filesystem::path& b,
                    const CompareOptions& options, std::ostream& out);
 

@@ -6,6 +6,7 @@
 
 #include <glm/geometric.hpp>
 #include <glm/gtc/type_ptr.hpp>
+#include <spdlog/spdlog.h>
 
 #include "rsim/shared/estimators.h"
 #include "rsim/shared/pixel_outputs.h"
@@ -14,6 +15,7 @@
 #include "transport/sources.h"
 #include "util/error.h"
 #include "util/parallel.h"
+#include "util/progress.h"
 
 namespace rsim {
 namespace {
@@ -108,6 +110,8 @@ PrimaryHits primaryHitsCpu(const PreparedScene& s, const SimConfig& c, const Emb
     PrimaryHits out;
     out.rays = std::uint64_t(c.width) * c.height;
     out.values.assign(out.rays * 4, 0.0f);
+    spdlog::debug("primary rays: {} x {} pixels", c.width, c.height);
+    Progress progress("primary rays", c.height, "rows");
     parallelFor(c.height, 1, [&](std::size_t begin, std::size_t end, unsigned) {
         for (std::size_t py = begin; py < end; ++py)
             for (std::uint32_t px = 0; px < c.width; ++px) {
@@ -132,7 +136,9 @@ PrimaryHits primaryHitsCpu(const PreparedScene& s, const SimConfig& c, const Emb
                 }
                 std::copy_n(&record.x, 4, &out.values[(py * c.width + px) * 4]);
             }
+        progress.add(end - begin);
     });
+    progress.finish();
     return out;
 }
 
@@ -161,6 +167,7 @@ SensorImage renderSensorImageCpu(const PreparedScene& s, const SimConfig& c, con
     const glm::vec3 a = c.sensor.position - c.light.position;
     std::vector<std::vector<float>> scratch(threadCount(), std::vector<float>(T)),
         noisy(threadCount(), std::vector<float>(c.noise.on ? T : 0));
+    Progress progress("image", c.height, "rows");
     parallelFor(c.height, 1, [&](std::size_t begin, std::size_t end, unsigned w) {
         std::vector<float>& sig = scratch[w];
         for (std::size_t py = begin; py < end; ++py)
@@ -216,7 +223,9 @@ SensorImage renderSensorImageCpu(const PreparedScene& s, const SimConfig& c, con
                         img.noisyDepth[p] = shared::rsimSensorDistance(float(noisySteps * c.cdtM), a, dir);
                 }
             }
+        progress.add(end - begin);
     });
+    progress.finish();
     return img;
 }
 

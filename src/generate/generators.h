@@ -26,6 +26,8 @@ struct ScenePlan {
     double dtNs = 0.1;
     std::uint32_t timesteps = 1000;
     std::uint32_t width = 320, height = 240;
+    // The light's pulse: 0 a delta pulse; else a Gaussian pulse of this width (FWHM, ns).
+    double pulseFwhmNs = 0.0;
     Tessellation cells;      // for the header
     std::string fillSurface; // which surface Tessellation::fillCell cuts
 };

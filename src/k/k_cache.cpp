@@ -2,8 +2,8 @@
 #include "k/k_cache.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -17,6 +17,7 @@
 #include <xxhash.h>
 
 #include "util/cache_dir.h"
+#include "util/owned_files.h"
 #include "util/error.h"
 #include "util/parallel.h"
 
@@ -73,11 +74,6 @@ bool readAt(int fd, void* to, std::uint64_t bytes, std::uint64_t offset) {
     }
     return true;
 }
-
-struct FileCloser {
-    void operator()(std::FILE* f) const { std::fclose(f); }
-};
-using File = std::unique_ptr<std::FILE, FileCloser>;
 
 } // namespace
 
@@ -140,9 +136,12 @@ std::string headerProblem(const FileHeader& h, const std::string& key, const KCh
 
 bool KCache::holds(const std::string& key, const KChunking& chunking) const {
     const fs::path file = fileOf(key);
-    File f(std::fopen(file.c_str(), "rb"));
+    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return false;
     FileHeader h{};
-    if (!f || std::fread(&h, sizeof h, 1, f.get()) != 1 || !headerProblem(h, key, chunking).empty()) return false;
+    const bool read = readAt(fd, &h, sizeof h, 0);
+    ::close(fd);
+    if (!read || !headerProblem(h, key, chunking).empty()) return false;
     // At least the chunks' words and headers (the tables add a little).
     std::uint64_t least = sizeof h + std::uint64_t(chunking.chunks()) * sizeof(ChunkHeader);
     for (std::uint32_t c = 0; c < chunking.chunks(); ++c) least += chunking.chunkBytes(c);
@@ -154,12 +153,12 @@ bool KCache::holds(const std::string& key, const KChunking& chunking) const {
 std::optional<CachedK> KCache::load(const std::string& key, const KChunking& chunking) const {
     const fs::path file = fileOf(key);
     std::error_code ec;
-    if (!fs::is_regular_file(file, ec)) return std::nullopt;
+    if (!fs::is_regular_file(fs::symlink_status(file, ec))) return std::nullopt; // a link is not ours
     auto reject = [&](const std::string& why) -> std::optional<CachedK> {
         spdlog::warn("K cache: ignoring {}: {}; computing K instead", file.string(), why);
         return std::nullopt;
     };
-    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) return reject("it cannot be opened");
     const std::unique_ptr<const int, void (*)(const int*)> closer(&fd, [](const int* d) { ::close(*d); });
     struct stat st {};
@@ -222,7 +221,7 @@ std::optional<CachedK> KCache::load(const std::string& key, const KChunking& chu
     out.storage.rowsPerChunk = h.rowsPerChunk;
     out.storage.rmsError = h.rmsError;
     out.storage.maxAbsError = h.maxAbsError;
-    fs::last_write_time(file, fs::file_time_type::clock::now(), ec); // recently used
+    ::futimens(fd, nullptr); // recently used (the file itself, opened without following a link)
     return out;
 }
 
@@ -238,13 +237,12 @@ void KCache::store(const std::string& key, const HostK& K, const VisibilityStats
         return;
     }
     const fs::path file = fileOf(key);
-    const fs::path tmp = fs::path(file.string() + ".partial-" + std::to_string(::getpid()));
-    std::error_code ec;
     try {
         fs::create_directories(dir_);
         evict(maxBytes_ - bytes);
-        File f(std::fopen(tmp.c_str(), "wb"));
-        if (!f) throw Error("cannot create " + tmp.string());
+        // A fresh, exclusively created and locked name (util/owned_files.h): a link or file that
+        // someone planted in a shared cache folder is never written through.
+        TempFile tmp(file);
         FileHeader h{};
         std::memcpy(h.magic, kMagic, sizeof kMagic);
         h.fileVersion = kFileVersion;
@@ -265,26 +263,42 @@ void KCache::store(const std::string& key, const HostK& K, const VisibilityStats
         h.rmsError = storage.rmsError;
         h.maxAbsError = storage.maxAbsError;
         h.checksum = checksumOfFields(h);
-        bool ok = std::fwrite(&h, sizeof h, 1, f.get()) == 1;
-        for (std::uint32_t c = 0; ok && c < K.chunkCount(); ++c) {
+        tmp.write(&h, sizeof h);
+        for (std::uint32_t c = 0; c < K.chunkCount(); ++c) {
             const EncodedChunk& e = K.chunk(c);
             ChunkHeader chh{e.count, e.words.size(), e.table.size(), e.sumSquaredError, e.maxAbsError,
                             dataChecksum(e), 0};
             chh.headerChecksum = XXH3_64bits(&chh, offsetof(ChunkHeader, headerChecksum));
-            ok = std::fwrite(&chh, sizeof chh, 1, f.get()) == 1 &&
-                 std::fwrite(e.words.data(), 4, e.words.size(), f.get()) == e.words.size() &&
-                 std::fwrite(e.table.data(), 4, e.table.size(), f.get()) == e.table.size();
+            tmp.write(&chh, sizeof chh);
+            tmp.write(e.words.data(), e.words.size() * 4);
+            tmp.write(e.table.data(), e.table.size() * 4);
         }
-        ok = ok && std::fflush(f.get()) == 0;
-        ok = std::fclose(f.release()) == 0 && ok;
-        if (!ok) throw Error("writing " + tmp.string() + " failed (disk full?)");
-        fs::rename(tmp, file);
+        tmp.commit();
         spdlog::info("K cache: stored K ({:.1f} MiB) as {}", double(bytes) / 1048576.0, file.string());
     } catch (const std::exception& e) {
-        fs::remove(tmp, ec);
         spdlog::warn("K cache: K not stored: {}", e.what());
     }
 }
+
+namespace {
+
+// Whether `name` is a K cache file's: 32 hex digits and ".kcache".
+bool isCacheFileName(const std::string& name) {
+    if (name.size() != 32 + 7 || name.compare(32, 7, ".kcache") != 0) return false;
+    return std::all_of(name.begin(), name.begin() + 32, [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+}
+
+// Whether `file` (not followed if a link) starts with the K cache's magic.
+bool hasCacheMagic(const fs::path& file) {
+    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return false;
+    char magic[sizeof kMagic] = {};
+    const bool ok = readAt(fd, magic, sizeof magic, 0) && std::memcmp(magic, kMagic, sizeof kMagic) == 0;
+    ::close(fd);
+    return ok;
+}
+
+} // namespace
 
 void KCache::evict(std::uint64_t keepBytes) const {
     struct Entry {
@@ -295,14 +309,16 @@ void KCache::evict(std::uint64_t keepBytes) const {
     std::vector<Entry> files;
     std::uint64_t total = 0;
     std::error_code ec;
-    const auto hourAgo = fs::file_time_type::clock::now() - std::chrono::hours(1);
     for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
-        // Left by a process that died while storing (a live one renames its file within minutes).
-        if (it->path().string().find(".kcache.partial-") != std::string::npos && it->last_write_time(ec) < hourAgo) {
-            fs::remove(it->path(), ec);
+        const std::string name = it->path().filename().string();
+        // Left by a process that died while storing: its lock is free (util/owned_files.h).
+        if (name.size() > 39 && isCacheFileName(name.substr(0, 39)) && isPartialName(name, name.substr(0, 39))) {
+            if (lockIsFree(it->path())) fs::remove(it->path(), ec);
             continue;
         }
-        if (it->path().extension() != ".kcache" || !it->is_regular_file(ec)) continue;
+        // Only rsim's files: the name of a key, a regular file (not a link), the magic inside.
+        if (!isCacheFileName(name) || !fs::is_regular_file(it->symlink_status(ec)) || !hasCacheMagic(it->path()))
+            continue;
         files.push_back({it->path(), it->last_write_time(ec), it->file_size(ec)});
         total += files.back().bytes;
     }

@@ -13,6 +13,10 @@
 #include "util/error.h"
 #include "output/startup_json.h"
 #include "output/output_util.h"
+#include "output/pixel_camera.h"
+#include "output/pixel_images.h"
+#include "distance/estimators.h"
+#include "rsim/shared/pixel_outputs.h"
 
 namespace rsim {
 
@@ -20,17 +24,11 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 }
 
-BatchCollector::BatchCollector(std::size_t triangles, std::uint32_t timesteps, std::uint32_t width,
-                               std::uint32_t height, bool images, std::size_t poses)
-    : n_(triangles), T_(timesteps), width_(width), height_(height), images_(images), rows_(poses),
-      distance_(poses * triangles), signal_(poses * timesteps) {
-    const std::size_t pixels = images ? std::size_t(width) * height : 0;
-    depth_.resize(poses * pixels);
-    amplitude_.resize(poses * pixels);
-    error_.resize(poses * pixels);
-}
+BatchCollector::BatchCollector(std::size_t triangles, std::uint32_t timesteps, bool images, std::size_t poses)
+    : n_(triangles), T_(timesteps), images_(images), rows_(poses), distance_(poses * triangles),
+      trueDistance_(poses * triangles), signal_(poses * timesteps) {}
 
-void BatchCollector::add(std::size_t pose, const std::string& name, const ResultsView& view) {
+void BatchCollector::add(std::size_t pose, const std::string& name, const ResultsView& view, BatchH5* h5) {
     if (pose >= rows_.size()) throw Error("internal: pose " + std::to_string(pose) + " of a batch collector of " +
                                           std::to_string(rows_.size()));
     const SimulationResult& r = view.result;
@@ -47,32 +45,34 @@ void BatchCollector::add(std::size_t pose, const std::string& name, const Result
         }
     row.triangleMeanAbsErrorMm = row.trianglesMeasured ? 1e3 * sum / double(row.trianglesMeasured) : kNaN;
     row.triangleP95AbsErrorMm = row.trianglesMeasured ? 1e3 * output::absPercentile(errors, 0.95) : kNaN;
-    for (std::size_t id = 0; id < n_; ++id) distance_[pose * n_ + id] = r.distance[view.prepared.internalOf[id]];
+    for (std::size_t id = 0; id < n_; ++id) {
+        const std::size_t i = view.prepared.internalOf[id];
+        distance_[pose * n_ + id] = r.distance[i];
+        trueDistance_[pose * n_ + id] = output::trueDistanceM(view, i);
+    }
     output::requireSize(r.signalFwd.size(), T_, "signalFwd");
     std::copy(r.signalFwd.begin(), r.signalFwd.end(), signal_.begin() + std::ptrdiff_t(pose * T_));
 
     row.pixelMeanAbsErrorMm = row.pixelP95AbsErrorMm = kNaN;
     if (images_) {
         const SensorImage& im = r.image;
-        const std::size_t pixels = std::size_t(width_) * height_;
+        const std::size_t pixels = std::size_t(im.width) * im.height;
         output::requireSize(im.depth.size(), pixels, "image.depth");
         std::vector<double> pixelErrors(pixels);
         double pixelSum = 0.0;
         for (std::size_t k = 0; k < pixels; ++k) {
-            const float e = im.depth[k] - im.trueDepth[k];
-            pixelErrors[k] = double(e);
-            error_[pose * pixels + k] = e;
+            const double e = double(im.depth[k] - im.trueDepth[k]);
+            pixelErrors[k] = e;
             if (std::isfinite(e)) {
                 ++row.pixelsMeasured;
-                pixelSum += std::abs(double(e));
+                pixelSum += std::abs(e);
             }
         }
-        std::copy(im.depth.begin(), im.depth.end(), depth_.begin() + std::ptrdiff_t(pose * pixels));
-        std::copy(im.amplitude.begin(), im.amplitude.end(), amplitude_.begin() + std::ptrdiff_t(pose * pixels));
         if (row.pixelsMeasured) {
             row.pixelMeanAbsErrorMm = 1e3 * pixelSum / double(row.pixelsMeasured);
             row.pixelP95AbsErrorMm = 1e3 * output::absPercentile(pixelErrors, 0.95);
         }
+        if (h5) h5->addPose(pose, output::pixelArraysOf(im, view.config, view.prepared));
     }
     rows_[pose] = row;
 }
@@ -92,10 +92,8 @@ std::string BatchCollector::pack() const {
         w.value(r.pixelP95AbsErrorMm);
     }
     w.array(distance_);
+    w.array(trueDistance_);
     w.array(signal_);
-    w.array(depth_);
-    w.array(amplitude_);
-    w.array(error_);
     return std::move(w.bytes);
 }
 
@@ -120,13 +118,48 @@ void BatchCollector::append(const std::string& packed) {
         if (part.size() != count * perPose) r.bad();
         into.insert(into.end(), part.begin(), part.end());
     };
-    const std::size_t pixels = images_ ? std::size_t(width_) * height_ : 0;
     add(distance_, r.array<double>(), n_);
+    add(trueDistance_, r.array<double>(), n_);
     add(signal_, r.array<double>(), T_);
-    add(depth_, r.array<float>(), pixels);
-    add(amplitude_, r.array<float>(), pixels);
-    add(error_, r.array<float>(), pixels);
     if (!r.done()) r.bad();
+}
+
+BatchTables BatchCollector::tables(const std::vector<const SimConfig*>& configs, const PreparedScene& prepared) const {
+    if (configs.size() != rows_.size())
+        throw Error("internal: " + std::to_string(configs.size()) + " cameras for a batch of " +
+                    std::to_string(rows_.size()) + " poses");
+    BatchTables t;
+    t.triangles = n_;
+    t.timesteps = T_;
+    t.distance = distance_;
+    t.trueDistance = trueDistance_;
+    t.signal = signal_;
+    for (std::size_t p = 0; p < rows_.size(); ++p) {
+        const BatchPoseRow& r = rows_[p];
+        t.names.push_back(r.name);
+        t.poses.insert(t.poses.end(), {r.position.x, r.position.y, r.position.z, r.lookAt.x, r.lookAt.y, r.lookAt.z});
+        const SimConfig& c = *configs[p];
+        const auto m = output::worldFromCamera(c.sensor);
+        t.worldFromCamera.insert(t.worldFromCamera.end(), m.begin(), m.end());
+        t.cameraPosition.insert(t.cameraPosition.end(), {double(c.sensor.position.x), double(c.sensor.position.y),
+                                                         double(c.sensor.position.z)});
+        t.lightPosition.insert(t.lightPosition.end(), {double(c.light.position.x), double(c.light.position.y),
+                                                       double(c.light.position.z)});
+    }
+    if (!configs.empty()) {
+        const SimConfig& c = *configs[0];
+        const auto k = output::cameraMatrix(c);
+        t.cameraK.assign(k.begin(), k.end());
+        if (images_ && c.mode == SensorMode::Amcw) {
+            const std::size_t F = amcwOmegas(c).count;
+            t.frequenciesMhz.assign(c.modulationMhz.begin(), c.modulationMhz.begin() + std::ptrdiff_t(F));
+            for (std::uint32_t k2 = 0; k2 < c.taps; ++k2) t.tapPhasesRad.push_back(shared::rsimTapPhase(k2, c.taps));
+            t.waveform = c.waveform == shared::RSIM_WAVEFORM_SQUARE ? "square" : "sinusoidal";
+        }
+    }
+    t.meshNames = prepared.meshNames;
+    t.materialNames = prepared.materialNames;
+    return t;
 }
 
 void BatchCollector::writeCsv(const std::filesystem::path& file) const {
@@ -150,8 +183,6 @@ void BatchCollector::writeCsv(const std::filesystem::path& file) const {
     out.write(os.str());
     out.close();
 }
-
-void BatchCollector::writeH5(const std::filesystem::path& file) const { hdf5().writeBatch(file, *this); }
 
 void writeBatchSummaryJson(const std::filesystem::path& file, const BatchSummary& b, const BatchCollector& c) {
     using Json = nlohmann::ordered_json;

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
-// What a batch writes beside its poses' results directories (README.md, Output): batch.csv, one
-// row per pose, and batch.h5, the poses' images, sensor signals and distances with a leading
-// pose axis. The collector keeps only these small per-pose arrays; each pose's full result is
-// written and dropped as it arrives.
+// What a batch writes beside its poses' results directories (README.md, "What a run writes"): batch.csv, one
+// row per pose, and batch.h5 (output/batch_h5.h), the poses' images, sensor signals and
+// distances with a leading pose axis. The collector keeps only the small per-pose arrays; each
+// pose's images go into batch.h5 and its full result into its directory as it arrives.
 #pragma once
 #include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "output/batch_h5.h"
 #include "output/results_writer.h"
 
 namespace rsim {
@@ -25,11 +26,10 @@ struct BatchPoseRow {
 class BatchCollector {
   public:
     // Room for `poses` poses, which add() fills in any order, each from its own thread if need be.
-    BatchCollector(std::size_t triangles, std::uint32_t timesteps, std::uint32_t width, std::uint32_t height,
-                   bool images, std::size_t poses = 0);
-    // Pose `pose`'s summary row and its arrays (view.result must still hold its distances, image
-    // and signals).
-    void add(std::size_t pose, const std::string& name, const ResultsView& view);
+    BatchCollector(std::size_t triangles, std::uint32_t timesteps, bool images, std::size_t poses = 0);
+    // Pose `pose`'s summary row and its small arrays (view.result must still hold its distances,
+    // image and signals); its pixel arrays go into `h5` at once, when given (rank 0's batch.h5).
+    void add(std::size_t pose, const std::string& name, const ResultsView& view, BatchH5* h5);
     const std::vector<BatchPoseRow>& rows() const { return rows_; }
     // This collector's rows and arrays as bytes, and another's appended after this one's poses
     // (the ranks of an MPI job; both collectors of the same scene and settings).
@@ -37,17 +37,17 @@ class BatchCollector {
     void append(const std::string& packed);
 
     void writeCsv(const std::filesystem::path& file) const;
-    void writeH5(const std::filesystem::path& file) const; // through the HDF5 module
+    // batch.h5's tables: every pose's row and arrays, and its camera from `configs` (one per
+    // pose, in pose order).
+    BatchTables tables(const std::vector<const SimConfig*>& configs, const PreparedScene& prepared) const;
 
   private:
-    friend void writeBatchH5(const std::filesystem::path& file, const BatchCollector& batch); // output/hdf5/
     std::size_t n_;
-    std::uint32_t T_, width_, height_;
+    std::uint32_t T_;
     bool images_;
     std::vector<BatchPoseRow> rows_;
-    // [pose][...]: distances by stable id (NaN none), s_fwd(t), depth, amplitude, depth error.
-    std::vector<double> distance_, signal_;
-    std::vector<float> depth_, amplitude_, error_;
+    // [pose][...]: distances and true distances by stable id (NaN none), s_fwd(t).
+    std::vector<double> distance_, trueDistance_, signal_;
 };
 
 // The batch's summary.json: how it ran (backend, K, pose groups), the shared phases' times, and

@@ -5,21 +5,22 @@
 #pragma once
 #include <filesystem>
 #include <future>
+#include <memory>
 
+#include "output/batch_h5.h"
 #include "output/results_writer.h"
 #include "util/error.h"
 #include "util/modules.h"
 
 namespace rsim {
 
-class BatchCollector;
-
 struct Hdf5Calls {
     // Whether the library may be called from several threads at once (Debian's is built so).
     bool (*threadSafe)();
     void (*writeTimeseries)(const std::filesystem::path& file, const ResultsView& view);
     void (*writeImages)(const std::filesystem::path& file, const ResultsView& view);
-    void (*writeBatch)(const std::filesystem::path& file, const BatchCollector& batch);
+    // batch.h5, written pose by pose (output/batch_h5.h) for a batch of `poses` poses.
+    std::unique_ptr<BatchH5> (*openBatch)(const std::filesystem::path& file, std::size_t poses);
     // True when `file` opens as an HDF5 file and every dataset of its root group reads back
     // (a file cut short keeps its superblock; what it loses is its objects' headers).
     bool (*readable)(const std::filesystem::path& file);

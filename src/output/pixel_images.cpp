@@ -123,4 +123,23 @@ std::vector<PixelArray> pixelArrays(SensorImage img, const SimConfig& c, const P
     return out;
 }
 
+std::vector<PixelArray> pixelArraysOf(const SensorImage& img, const SimConfig& c, const PreparedScene& ps) {
+    SensorImage pixels;
+    pixels.width = img.width;
+    pixels.height = img.height;
+    pixels.depth = img.depth;
+    pixels.trueDepth = img.trueDepth;
+    pixels.amplitude = img.amplitude;
+    pixels.directDepth = img.directDepth;
+    pixels.noisyDepth = img.noisyDepth;
+    pixels.triangle = img.triangle;
+    pixels.phasor = img.phasor;
+    pixels.taps = img.taps;
+    pixels.tapsPhase = img.tapsPhase;
+    static_assert(sizeof(SensorImage) == 2 * sizeof(std::uint32_t) + 10 * sizeof(std::vector<float>) +
+                      sizeof(std::uint64_t),
+                  "a field added to SensorImage: copy it here if pixelArrays() uses it");
+    return pixelArrays(std::move(pixels), c, ps);
+}
+
 } // namespace rsim::output

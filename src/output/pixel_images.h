@@ -28,5 +28,8 @@ struct PixelArray {
 // SensorImage::transient themselves) and what does not depend on the pixel (the camera, the
 // AMCW frequencies and tap phases).
 std::vector<PixelArray> pixelArrays(SensorImage image, const SimConfig& c, const PreparedScene& ps);
+// The same from a copy of `image` without its transient (which the arrays leave out and which
+// can be large): for writers that leave the image to others.
+std::vector<PixelArray> pixelArraysOf(const SensorImage& image, const SimConfig& c, const PreparedScene& ps);
 
 } // namespace rsim::output

@@ -53,7 +53,7 @@ void writeResultsDirectory(const std::filesystem::path& dir, const ResultsView& 
 // The same files written straight into `dir` (created; a pose's directory inside a batch's).
 void writeResultsFiles(const std::filesystem::path& dir, const ResultsView& view, PhaseTimes& times);
 
-// A batch's results directory (README.md, Output): `write(tmp)` fills a temporary sibling of
+// A batch's results directory (README.md, "What a run writes"): `write(tmp)` fills a temporary sibling of
 // `dir` (one results directory per pose, batch.csv, batch.h5, summary.json), which then
 // replaces `dir` as writeResultsDirectory does; nothing is left behind when `write` throws.
 void writeBatchDirectory(const std::filesystem::path& dir, const std::function<void(const std::filesystem::path&)>& write);

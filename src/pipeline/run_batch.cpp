@@ -5,6 +5,7 @@
 // output directory only when every pose is written. Under MPI the poses are shared by the ranks.
 #include <cmath>
 #include <future>
+#include <mutex>
 #include <optional>
 #include <utility>
 
@@ -20,6 +21,7 @@
 #include "scene/poses.h"
 #include "util/background_tasks.h"
 #include "util/early_exit.h"
+#include "util/cancel.h"
 #include "util/error.h"
 #include "util/parallel.h"
 #include "util/ranks.h"
@@ -48,6 +50,7 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
     std::vector<SceneDesc> posed;
     std::vector<PoseConfig> allPoses;
     for (const PoseDesc& p : poseDescs) {
+        checkCancel(); // thousands of poses: a stop between two
         posed.push_back(applyPose(scene, p));
         allPoses.push_back({p.where, configFor(posed.back(), req)});
     }
@@ -85,8 +88,17 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
     // their poses' directories into the same one (its path comes from rank 0).
     auto writeBatch = [&](const std::filesystem::path& tmpOfRank0) {
         const std::filesystem::path tmp = ranks.broadcast(tmpOfRank0.string());
-        BatchCollector collector(prepared.size(), scene.sim.timesteps, scene.sensor.width, scene.sensor.height,
-                                 scene.output.images, poses.size());
+        BatchCollector collector(prepared.size(), scene.sim.timesteps, scene.output.images, poses.size());
+        // Rank 0's batch.h5, written pose by pose, opened with the first pose's files (the HDF5
+        // module is open by then: see `started`).
+        std::unique_ptr<BatchH5> batchH5;
+        std::mutex batchH5Open;
+        auto batchFile = [&]() -> BatchH5* {
+            if (ranks.rank() != 0) return nullptr;
+            const std::lock_guard lock(batchH5Open);
+            if (!batchH5) batchH5 = hdf5().openBatch(tmp / "batch.h5", poseDescs.size());
+            return batchH5.get();
+        };
         if (shareK && ranks.rank() != 0) ranks.barrier();
         // Each pose's files are written on background threads while the next poses run, and the
         // collector takes its small arrays there, each pose into its own place. Each writer holds a pose's
@@ -154,10 +166,10 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
                     Stopwatch handOver;
                     const std::uint64_t held = heldBytes(job->result);
                     started().submit(
-                        [job, config, dir, mine, &prepared, &collector, name = desc.name, where = desc.where] {
+                        [job, config, dir, mine, &prepared, &collector, &batchFile, name = desc.name, where = desc.where] {
                             const Stopwatch sw;
                             const ResultsView view{job->scene, prepared, *config, job->result, job->meta, job->info};
-                            collector.add(mine, name, view);
+                            collector.add(mine, name, view, batchFile());
                             writeResultsFiles(dir, view, job->times);
                             spdlog::debug("{}: files written in {:.3f} s", where, sw.seconds());
                         },
@@ -180,8 +192,7 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
                 ++measuredPoses;
         // Every rank's rows and arrays, in rank order, which is pose order (in row mode, and in
         // one process, rank 0 has them all).
-        BatchCollector all(prepared.size(), scene.sim.timesteps, scene.sensor.width, scene.sensor.height,
-                           scene.output.images);
+        BatchCollector all(prepared.size(), scene.sim.timesteps, scene.output.images);
         const BatchCollector* whole = &collector;
         if (ranks.many() && !rowMode) {
             const std::vector<std::string> parts = ranks.gather(collector.pack());
@@ -192,7 +203,15 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
         sw = Stopwatch();
         whole->writeCsv(tmp / "batch.csv");
         const double csvSeconds = sw.seconds();
-        whole->writeH5(tmp / "batch.h5");
+        // The other ranks' poses' images into batch.h5 from their images.h5 (they wrote their poses'
+        // directories into this one), then the tables.
+        BatchH5* file = batchFile();
+        if (scene.output.images)
+            for (std::size_t p = rowMode ? poseDescs.size() : poses.size(); p < poseDescs.size(); ++p)
+                file->addPoseFrom(p, tmp / poseDescs[p].name / "images.h5");
+        std::vector<const SimConfig*> configs;
+        for (const PoseConfig& p : allPoses) configs.push_back(&p.config);
+        file->finish(whole->tables(configs, prepared));
         times.add("output", sw.seconds());
         info.kFromCache = meta.kFromCache;
         Stopwatch json;

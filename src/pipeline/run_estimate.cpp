@@ -2,6 +2,7 @@
 #include "pipeline/run_estimate.h"
 
 #include <algorithm>
+#include <string>
 #include <thread>
 
 #include <fmt/format.h>
@@ -55,22 +56,40 @@ RunEstimate estimateRun(const RunMetadata& meta, std::size_t triangles, const Si
     if (meta.backend == "cpu")
         e.hostKBytes = c.indirect ? (kCached ? e.kBytes : n * n * 4.0 + e.kBytes) : 0.0;
     e.hostHistoryBytes = n * double(c.timesteps) * 16.0;
-    e.hostImageBytes = double(c.width) * double(c.height) * 4.0 * 12.0;
+    // The images (12 float arrays) and the transient cube ([output] transient).
+    e.hostImageBytes = double(c.width) * double(c.height) * 4.0 * 12.0 +
+                       double(c.transient.w) * double(c.transient.h) * double(c.transient.bins) * 4.0;
     e.visibilitySeconds = e.rays / t.raysPerSecond;
     e.transportSecondsPerPose = (c.indirect ? n * n : n) * double(c.timesteps) / t.pairStepsPerSecond;
     return e;
 }
 
+void countRetainedPoses(RunEstimate& e, std::size_t triangles, const SimConfig& c, std::size_t poses, bool histories) {
+    const double n = double(triangles);
+    e.retainedPoses = poses;
+    e.retainedBytesPerPose = e.hostImageBytes + n * 16.0 + double(c.timesteps) * 8.0 +
+                             (histories ? n * double(c.timesteps) * 8.0 : 0.0);
+}
+
 void checkHostMemory(const RunEstimate& e, const SimConfig& c, std::uint64_t available) {
     if (available == 0 || e.hostBytes() <= double(available)) return;
     const double gib = 1024.0 * 1024.0 * 1024.0;
+    const std::string retained =
+        e.retainedPoses > 1 ? fmt::format(", and every pose's results kept until the call returns {:.1f} GiB ({} poses; "
+                                          "run fewer poses per call)",
+                                          e.retainedBytesPerPose * double(e.retainedPoses) / gib, e.retainedPoses)
+                            : std::string();
     throw InputError(fmt::format(
-        "this run needs about {:.1f} GiB of host memory and {:.1f} GiB are available: K {:.1f} GiB, the time "
-        "histories {:.1f} GiB ({} timesteps), the images {:.1f} GiB ({} x {} pixels). Lower what dominates: "
-        "simulation.timesteps (--timesteps), the sensor resolution, the triangle count (simulation.max_edge_m), or "
-        "let a GPU hold K (--backend vulkan)",
+        "this run needs about {:.1f} GiB of host memory and {:.1f} GiB are available (the machine's free memory, "
+        "a cgroup's limit or ulimit -v): K {:.1f} GiB, the time histories {:.1f} GiB ({} timesteps), the images "
+        "{:.1f} GiB ({} x {} pixels{}){}. Lower what dominates: simulation.timesteps (--timesteps), the sensor "
+        "resolution, [output] transient, the triangle count (simulation.max_edge_m), or let a GPU hold K "
+        "(--backend vulkan)",
         e.hostBytes() / gib, double(available) / gib, e.hostKBytes / gib, e.hostHistoryBytes / gib, c.timesteps,
-        e.hostImageBytes / gib, c.width, c.height));
+        e.hostImageBytes / gib, c.width, c.height,
+        c.transient.w > 0 ? fmt::format(", a transient of {} x {} x {} bins", c.transient.w, c.transient.h, c.transient.bins)
+                          : std::string(),
+        retained));
 }
 
 std::string describeEstimate(const RunEstimate& e, std::size_t poses) {

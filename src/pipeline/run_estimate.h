@@ -21,11 +21,21 @@ struct RunEstimate {
     // Host memory the run will hold at its peak, roughly: K where the CPU backend keeps it (fp32
     // while computing, then its storage format), one pose's B, Z, E and R, and the images.
     double hostKBytes = 0.0, hostHistoryBytes = 0.0, hostImageBytes = 0.0;
-    double hostBytes() const { return hostKBytes + hostHistoryBytes + hostImageBytes; }
+    // What a caller that keeps every pose's result (Python) holds at the end: `retainedPoses`
+    // times the images, transient and (with histories) B and Z of one pose.
+    double retainedBytesPerPose = 0.0;
+    std::size_t retainedPoses = 0;
+    double hostBytes() const {
+        return hostKBytes + hostHistoryBytes + hostImageBytes + retainedBytesPerPose * double(retainedPoses);
+    }
     std::string where; // the throughput it assumed, in words
 };
 
 RunEstimate estimateRun(const RunMetadata& meta, std::size_t triangles, const SimConfig& config, bool kCached);
+// Counts `poses` results kept whole by the caller (RunOptions::keepsEveryPose), each with its
+// histories when `histories`.
+void countRetainedPoses(RunEstimate& e, std::size_t triangles, const SimConfig& config, std::size_t poses,
+                        bool histories);
 // An InputError when the run would need more host memory than the machine has available, with
 // the numbers and the settings to change; before any large allocation.
 void checkHostMemory(const RunEstimate& e, const SimConfig& config, std::uint64_t availableBytes);

@@ -331,6 +331,10 @@ RunOutcome runSimulation(const RunRequest& req) {
         return runBatch(req, scene, readPosesCsv(*req.posesFile));
     }
     if (!scene.poses.empty()) return runBatch(req, scene, scene.poses);
+    if (req.maxPoseGroup > 0 || req.writers > 0)
+        throw InputError(std::string(req.maxPoseGroup > 0 ? "--pose-group" : "--writers") +
+                         ": sets how a batch of poses runs, and this run has one pose (no --poses FILE, no [[pose]] "
+                         "tables in the scene file); drop it");
     const Ranks& ranks = Ranks::world();
     if (ranks.many() && !rowBlockMode(req, scene, false))
         throw InputError("--mpi-split poses shares the poses of a batch (--poses FILE or [[pose]] tables) among the "

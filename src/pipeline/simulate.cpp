@@ -15,147 +15,19 @@
 #include "k/k_cache.h"
 #include "k/row_share.h"
 #include "pipeline/job_agreement.h"
+#include "pipeline/run_checks.h"
 #include "scene/scene_desc.h"
 #include "pipeline/run_estimate.h"
 #include "util/host_memory.h"
 #include "transport/sources.h"
+#include "util/cancel.h"
 #include "util/error.h"
+#include "util/progress.h"
 
 namespace rsim {
 
 // Runs forecast to take longer than this log their estimate at info level (debug otherwise).
 constexpr double kEstimateInfoSeconds = 10.0;
-
-
-void checkDirectTerms(const DirectTerms& d, const SimConfig& c) {
-    auto anyPositive = [](const std::vector<float>& v) {
-        for (float x : v)
-            if (x > 0.0f) return true;
-        return false;
-    };
-    const glm::vec3 p = c.light.position, dir = c.light.direction;
-    if (!anyPositive(d.irradiance))
-        throw InputError(fmt::format(
-            "the light at ({}, {}, {}) reaches no triangle: every triangle is outside its cone "
-            "(half-angle {:.1f} deg around ({:.3f}, {:.3f}, {:.3f})), faces away from it, or is "
-            "shadowed. Check [light] position, direction and half_angle_deg.",
-            p.x, p.y, p.z, std::acos(double(std::max(-1.0f, c.light.cosHalfAngle))) * 180.0 / M_PI,
-            dir.x, dir.y, dir.z));
-    const glm::vec3 q = c.sensor.position, f = c.sensor.forward;
-    if (!anyPositive(d.importance))
-        throw InputError(fmt::format(
-            "the sensor at ({}, {}, {}) looking along ({:.3f}, {:.3f}, {:.3f}) sees no triangle: "
-            "none is inside its field of view and facing it. Check [sensor] position, look_at "
-            "and fov_deg.",
-            q.x, q.y, q.z, f.x, f.y, f.z));
-
-    // Light reaches triangle i no earlier than tL_i (bin floor(tL_i)), directly or by way of
-    // other triangles, and only after it has reached some lit triangle. When that is past the
-    // window for every triangle the sensor sees, every distance would be NaN.
-    double firstLit = INFINITY, firstSeen = INFINITY, firstLitSeen = INFINITY;
-    for (std::size_t i = 0; i < d.tLight.size(); ++i) {
-        const double t = std::floor(double(d.tLight[i]));
-        const bool lit = d.irradiance[i] > 0.0f, seen = d.importance[i] > 0.0f;
-        if (lit) firstLit = std::min(firstLit, t);
-        if (seen) firstSeen = std::min(firstSeen, t);
-        if (lit && seen) firstLitSeen = std::min(firstLitSeen, t);
-    }
-    const double first = c.indirect ? std::max(firstLit, firstSeen) : firstLitSeen;
-    if (std::isfinite(first) && first >= double(c.timesteps)) {
-        // rsimPulsedPeak needs the peak (at most one bin after `first`, the linear split) plus
-        // the centroid's half-width inside the window.
-        const double needed =
-            first + 2.0 + double(shared::rsimCentroidHalfWidth(int(c.pulse.size())));
-        // Beyond the longest window a scene file may ask for, more timesteps are not the cure:
-        // the geometry is too far away (a mesh in mm read as m, a translate off by powers of ten).
-        if (needed > double(kMaxTimesteps))
-            throw InputError(fmt::format(
-                "no light can return within any time window rsim can run: the nearest surface that the light "
-                "reaches and the sensor sees takes {:.6g} ns ({:.6g} m of path), and the longest window is {} "
-                "timesteps of {} ns. Check the scene's scale: the [[mesh]] units (scale), their translate, and "
-                "the light's and sensor's positions",
-                first * c.dtNs, first * c.cdtM, kMaxTimesteps, c.dtNs));
-        throw InputError(fmt::format(
-            "the time window is too short for any light to return: light first reaches a "
-            "surface the sensor sees after {:.6g} ns, but the window ends at {:.6g} ns ({} "
-            "timesteps of {} ns). Set simulation.timesteps to at least {:.0f} (--timesteps), or "
-            "raise simulation.dt_ns.",
-            first * c.dtNs, double(c.timesteps) * c.dtNs, c.timesteps, c.dtNs, needed));
-    }
-}
-
-std::string ambiguityWarning(const DirectTerms& d, const SimConfig& c) {
-    if (c.mode != SensorMode::Amcw || c.modulationMhz.empty()) return {};
-    double longest = 0.0; // steps
-    for (std::size_t i = 0; i < d.tLight.size(); ++i)
-        if (d.irradiance[i] > 0.0f && d.importance[i] > 0.0f)
-            longest = std::max(longest, double(d.tLight[i]) + double(d.tSensor[i]));
-    const double pathM = longest * c.cdtM;
-    // The frequencies' greatest common divisor, in kHz.
-    std::uint64_t g = 0;
-    for (double f : c.modulationMhz) g = std::gcd(g, std::uint64_t(std::llround(f * 1000.0)));
-    if (g == 0) return {};
-    const double c0 = double(shared::RSIM_C_M_PER_NS) * 1e9; // m/s
-    const double rangeM = c0 / (double(g) * 1e3);
-    if (pathM <= rangeM) return {};
-    std::string freqs;
-    for (double f : c.modulationMhz) freqs += (freqs.empty() ? "" : ", ") + fmt::format("{:g}", f);
-    return fmt::format(
-        "AMCW at {} MHz tells light paths apart up to {:.3g} m (distances up to about {:.3g} m), but paths in "
-        "this scene reach {:.3g} m: the phase of farther triangles wraps and their distances come out short. "
-        "Use a lower frequency, or add one whose greatest common divisor with the others is smaller "
-        "(sensor.modulation_mhz; docs/model-choices.md, AMCW)",
-        freqs, rangeM, rangeM / 2.0, pathM);
-}
-
-std::string windowWarning(const std::vector<double>& s, const SimConfig& c) {
-    const std::size_t T = s.size(), tenth = T / 10;
-    if (tenth < 2) return {};
-    double total = 0.0, last = 0.0, before = 0.0;
-    for (std::size_t t = 0; t < T; ++t) {
-        total += s[t];
-        if (t >= T - tenth) last += s[t];
-        else if (t >= T - 2 * tenth) before += s[t];
-    }
-    if (!(total > 0.0) || !(last > 0.0)) return {};
-    const double windowNs = double(T) * c.dtNs;
-    const std::string advice = fmt::format("Raise simulation.timesteps (--timesteps; now {} steps of {} ns, "
-                                           "{:.6g} ns), or simulation.dt_ns",
-                                           T, c.dtNs, windowNs);
-    if (!(before > last))
-        return fmt::format("the signal reaching the sensor does not decay at the end of the time window: much "
-                           "of the light arrives after it, and distances and AMCW phases miss it. {}",
-                           advice);
-    const double q = last / before, tail = last * q / (1.0 - q), fraction = tail / (total + tail);
-    if (fraction <= 0.01) return {};
-    return fmt::format("about {:.1f}% of the light reaching the sensor arrives after the time window (estimated "
-                       "from the decay of the signal's last tenth); distances and AMCW phases miss it. {}",
-                       100.0 * fraction, advice);
-}
-
-std::string backFaceWarning(const PreparedScene& s, const SimConfig& c, const SensorImage& image) {
-    std::uint64_t hits = 0, back = 0;
-    std::vector<std::uint64_t> backByMesh(s.meshNames.size(), 0);
-    const glm::dvec3 eye(c.sensor.position);
-    for (std::int32_t t : image.triangle) {
-        if (t < 0) continue;
-        ++hits;
-        const std::size_t i = std::size_t(t);
-        // n . (x - eye) has one sign over the triangle's plane: positive means its back faces us.
-        if (s.twin[i] != PreparedScene::kNoTwin || glm::dot(glm::dvec3(s.normal[i]), glm::dvec3(s.v0[i]) - eye) <= 0.0)
-            continue;
-        ++back;
-        const std::uint32_t mesh = s.sourceMeshOfId[s.id[i]];
-        if (mesh < backByMesh.size()) ++backByMesh[mesh];
-    }
-    if (hits == 0 || double(back) <= 0.2 * double(hits)) return {};
-    const std::size_t worst =
-        std::size_t(std::max_element(backByMesh.begin(), backByMesh.end()) - backByMesh.begin());
-    return fmt::format("{:.0f}% of the pixels that hit the scene see the back of one-sided triangles (most of them "
-                       "of mesh \"{}\"), which reflect nothing towards the sensor: is the room modelled facing "
-                       "outwards? Set two_sided = true on its [[material]], or turn its triangles inwards",
-                       100.0 * double(back) / double(hits), worst < s.meshNames.size() ? s.meshNames[worst] : "?");
-}
 
 namespace {
 
@@ -337,6 +209,7 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
         const double n = double(std::max<std::size_t>(s.size(), 1)), rows = double(share->rowEnd() - share->rowBegin());
         forecast.hostKBytes = forecast.hostKBytes * rows / n + rows * (n - rows) * 4.0;
     }
+    if (opt.keepsEveryPose) countRetainedPoses(forecast, s.size(), first, poses.size(), opt.timeseries);
     checkHostMemory(forecast, first, availableHostBytes());
     std::uint64_t validationBefore = 0;
     for (Backend* x : distinct) validationBefore += x->validationErrors();
@@ -369,7 +242,9 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
         spdlog::warn("{}{}", poses.size() > 1 ? poses[p].label + " (and maybe other poses): " : "", warning);
         warned = true;
     };
+    Progress directProgress("direct terms", poses.size(), "poses");
     for (std::size_t p = 0; p < poses.size(); ++p) {
+        directProgress.set(p); // thousands of poses: progress, and a stop between two
         sw = Stopwatch();
         direct[p] = b.direct->direct(poses[p].config);
         directSeconds[p] = sw.seconds();
@@ -382,6 +257,8 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
         }
         warnOnce(ambiguityWarned, p, ambiguityWarning(direct[p], poses[p].config));
     }
+    directProgress.set(poses.size());
+    directProgress.finish();
 
     // Geometry phase, part 2: K (it depends on the triangles and the K settings alone), from
     // the K cache when it holds it.

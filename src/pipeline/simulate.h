@@ -38,6 +38,9 @@ struct RunOptions {
     bool keepK = false; // return the decoded K (output.kij, tests)
     bool images = true; // render the sensor image
     bool timeseries = true; // B, Z, E, R in host memory for the result (output.timeseries)
+    // The caller keeps every pose's result until the batch ends (the Python module stacks them
+    // into its arrays): the memory check counts them all, not one pose's.
+    bool keepsEveryPose = false;
     // Poses whose transport runs at once, at most (0: as many as memory allows).
     std::uint32_t maxPoseGroup = 0;
     // The K cache (k/k_cache.h): its folder (empty: none) and the most it may hold.
@@ -111,28 +114,5 @@ BatchReport simulateBatch(const PhaseBackends& backends, const PreparedScene& sc
 SimulationResult simulate(const PhaseBackends& backends, const PreparedScene& scene,
                           const SimConfig& config, const RunOptions& options, PhaseTimes& times,
                           RunMetadata& meta);
-
-// Throws InputError when the light reaches no triangle, the sensor sees none, or the time
-// window ends before light can reach any triangle the sensor sees: a run would only produce a
-// table of NaNs. simulate() calls it right after the direct phase.
-void checkDirectTerms(const DirectTerms& direct, const SimConfig& config);
-
-// In AMCW mode, the warning (or "") that the longest light path to a triangle the sensor sees,
-// light -> triangle -> sensor, is longer than the path the modulation frequencies tell apart:
-// c / f for one frequency, c / gcd(f) for several (docs/model-choices.md); such triangles' phase
-// wraps and their distances come out short.
-std::string ambiguityWarning(const DirectTerms& direct, const SimConfig& config);
-
-// The warning (or "") that more than 1% of the light reaching the sensor arrives after the time
-// window, estimated from s_fwd: the last tenth of the window against the tenth before it gives
-// the decay per tenth q, and the tail beyond the window is last * q / (1 - q) (a geometric
-// series; the multipath tail of a room decays about exponentially). A signal that does not
-// decay at the end of the window is reported too.
-std::string windowWarning(const std::vector<double>& signalFwd, const SimConfig& config);
-
-// The warning (or "") that more than 20% of the sensor image's pixels see the back of a
-// one-sided triangle, naming the mesh most of them belong to: the usual sign of a room modelled
-// as an ordinary, outward-facing box, whose walls then stay dark.
-std::string backFaceWarning(const PreparedScene& scene, const SimConfig& config, const SensorImage& image);
 
 } // namespace rsim

@@ -3,32 +3,31 @@
 // simulator over the same pipeline as `rsim run` (pipeline/simulate.h), and numpy arrays out.
 // Errors keep the CLI's messages: bad input is ValueError, everything else RuntimeError.
 #include <algorithm>
-#include <csignal>
 #include <cmath>
 #include <memory>
 #include <optional>
 #include <mutex>
 #include <string>
 #include <utility>
-#include <variant>
 #include <vector>
 
+#include <fmt/format.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
-#include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
 
 #include "backends/backend_choice.h"
 #include "geometry/prepare.h"
 #include "output/pixel_camera.h"
-#include "output/pixel_images.h"
 #include "output/results_writer.h"
 #include "pipeline/run_simulation.h"
 #include "pipeline/simulate.h"
+#include "python/py_arrays.h"
+#include "python/py_poses.h"
+#include "python/py_runtime.h"
 #include "scene/mesh_loader.h"
-#include "scene/poses.h"
 #include "util/cancel.h"
 #include "util/error.h"
 #include "util/parallel.h"
@@ -40,70 +39,12 @@ namespace py = pybind11;
 namespace rsim {
 namespace {
 
-// rsim's log records go to Python's `logging` (logger "rsim"). The pipeline logs from worker
-// threads while the GIL is released, so records wait here and are handed over on the calling
-// thread when a call returns (flushLog): no thread but the caller ever takes the GIL.
-class QueuedSink final : public spdlog::sinks::base_sink<std::mutex> {
-public:
-    std::vector<std::pair<int, std::string>> take() {
-        std::lock_guard lock(mutex_);
-        return std::exchange(records_, {});
-    }
+using namespace python;
 
-protected:
-    void sink_it_(const spdlog::details::log_msg& msg) override {
-        // Python's levels: DEBUG 10, INFO 20, WARNING 30, ERROR 40, CRITICAL 50.
-        static const int kLevel[] = {10, 10, 20, 30, 40, 50, 0};
-        records_.emplace_back(kLevel[int(msg.level)], std::string(msg.payload.data(), msg.payload.size()));
-    }
-    void flush_() override {}
+std::string fmtShort(double v) { return fmt::format("{:g}", v); }
 
-private:
-    std::vector<std::pair<int, std::string>> records_;
-};
-
-std::shared_ptr<QueuedSink>& logSink() {
-    static auto sink = std::make_shared<QueuedSink>();
-    return sink;
-}
-
-void flushLog() {
-    const auto records = logSink()->take();
-    if (records.empty()) return;
-    py::object logger = py::module_::import("logging").attr("getLogger")("rsim");
-    for (const auto& [level, text] : records) logger.attr("log")(level, text);
-}
-
-// While a run works without the GIL, Python cannot see Ctrl-C: this handler asks the pipeline
-// to stop instead (util/cancel.h), and the previous handler comes back afterwards.
-extern "C" void onSigint(int) { requestCancel(); }
-class SigintStopsRun {
-public:
-    SigintStopsRun() {
-        clearCancel();
-        struct sigaction sa {};
-        sa.sa_handler = onSigint;
-        sigemptyset(&sa.sa_mask);
-        installed_ = sigaction(SIGINT, &sa, &previous_) == 0;
-    }
-    ~SigintStopsRun() {
-        if (installed_) sigaction(SIGINT, &previous_, nullptr);
-    }
-    SigintStopsRun(const SigintStopsRun&) = delete;
-    SigintStopsRun& operator=(const SigintStopsRun&) = delete;
-
-private:
-    struct sigaction previous_ {};
-    bool installed_ = false;
-};
-
-// Runs f with the GIL released, then hands its log records to Python, also when it throws.
-template <class F> auto withoutGil(F&& f) {
-    struct Flush {
-        ~Flush() { flushLog(); }
-    } flush;
-    py::gil_scoped_release release;
-    return f();
+const char* sensorModeName(SensorMode m) {
+    return m == SensorMode::Amcw ? "amcw" : m == SensorMode::Gated ? "gated" : "pulsed";
 }
 
 // A scene file with its overrides, read and checked; its triangles are prepared on first use.
@@ -136,6 +77,10 @@ public:
             for (int k = 0; k < 3; ++k)
                 if (!std::isfinite(v(i, k)))
                     throw InputError("from_arrays: vertices[" + std::to_string(i) + "] is not finite");
+                else if (!(std::abs(v(i, k)) <= kMaxCoordinateM))
+                    throw InputError("from_arrays: vertices[" + std::to_string(i) + "] has a coordinate of " +
+                                     fmtShort(v(i, k)) + " m; coordinates must be within +-" + fmtShort(kMaxCoordinateM) +
+                                     " m (distances are computed in fp32)");
         const auto rho = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(reflectance);
         if (!rho || !(rho.ndim() == 0 || (rho.ndim() == 1 && rho.shape(0) == F)))
             throw InputError("from_arrays: reflectance must be one number or one per face ([F])");
@@ -174,14 +119,24 @@ public:
         if (g.v0.empty()) throw InputError("from_arrays: every face is degenerate");
         g.meshNames = {"arrays"};
         desc_.meshes.clear();
+        arrays_ = true;
         prepared_ = withoutGil([&] { return prepareScene(g, desc_.sim.max_edge_m); });
     }
     const SceneDesc& desc() const { return desc_; }
     const std::vector<SceneOverride>& overrides() const { return overrides_; }
     const std::filesystem::path& file() const { return file_; }
+    // Prepared once, also when several threads ask at once.
     const PreparedScene& prepared() {
+        const std::unique_lock lock = lockWithoutGil(prepareMutex_);
         if (!prepared_) prepared_ = withoutGil([&] { return prepareScene(loadMeshes(desc_), desc_.sim.max_edge_m); });
         return *prepared_;
+    }
+    std::string repr() const {
+        return "<rsim.Scene " + (arrays_ ? std::string("from arrays with the settings of ") : std::string()) + "'" +
+               file_.string() + "': " + (prepared_ ? std::to_string(prepared_->size()) + " triangles" : std::string("triangles not yet read")) +
+               ", " + std::to_string(desc_.sensor.width) + "x" + std::to_string(desc_.sensor.height) + " " +
+               sensorModeName(desc_.sensor.mode) + ", T = " + std::to_string(desc_.sim.timesteps) + " x " +
+               fmtShort(desc_.sim.dt_ns) + " ns>";
     }
     std::size_t triangles() { return prepared().size(); }
 
@@ -190,193 +145,9 @@ private:
     std::vector<SceneOverride> overrides_;
     SceneDesc desc_;
     std::optional<PreparedScene> prepared_;
+    std::mutex prepareMutex_;
+    bool arrays_ = false;
 };
-
-// Poses from Python: None (the scene's own camera), an array [P, 6] or [P, 9] of position,
-// look-at point (and up), or a list of dicts {name, position, look_at[, up]}.
-std::vector<PoseDesc> posesFrom(const py::object& poses, const SceneDesc& scene) {
-    std::vector<PoseDesc> out;
-    auto vec3 = [](const py::handle& h, const std::string& what) {
-        const auto v = h.cast<std::vector<double>>();
-        if (v.size() != 3) throw InputError(what + ": expected 3 numbers, got " + std::to_string(v.size()));
-        return glm::dvec3(v[0], v[1], v[2]);
-    };
-    if (poses.is_none()) {
-        PoseDesc p;
-        p.name = "pose";
-        p.position = scene.sensorPosition();
-        p.lookAt = scene.sensor.look_at;
-        p.up = scene.sensor.up;
-        p.where = "the scene's camera";
-        out.push_back(p);
-    } else if (py::isinstance<py::array>(poses)) {
-        const auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(poses);
-        if (!a || a.ndim() != 2 || (a.shape(1) != 6 && a.shape(1) != 9))
-            throw InputError("poses: expected an array of shape [P, 6] (position, look_at) or [P, 9] (and up)");
-        const auto r = a.unchecked<2>();
-        for (py::ssize_t i = 0; i < a.shape(0); ++i) {
-            PoseDesc p;
-            p.name = "pose" + std::to_string(i);
-            p.where = "poses[" + std::to_string(i) + "]";
-            for (py::ssize_t k = 0; k < a.shape(1); ++k)
-                if (!std::isfinite(r(i, k)))
-                    throw InputError(p.where + ": column " + std::to_string(k) + " is not a finite number");
-            p.position = {r(i, 0), r(i, 1), r(i, 2)};
-            p.lookAt = {r(i, 3), r(i, 4), r(i, 5)};
-            if (a.shape(1) == 9) p.up = glm::dvec3(r(i, 6), r(i, 7), r(i, 8));
-            out.push_back(p);
-        }
-    } else {
-        std::size_t i = 0;
-        for (const py::handle& h : poses) {
-            const py::dict d = h.cast<py::dict>();
-            PoseDesc p;
-            p.where = "poses[" + std::to_string(i) + "]";
-            p.name = d.contains("name") ? d["name"].cast<std::string>() : "pose" + std::to_string(i);
-            if (!d.contains("position") || !d.contains("look_at"))
-                throw InputError(p.where + ": needs \"position\" and \"look_at\"");
-            p.position = vec3(d["position"], p.where + " position");
-            p.lookAt = vec3(d["look_at"], p.where + " look_at");
-            if (d.contains("up")) p.up = vec3(d["up"], p.where + " up");
-            out.push_back(p);
-            ++i;
-        }
-    }
-    if (out.empty()) throw InputError("poses: no pose given");
-    checkPoses(out, scene);
-    return out;
-}
-
-template <class T> py::array_t<T> array(std::vector<py::ssize_t> shape) { return py::array_t<T>(shape); }
-
-// An array over `v`'s own memory, which it keeps alive (no copy).
-template <class T> py::array adopt(std::vector<T>&& v, std::vector<py::ssize_t> shape) {
-    auto* owned = new std::vector<T>(std::move(v));
-    py::capsule free(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
-    return py::array_t<T>(std::move(shape), owned->data(), free);
-}
-
-// One of a pose's arrays, under the name run() returns it by, without the pose axis.
-struct PoseArray {
-    std::string name;
-    std::vector<py::ssize_t> shape;
-    std::variant<std::vector<float>, std::vector<std::int32_t>, std::vector<double>> values;
-};
-
-// The arrays that run() returns, each with a leading pose axis. The pipeline hands over each
-// pose as soon as it finishes (without the GIL); its arrays are copied into their slice of the
-// stacked arrays and freed, so a batch is held once. The stacked arrays are allocated when the
-// first pose arrives (its shapes are the pipeline's). A single pose's arrays are not copied at
-// all: its buffers become the arrays. Otherwise the copy is unavoidable (the arrays stack the
-// poses; per-triangle arrays are by triangle id, not the pipeline's internal order).
-class PoseArrays {
-public:
-    explicit PoseArrays(std::size_t poses) : P_(poses) {}
-
-    void add(std::size_t p, std::vector<PoseArray>&& arrays, std::string summary) {
-        if (slots_.empty() && adopted_.empty()) {
-            py::gil_scoped_acquire gil;
-            if (P_ == 1) {
-                for (PoseArray& a : arrays) {
-                    a.shape.insert(a.shape.begin(), 1);
-                    std::visit([&](auto& v) { adopted_.emplace_back(a.name, adopt(std::move(v), a.shape)); }, a.values);
-                }
-                summaries_.push_back(std::move(summary));
-                return;
-            }
-            for (const PoseArray& a : arrays) allocate(a);
-        }
-        if (arrays.size() != slots_.size()) throw Error("pose " + std::to_string(p) + ": another set of outputs");
-        for (std::size_t k = 0; k < arrays.size(); ++k) {
-            Slot& slot = slots_[k];
-            std::visit(
-                [&](const auto& v) {
-                    using T = typename std::decay_t<decltype(v)>::value_type;
-                    if (arrays[k].name != slot.name || v.size() != slot.count || sizeof(T) != slot.bytes)
-                        throw Error("pose " + std::to_string(p) + ": " + arrays[k].name + " of another shape");
-                    std::copy(v.begin(), v.end(), static_cast<T*>(slot.data) + p * slot.count);
-                },
-                arrays[k].values);
-            arrays[k].values = std::vector<float>{};
-        }
-        summaries_.push_back(std::move(summary));
-    }
-
-    // The arrays, and "summary": summary.json of each pose (GIL held).
-    void into(py::dict& out) const {
-        for (const auto& [name, a] : adopted_) out[name.c_str()] = a;
-        for (const Slot& s : slots_) out[s.name.c_str()] = s.array;
-        py::object loads = py::module_::import("json").attr("loads");
-        py::list summaries;
-        for (const std::string& text : summaries_) summaries.append(loads(text));
-        out["summary"] = summaries;
-    }
-
-private:
-    struct Slot {
-        std::string name;
-        py::array array;
-        void* data;
-        std::size_t count, bytes;
-    };
-    void allocate(const PoseArray& a) {
-        std::vector<py::ssize_t> shape{py::ssize_t(P_)};
-        shape.insert(shape.end(), a.shape.begin(), a.shape.end());
-        std::visit(
-            [&](const auto& v) {
-                using T = typename std::decay_t<decltype(v)>::value_type;
-                py::array_t<T> array(shape);
-                slots_.push_back({a.name, array, array.mutable_data(), v.size(), sizeof(T)});
-            },
-            a.values);
-    }
-
-    std::size_t P_;
-    std::vector<Slot> slots_;
-    std::vector<std::pair<std::string, py::array>> adopted_;
-    std::vector<std::string> summaries_;
-};
-
-// A pose's arrays as run() returns them: per triangle by id, the sensor signal, the histories
-// on request, and every array of images.h5 under its name there (output/pixel_images.h).
-std::vector<PoseArray> poseArrays(SimulationResult&& r, const PreparedScene& prepared, const SimConfig& c,
-                                  bool histories) {
-    const std::size_t n = prepared.size(), T = c.timesteps;
-    std::vector<double> distance(n), truth(n), signal(T, 0.0);
-    const glm::dvec3 eye(c.sensor.position);
-    for (std::size_t id = 0; id < n; ++id) {
-        const std::size_t i = prepared.internalOf[id];
-        distance[id] = r.distance[i];
-        truth[id] = glm::length(glm::dvec3(prepared.centroid[i]) - eye);
-    }
-    std::copy_n(r.signalFwd.begin(), std::min(T, r.signalFwd.size()), signal.begin());
-    std::vector<PoseArray> out;
-    out.push_back({"distance_m", {py::ssize_t(n)}, std::move(distance)});
-    out.push_back({"true_distance_m", {py::ssize_t(n)}, std::move(truth)});
-    out.push_back({"signal", {py::ssize_t(T)}, std::move(signal)});
-    if (histories) {
-        // B and Z [N, T] by triangle id (MODEL.md §5).
-        std::vector<float> B(n * T), Z(n * T);
-        for (std::size_t id = 0; id < n; ++id) {
-            const std::size_t i = prepared.internalOf[id];
-            std::copy_n(r.B.begin() + std::ptrdiff_t(i * T), T, B.begin() + std::ptrdiff_t(id * T));
-            std::copy_n(r.Z.begin() + std::ptrdiff_t(i * T), T, Z.begin() + std::ptrdiff_t(id * T));
-        }
-        out.push_back({"B", {py::ssize_t(n), py::ssize_t(T)}, std::move(B)});
-        out.push_back({"Z", {py::ssize_t(n), py::ssize_t(T)}, std::move(Z)});
-    }
-    std::vector<float> transient = std::move(r.image.transient);
-    if (!r.image.depth.empty()) // [output] images = false: none
-        for (output::PixelArray& a : output::pixelArrays(std::move(r.image), c, prepared)) {
-            std::vector<py::ssize_t> shape(a.shape.begin(), a.shape.end());
-            std::visit([&](auto& v) { out.push_back({a.name, std::move(shape), std::move(v)}); }, a.values);
-        }
-    if (!transient.empty()) {
-        const SimConfig::Transient& tr = c.transient;
-        out.push_back({"transient", {py::ssize_t(tr.h), py::ssize_t(tr.w), py::ssize_t(tr.bins)}, std::move(transient)});
-    }
-    return out;
-}
 
 class PySimulator {
 public:
@@ -384,6 +155,8 @@ public:
                 std::optional<std::uint32_t> samples, const std::string& kFormat, bool kCache,
                 std::optional<std::filesystem::path> kCacheDir)
         : scene_(std::move(scene)) {
+        if (backend == "cpu" && devices != "auto")
+            throw InputError("devices=\"" + devices + "\": only the Vulkan backend uses it; drop it or use backend=\"vulkan\"");
         req_.sceneFile = scene_->file();
         req_.commandLine = "import rsim: Simulator.run"; // summary.json's "command"
         req_.overrides = scene_->overrides();
@@ -405,11 +178,14 @@ public:
     // and returns a dict of numpy arrays with a leading pose axis.
     py::dict run(const py::object& poses, bool histories) {
         const std::vector<PoseDesc> descs = posesFrom(poses, desc_);
+        // One run at a time on this simulator (its backend, its held K): a second thread waits.
+        const std::unique_lock lock = lockWithoutGil(runMutex_);
         std::vector<PoseConfig> configs;
         for (const PoseDesc& p : descs) configs.push_back({p.where, configFor(applyPose(desc_, p), req_)});
         const PreparedScene& prepared = scene_->prepared();
         RunOptions options = optionsFor(desc_, req_);
         options.timeseries = histories;
+        options.keepsEveryPose = true; // stacked into the returned arrays
         options.heldK = &held_; // K stays on the devices for the next call
         const bool kept = held_.K != nullptr;
         const std::size_t P = descs.size();
@@ -468,12 +244,23 @@ public:
         out["camera/position"] = S;
         out["backend"] = meta.backend;
         out["devices"] = meta.devices;
+        lastDevices_ = meta.devices;
         out["k_from_cache"] = meta.kFromCache;
         out["k_kept"] = kept;
         return out;
     }
 
+    std::string repr() const {
+        std::string devices;
+        for (const std::string& d : lastDevices_) devices += (devices.empty() ? "" : ", ") + d;
+        return "<rsim.Simulator backend=" + req_.backend.backend + " devices=" + req_.backend.devices +
+               (devices.empty() ? "" : " (" + devices + ")") + ", S = " + std::to_string(desc_.sim.samples) +
+               ", K " + (held_.K ? "kept from the last run" : "not computed yet") + ", scene " + scene_->repr() + ">";
+    }
+
 private:
+    std::mutex runMutex_;
+    std::vector<std::string> lastDevices_;
     std::shared_ptr<PyScene> scene_;
     RunRequest req_;
     SceneDesc desc_;
@@ -528,6 +315,9 @@ PYBIND11_MODULE(_rsim, m) {
             if (p) std::rethrow_exception(p);
         } catch (const InputError& e) {
             PyErr_SetString(PyExc_ValueError, e.what());
+        } catch (const py::cast_error& e) {
+            // A value of the wrong type that reached a conversion: bad input, as documented.
+            PyErr_SetString(PyExc_ValueError, (std::string("an argument of the wrong type: ") + e.what()).c_str());
         } catch (const Error& e) {
             PyErr_SetString(PyExc_RuntimeError, e.what());
         }
@@ -545,13 +335,39 @@ PYBIND11_MODULE(_rsim, m) {
         .def_property_readonly("resolution", [](const PyScene& s) {
             return std::pair<std::uint32_t, std::uint32_t>(s.desc().sensor.width, s.desc().sensor.height);
         })
-        .def_property_readonly("dt_ns", [](const PyScene& s) { return s.desc().sim.dt_ns; });
+        .def_property_readonly("dt_ns", [](const PyScene& s) { return s.desc().sim.dt_ns; })
+        .def_property_readonly(
+            "camera",
+            [](const PyScene& s) {
+                const SceneDesc& d = s.desc();
+                auto vec = [](const glm::dvec3& v) { return std::vector<double>{v.x, v.y, v.z}; };
+                py::dict out;
+                out["position"] = vec(d.sensorPosition());
+                out["look_at"] = vec(d.sensor.look_at);
+                out["up"] = vec(d.sensor.up);
+                return out;
+            },
+            "The scene's own camera: {\"position\", \"look_at\", \"up\"}, as run() takes a pose")
+        .def_property_readonly(
+            "bounds",
+            [](PyScene& s) {
+                const PreparedScene& p = s.prepared();
+                auto out = array<double>({2, 3});
+                for (int k = 0; k < 3; ++k) {
+                    out.mutable_at(0, k) = double(p.boundsMin[k]);
+                    out.mutable_at(1, k) = double(p.boundsMax[k]);
+                }
+                return out;
+            },
+            "The triangles' bounding box: [[x0, y0, z0], [x1, y1, z1]] (m)")
+        .def("__repr__", &PyScene::repr);
     py::class_<PySimulator>(m, "Simulator")
         .def(py::init<std::shared_ptr<PyScene>, const std::string&, const std::string&, std::optional<std::uint32_t>,
                       const std::string&, bool, std::optional<std::filesystem::path>>(),
              py::arg("scene"), py::arg("backend") = "auto", py::arg("devices") = "auto", py::arg("samples") = py::none(),
              py::arg("k_format") = "", py::arg("k_cache") = true, py::arg("k_cache_dir") = py::none())
-        .def("run", &PySimulator::run, py::arg("poses") = py::none(), py::arg("histories") = false);
+        .def("run", &PySimulator::run, py::arg("poses") = py::none(), py::arg("histories") = false)
+        .def("__repr__", &PySimulator::repr);
     m.def("devices", &devices, "The compute devices rsim can use, as `rsim devices` lists them.");
     m.def("set_log_level", [](const std::string& level) {
         const auto l = spdlog::level::from_str(level);

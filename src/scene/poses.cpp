@@ -9,18 +9,23 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <string>
 
 #include <fmt/format.h>
 #include <glm/geometric.hpp>
 #include <glm/mat3x3.hpp>
 
 #include "util/did_you_mean.h"
+#include "util/csv.h"
 #include "util/error.h"
 
 namespace rsim {
 namespace {
 
 namespace fs = std::filesystem;
+
+// A pose's name is a folder's name (NAME_MAX).
+constexpr std::size_t kMaxPoseNameBytes = 255;
 
 const std::vector<std::string> kColumns = {"name",   "x",    "y",    "z",    "look_x",
                                            "look_y", "look_z", "up_x", "up_y", "up_z"};
@@ -29,15 +34,6 @@ std::string trim(const std::string& s) {
     const auto b = s.find_first_not_of(" \t\r");
     if (b == std::string::npos) return {};
     return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
-}
-
-std::vector<std::string> splitFields(const std::string& line) {
-    std::vector<std::string> out;
-    std::string field;
-    std::istringstream in(line);
-    while (std::getline(in, field, ',')) out.push_back(trim(field));
-    if (!line.empty() && line.back() == ',') out.emplace_back();
-    return out;
 }
 
 // The right-handed frame (right, up, forward) of a camera looking along `forward`.
@@ -61,22 +57,21 @@ std::string aimProblem(glm::dvec3 forward, glm::dvec3 up) {
 
 std::vector<PoseDesc> readPosesCsv(const fs::path& file) {
     std::error_code ec;
-    if (!fs::is_regular_file(file, ec))
-        throw InputError(file.string() + ": poses file not found (or not a regular file)");
-    std::ifstream in(file);
+    if (!fs::exists(file, ec)) throw InputError(file.string() + ": poses file not found");
+    if (fs::is_directory(file, ec)) throw InputError(file.string() + ": is a directory; expected a poses file (.csv)");
+    std::ifstream in(file, std::ios::binary);
     if (!in) throw InputError(file.string() + ": cannot be read (permission denied?)");
     const std::string name = file.string();
-    std::string line;
-    std::size_t lineNo = 0;
+    CsvReader csv(in, name);
+    std::vector<std::string> fields;
     std::vector<int> columnOf(kColumns.size(), -1); // column index of each known field
     std::size_t columns = 0;
     std::vector<PoseDesc> poses;
-    while (std::getline(in, line)) {
-        ++lineNo;
-        const std::string t = trim(line);
-        if (t.empty() || t[0] == '#') continue;
-        const std::vector<std::string> fields = splitFields(t);
-        const std::string where = name + ":" + std::to_string(lineNo);
+    while (csv.next(fields)) {
+        for (std::string& f : fields) f = trim(f);
+        if (fields.size() == 1 && fields[0].empty()) continue; // a blank line
+        if (!fields[0].empty() && fields[0][0] == '#') continue;
+        const std::string where = name + ":" + std::to_string(csv.line());
         if (columns == 0) { // the header
             for (std::size_t c = 0; c < fields.size(); ++c) {
                 const auto it = std::find(kColumns.begin(), kColumns.end(), fields[c]);
@@ -105,11 +100,17 @@ std::vector<PoseDesc> readPosesCsv(const fs::path& file) {
         if (fields.size() != columns)
             throw InputError(where + ": expected " + std::to_string(columns) + " fields (as in the header), got " +
                              std::to_string(fields.size()));
+        if (!csv.lastRecordEnded())
+            throw InputError(where + ": the last line has no line end, so the file may have been cut short while "
+                                     "it was written (\"1.25\" cut to \"1.2\" still reads as a number). If the "
+                                     "line is complete, end it with a newline");
         auto number = [&](std::size_t k) {
             const int c = columnOf[k];
             const std::string& f = fields[std::size_t(c)];
+            // from_chars takes no '+'; a leading one (as spreadsheets may write) is a plain number.
+            const std::size_t from = f.size() > 1 && f[0] == '+' && f[1] != '-' && f[1] != '+' ? 1 : 0;
             double v = 0.0;
-            const auto [end, err] = std::from_chars(f.data(), f.data() + f.size(), v);
+            const auto [end, err] = std::from_chars(f.data() + from, f.data() + f.size(), v);
             if (f.empty() || err != std::errc() || end != f.data() + f.size() || !std::isfinite(v))
                 throw InputError(where + ": column " + std::to_string(c + 1) + " (" + kColumns[k] +
                                  "): expected a finite number, got \"" + f + "\"");
@@ -143,6 +144,9 @@ void checkPoses(const std::vector<PoseDesc>& poses, const SceneDesc& scene) {
             if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_' || ch == '-'))
                 throw InputError(p.where + ": the name \"" + p.name +
                                  "\" names the pose's results directory; use letters, digits, '.', '_' and '-' only");
+        if (p.name.size() > kMaxPoseNameBytes)
+            throw InputError(p.where + ": the name is " + std::to_string(p.name.size()) + " bytes long; it names the "
+                             "pose's results directory, and file systems allow " + std::to_string(kMaxPoseNameBytes));
         if (p.name == "." || p.name == ".." || p.name == "batch.csv" || p.name == "batch.h5" || p.name == "summary.json")
             throw InputError(p.where + ": \"" + p.name + "\" cannot name a pose's results directory (it is a file of "
                              "the batch's, or not a directory name)");

@@ -16,6 +16,7 @@
 #include <toml++/toml.h>
 
 #include "scene/toml_reader.h"
+#include "scene/toml_text.h"
 #include "scene/unit_vector.h"
 
 #include "util/did_you_mean.h"
@@ -64,14 +65,15 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
     if (fs::is_directory(fileIn, ec))
         throw InputError(fileIn.string() + ": is a directory; expected a scene file (.toml)");
     scene.file = fs::absolute(fileIn);
-    std::ifstream probe(scene.file);
-    if (!probe) throw InputError(fileIn.string() + ": cannot be read (permission denied?)");
-    probe.close();
     const std::string fileName = fileIn.string();
+    // Read whole first: a pipe (bash's <(...)) reads like a file, and the text is checked for
+    // what would overflow the parser's stack before toml++ sees it.
+    const std::string text = readTomlFile(fileIn);
+    checkTomlNesting(text, fileName);
 
     toml::table root;
     try {
-        root = toml::parse_file(scene.file.string());
+        root = toml::parse(text, scene.file.string());
     } catch (const toml::parse_error& e) {
         std::ostringstream os;
         os << fileName << ":" << e.source().begin.line << ":" << e.source().begin.column
@@ -79,7 +81,9 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
         throw InputError(os.str());
     }
     const OverrideOrigins origins = applyOverrides(root, overrides);
-    const fs::path baseDir = scene.file.parent_path();
+    // Relative paths are the scene file's; a scene read from a pipe has no folder: the
+    // working directory's.
+    const fs::path baseDir = fs::is_regular_file(scene.file, ec) ? scene.file.parent_path() : fs::current_path();
 
     // Top-level keys.
     for (auto&& [k, v] : root) {

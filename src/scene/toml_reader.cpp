@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "scene/toml_reader.h"
+#include "scene/toml_text.h"
 
 #include <algorithm>
 
@@ -24,6 +25,7 @@ OverrideOrigins applyOverrides(toml::table& root, const std::vector<SceneOverrid
             throw InputError("--set " + o.key + ": unknown table \"" + tableName + "\"" +
                              (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)"));
         }
+        checkTomlNesting(o.value, "--set " + o.key);
         toml::table parsed;
         try {
             parsed = toml::parse("v = " + o.value, "--set " + o.key);

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace rsim {
@@ -39,6 +40,12 @@ std::uint64_t availableHostBytes() {
     if (const std::uint64_t limit = numberIn("/sys/fs/cgroup/memory.max"); limit > 0) {
         const std::uint64_t used = numberIn("/sys/fs/cgroup/memory.current");
         available = std::min(available, limit > used ? limit - used : 0);
+    }
+    // ulimit -v (RLIMIT_AS): the address space this process may still map.
+    rlimit as{};
+    if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+        const std::uint64_t mapped = processMemory().mappedBytes, limit = std::uint64_t(as.rlim_cur);
+        available = std::min(available, limit > mapped ? limit - mapped : 1); // 0 would mean "unknown"
     }
     return available;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // How much memory this process can still take: the kernel's MemAvailable, or less where a
-// cgroup (a container, a Slurm job) limits it; and what it holds now.
+// cgroup (a container, a Slurm job) or ulimit -v (RLIMIT_AS) limits it; and what it holds now.
 #pragma once
 #include <cstdint>
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "util/parallel.h"
 
+#include "util/cancel.h"
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -115,6 +117,8 @@ void parallelFor(std::size_t n, std::size_t grain,
         return;
     }
     auto wrapped = [&body](std::size_t b, std::size_t e, unsigned w) {
+        // A stop (Ctrl-C) ends the loop between two chunks: no loop outlives it by more than one.
+        checkCancel();
         t_inParallel = true;
         t_worker = w;
         try {

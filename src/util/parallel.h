@@ -14,7 +14,8 @@ void setThreadCount(unsigned n);
 
 // Calls body(begin, end, worker) for consecutive chunks of at most `grain` indices covering
 // [0, n), on all workers including the caller; worker < threadCount(). Exceptions thrown by the
-// body are rethrown in the caller after all chunks have stopped.
+// body are rethrown in the caller after all chunks have stopped. A stop request (util/cancel.h)
+// is checked before every chunk: the loop then ends with Interrupted.
 void parallelFor(std::size_t n, std::size_t grain,
                  const std::function<void(std::size_t, std::size_t, unsigned)>& body);
 

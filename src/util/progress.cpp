@@ -2,6 +2,8 @@
 #include "util/progress.h"
 
 #include <cstdio>
+
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 namespace rsim {
@@ -30,7 +32,14 @@ Progress::Progress(std::string phase, std::uint64_t total, std::string unit)
     if (active_) thread_ = std::thread([this] { loop(); });
 }
 
-Progress::~Progress() { finish(); }
+Progress::~Progress() {
+    finish();
+    // A stop that ended the phase early says where (the Python tests check that a stop came
+    // before the phase's end, not how fast).
+    const std::uint64_t done = done_.load(std::memory_order_relaxed);
+    if (cancelRequested() && (total_ == 0 || done < total_))
+        spdlog::info("{}: stopped after {} of {} {}", phase_, done, total_, unit_);
+}
 
 void Progress::finish() {
     {

@@ -8,6 +8,7 @@
 
 #include "rsim/shared/form_factor.h"
 #include "rsim/shared/shaft.h"
+#include "util/cancel.h"
 #include "util/error.h"
 #include "util/parallel.h"
 #include "util/progress.h"
@@ -25,6 +26,7 @@ public:
         if (count_ == 16) flush();
     }
     void flush() {
+        checkCancel(); // a pair of many samples (S = 2^20) takes seconds: stop between packets
         if (count_ == 0) return;
         scene_.occluded16(batch_, count_, occluded_);
         for (int k = 0; k < count_; ++k)

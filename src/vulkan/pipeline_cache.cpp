@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "util/cache_dir.h"
+#include "util/error.h"
+#include "util/owned_files.h"
 #include "vulkan/device.h"
 
 namespace rsim::vk {
@@ -98,16 +100,14 @@ void PipelineCache::save() {
     // caches nothing returns its header only), so the file stays as it is.
     if (data.empty() || data.size() == loadedBytes_) return;
     std::error_code ec;
-    const fs::path tmp = fs::path(file_.string() + ".partial-" + std::to_string(::getpid()));
     fs::create_directories(file_.parent_path(), ec);
     if (ec) return;
-    std::ofstream out(tmp, std::ios::binary);
-    out.write(data.data(), std::streamsize(data.size()));
-    out.close();
-    if (out) fs::rename(tmp, file_, ec);
-    if (!out || ec) {
-        fs::remove(tmp, ec);
-        spdlog::debug("{}: pipeline cache {} not saved", device_.label(), file_.string());
+    try {
+        TempFile tmp(file_); // exclusively created: nothing planted in the cache folder is written through
+        tmp.write(data.data(), data.size());
+        tmp.commit();
+    } catch (const Error& e) {
+        spdlog::debug("{}: pipeline cache {} not saved: {}", device_.label(), file_.string(), e.what());
         return;
     }
     loadedBytes_ = data.size();

@@ -6,7 +6,7 @@
 # agrees with one process within rsim compare's tolerances (the far sums are combined over
 # 16 steps instead of 8: other fp32 rounding) with the same K, each pair cast once in the job
 # (or, with several devices per rank, the full rows of its chunks); ranks started with different settings, or a rank
-# that cannot start, end the job in seconds with a message naming the rank, and leave no results;
+# that cannot start, end the job by themselves with a message naming the rank, and leave no results;
 # so do ranks with and without a poses file, or with other meshes. Collectives in small pieces
 # give the same results.
 #   mpi_rows.sh RSIM MPIEXEC SOURCE_DIR WORK_DIR
@@ -118,36 +118,36 @@ mopts="--backend cpu --samples 1 --timesteps 300 --no-k-cache --no-images --no-t
 timeout 600 "$mpiexec" --oversubscribe -np 2 "$rsim" run "$work/medium/scene.toml" $mopts -o "$work/medium-rows2"
 cmp "$work/medium-one/triangles.csv" "$work/medium-rows2/triangles.csv"
 log "the medium room over 2 ranks agrees"
+# A job that must fail: it fails, and ends by itself (a hang would run into the timeout, which
+# exits 124). No clock is read: a loaded machine is slower, not wrong.
+#   must_fail LOG WHAT MPIEXEC-ARGS...
+must_fail() {
+  out=$1 what=$2; shift 2
+  rc=0
+  timeout 120 "$mpiexec" "$@" >"$out" 2>&1 || rc=$?
+  [ "$rc" -ne 0 ] || { echo "$what succeeded"; exit 1; }
+  [ "$rc" -ne 124 ] || { echo "$what did not end by itself"; cat "$out"; exit 1; }
+}
 # Rank 1 started with other settings: both ranks see it at once, the job ends naming rank 1.
-start=$(date +%s)
-if timeout 120 "$mpiexec" --oversubscribe -np 1 "$rsim" run "$tiny" $opts -o "$work/failed" : \
-     -np 1 "$rsim" run "$tiny" $base --timesteps 400 -o "$work/failed" >"$work/differ.log" 2>&1; then
-  echo "a job whose ranks differ succeeded"; exit 1
-fi
+must_fail "$work/differ.log" "a job whose ranks differ" --oversubscribe -np 1 "$rsim" run "$tiny" $opts \
+  -o "$work/failed" : -np 1 "$rsim" run "$tiny" $base --timesteps 400 -o "$work/failed"
 grep -q "rank 1 has rsim .*simulation.timesteps=400" "$work/differ.log" || { cat "$work/differ.log"; exit 1; }
 # Rank 0 with a poses file, rank 1 without (rank 1 waited in another collective for ever before).
-if timeout 120 "$mpiexec" --oversubscribe -np 1 "$rsim" run "$tiny" $opts --poses "$work/poses.csv" -o "$work/failed" : \
-     -np 1 "$rsim" run "$tiny" $opts -o "$work/failed" >"$work/poses.log" 2>&1; then
-  echo "a job with poses on one rank only succeeded"; exit 1
-fi
+must_fail "$work/poses.log" "a job with poses on one rank only" --oversubscribe -np 1 "$rsim" run "$tiny" $opts \
+  --poses "$work/poses.csv" -o "$work/failed" : -np 1 "$rsim" run "$tiny" $opts -o "$work/failed"
 grep -q "rank 1 has rsim .*no poses file" "$work/poses.log" || { cat "$work/poses.log"; exit 1; }
 # The same scene file next to other meshes on rank 1: the triangles differ, the job ends.
 mkdir -p "$work/other"
 cp "$tiny" "$work/other/scene.toml"
 awk '/^v / && !done {$2 = $2 + 0.01; done = 1} 1' "$src/scenes/tiny-room/room.obj" >"$work/other/room.obj"
-if timeout 120 "$mpiexec" --oversubscribe -np 1 "$rsim" run "$tiny" $opts -o "$work/failed" : \
-     -np 1 "$rsim" run "$work/other/scene.toml" $opts -o "$work/failed" >"$work/meshes.log" 2>&1; then
-  echo "a job whose ranks read different meshes succeeded"; exit 1
-fi
+must_fail "$work/meshes.log" "a job whose ranks read different meshes" --oversubscribe -np 1 "$rsim" run "$tiny" \
+  $opts -o "$work/failed" : -np 1 "$rsim" run "$work/other/scene.toml" $opts -o "$work/failed"
 grep -q "rank 1 has 566 triangles (vertices, reflectances and ids [0-9a-f]*)" "$work/meshes.log" ||
   { cat "$work/meshes.log"; exit 1; }
 # Rank 1 cannot read its scene.
-if timeout 120 "$mpiexec" --oversubscribe -np 1 "$rsim" run "$tiny" $opts -o "$work/failed" : \
-     -np 1 "$rsim" run "$work/missing.toml" $opts -o "$work/failed" >"$work/failed.log" 2>&1; then
-  echo "a job with a failing rank succeeded"; exit 1
-fi
+must_fail "$work/failed.log" "a job with a failing rank" --oversubscribe -np 1 "$rsim" run "$tiny" $opts \
+  -o "$work/failed" : -np 1 "$rsim" run "$work/missing.toml" $opts -o "$work/failed"
 grep -q "rank 1 of 2: error: .*missing.toml" "$work/failed.log" || { cat "$work/failed.log"; exit 1; }
-[ $(( $(date +%s) - start )) -lt 60 ] || { echo "the failing jobs took over a minute"; exit 1; }
 [ ! -e "$work/failed" ] || { echo "a failed job left results"; exit 1; }
 # What needs all of K in one process is refused before any work.
 if "$mpiexec" --oversubscribe -np 2 "$rsim" run "$tiny" $opts --write-kij -o "$work/kij" >"$work/kij.log" 2>&1; then

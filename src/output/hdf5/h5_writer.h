@@ -59,9 +59,20 @@ inline herr_t innermostMessage(unsigned n, const H5E_error2_t* err, void* data) 
     return 0;
 }
 
+// The system's words in HDF5's message of a failed read or write ("file write failed: time =
+// ..., errno = 28, error message = 'No space left on device', ..."), or the message as it is.
+inline std::string systemReason(const std::string& detail) {
+    const std::string tag = "error message = '";
+    const std::size_t at = detail.find(tag);
+    if (at == std::string::npos) return detail;
+    const std::size_t from = at + tag.size(), to = detail.find('\'', from);
+    return to == std::string::npos ? detail : detail.substr(from, to - from);
+}
+
 class H5Writer {
   public:
     explicit H5Writer(std::string file) : file_(std::move(file)) {}
+    const std::string& file() const { return file_; }
 
     hid_t check(hid_t id, const char* call) const {
         if (id < 0) fail(call);
@@ -77,6 +88,7 @@ class H5Writer {
         std::string detail;
         H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermostMessage, &detail);
         H5Eclear2(H5E_DEFAULT);
+        detail = systemReason(detail);
         throw Error(file_ + ": HDF5 " + call + " failed" +
                     (detail.empty() ? std::string() : " (" + detail + ")"));
     }
@@ -140,6 +152,11 @@ class H5Writer {
     void writeF32(hid_t parent, const char* name, const std::vector<hsize_t>& dims,
                   const std::vector<float>& data) const {
         writeAll(parent, name, H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, dims, data.data(), data.size());
+    }
+
+    void writeF64(hid_t parent, const char* name, const std::vector<hsize_t>& dims,
+                  const std::vector<double>& data) const {
+        writeAll(parent, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, dims, data.data(), data.size());
     }
 
     // A rows x cols float32 dataset filled a row at a time by fill(row, out[cols]), so that N x T

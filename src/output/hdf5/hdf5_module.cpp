@@ -8,8 +8,13 @@
 namespace rsim {
 namespace {
 
-const Hdf5Calls kCalls{&output::hdf5ThreadSafe, &writeTimeseriesH5, &writeImagesH5, &writeBatchH5, &readableHdf5};
-const bool kProvided = (modules::provide("hdf5", &kCalls), true);
+const Hdf5Calls kCalls{&output::hdf5ThreadSafe, &writeTimeseriesH5, &writeImagesH5, &openBatchH5, &readableHdf5};
+// HDF5 closes the files still open at the process's exit (an atexit handler). A file whose
+// writing failed (disk full) stays half-closed in the library, and closing it again there
+// crashes or reports an "infinite loop closing library". Every file rsim writes is closed, and
+// its close checked, before the writer returns, so the handler has nothing to do on success:
+// it is not installed. (Where the library is already in use, e.g. by h5py, this does nothing.)
+const bool kProvided = (H5dont_atexit(), modules::provide("hdf5", &kCalls), true);
 
 } // namespace
 } // namespace rsim

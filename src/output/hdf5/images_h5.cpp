@@ -63,24 +63,8 @@ void writeImagesH5(const std::filesystem::path& file, const ResultsView& view) {
     const SensorImage& img = view.result.image;
     const SimConfig& c = view.config;
     const std::size_t W = img.width, H = img.height;
-    // Derived from a copy (the other writers read the image after this one), without the
-    // transient, which pixelArrays() leaves out and which can be large.
-    SensorImage pixels;
-    pixels.width = img.width;
-    pixels.height = img.height;
-    pixels.depth = img.depth;
-    pixels.trueDepth = img.trueDepth;
-    pixels.amplitude = img.amplitude;
-    pixels.directDepth = img.directDepth;
-    pixels.noisyDepth = img.noisyDepth;
-    pixels.triangle = img.triangle;
-    pixels.phasor = img.phasor;
-    pixels.taps = img.taps;
-    pixels.tapsPhase = img.tapsPhase;
-    static_assert(sizeof(SensorImage) == 2 * sizeof(std::uint32_t) + 10 * sizeof(std::vector<float>) +
-                      sizeof(std::uint64_t),
-                  "a field added to SensorImage: copy it here if pixelArrays() uses it");
-    const std::vector<output::PixelArray> arrays = output::pixelArrays(std::move(pixels), c, ps);
+    // Derived from a copy: the other writers read the image after this one.
+    const std::vector<output::PixelArray> arrays = output::pixelArraysOf(img, c, ps);
 
     const H5Writer h5(file.string());
     H5Id f = h5.createFile();
@@ -155,10 +139,12 @@ void writeImagesH5(const std::filesystem::path& file, const ResultsView& view) {
     const shared::PinholeSensor& s = c.sensor;
     const auto K = output::cameraMatrix(c);
     const auto M = output::worldFromCamera(s);
-    h5.writeF32(cam.get(), "K", {3, 3}, std::vector<float>(K.begin(), K.end()));
-    h5.writeF32(cam.get(), "world_from_camera", {4, 4}, std::vector<float>(M.begin(), M.end()));
-    h5.writeF32(cam.get(), "position", {3}, {s.position.x, s.position.y, s.position.z});
-    h5.writeF32(cam.get(), "light_position", {3}, {c.light.position.x, c.light.position.y, c.light.position.z});
+    // float64, as `import rsim` returns them (a calibration's numbers keep their digits).
+    h5.writeF64(cam.get(), "K", {3, 3}, std::vector<double>(K.begin(), K.end()));
+    h5.writeF64(cam.get(), "world_from_camera", {4, 4}, std::vector<double>(M.begin(), M.end()));
+    h5.writeF64(cam.get(), "position", {3}, {double(s.position.x), double(s.position.y), double(s.position.z)});
+    h5.writeF64(cam.get(), "light_position", {3},
+                {double(c.light.position.x), double(c.light.position.y), double(c.light.position.z)});
     const std::uint32_t width = std::uint32_t(W), height = std::uint32_t(H);
     h5.attribute(cam.get(), "width", H5T_STD_U32LE, H5T_NATIVE_UINT32, &width);
     h5.attribute(cam.get(), "height", H5T_STD_U32LE, H5T_NATIVE_UINT32, &height);

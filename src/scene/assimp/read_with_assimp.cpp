@@ -4,8 +4,11 @@
 // assimp.
 #include <new>
 #include <string>
+#include <vector>
 
+#include <assimp/DefaultLogger.hpp>
 #include <assimp/Importer.hpp>
+#include <assimp/LogStream.hpp>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 
@@ -15,7 +18,46 @@
 namespace rsim {
 namespace {
 
+// assimp's warnings during one import. Some importers drop damaged data with a warning only (the
+// glTF reader: "Some faces had out-of-range indices. Those faces were dropped."), where the OBJ
+// and PLY readers fail: those warnings are errors here, so that every format reports the same
+// damage the same way.
+class ImportWarnings final : public Assimp::LogStream {
+public:
+    ImportWarnings() {
+        if (!Assimp::DefaultLogger::isNullLogger()) return;
+        Assimp::DefaultLogger::create("", Assimp::Logger::NORMAL, 0);
+        Assimp::DefaultLogger::get()->attachStream(this, Assimp::Logger::Warn | Assimp::Logger::Err);
+        attached_ = true;
+    }
+    ~ImportWarnings() override {
+        if (!attached_) return;
+        Assimp::DefaultLogger::get()->detachStream(this, Assimp::Logger::Warn | Assimp::Logger::Err);
+        Assimp::DefaultLogger::kill();
+    }
+    ImportWarnings(const ImportWarnings&) = delete;
+    ImportWarnings& operator=(const ImportWarnings&) = delete;
+    void write(const char* message) override { messages_.emplace_back(message); }
+    // The first warning that says data was lost, without assimp's "Warn,  T0: " prefix; "" if none.
+    std::string dataLost() const {
+        for (const std::string& m : messages_)
+            if (m.find("out-of-range") != std::string::npos || m.find("out of range") != std::string::npos ||
+                m.find("were dropped") != std::string::npos) {
+                const std::size_t colon = m.find(": ");
+                std::string text = colon == std::string::npos ? m : m.substr(colon + 2);
+                while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+                return text;
+            }
+        return {};
+    }
+
+private:
+    std::vector<std::string> messages_;
+    bool attached_ = false;
+};
+
 ImportedTriangles readWithAssimp(const std::filesystem::path& file, const std::string& where) {
+    ImportWarnings warnings;
     Assimp::Importer importer;
     importer.SetPropertyInteger(AI_CONFIG_PP_SBP_REMOVE, aiPrimitiveType_POINT | aiPrimitiveType_LINE);
     const aiScene* ai = nullptr;
@@ -34,6 +76,8 @@ ImportedTriangles readWithAssimp(const std::filesystem::path& file, const std::s
     if (!ai || (ai->mFlags & AI_SCENE_FLAGS_INCOMPLETE) || !ai->mRootNode)
         throw InputError(where + ": cannot read mesh file " + file.string() + ": " +
                          (importer.GetErrorString()[0] ? importer.GetErrorString() : "not a mesh assimp can read"));
+    if (const std::string lost = warnings.dataLost(); !lost.empty())
+        throw InputError(where + ": corrupt mesh file " + file.string() + ": " + lost);
     ImportedTriangles t;
     t.meshCount = ai->mNumMeshes;
     for (unsigned mi = 0; mi < ai->mNumMeshes; ++mi) {

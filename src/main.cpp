@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -6,6 +7,7 @@
 #include "cli/cli.h"
 #include "util/cancel.h"
 #include "util/error.h"
+#include "util/host_memory.h"
 #include "util/ranks.h"
 #include "util/startup_times.h"
 
@@ -29,6 +31,21 @@ int fail(int exitCode, const std::string& message) {
     return exitCode;
 }
 
+// The numbers behind an allocation that failed: what this process held and what was left.
+std::string outOfMemory() {
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    const rsim::ProcessMemory held = rsim::processMemory();
+    const std::uint64_t left = rsim::availableHostBytes();
+    char text[320];
+    std::snprintf(text, sizeof text,
+                  "error: out of memory: this process held %.2f GiB (%.2f GiB mapped) and %.2f GiB were still "
+                  "available (the machine's free memory, a cgroup's limit or ulimit -v). The estimate at the start "
+                  "of the run (--log-level debug) says what it holds: lower the timesteps, the resolution, the "
+                  "transient or the poses per call",
+                  double(held.residentBytes) / gib, double(held.mappedBytes) / gib, double(left) / gib);
+    return text;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -47,7 +64,7 @@ int main(int argc, char** argv) {
     } catch (const rsim::Error& e) {
         return fail(e.exitCode(), std::string("error: ") + e.what());
     } catch (const std::bad_alloc&) {
-        return fail(rsim::kExitFailure, "error: out of memory");
+        return fail(rsim::kExitFailure, outOfMemory());
     } catch (const std::exception& e) {
         return fail(rsim::kExitFailure, std::string("internal error: ") + e.what());
     }

@@ -227,7 +227,7 @@ TEST_CASE("rsim compare fails on data in one directory only and on an unreadable
     const CommandResult missing = compare();
     CAPTURE(missing.output);
     CHECK(missing.exitCode == 3);
-    CHECK(missing.output.find("depth.pfm (only in A) though both runs were asked to write it") != std::string::npos);
+    CHECK(missing.output.find("depth.pfm (only in A): data compare reads, which both runs were asked to write") != std::string::npos);
     CHECK(compare("--exclude depth.pfm").exitCode == 0);
     fs::rename(dir / "depth.pfm", dir / "copy" / "depth.pfm");
     // A timeseries.h5 cut short was never read: now it is checked.

@@ -456,7 +456,7 @@ TEST_CASE("compare reports in JSON and JUnit, counts NaN on one side, and notice
     // A depth image in one directory only, or another setting: failures, not skips.
     fs::remove(dir / "b" / "depth.pfm");
     CHECK_THAT(runRsim("compare " + q(dir / "a") + " " + q(dir / "b") + " --max-fraction 0.01").output,
-               ContainsSubstring("depth.pfm (only in A) though both runs were asked to write it"));
+               ContainsSubstring("depth.pfm (only in A): data compare reads, which both runs were asked to write"));
     REQUIRE(runRsim("run " + q(kTinyRoom) + " --backend cpu --timesteps 300 --samples 3 -q --no-timeseries -o " +
                     q(dir / "c")).exitCode == 0);
     const auto other = runRsim("compare " + q(dir / "a") + " " + q(dir / "c") + " --tol-m 1 --max-fraction 1");

@@ -108,8 +108,12 @@ TEST_CASE("compare takes two batches pose by pose and names the poses that diffe
     const CommandResult differ = runRsim("compare " + q(dir / "a") + " " + q(dir / "c"));
     CAPTURE(differ.output);
     CHECK(differ.exitCode == 3);
-    CHECK(differ.output.find("poses only in A: right") != std::string::npos);
+    CHECK(differ.output.find("poses in one batch only: A: right") != std::string::npos);
     CHECK(differ.output.find("left:") != std::string::npos);
+    // JUnit names the batch's own failure too (CI reading only JUnit must not see green).
+    const CommandResult junit = runRsim("compare " + q(dir / "a") + " " + q(dir / "c") + " --junit " + q(dir / "c.xml"));
+    CHECK(junit.exitCode == 3);
+    CHECK(readFile(dir / "c.xml").find("<testcase classname=\"rsim.compare\" name=\"batch/poses\">") != std::string::npos);
     // A batch against one run is a clear error.
     CHECK(runRsim("compare " + q(dir / "a") + " " + q(dir / "a" / "left")).exitCode == 2);
 }
@@ -139,4 +143,13 @@ TEST_CASE("compare reads its own triangles.csv whatever a mesh is called, and re
     CAPTURE(empty.output);
     CHECK(empty.exitCode == 2);
     CHECK(empty.output.find("holds no triangle") != std::string::npos);
+    // Two copies of one run without their summary.json: settings and signal cannot be compared.
+    fs::copy(dir / "out", dir / "n1", fs::copy_options::recursive);
+    fs::copy(dir / "out", dir / "n2", fs::copy_options::recursive);
+    fs::remove(dir / "n1" / "summary.json");
+    fs::remove(dir / "n2" / "summary.json");
+    const CommandResult none = runRsim("compare " + q(dir / "n1") + " " + q(dir / "n2"));
+    CAPTURE(none.output);
+    CHECK(none.exitCode == 3);
+    CHECK(none.output.find("summary.json (in neither)") != std::string::npos);
 }

@@ -7,6 +7,8 @@
 
 #include "support/run_command.h"
 #include "support/test_scenes.h"
+#include "scene/toml_text.h"
+#include "util/error.h"
 
 using namespace rsim::test;
 namespace fs = std::filesystem;
@@ -60,4 +62,22 @@ TEST_CASE("a dotted key nested 40,000 deep is an input error, not a stack overfl
     const CommandResult fine = runRsim("run " + q(dir / "fine.toml") + " --backend cpu -o " + q(dir / "out"));
     CHECK(fine.output.find("nests") == std::string::npos);
     CHECK(fine.output.find("m.obj") != std::string::npos); // it got as far as the mesh
+}
+
+TEST_CASE("the nesting check refuses deep keys and nothing TOML allows at ordinary depth", "[scene]") {
+    // Multi-line strings that end in quotes of their own, dots in values, comments and strings.
+    std::string valid = "# a.b.c.d.e\n";
+    for (int k = 0; k < 200; ++k)
+        valid += "k" + std::to_string(k) + " = [\"\"\"He said \"hi\"\"\"\"\", 'a.b', 1.5, { x.y = 2.5 }]\n";
+    std::string arrays = "deep = ";
+    for (int k = 0; k < 120; ++k) arrays += "[";
+    arrays += "1.5";
+    for (int k = 0; k < 120; ++k) arrays += "]";
+    CHECK_NOTHROW(rsim::checkTomlNesting(valid, "valid.toml"));
+    CHECK_NOTHROW(rsim::checkTomlNesting(arrays + "\n", "arrays.toml"));
+    std::string dotted = "a";
+    for (int k = 0; k < 200; ++k) dotted += ".b";
+    CHECK_THROWS_AS(rsim::checkTomlNesting(dotted + " = 1\n", "dotted.toml"), rsim::InputError);
+    CHECK_THROWS_AS(rsim::checkTomlNesting("[" + dotted + "]\n", "header.toml"), rsim::InputError);
+    CHECK_THROWS_AS(rsim::checkTomlNesting("x = { " + dotted + " = 1 }\n", "inline.toml"), rsim::InputError);
 }

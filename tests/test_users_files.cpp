@@ -3,6 +3,7 @@
 // items 4-9 and 11): each test plants a kind of foreign file or link next to a path rsim writes
 // and checks it is still there, unchanged, and that rsim's own leftovers are cleaned up only when
 // their writer has ended (docs/reliability.md, "Files rsim writes").
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,8 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/wait.h>
+#include <csignal>
 #include <unistd.h>
 
 #include "support/run_command.h"
@@ -31,14 +34,45 @@ CommandResult run(const fs::path& out, const std::string& extra = "") {
                    q(out) + " " + extra);
 }
 
-// A folder named as rsim names its partial results, with the lock file of a writer that ended
-// (nobody holds its lock).
-fs::path abandonedPartial(const fs::path& parent, const std::string& base) {
-    const fs::path p = parent / (base + ".partial-4242-aB3dE9");
-    fs::create_directories(p);
-    writeFile(p / rsim::TempDirectory::kLockName, "");
-    writeFile(p / "triangles.csv", "half\n");
-    return p;
+// A partial results folder of a writer in another process, as rsim makes it (util/owned_files.h):
+// the child makes it and either ends at once (the folder is abandoned: its lock goes with the
+// process) or holds it until killed. Returns the child's pid (0 when it has ended) and the folder.
+struct Writer {
+    pid_t pid = 0;
+    fs::path folder;
+};
+Writer writerOf(const fs::path& target, bool stays) {
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        ::close(fds[0]);
+        const rsim::TempDirectory* dir = new rsim::TempDirectory(target); // never destroyed: not removed
+        const std::string name = dir->path().string() + "\n";
+        if (::write(fds[1], name.data(), name.size()) < 0) ::_exit(1);
+        ::close(fds[1]);
+        if (stays) ::pause();
+        ::_exit(0);
+    }
+    ::close(fds[1]);
+    std::string name;
+    char c = 0;
+    while (::read(fds[0], &c, 1) == 1 && c != '\n') name += c;
+    ::close(fds[0]);
+    if (!stays) {
+        int status = 0;
+        ::waitpid(child, &status, 0);
+        return {0, name};
+    }
+    return {child, name};
+}
+
+void endWriter(Writer& w) {
+    ::kill(w.pid, SIGKILL);
+    int status = 0;
+    ::waitpid(w.pid, &status, 0);
+    w.pid = 0;
 }
 
 } // namespace
@@ -52,36 +86,39 @@ TEST_CASE("a run deletes none of the user's folders beside its output, only its 
     fs::create_directories(dir / "results.partial-1");
     writeFile(dir / "results.partial-1" / "keep.txt", "mine");
     fs::create_directories(dir / "results.partial-7-abcdef"); // rsim's pattern, but no lock file: not proven rsim's
+    // A folder of rsim's pattern with a lock file that holds no owner's record (the moment before
+    // its owner wrote it, or someone else's): not proven abandoned.
+    fs::create_directories(dir / "results.partial-8-abcdef");
+    writeFile(dir / "results.partial-8-abcdef" / rsim::TempDirectory::kLockName, "");
     // rsim's own leftover of a run that ended (its lock is free), and a live one (locked).
-    const fs::path dead = abandonedPartial(dir.path(), "results");
-    const rsim::TempDirectory live(dir / "results");
+    const Writer dead = writerOf(dir / "results", false);
+    Writer live = writerOf(dir / "results", true);
     REQUIRE(run(dir / "results").exitCode == 0);
     CHECK(readFile(dir / "results.old-20241129" / "keep.txt") == "mine");
     CHECK(readFile(dir / "results.partial-1" / "keep.txt") == "mine");
     CHECK(fs::exists(dir / "results.partial-7-abcdef"));
-    CHECK_FALSE(fs::exists(dead));
-    CHECK(fs::exists(live.path() / rsim::TempDirectory::kLockName));
+    CHECK(fs::exists(dir / "results.partial-8-abcdef"));
+    CHECK_FALSE(fs::exists(dead.folder));
+    CHECK(fs::exists(live.folder / rsim::TempDirectory::kLockName));
     // Replacing the results leaves nothing new beside them.
     REQUIRE(run(dir / "results").exitCode == 0);
     std::size_t siblings = 0;
     for (const auto& e : fs::directory_iterator(dir.path())) siblings += e.path().filename().string().rfind("results", 0) == 0;
-    CHECK(siblings == 5); // results, the user's three folders and the live partial
+    CHECK(siblings == 6); // results, the four foreign folders and the live partial
+    endWriter(live);
 }
 
-TEST_CASE("a live run's partial folder survives another run whatever its PID", "[users-files][output]") {
+TEST_CASE("a live run's partial folder survives another run, and goes once its writer is killed",
+          "[users-files][output]") {
+    // The lock decides, not a PID (a writer in another PID namespace may have any PID).
     TempDir dir;
-    // A writer in another PID namespace may have any PID, ours or a dead one's: the lock decides.
-    const fs::path other = dir / ("results.partial-" + std::to_string(::getpid()) + "-Zz9Yy8");
-    fs::create_directories(other);
-    writeFile(other / rsim::TempDirectory::kLockName, "");
-    const int fd = ::open((other / rsim::TempDirectory::kLockName).c_str(), O_RDONLY);
-    REQUIRE(fd >= 0);
-    REQUIRE(::flock(fd, LOCK_EX) == 0);
+    Writer other = writerOf(dir / "results", true);
     REQUIRE(run(dir / "results").exitCode == 0);
-    CHECK(fs::exists(other / rsim::TempDirectory::kLockName));
-    ::close(fd); // the writer ends
+    CHECK(fs::exists(other.folder / rsim::TempDirectory::kLockName));
+    endWriter(other); // killed: SIGKILL cannot be caught, its folder stays behind
+    REQUIRE(fs::exists(other.folder));
     REQUIRE(run(dir / "results").exitCode == 0);
-    CHECK_FALSE(fs::exists(other));
+    CHECK_FALSE(fs::exists(other.folder));
 }
 
 TEST_CASE("an output folder through a symbolic link is written where the link points, and the link kept",
@@ -140,7 +177,12 @@ TEST_CASE("the K cache writes through no planted link and evicts only its own fi
     writeFile(cache / "0123456789abcdef0123456789abcdef.kcache.partial-99-abcdef", "someone's, locked");
     const int fd = ::open((cache / "0123456789abcdef0123456789abcdef.kcache.partial-99-abcdef").c_str(), O_RDONLY);
     REQUIRE(::flock(fd, LOCK_EX) == 0);
-    writeFile(cache / "fedcba9876543210fedcba9876543210.kcache.partial-98-abcdef", "abandoned"); // lock free
+    // A leftover whose lock is free and that has not changed for two hours: abandoned. The locked
+    // one is as old: the lock keeps it.
+    writeFile(cache / "fedcba9876543210fedcba9876543210.kcache.partial-98-abcdef", "abandoned");
+    const auto hoursAgo = fs::file_time_type::clock::now() - std::chrono::hours(2);
+    fs::last_write_time(cache / "fedcba9876543210fedcba9876543210.kcache.partial-98-abcdef", hoursAgo);
+    fs::last_write_time(cache / "0123456789abcdef0123456789abcdef.kcache.partial-99-abcdef", hoursAgo);
     auto rsimFiles = [&] {
         std::vector<std::string> names;
         for (const auto& e : fs::directory_iterator(cache)) {
@@ -202,6 +244,10 @@ TEST_CASE("rsim poses -o and rsim compare --json/--junit replace only their own 
     fs::create_symlink(dir / "mine.csv", dir / "link.csv");
     CHECK(runRsim("poses " + q(dir / "scene.toml") + " --orbit 4 -o " + q(dir / "link.csv")).exitCode == 2);
     CHECK(readFile(dir / "mine.csv") == "name,x\n");
+    // rsim's words further down a file of the user's do not make it rsim's: the marker opens it.
+    writeFile(dir / "notes.txt", "my notes\nabout poses\n# Written by `rsim poses`: orbit 4 of x\n");
+    CHECK(runRsim("poses " + q(dir / "scene.toml") + " --orbit 4 -o " + q(dir / "notes.txt")).exitCode == 2);
+    CHECK(readFile(dir / "notes.txt").rfind("my notes", 0) == 0);
     // Its own file it writes and replaces.
     REQUIRE(runRsim("poses " + q(dir / "scene.toml") + " --orbit 4 -o " + q(dir / "p.csv")).exitCode == 0);
     REQUIRE(runRsim("poses " + q(dir / "scene.toml") + " --orbit 6 -o " + q(dir / "p.csv")).exitCode == 0);

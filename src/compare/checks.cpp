@@ -143,8 +143,13 @@ void Checker::files() {
             if (present && fs::path(name).extension() == ".h5" && !hdf5().readable(*dir / name))
                 unreadable.push_back(name + " in " + side);
     }
+    // Without summary.json neither the settings nor the signal can be compared.
+    const bool summaryExcluded = std::find(o_.excluded.begin(), o_.excluded.end(), "summary.json") != o_.excluded.end();
+    if (!summaryExcluded && !a_.files.count("summary.json") && !b_.files.count("summary.json"))
+        missing.push_back("summary.json (in neither)");
     out_.checks.push_back(simple("result files", examined, "", missing.empty(), "data in both",
-                                 joined(missing) + " though both runs were asked to write it (--exclude NAME to allow it)"));
+                                 joined(missing) + ": data compare reads, which both runs were asked to write "
+                                                   "(--exclude NAME to allow it)"));
     out_.checks.back().beyond = missing.size();
     out_.checks.push_back(simple("HDF5 files", examined, "", unreadable.empty(), "readable",
                                  "HDF5 files that cannot be read (truncated?): " + joined(unreadable)));

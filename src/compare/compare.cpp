@@ -6,6 +6,7 @@
 #include "compare/checks.h"
 #include "compare/report.h"
 #include "compare/result_dir.h"
+#include "output/file_modules.h"
 #include "util/error.h"
 #include "util/owned_files.h"
 
@@ -17,7 +18,7 @@ using namespace compare;
 
 // What the report files start with, by which a later call knows them as its own and may replace
 // them (util/owned_files.h).
-constexpr const char* kJsonMarker = "\"tool\": \"rsim compare\"";
+constexpr const char* kJsonMarker = "  \"tool\": \"rsim compare\"";
 constexpr const char* kJunitMarker = "<testsuite name=\"rsim compare";
 
 // A report file must not land inside a results directory being compared (it would no longer be
@@ -48,6 +49,45 @@ nlohmann::ordered_json header(const fs::path& a, const fs::path& b, const Compar
     return j;
 }
 
+// JSON text; a name that is not UTF-8 (a mesh file's) has its bad bytes replaced, not the dump failing.
+std::string jsonText(const nlohmann::ordered_json& j) {
+    return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+// The batch as a whole: the same poses on both sides, and its own files sound.
+Comparison batchChecks(const fs::path& a, const fs::path& b, const std::vector<std::string>& onlyA,
+                       const std::vector<std::string>& onlyB) {
+    Comparison c;
+    auto listed = [](const std::vector<std::string>& names) {
+        std::string s;
+        for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+        return s;
+    };
+    Check poses;
+    poses.name = "poses";
+    poses.beyond = onlyA.size() + onlyB.size();
+    poses.toleranceText = "the same in both";
+    poses.pass = poses.beyond == 0;
+    poses.failure = "poses in one batch only:" + (onlyA.empty() ? "" : " A: " + listed(onlyA)) +
+                    (onlyB.empty() ? "" : " B: " + listed(onlyB));
+    c.checks.push_back(poses);
+    std::vector<std::string> bad;
+    for (const auto& [dir, side] : {std::pair{a, "A"}, std::pair{b, "B"}}) {
+        std::error_code ec;
+        if (!fs::is_regular_file(dir / "batch.h5", ec)) bad.push_back(std::string("batch.h5 missing in ") + side);
+        else if (!hdf5().readable(dir / "batch.h5")) bad.push_back(std::string("batch.h5 unreadable in ") + side);
+    }
+    Check files;
+    files.name = "batch files";
+    files.compared = 2;
+    files.beyond = bad.size();
+    files.toleranceText = "batch.h5 readable";
+    files.pass = bad.empty();
+    files.failure = listed(bad);
+    c.checks.push_back(files);
+    return c;
+}
+
 int verdict(std::ostream& out, const std::vector<std::string>& failures) {
     out << '\n';
     if (failures.empty()) {
@@ -69,7 +109,7 @@ int compareOne(const fs::path& a, const fs::path& b, const CompareOptions& o, st
         const nlohmann::ordered_json body = comparisonJson(c);
         for (const auto& [key, value] : body.items())
             if (key != "result") j[key] = value;
-        writeFileAtomically(o.jsonFile, j.dump(2) + "\n");
+        writeFileAtomically(o.jsonFile, jsonText(j));
     }
     if (!o.junitFile.empty()) writeFileAtomically(o.junitFile, junitTestsuite("rsim compare", {{"", &c}}));
     return verdict(out, c.failures());
@@ -84,17 +124,12 @@ int compareBatches(const fs::path& a, const fs::path& b, const CompareOptions& o
     std::set_difference(pb.begin(), pb.end(), pa.begin(), pa.end(), std::back_inserter(onlyB));
     std::vector<Comparison> poses;
     for (const std::string& name : common) poses.push_back(compareDirectories(readResultDir(a / name), readResultDir(b / name), o));
+    const Comparison batch = batchChecks(a, b, onlyA, onlyB);
 
     out << "rsim compare (batches of " << pa.size() << " and " << pb.size() << " poses)\n  A: " << a.string()
-        << "\n  B: " << b.string() << "\n";
-    std::vector<std::string> failures;
-    auto listed = [](const std::vector<std::string>& names) {
-        std::string s;
-        for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
-        return s;
-    };
-    if (!onlyA.empty()) failures.push_back("poses only in A: " + listed(onlyA));
-    if (!onlyB.empty()) failures.push_back("poses only in B: " + listed(onlyB));
+        << "\n  B: " << b.string() << "\n\n";
+    printComparison(out, batch, 0);
+    std::vector<std::string> failures = batch.failures();
     std::size_t passed = 0;
     for (std::size_t p = 0; p < poses.size(); ++p) {
         if (poses[p].pass()) {
@@ -105,13 +140,12 @@ int compareBatches(const fs::path& a, const fs::path& b, const CompareOptions& o
         printComparison(out, poses[p], o.showWorst);
         for (const std::string& f : poses[p].failures()) failures.push_back(common[p] + ": " + f);
     }
-    out << "\n  " << passed << " of " << common.size() << " poses in both pass";
-    if (!onlyA.empty() || !onlyB.empty()) out << "; poses in one batch only: " << listed(onlyA) << (onlyA.empty() || onlyB.empty() ? "" : ", ") << listed(onlyB);
-    out << '\n';
+    out << "\n  " << passed << " of " << common.size() << " poses in both pass\n";
     if (!o.jsonFile.empty()) {
         nlohmann::ordered_json j = header(a, b, o, failures.empty());
         j["poses_only_in_a"] = onlyA;
         j["poses_only_in_b"] = onlyB;
+        j["batch"] = comparisonJson(batch);
         nlohmann::ordered_json list = nlohmann::ordered_json::array();
         for (std::size_t p = 0; p < poses.size(); ++p) {
             nlohmann::ordered_json e;
@@ -121,10 +155,10 @@ int compareBatches(const fs::path& a, const fs::path& b, const CompareOptions& o
             list.push_back(std::move(e));
         }
         j["poses"] = std::move(list);
-        writeFileAtomically(o.jsonFile, j.dump(2) + "\n");
+        writeFileAtomically(o.jsonFile, jsonText(j));
     }
     if (!o.junitFile.empty()) {
-        std::vector<std::pair<std::string, const Comparison*>> parts;
+        std::vector<std::pair<std::string, const Comparison*>> parts = {{"batch/", &batch}};
         for (std::size_t p = 0; p < poses.size(); ++p) parts.emplace_back(common[p] + "/", &poses[p]);
         writeFileAtomically(o.junitFile, junitTestsuite("rsim compare", parts));
     }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -311,9 +312,10 @@ void KCache::evict(std::uint64_t keepBytes) const {
     std::error_code ec;
     for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
         const std::string name = it->path().filename().string();
-        // Left by a process that died while storing: its lock is free (util/owned_files.h).
+        // Left by a process that died while storing: its lock is free and it has not changed for
+        // an hour (util/owned_files.h; a writer of another node may show as unlocked).
         if (name.size() > 39 && isCacheFileName(name.substr(0, 39)) && isPartialName(name, name.substr(0, 39))) {
-            if (lockIsFree(it->path())) fs::remove(it->path(), ec);
+            if (abandonedFile(it->path(), std::chrono::hours(1))) fs::remove(it->path(), ec);
             continue;
         }
         // Only rsim's files: the name of a key, a regular file (not a link), the magic inside.

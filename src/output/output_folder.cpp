@@ -105,6 +105,11 @@ fs::path resolveOutputFolder(const fs::path& given) {
                          ", which does not exist; rsim does not replace links: create the folder it points to, or "
                          "give another --output");
     }
+    // A link further up that points nowhere: the folders below it could not be created.
+    for (fs::path p = dir.parent_path(); p != p.parent_path(); p = p.parent_path())
+        if (::lstat(p.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
+            throw InputError(given.string() + ": " + p.string() + " is a symbolic link to " +
+                             fs::read_symlink(p, ec).string() + ", which does not exist");
     checkNameLengths(given, dir);
     struct stat parent {};
     if (::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && ::stat(dir.parent_path().c_str(), &parent) == 0 &&

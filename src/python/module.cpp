@@ -131,9 +131,12 @@ public:
         if (!prepared_) prepared_ = withoutGil([&] { return prepareScene(loadMeshes(desc_), desc_.sim.max_edge_m); });
         return *prepared_;
     }
-    std::string repr() const {
+    std::string repr() {
+        std::string triangles = "triangles being read";
+        if (const std::unique_lock lock(prepareMutex_, std::try_to_lock); lock.owns_lock())
+            triangles = prepared_ ? std::to_string(prepared_->size()) + " triangles" : "triangles not yet read";
         return "<rsim.Scene " + (arrays_ ? std::string("from arrays with the settings of ") : std::string()) + "'" +
-               file_.string() + "': " + (prepared_ ? std::to_string(prepared_->size()) + " triangles" : std::string("triangles not yet read")) +
+               file_.string() + "': " + triangles +
                ", " + std::to_string(desc_.sensor.width) + "x" + std::to_string(desc_.sensor.height) + " " +
                sensorModeName(desc_.sensor.mode) + ", T = " + std::to_string(desc_.sim.timesteps) + " x " +
                fmtShort(desc_.sim.dt_ns) + " ns>";
@@ -212,8 +215,8 @@ public:
             });
         } catch (const Interrupted&) {
             // Ctrl-C: the phase that saw it unwound (its device work done first); K computed in
-            // an earlier call stays, one this call was computing does not.
-            clearCancel();
+            // an earlier call stays, one this call was computing does not. The stop stays
+            // requested for runs on other threads; the last one's end clears it (py_runtime.h).
             PyErr_SetNone(PyExc_KeyboardInterrupt);
             throw py::error_already_set();
         }
@@ -250,12 +253,17 @@ public:
         return out;
     }
 
-    std::string repr() const {
-        std::string devices;
-        for (const std::string& d : lastDevices_) devices += (devices.empty() ? "" : ", ") + d;
+    // What it is; what a run changes (its devices, K) only when no run is under way.
+    std::string repr() {
+        std::string state = "a run is under way";
+        if (const std::unique_lock lock(runMutex_, std::try_to_lock); lock.owns_lock()) {
+            std::string devices;
+            for (const std::string& d : lastDevices_) devices += (devices.empty() ? "" : ", ") + d;
+            state = (devices.empty() ? std::string() : "on " + devices + ", ") + "K " +
+                    (held_.K ? "kept from the last run" : "not computed yet");
+        }
         return "<rsim.Simulator backend=" + req_.backend.backend + " devices=" + req_.backend.devices +
-               (devices.empty() ? "" : " (" + devices + ")") + ", S = " + std::to_string(desc_.sim.samples) +
-               ", K " + (held_.K ? "kept from the last run" : "not computed yet") + ", scene " + scene_->repr() + ">";
+               ", S = " + std::to_string(desc_.sim.samples) + ", " + state + ", scene " + scene_->repr() + ">";
     }
 
 private:

@@ -79,6 +79,7 @@ SigintStopsRun::~SigintStopsRun() {
     if (--s.users > 0) return;
     if (s.installed) sigaction(SIGINT, &s.previous, nullptr);
     s.installed = false;
+    clearCancel(); // a stop that came after the last run's last check is not the next run's
 }
 
 std::unique_lock<std::mutex> lockWithoutGil(std::mutex& m) {

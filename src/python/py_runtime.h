@@ -37,8 +37,17 @@ std::unique_lock<std::mutex> lockWithoutGil(std::mutex& m);
 
 // Runs f with the GIL released, then hands its log records to Python, also when it throws.
 template <class F> auto withoutGil(F&& f) {
+    // A destructor must not throw: a Python error while handing the records over (a second
+    // Ctrl-C in logging, say) is reported as unraisable instead.
     struct Flush {
-        ~Flush() { flushLog(); }
+        ~Flush() {
+            try {
+                flushLog();
+            } catch (py::error_already_set& e) {
+                e.discard_as_unraisable("rsim's log records");
+            } catch (...) {
+            }
+        }
     } flush;
     py::gil_scoped_release release;
     return f();

@@ -62,7 +62,7 @@ std::vector<PoseDesc> readPosesCsv(const fs::path& file) {
     std::ifstream in(file, std::ios::binary);
     if (!in) throw InputError(file.string() + ": cannot be read (permission denied?)");
     const std::string name = file.string();
-    CsvReader csv(in, name);
+    CsvReader csv(in, name, '#');
     std::vector<std::string> fields;
     std::vector<int> columnOf(kColumns.size(), -1); // column index of each known field
     std::size_t columns = 0;
@@ -70,7 +70,6 @@ std::vector<PoseDesc> readPosesCsv(const fs::path& file) {
     while (csv.next(fields)) {
         for (std::string& f : fields) f = trim(f);
         if (fields.size() == 1 && fields[0].empty()) continue; // a blank line
-        if (!fields[0].empty() && fields[0][0] == '#') continue;
         const std::string where = name + ":" + std::to_string(csv.line());
         if (columns == 0) { // the header
             for (std::size_t c = 0; c < fields.size(); ++c) {
@@ -147,6 +146,9 @@ void checkPoses(const std::vector<PoseDesc>& poses, const SceneDesc& scene) {
         if (p.name.size() > kMaxPoseNameBytes)
             throw InputError(p.where + ": the name is " + std::to_string(p.name.size()) + " bytes long; it names the "
                              "pose's results directory, and file systems allow " + std::to_string(kMaxPoseNameBytes));
+        if (p.name[0] == '.')
+            throw InputError(p.where + ": the name \"" + p.name + "\" starts with '.'; it names the pose's results "
+                             "directory, which would be hidden");
         if (p.name == "." || p.name == ".." || p.name == "batch.csv" || p.name == "batch.h5" || p.name == "summary.json")
             throw InputError(p.where + ": \"" + p.name + "\" cannot name a pose's results directory (it is a file of "
                              "the batch's, or not a directory name)");

@@ -5,7 +5,8 @@
 
 namespace rsim {
 
-CsvReader::CsvReader(std::istream& in, std::string source) : in_(in), source_(std::move(source)) {}
+CsvReader::CsvReader(std::istream& in, std::string source, char comment)
+    : in_(in), source_(std::move(source)), comment_(comment) {}
 
 bool CsvReader::next(std::vector<std::string>& fields) {
     fields.clear();
@@ -13,6 +14,18 @@ bool CsvReader::next(std::vector<std::string>& fields) {
         first_ = false;
         static const char kBom[] = "\xEF\xBB\xBF";
         for (int k = 0; k < 3 && in_.peek() == static_cast<unsigned char>(kBom[k]); ++k) in_.get();
+    }
+    // Comment lines go whole, quotes and all: `# a 17" screen` is not the start of a field.
+    while (comment_) {
+        std::string blanks;
+        while (in_.peek() == ' ' || in_.peek() == '\t') blanks += char(in_.get());
+        if (in_.peek() != static_cast<unsigned char>(comment_)) {
+            for (auto b = blanks.rbegin(); b != blanks.rend(); ++b) in_.putback(*b);
+            break;
+        }
+        for (int c; (c = in_.get()) != std::char_traits<char>::eof() && c != '\n';) {
+        }
+        ++line_;
     }
     if (in_.peek() == std::char_traits<char>::eof()) return false;
     recordLine_ = line_;

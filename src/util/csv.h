@@ -12,8 +12,9 @@ namespace rsim {
 
 class CsvReader {
 public:
-    // `source` names the input in messages ("poses.csv").
-    CsvReader(std::istream& in, std::string source);
+    // `source` names the input in messages ("poses.csv"). `comment` (0: none): a line that
+    // begins with it, after blanks, is skipped whole before any quote in it is read.
+    CsvReader(std::istream& in, std::string source, char comment = 0);
 
     // The next record's fields (unquoted), false at the end of the input. Throws InputError
     // "source:LINE: ..." for a quoted field that never ends.
@@ -29,6 +30,7 @@ private:
     std::string source_;
     std::size_t line_ = 1, recordLine_ = 0;
     bool ended_ = true, first_ = true;
+    char comment_ = 0;
 };
 
 } // namespace rsim

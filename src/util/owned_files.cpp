@@ -3,6 +3,8 @@
 
 #include <cctype>
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <system_error>
@@ -46,15 +48,40 @@ template <class Create> fs::path createExclusive(const fs::path& target, Create 
     throw Error("cannot create " + std::string(what) + " beside " + target.string() + ": every name tried exists");
 }
 
-int openLock(const fs::path& file, int flags) {
-    const int fd = ::open(file.c_str(), flags | O_CLOEXEC | O_NOFOLLOW, 0666);
-    if (fd < 0) return -1;
-    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        ::close(fd);
-        return -1;
+// Takes an exclusive lock on `fd`, waiting for a cleaner's momentary test lock. False where the
+// file system has no locks (ENOLCK, ENOSYS, EOPNOTSUPP, EINVAL: NFS without a lock service,
+// Lustre without flock): the writer then goes on unlocked, and nothing it leaves is ever judged
+// abandoned, since a cleaner cannot take the lock either.
+bool lockExclusive(int fd) {
+    for (;;) {
+        if (::flock(fd, LOCK_EX) == 0) return true;
+        if (errno != EINTR) return false;
     }
-    return fd;
 }
+
+// Whether nobody holds a lock on the open `fd`: a shared lock (enough on NFS, whose emulation of
+// flock wants a file open for writing for an exclusive one) taken and dropped at once.
+bool unlockedNow(int fd) { return ::flock(fd, LOCK_SH | LOCK_NB) == 0; }
+
+// The running kernel's boot id: a lock that a file system keeps per node says nothing about a
+// writer on another node, so a leftover is judged only on the machine that made it ("" when
+// unknown: nothing is judged).
+const std::string& bootId() {
+    static const std::string id = [] {
+        std::string text;
+        if (std::FILE* f = std::fopen("/proc/sys/kernel/random/boot_id", "r")) {
+            char buf[64] = {};
+            if (std::fgets(buf, sizeof buf, f)) text = buf;
+            std::fclose(f);
+        }
+        while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+        return text;
+    }();
+    return id;
+}
+
+// What a folder's owner writes into its lock file once it holds the lock.
+std::string ownerRecord() { return "rsim " + std::to_string(::getpid()) + " " + bootId() + "\n"; }
 
 } // namespace
 
@@ -62,13 +89,14 @@ TempFile::TempFile(const fs::path& target) : target_(target) {
     path_ = createExclusive(
         target,
         [this](const fs::path& p) {
-            fd_ = ::open(p.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+            fd_ = ::open(p.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
             return fd_ >= 0;
         },
         "file");
-    // Nobody else has the name yet, so the lock is ours at once; it tells a later run that
-    // this writer is alive.
-    ::flock(fd_, LOCK_EX | LOCK_NB);
+    // Held while it is written: a later cleaner (abandonedFile) leaves a locked file alone. It is
+    // empty until the first write, and a cleaner leaves empty files alone too, so the moment
+    // between the creation and the lock is safe.
+    lockExclusive(fd_);
 }
 
 TempFile::~TempFile() {
@@ -88,22 +116,29 @@ void TempFile::write(const void* data, std::size_t bytes) {
 }
 
 void TempFile::commit() {
-    const int fd = fd_;
-    fd_ = -1;
-    if (::close(fd) != 0) throw Error("writing " + path_.string() + " failed: " + systemError(errno));
+    // Renamed while still open (and locked), so that no cleaner takes it in between.
     if (::rename(path_.c_str(), target_.c_str()) != 0)
         throw Error("cannot put " + path_.string() + " in place as " + target_.string() + ": " + systemError(errno));
     path_.clear();
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) throw Error("writing " + target_.string() + " failed: " + systemError(errno));
 }
 
 TempDirectory::TempDirectory(const fs::path& target) {
     path_ = createExclusive(
         target, [](const fs::path& p) { return ::mkdir(p.c_str(), 0777) == 0; }, "folder");
-    lockFd_ = openLock(path_ / kLockName, O_WRONLY | O_CREAT | O_EXCL);
-    if (lockFd_ < 0) {
+    const fs::path lock = path_ / kLockName;
+    lockFd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    const std::string record = ownerRecord();
+    // The record goes in once the lock is held: a cleaner judges only a folder whose lock file
+    // holds one (a record of this machine's boot), so the moment before the lock is safe.
+    if (lockFd_ < 0 || (lockExclusive(lockFd_) && ::write(lockFd_, record.data(), record.size()) < 0)) {
         const int err = errno;
+        if (lockFd_ >= 0) ::close(lockFd_);
+        ::unlink(lock.c_str());
         ::rmdir(path_.c_str());
-        throw Error("cannot create " + (path_ / kLockName).string() + ": " + systemError(err));
+        throw Error("cannot create " + lock.string() + ": " + systemError(err));
     }
 }
 
@@ -133,19 +168,35 @@ bool isPartialName(const std::string& name, const std::string& base) {
     return true;
 }
 
-bool lockIsFree(const fs::path& file) {
+bool abandonedFile(const fs::path& file, std::chrono::seconds olderThan) {
     struct stat st {};
-    if (::lstat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
-    const int fd = openLock(file, O_RDONLY);
+    if (::lstat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return false;
+    const auto age = std::chrono::system_clock::now() - std::chrono::system_clock::from_time_t(st.st_mtime);
+    if (age < olderThan) return false;
+    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) return false;
-    ::close(fd); // the lock goes with it
-    return true;
+    const bool free = unlockedNow(fd);
+    ::close(fd);
+    return free;
 }
 
 bool removeIfAbandonedDirectory(const fs::path& dir) {
     struct stat st {};
-    if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return false;
-    if (!lockIsFree(dir / TempDirectory::kLockName)) return false;
+    if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || bootId().empty()) return false;
+    const fs::path lock = dir / TempDirectory::kLockName;
+    const int fd = ::open(lock.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return false;
+    char buf[128] = {};
+    const ssize_t got = ::read(fd, buf, sizeof buf - 1);
+    const std::string record(buf, got > 0 ? std::size_t(got) : 0);
+    // Its owner's record, of this machine's boot (a lock kept per node by the file system says
+    // nothing about another node), and nobody holds the lock: the owner has ended.
+    const std::size_t space = record.rfind(' ');
+    const bool ours = record.rfind("rsim ", 0) == 0 && space != std::string::npos &&
+                      record.substr(space + 1) == bootId() + "\n";
+    const bool abandoned = ours && unlockedNow(fd);
+    ::close(fd);
+    if (!abandoned) return false;
     std::error_code ec;
     fs::remove_all(dir, ec);
     return !ec;
@@ -178,7 +229,11 @@ void checkReplaceableFile(const fs::path& target, const std::string& marker, con
     ssize_t got = fd < 0 ? -1 : ::read(fd, head.data(), head.size());
     if (fd >= 0) ::close(fd);
     head.resize(got > 0 ? std::size_t(got) : 0);
-    if (head.find(marker) == std::string::npos)
+    // The marker opens the file, or its second line (after an XML declaration, a JSON brace).
+    const std::size_t secondLine = head.find('\n');
+    const bool ours = head.compare(0, marker.size(), marker) == 0 ||
+                      (secondLine != std::string::npos && head.compare(secondLine + 1, marker.size(), marker) == 0);
+    if (!ours)
         throw InputError(target.string() + ": exists and was not written by `" + writer +
                          "`; refusing to overwrite it. " + advice);
 }

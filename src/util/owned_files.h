@@ -5,10 +5,12 @@
 // - a temporary name is created with O_CREAT | O_EXCL (mkstemp, mkdtemp): a file or symbolic
 //   link planted at that name makes the creation fail instead of being written through;
 // - while rsim writes it, the temporary holds a flock(2) lock; a later run removes a leftover
-//   only when it can take that lock (the writer has ended, whatever host or PID namespace it
-//   ran in: the lock is the file system's, not a PID's), and only names of rsim's pattern;
+//   only when it can take that lock (the writer has ended, whatever PID namespace it ran in:
+//   the lock is the kernel's, not a PID's), only names of rsim's pattern, and only leftovers of
+//   this machine's current boot (a file system may keep locks per node) or old enough;
 // - a file is put in place by rename(2), which never follows a link at the target.
 #pragma once
+#include <chrono>
 #include <cstddef>
 #include <filesystem>
 #include <string>
@@ -64,18 +66,21 @@ inline constexpr std::size_t kPartialSuffixBytes = 9 + 10 + 7;
 // Whether `name` is `base` followed by such a suffix (".partial-1234-aB3dE9").
 bool isPartialName(const std::string& name, const std::string& base);
 
-// True when `file` is a regular file (not a link) that nobody holds locked: the writer that
-// locked it has ended. False when it is locked, absent, a link or not readable.
-bool lockIsFree(const std::filesystem::path& file);
+// True when `file` (a TempFile's name) is a regular file, not a link, not empty, unchanged for
+// `olderThan`, and nobody holds it locked: its writer has ended. Where the file system keeps
+// locks per node, a writer on another node shows as unlocked: the age is what keeps its file.
+bool abandonedFile(const std::filesystem::path& file, std::chrono::seconds olderThan);
 
-// Removes `dir` (a folder, not a link) when it is an abandoned TempDirectory: its lock file is
-// there and free. Returns whether it removed it.
+// Removes `dir` (a folder, not a link) when it is an abandoned TempDirectory: its lock file holds
+// its owner's record from this machine's current boot, and nobody holds the lock. A folder of
+// another machine, or of a file system without locks, is never judged. Returns whether it
+// removed it.
 bool removeIfAbandonedDirectory(const std::filesystem::path& dir);
 
 // Before a command writes `target`, a file the user named (`rsim poses -o`, `rsim compare
 // --json`): InputError unless it does not exist yet (in an existing folder), or is a regular
-// file whose first 4 KiB hold `marker`, which only `writer` writes (so it is rsim's own, from
-// an earlier call). A link, a folder, any other file and each of `inputs` (the command's own
+// file that begins with `marker` (on its first or second line), which only `writer` writes (so
+// it is rsim's own, from an earlier call). A link, a folder, any other file and each of `inputs` (the command's own
 // input files) are refused with a message naming them.
 // `advice` ends the message of a file that is not rsim's.
 void checkReplaceableFile(const std::filesystem::path& target, const std::string& marker, const std::string& writer,

@@ -37,7 +37,7 @@ Progress::~Progress() {
     // A stop that ended the phase early says where (the Python tests check that a stop came
     // before the phase's end, not how fast).
     const std::uint64_t done = done_.load(std::memory_order_relaxed);
-    if (cancelRequested() && (total_ == 0 || done < total_))
+    if (cancelRequested() && total_ > 0 && done < total_)
         spdlog::info("{}: stopped after {} of {} {}", phase_, done, total_, unit_);
 }
 

@@ -64,15 +64,20 @@ public:
 
     void addPoseFrom(std::size_t pose, const std::filesystem::path& imagesH5) override {
         const std::lock_guard lock(mutex_);
-        H5Id f(h5_.check(H5Fopen(imagesH5.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "H5Fopen"), H5Fclose);
+        // Without file locks, as every file rsim writes (a shared file system may have none).
+        H5Id fapl(h5_.check(H5Pcreate(H5P_FILE_ACCESS), "H5Pcreate"), H5Pclose);
+#if H5_VERSION_GE(1, 10, 7)
+        h5_.check(H5Pset_file_locking(fapl.get(), false, true), "H5Pset_file_locking");
+#endif
+        H5Id f(h5_.check(H5Fopen(imagesH5.c_str(), H5F_ACC_RDONLY, fapl.get()), "H5Fopen"), H5Fclose);
         std::vector<std::string> names;
-        H5Ovisit2(
+        h5_.check(H5Ovisit2(
             f.get(), H5_INDEX_NAME, H5_ITER_INC,
             [](hid_t, const char* name, const H5O_info_t* info, void* out) -> herr_t {
                 if (info->type == H5O_TYPE_DATASET) static_cast<std::vector<std::string>*>(out)->push_back(name);
                 return 0;
             },
-            &names, H5O_INFO_BASIC);
+            &names, H5O_INFO_BASIC), "H5Ovisit2");
         for (const std::string& name : names) {
             if (!isPixelArray(name)) continue;
             H5Id ds(h5_.check(H5Dopen2(f.get(), name.c_str(), H5P_DEFAULT), "H5Dopen2"), H5Dclose);
@@ -141,7 +146,7 @@ private:
         return h5_.group(file_.get(), name.c_str());
     }
 
-    // The series `name` ([P][shape], chunked by pose and compressed), created on first use.
+    // The series `name` ([P][shape]), created on first use.
     PoseSeries& series(const std::string& name, const std::vector<hsize_t>& shape, bool integer, const std::string& units,
                        const std::string& meaning) {
         if (auto it = series_.find(name); it != series_.end()) {
@@ -156,7 +161,9 @@ private:
         const std::string leaf = slash == std::string::npos ? name : name.substr(slash + 1);
         std::vector<hsize_t> dims = {hsize_t(poses_)};
         dims.insert(dims.end(), shape.begin(), shape.end());
-        H5Id ds = h5_.dataset(where, leaf.c_str(), integer ? H5T_STD_I32LE : H5T_IEEE_F32LE, dims, 1);
+        // Uncompressed, as in images.h5: a pose's slice is written as it ends, beside the
+        // transport of the next poses, and deflating it would cost more than the write.
+        H5Id ds = h5_.dataset(where, leaf.c_str(), integer ? H5T_STD_I32LE : H5T_IEEE_F32LE, dims);
         if (!units.empty()) h5_.attribute(ds.get(), "units", units);
         if (!meaning.empty()) h5_.attribute(ds.get(), "meaning", meaning);
         if (group) h5_.check(group->close(), "H5Gclose");

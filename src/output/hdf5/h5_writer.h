@@ -33,13 +33,14 @@ constexpr std::size_t kVariableLength = H5T_VARIABLE;
 #pragma GCC diagnostic pop
 
 // Owns one HDF5 identifier. The destructor's close is unchecked: it only runs on the error path
-// or after close() has already reported.
+// or after close() has already reported. What a failed close pushes on HDF5's error stack is
+// cleared there (the stack's strings would otherwise outlive the thread: a leak).
 class H5Id {
   public:
     using Closer = herr_t (*)(hid_t);
     H5Id(hid_t id, Closer closer) : id_(id), closer_(closer) {}
     ~H5Id() {
-        if (id_ >= 0) closer_(id_);
+        if (id_ >= 0 && closer_(id_) < 0) H5Eclear2(H5E_DEFAULT);
     }
     H5Id(H5Id&& other) noexcept
         : id_(std::exchange(other.id_, H5I_INVALID_HID)), closer_(other.closer_) {}

@@ -14,9 +14,6 @@
 #include "output/startup_json.h"
 #include "output/output_util.h"
 #include "output/pixel_camera.h"
-#include "output/pixel_images.h"
-#include "distance/estimators.h"
-#include "rsim/shared/pixel_outputs.h"
 
 namespace rsim {
 
@@ -28,7 +25,7 @@ BatchCollector::BatchCollector(std::size_t triangles, std::uint32_t timesteps, b
     : n_(triangles), T_(timesteps), images_(images), rows_(poses), distance_(poses * triangles),
       trueDistance_(poses * triangles), signal_(poses * timesteps) {}
 
-void BatchCollector::add(std::size_t pose, const std::string& name, const ResultsView& view, BatchH5* h5) {
+void BatchCollector::add(std::size_t pose, const std::string& name, const ResultsView& view) {
     if (pose >= rows_.size()) throw Error("internal: pose " + std::to_string(pose) + " of a batch collector of " +
                                           std::to_string(rows_.size()));
     const SimulationResult& r = view.result;
@@ -72,7 +69,6 @@ void BatchCollector::add(std::size_t pose, const std::string& name, const Result
             row.pixelMeanAbsErrorMm = 1e3 * pixelSum / double(row.pixelsMeasured);
             row.pixelP95AbsErrorMm = 1e3 * output::absPercentile(pixelErrors, 0.95);
         }
-        if (h5) h5->addPose(pose, output::pixelArraysOf(im, view.config, view.prepared));
     }
     rows_[pose] = row;
 }
@@ -147,16 +143,10 @@ BatchTables BatchCollector::tables(const std::vector<const SimConfig*>& configs,
                                                        double(c.light.position.z)});
     }
     if (!configs.empty()) {
-        const SimConfig& c = *configs[0];
-        const auto k = output::cameraMatrix(c);
+        const auto k = output::cameraMatrix(*configs[0]);
         t.cameraK.assign(k.begin(), k.end());
-        if (images_ && c.mode == SensorMode::Amcw) {
-            const std::size_t F = amcwOmegas(c).count;
-            t.frequenciesMhz.assign(c.modulationMhz.begin(), c.modulationMhz.begin() + std::ptrdiff_t(F));
-            for (std::uint32_t k2 = 0; k2 < c.taps; ++k2) t.tapPhasesRad.push_back(shared::rsimTapPhase(k2, c.taps));
-            t.waveform = c.waveform == shared::RSIM_WAVEFORM_SQUARE ? "square" : "sinusoidal";
-        }
     }
+    t.images = images_;
     t.meshNames = prepared.meshNames;
     t.materialNames = prepared.materialNames;
     return t;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // What a batch writes beside its poses' results directories (README.md, "What a run writes"): batch.csv, one
-// row per pose, and batch.h5 (output/batch_h5.h), the poses' images, sensor signals and
-// distances with a leading pose axis. The collector keeps only the small per-pose arrays; each
-// pose's images go into batch.h5 and its full result into its directory as it arrives.
+// row per pose, and batch.h5 (output/batch_h5.h), the poses' images (views of their images.h5),
+// sensor signals and distances with a leading pose axis. The collector keeps only the small
+// per-pose arrays; each pose's full result is written into its directory as it arrives.
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -28,8 +28,8 @@ class BatchCollector {
     // Room for `poses` poses, which add() fills in any order, each from its own thread if need be.
     BatchCollector(std::size_t triangles, std::uint32_t timesteps, bool images, std::size_t poses = 0);
     // Pose `pose`'s summary row and its small arrays (view.result must still hold its distances,
-    // image and signals); its pixel arrays go into `h5` at once, when given (rank 0's batch.h5).
-    void add(std::size_t pose, const std::string& name, const ResultsView& view, BatchH5* h5);
+    // image and signals).
+    void add(std::size_t pose, const std::string& name, const ResultsView& view);
     const std::vector<BatchPoseRow>& rows() const { return rows_; }
     // This collector's rows and arrays as bytes, and another's appended after this one's poses
     // (the ranks of an MPI job; both collectors of the same scene and settings).

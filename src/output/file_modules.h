@@ -5,7 +5,6 @@
 #pragma once
 #include <filesystem>
 #include <future>
-#include <memory>
 
 #include "output/batch_h5.h"
 #include "output/results_writer.h"
@@ -19,8 +18,8 @@ struct Hdf5Calls {
     bool (*threadSafe)();
     void (*writeTimeseries)(const std::filesystem::path& file, const ResultsView& view);
     void (*writeImages)(const std::filesystem::path& file, const ResultsView& view);
-    // batch.h5, written pose by pose (output/batch_h5.h) for a batch of `poses` poses.
-    std::unique_ptr<BatchH5> (*openBatch)(const std::filesystem::path& file, std::size_t poses);
+    // batch.h5 (output/batch_h5.h), once every pose's files are in the batch's folder.
+    void (*writeBatch)(const std::filesystem::path& file, const BatchTables& tables);
     // True when `file` opens as an HDF5 file and every dataset of its root group reads back
     // (a file cut short keeps its superblock; what it loses is its objects' headers).
     bool (*readable)(const std::filesystem::path& file);

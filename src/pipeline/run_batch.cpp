@@ -5,7 +5,6 @@
 // output directory only when every pose is written. Under MPI the poses are shared by the ranks.
 #include <cmath>
 #include <future>
-#include <mutex>
 #include <optional>
 #include <utility>
 
@@ -89,16 +88,6 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
     auto writeBatch = [&](const std::filesystem::path& tmpOfRank0) {
         const std::filesystem::path tmp = ranks.broadcast(tmpOfRank0.string());
         BatchCollector collector(prepared.size(), scene.sim.timesteps, scene.output.images, poses.size());
-        // Rank 0's batch.h5, written pose by pose, opened with the first pose's files (the HDF5
-        // module is open by then: see `started`).
-        std::unique_ptr<BatchH5> batchH5;
-        std::mutex batchH5Open;
-        auto batchFile = [&]() -> BatchH5* {
-            if (ranks.rank() != 0) return nullptr;
-            const std::lock_guard lock(batchH5Open);
-            if (!batchH5) batchH5 = hdf5().openBatch(tmp / "batch.h5", poseDescs.size());
-            return batchH5.get();
-        };
         if (shareK && ranks.rank() != 0) ranks.barrier();
         // Each pose's files are written on background threads while the next poses run, and the
         // collector takes its small arrays there, each pose into its own place. Each writer holds a pose's
@@ -166,10 +155,10 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
                     Stopwatch handOver;
                     const std::uint64_t held = heldBytes(job->result);
                     started().submit(
-                        [job, config, dir, mine, &prepared, &collector, &batchFile, name = desc.name, where = desc.where] {
+                        [job, config, dir, mine, &prepared, &collector, name = desc.name, where = desc.where] {
                             const Stopwatch sw;
                             const ResultsView view{job->scene, prepared, *config, job->result, job->meta, job->info};
-                            collector.add(mine, name, view, batchFile());
+                            collector.add(mine, name, view);
                             writeResultsFiles(dir, view, job->times);
                             spdlog::debug("{}: files written in {:.3f} s", where, sw.seconds());
                         },
@@ -203,15 +192,11 @@ RunOutcome runBatch(const RunRequest& req, const SceneDesc& scene, const std::ve
         sw = Stopwatch();
         whole->writeCsv(tmp / "batch.csv");
         const double csvSeconds = sw.seconds();
-        // The other ranks' poses' images into batch.h5 from their images.h5 (they wrote their poses'
-        // directories into this one), then the tables.
-        BatchH5* file = batchFile();
-        if (scene.output.images)
-            for (std::size_t p = rowMode ? poseDescs.size() : poses.size(); p < poseDescs.size(); ++p)
-                file->addPoseFrom(p, tmp / poseDescs[p].name / "images.h5");
+        // Every pose's folder is in place here (the other ranks wrote theirs into this one):
+        // batch.h5's views of their images.h5, and its tables.
         std::vector<const SimConfig*> configs;
         for (const PoseConfig& p : allPoses) configs.push_back(&p.config);
-        file->finish(whole->tables(configs, prepared));
+        hdf5().writeBatch(tmp / "batch.h5", whole->tables(configs, prepared));
         times.add("output", sw.seconds());
         info.kFromCache = meta.kFromCache;
         Stopwatch json;

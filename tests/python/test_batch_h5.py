@@ -3,6 +3,7 @@
 item 19): every per-pixel array of images.h5 is in batch.h5 under its name with a leading pose
 axis and its units, the cameras per pose, and the per-triangle and per-step arrays under run()'s
 names."""
+import os
 import subprocess
 
 import h5py
@@ -61,3 +62,20 @@ def test_batch_h5_names_are_run_names(batch, tiny_room):
                 assert key in names, key
         for key in ("distance_m", "true_distance_m", "signal", "range_m", "camera/world_from_camera"):
             np.testing.assert_allclose(b[key][()], res[key], rtol=1e-6, atol=1e-6, err_msg=key)
+
+
+def test_batch_h5_views_the_poses_files_wherever_the_folder_goes(batch, tmp_path):
+    # The image arrays are views of POSE/images.h5 beside batch.h5: the folder moved whole (and
+    # read from another working directory) still reads them; batch.h5 alone holds no copy.
+    import shutil
+    moved = tmp_path / "elsewhere" / "batch"
+    shutil.copytree(batch, moved)
+    cwd = os.getcwd()
+    try:
+        os.chdir(tmp_path)
+        with h5py.File(moved / "batch.h5") as b, h5py.File(moved / "right" / "images.h5") as one:
+            assert b["range_m"].is_virtual
+            np.testing.assert_array_equal(b["range_m"][1], one["range_m"][()])
+    finally:
+        os.chdir(cwd)
+    assert (batch / "batch.h5").stat().st_size < (batch / "left" / "images.h5").stat().st_size

@@ -8,7 +8,7 @@
 namespace rsim {
 namespace {
 
-const Hdf5Calls kCalls{&output::hdf5ThreadSafe, &writeTimeseriesH5, &writeImagesH5, &openBatchH5, &readableHdf5};
+const Hdf5Calls kCalls{&output::hdf5ThreadSafe, &writeTimeseriesH5, &writeImagesH5, &writeBatchH5, &readableHdf5};
 // HDF5 closes the files still open at the process's exit (an atexit handler). A file whose
 // writing failed (disk full) stays half-closed in the library, and closing it again there
 // crashes or reports an "infinite loop closing library". Every file rsim writes is closed, and

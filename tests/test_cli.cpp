@@ -501,3 +501,35 @@ TEST_CASE("a run forecasts its size and time before the long phases", "[cli]") {
     // Before the visibility it forecasts.
     CHECK(r.output.find("estimate (rough") < r.output.find("visibility:"));
 }
+
+TEST_CASE("rsim run --help shows what a user chooses; every tuning switch works as --set tuning.KEY and is documented",
+          "[cli]") {
+    const auto help = runRsim("run --help");
+    std::size_t options = 0;
+    std::istringstream lines(help.output);
+    for (std::string line; std::getline(lines, line);)
+        options += line.rfind("  -", 0) == 0;
+    CHECK(options <= 25);
+    CHECK_THAT(help.output, ContainsSubstring("docs/tuning.md"));
+    CHECK_THAT(help.output, !ContainsSubstring("--radiosity-split"));
+    const std::string doc = readFile(std::string(RSIM_SOURCE_DIR) + "/docs/tuning.md");
+    TempDir dir;
+    const std::string base = "run " + q(kTinyRoom) + " --timesteps 200 --samples 2 -q --no-k-cache --no-timeseries ";
+    // Each key: documented, accepted by --set, and the same as its older option where both would run.
+    for (const char* key : {"pass_blocks", "radiosity_split", "radiosity_unroll", "radiosity_poses", "radiosity_lanes",
+                            "radiosity_lane_receivers", "chunk_mb", "kij_errors", "host_rays", "writers", "pose_group",
+                            "validation", "early_exit"}) {
+        CAPTURE(key);
+        CHECK(doc.find(std::string("`") + key + "`") != std::string::npos);
+    }
+    REQUIRE(runRsim(base + "--backend cpu -o " + q(dir / "a") + " --set tuning.chunk_mb=4").exitCode == 0);
+    REQUIRE(runRsim(base + "--backend cpu -o " + q(dir / "b") + " --chunk-mb 4").exitCode == 0);
+    REQUIRE(runRsim(base + "--backend cpu -o " + q(dir / "c")).exitCode == 0);
+    CHECK(readFile(dir / "a" / "triangles.csv") == readFile(dir / "b" / "triangles.csv"));
+    CHECK(runRsim("compare " + q(dir / "a") + " " + q(dir / "c") + " --max-fraction 0 --tol-m 1e-4").exitCode == 0);
+    // An unknown key is named with a did-you-mean; a Vulkan key on the CPU is an error.
+    const auto typo = runRsim(base + "--backend cpu -o " + q(dir / "d") + " --set tuning.chunkmb=4");
+    CHECK(typo.exitCode == 2);
+    CHECK_THAT(typo.output, ContainsSubstring("did you mean \"chunk_mb\""));
+    CHECK(runRsim(base + "--backend cpu -o " + q(dir / "d") + " --set tuning.radiosity_split=4").exitCode == 2);
+}

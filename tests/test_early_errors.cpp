@@ -36,12 +36,13 @@ void checkRefused(const CommandResult& r, const std::string& expected) {
 TEST_CASE("command-line options that would do nothing are errors", "[cli][bad-input]") {
     TempDir dir;
     const std::string out = "-o " + q(dir / "out");
-    checkRefused(run(out + " --kij-errors"), "--kij-errors measures every format against fp32 K, so it needs --kij fp32");
+    checkRefused(run(out + " --kij-errors"), "tuning.kij_errors measures every format against fp32 K, so it needs --kij fp32");
+    checkRefused(run(out + " --set tuning.kij_errors=true"), "so it needs --kij fp32");
     checkRefused(runShort(out + " --direct-only --kij fp16"), "--kij: sets how K is computed or kept, and --direct-only");
     checkRefused(runShort(out + " --direct-only --write-kij"), "--direct-only computes no K");
     checkRefused(runShort(out + " --direct-only --samples 4"), "--samples: sets how K is computed");
-    checkRefused(run(out + " --pose-group 4"), "--pose-group: sets how a batch of poses runs, and this run has one pose");
-    checkRefused(run(out + " --writers 2"), "--writers: sets how a batch of poses runs");
+    checkRefused(run(out + " --pose-group 4"), "(--pose-group): sets how a batch of poses runs, and this run has one pose");
+    checkRefused(run(out + " --set tuning.writers=2"), "(--writers): sets how a batch of poses runs");
     checkRefused(run("-o ''"), "--output \"\": an empty name");
     checkRefused(run(out + " --k-cache ''"), "--k-cache \"\": an empty name");
     const CommandResult twice = runShort(out + " --samples 8 --set simulation.samples=16");

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// `rsim run` ends when its results are in place while a worker it forked releases the rest
-// (util/early_exit.h): the command's code, output and files are whole when it returns, and the
-// release goes on after it. RSIM_TEST_HOLD_RELEASE holds the worker between its word and its
-// release, so that the test sees it alive after the command has returned.
+// One run is one process; asked (--set tuning.early_exit=true), `rsim run` ends when its results
+// are in place while a worker it forked releases the rest (util/early_exit.h): the command's code,
+// output and files are whole when it returns, and the release goes on after it.
+// RSIM_TEST_HOLD_RELEASE holds the worker between its word and its release, so that the test sees
+// it alive after the command has returned.
 #include <chrono>
 #include <fstream>
 #include <thread>
@@ -32,18 +33,19 @@ bool running(int pid) {
 
 } // namespace
 
-TEST_CASE("a run ends when its results are in place, and its worker releases the rest after it", "[cli][early-exit]") {
+TEST_CASE("a run is one process; asked, it ends when its results are in place and its worker releases the rest",
+          "[cli][early-exit]") {
     TempDir dir;
     const fs::path hold = dir / "hold", out = dir / "results";
     fs::create_directories(hold);
     const std::string run = "RSIM_TEST_HOLD_RELEASE=" + q(hold) + " " + std::string(RSIM_BINARY) + " run " +
                             q(kTinyRoom) + " --backend cpu --timesteps 400 --no-k-cache --no-progress -o " + q(out);
 
-    SECTION("by default") {
+    SECTION("with --set tuning.early_exit=true") {
 #if defined(__SANITIZE_ADDRESS__)
         SKIP("under the sanitizers rsim run stays one process, so that their last reports reach its output");
 #endif
-        const auto r = runCommand(run);
+        const auto r = runCommand(run + " --set tuning.early_exit=true");
         INFO(r.output);
         REQUIRE(r.exitCode == 0);
         CHECK_THAT(r.output, Catch::Matchers::ContainsSubstring("wrote " + out.string()));
@@ -60,15 +62,15 @@ TEST_CASE("a run ends when its results are in place, and its worker releases the
         while (running(pid)) std::this_thread::sleep_for(std::chrono::milliseconds(20));
         CHECK_FALSE(running(pid));
     }
-    SECTION("with --exit-after-release the command is the run, and waits for its release") {
-        const auto r = runCommand(run + " --exit-after-release");
+    SECTION("by default the command is the run (a monitor of it sees the run's memory), and waits for its release") {
+        const auto r = runCommand(run);
         INFO(r.output);
         REQUIRE(r.exitCode == 0);
         CHECK(fs::is_regular_file(out / "summary.json"));
         CHECK_FALSE(fs::exists(hold / "worker.pid"));
     }
     SECTION("a worker's error is the command's, with its message and code") {
-        const auto r = runCommand(run + " --set simulation.samples=0");
+        const auto r = runCommand(run + " --set tuning.early_exit=true --set simulation.samples=0");
         CHECK(r.exitCode == 2);
         CHECK_THAT(r.output, Catch::Matchers::ContainsSubstring("samples"));
         CHECK_FALSE(fs::exists(hold / "worker.pid"));

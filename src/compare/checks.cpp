@@ -167,7 +167,7 @@ void flatten(const nlohmann::json& j, const std::string& path, std::vector<std::
     }
 }
 
-// The same physics on both sides, unless told otherwise. The [output] table and
+// The same physics on both sides, unless told otherwise. The [output] and [tuning] tables and
 // simulation.tile_list_max (how a GPU tests its rays, not what it estimates) aside; a key in
 // one summary only was written by an rsim that knows a setting the other did not.
 void Checker::settings() {
@@ -182,7 +182,9 @@ void Checker::settings() {
     };
     std::vector<std::string> keys, differences;
     for (const auto& [k, v] : sa)
-        if (k.rfind("output.", 0) != 0 && k != "simulation.tile_list_max" && valueIn(sb, k) != "(none)") keys.push_back(k);
+        if (k.rfind("output.", 0) != 0 && k.rfind("tuning.", 0) != 0 && k != "simulation.tile_list_max" &&
+            valueIn(sb, k) != "(none)")
+            keys.push_back(k);
     for (const auto& k : keys)
         if (valueIn(sa, k) != valueIn(sb, k)) differences.push_back(k + ": " + valueIn(sa, k) + " vs " + valueIn(sb, k));
     std::string detail;

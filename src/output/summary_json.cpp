@@ -30,6 +30,28 @@ Json numbers(const std::vector<double>& values) {
     return a;
 }
 
+// The [tuning] keys the run set (docs/tuning.md); an empty object when none.
+Json tuningSettings(const TuningDesc& t) {
+    Json j = Json::object();
+    auto put = [&](const char* key, const auto& value) {
+        if (value) j[key] = *value;
+    };
+    put("pass_blocks", t.passBlocks);
+    put("radiosity_split", t.radiositySplit);
+    put("radiosity_unroll", t.radiosityUnroll);
+    put("radiosity_poses", t.radiosityPoses);
+    put("radiosity_lanes", t.radiosityLanes);
+    put("radiosity_lane_receivers", t.radiosityLaneReceivers);
+    put("chunk_mb", t.chunkMb);
+    put("kij_errors", t.kijErrors);
+    put("host_rays", t.hostRays);
+    put("writers", t.writers);
+    put("pose_group", t.poseGroup);
+    put("validation", t.validation);
+    put("early_exit", t.earlyExit);
+    return j;
+}
+
 Json settings(const ResultsView& view) {
     const SceneDesc& s = view.scene;
     Json j;
@@ -76,6 +98,7 @@ Json settings(const ResultsView& view) {
                    {"transient_start", s.output.transient_start},
                    {"transient_bins", s.output.transient_bins},
                    {"transient_roi", numbers(s.output.transient_roi)}};
+    j["tuning"] = tuningSettings(s.tuning);
     return j;
 }
 

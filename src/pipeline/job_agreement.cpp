@@ -32,9 +32,12 @@ void checkRanksAgree(const Ranks& ranks, const std::string& what) {
 
 std::string jobFingerprint(const RunRequest& req, const SceneDesc& scene) {
     // What decides the simulation; not what may differ between machines (devices, backend,
-    // memory caps and pose groups, caches, logging): the later checks see those that matter.
+    // memory caps and pose groups, caches, logging, the tuning.* keys): the later checks see
+    // those that matter. K's chunk size (tuning.chunk_mb) is in `req`, as applied.
     std::string settings;
-    for (const SceneOverride& o : req.overrides) settings += fmt::format("{}{}={}", settings.empty() ? "" : " ", o.key, o.value);
+    for (const SceneOverride& o : req.overrides)
+        if (!o.key.starts_with("tuning."))
+            settings += fmt::format("{}{}={}", settings.empty() ? "" : " ", o.key, o.value);
     // Files by content: ranks on other machines may see them under other paths.
     std::string out = fmt::format("rsim {}, a scene file of bytes {}, settings [{}], K {} in chunks of {} MiB, "
                                   "--mpi-split {}",

@@ -318,8 +318,9 @@ bool rowBlockMode(const RunRequest& req, const SceneDesc& scene, bool batch) {
     return true;
 }
 
-RunOutcome runSimulation(const RunRequest& req) {
-    SceneDesc scene = loadSceneFile(req.sceneFile, req.overrides);
+RunOutcome runSimulation(const RunRequest& given) {
+    SceneDesc scene = loadSceneFile(given.sceneFile, given.overrides);
+    const RunRequest req = tunedRequest(given, scene);
     if (req.outputDir) scene.output.dir = std::filesystem::absolute(*req.outputDir);
     // Under MPI: the first collective of every job, before the ranks take their ways (a rank
     // with --poses beside one without would otherwise wait in another collective for ever).
@@ -332,8 +333,9 @@ RunOutcome runSimulation(const RunRequest& req) {
     }
     if (!scene.poses.empty()) return runBatch(req, scene, scene.poses);
     if (req.maxPoseGroup > 0 || req.writers > 0)
-        throw InputError(std::string(req.maxPoseGroup > 0 ? "--pose-group" : "--writers") +
-                         ": sets how a batch of poses runs, and this run has one pose (no --poses FILE, no [[pose]] "
+        throw InputError(std::string(req.maxPoseGroup > 0 ? "tuning.pose_group" : "tuning.writers") +
+                         " (--" + (req.maxPoseGroup > 0 ? "pose-group" : "writers") +
+                         "): sets how a batch of poses runs, and this run has one pose (no --poses FILE, no [[pose]] "
                          "tables in the scene file); drop it");
     const Ranks& ranks = Ranks::world();
     if (ranks.many() && !rowBlockMode(req, scene, false))

@@ -23,16 +23,16 @@ struct RunRequest {
     BackendChoice backend;                  // --backend, --devices, --visibility, --validation
     std::string commandLine;
     std::string kFormat;                    // --kij (empty: the default format)
-    double chunkMb = 16.0;                  // --chunk-mb
-    bool kFormatErrors = false;             // --kij-errors
+    double chunkMb = 16.0;                  // tuning.chunk_mb
+    bool kFormatErrors = false;             // tuning.kij_errors
     std::optional<std::filesystem::path> posesFile; // --poses (else the scene's [[pose]] tables)
-    std::uint32_t maxPoseGroup = 0;         // --pose-group (0: as memory allows)
-    std::uint32_t writers = 0;              // --writers (0: the default)
+    std::uint32_t maxPoseGroup = 0;         // tuning.pose_group (0: as memory allows)
+    std::uint32_t writers = 0;              // tuning.writers (0: the default)
     std::optional<std::filesystem::path> kCacheDir; // --k-cache (else KCache::defaultDir())
     bool noKCache = false;                  // --no-k-cache
     double kCacheMaxGb = 20.0;              // --k-cache-max-gb
     std::string mpiSplit;                   // --mpi-split rows|poses (empty: poses for a batch, else rows)
-    std::string hostRays = "auto";          // --host-rays auto|always|never (pipeline/host_rays.h)
+    std::string hostRays = "auto";          // tuning.host_rays auto|always|never (pipeline/host_rays.h)
 };
 
 // Under MPI: whether this run shares K's rows among the ranks (row-block mode, k/row_share.h);
@@ -52,6 +52,10 @@ RunOutcome runSimulation(const RunRequest& request);
 
 // A batch (pipeline/run_batch.cpp): the scene at every pose, K computed once.
 RunOutcome runBatch(const RunRequest& request, const SceneDesc& scene, const std::vector<PoseDesc>& poses);
+
+// `request` with the scene's [tuning] table applied (pipeline/run_tuning.cpp, docs/tuning.md);
+// InputError for tuning that would do nothing.
+RunRequest tunedRequest(const RunRequest& request, const SceneDesc& scene);
 
 // The simulation settings of `scene` with the request's K options.
 SimConfig configFor(const SceneDesc& scene, const RunRequest& request);

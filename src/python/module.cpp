@@ -170,6 +170,7 @@ public:
         req_.kCacheDir = kCacheDir;
         // The triangles do not depend on S: the scene's prepared geometry serves.
         desc_ = scene_->desc();
+        req_ = tunedRequest(req_, desc_); // the scene's [tuning] (docs/tuning.md)
         if (samples) {
             if (*samples < 1 || *samples > (1u << 20)) throw InputError("samples: expected 1 to 2^20");
             desc_.sim.samples = *samples;

@@ -11,6 +11,7 @@
 #include <glm/vec3.hpp>
 
 #include "core/sim_config.h"
+#include "scene/tuning.h"
 
 namespace rsim {
 
@@ -121,6 +122,7 @@ struct SceneDesc {
     std::vector<MeshDesc> meshes;
     OutputDesc output;
     std::vector<PoseDesc> poses; // [[pose]] tables (a batch when not empty)
+    TuningDesc tuning;           // [tuning] (scene/tuning.h, docs/tuning.md)
 
     glm::dvec3 sensorPosition() const { return sensor.position.value_or(light.position); }
 };

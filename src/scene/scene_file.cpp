@@ -17,6 +17,7 @@
 
 #include "scene/toml_reader.h"
 #include "scene/toml_text.h"
+#include "scene/tuning_table.h"
 #include "scene/unit_vector.h"
 
 #include "util/did_you_mean.h"
@@ -103,7 +104,8 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
         std::ostringstream os;
         os << fileName << ":" << k.source().begin.line << ": unknown table or key \"" << key
            << "\"" << (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)")
-           << "; expected [simulation], [light], [sensor], [sensor_model], [[material]], [[mesh]], [output], [[pose]]";
+           << "; expected [simulation], [light], [sensor], [sensor_model], [[material]], [[mesh]], [output], [[pose]], "
+              "[tuning]";
         throw InputError(os.str());
     }
 
@@ -327,6 +329,7 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
                        std::to_string(scene.sensor.height) + " image (width 0: the whole image)");
         r.finish();
     }
+    scene.tuning = readTuningTable(section("tuning"), fileName, &origins);
     forEachArrayTable(root, "pose", fileName, [&](TableReader& r, const toml::node& e) {
         PoseDesc p;
         auto name = r.string("name");

@@ -264,7 +264,7 @@ void forEachArrayTable(const toml::table& root, const std::string& name,
 }
 
 inline const std::vector<std::string> kTopLevel = {"simulation", "light",  "sensor", "sensor_model",
-                                                   "material",   "mesh",   "output", "pose"};
+                                                   "material",   "mesh",   "output", "pose", "tuning"};
 
 // Applies "a.b=value" overrides to the parsed document; returns where each came from.
 OverrideOrigins applyOverrides(toml::table& root, const std::vector<SceneOverride>& overrides);

@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: MIT
-// `rsim run` ends when its results are in place, not when its devices are gone. The driver's
-// teardown of a GPU context takes 0.04-0.05 s on an H100 (docs/benchmarks.md, "GPU start-up"),
-// a fifth of a small scene's whole run, and nothing the user asked for waits on it. So before
-// any thread exists the process forks: the child (the worker) runs the command, the parent waits.
-// When the worker's results are in place it says so (resultsInPlace); the parent then exits with
-// the worker's code at once, while the worker releases its devices and memory and ends unseen.
-// A worker that ends without a word (an error, a signal, a crash) hands the parent its status.
+// Asked to (`--set tuning.early_exit=true`, docs/tuning.md), `rsim run` ends when its results are
+// in place, not when its devices are gone: the driver's teardown of a GPU context takes a few
+// hundredths of a second (docs/benchmarks.md, "GPU start-up"), and nothing the user asked for
+// waits on it. So before any thread exists the process forks: the child (the worker) runs the
+// command, the parent waits. When the worker's results are in place it says so (resultsInPlace);
+// the parent then exits with the worker's code at once, while the worker releases its devices and
+// memory and ends unseen. A worker that ends without a word (an error, a signal, a crash) hands
+// the parent its status. By default one run is one process, so that a monitor of the process
+// sees the run's memory.
 //
 // Only a run that holds little leaves its release behind (resultsInPlace's limits): a large
 // release could still be freeing memory when the next command starts, and beside a large run
 // its 0.05 s do not matter. The parent passes on the stop signals it is sent (SIGINT, SIGTERM,
 // SIGHUP; the worker takes a copy that also reached it through the process group as the same
-// stop), and a parent killed outright takes the worker with it until the results are in place.
-// `--exit-after-release` keeps one process (docs/architecture.md, "The end of a run").
+// stop), and a parent killed outright takes the worker with it until the results are in place
+// (docs/architecture.md, "The end of a run").
 #pragma once
 #include <cstdint>
 

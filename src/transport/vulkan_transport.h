@@ -135,4 +135,24 @@ std::uint32_t poseLaneGroup(std::uint32_t poses, const TransportTuning& tuning);
 // Device bytes the transport of one more pose needs (history, far sums, records, exchange).
 std::uint64_t transportBytesPerPose(std::uint32_t n, std::uint32_t timesteps);
 
+// Device bytes that the K memory plan keeps free on each device for the transport's buffers
+// beside K, for n triangles, one pose and `transportSteps` steps, term by term:
+//   n * transportSteps * 8: the B/Z history (vec2 per row and step): DeviceTransport's
+//     history_ (historyBuffer, vulkan_transport_device.cpp);
+//   n * 8 * RSIM_TIME_BLOCK * kMaxPassBlocks: the far sums of the longest pass (farSumsBytes,
+//     vec2 per row and step of the pass): DeviceTransport's farSums_ (same file);
+//   n * 64: the transport records (GpuTransportTri, makeTransportRecords), which the backend
+//     uploads for the near lists and the transport (TransportDevice::records);
+//   n * 64 * 16 * kMaxPassBlocks: the near lists, about 64 pairs (NearPair, 16 bytes) per row for
+//     one block's radius, times the blocks of a pass: built on the device by buildNearListsVulkan
+//     (vulkan_near_pairs.cpp) or uploaded as DeviceTransport's nearPairs_. A rough bound: on
+//     surfaces the pairs grow faster than the radius, and a list that does not fit fails with
+//     an out-of-memory error naming it.
+inline std::uint64_t transportReserveBytes(std::uint64_t n, std::uint32_t transportSteps) {
+    static_assert(sizeof(shared::GpuTransportTri) == 64 && sizeof(shared::NearPair) == 16,
+                  "the records' and near pairs' sizes the reserve counts");
+    return n * transportSteps * 8 + n * 8 * shared::RSIM_TIME_BLOCK * kMaxPassBlocks + n * 64 +
+           n * 64 * 16 * kMaxPassBlocks;
+}
+
 } // namespace rsim

@@ -3,8 +3,8 @@
 """Per-phase benchmark of rsim: runs `rsim run` on scenes and tabulates summary.json.
 
 Prints a Markdown table, writes CSV (one row per run) and, with --plot, a PNG of the phase
-times. Timing claims in docs/benchmarks.md come from this script, with the command line it
-prints.
+times, and prints its command line. Figures of docs/benchmarks.md name it in their command
+(e.g. "CPU backend"); scripts/device/gpu-run.sh's stages bench, cpu and ab run it.
 
   scripts/benchmark.py --scenes small-room,medium-room --backend cpu --out bench/cpu
   scripts/benchmark.py --scenes medium-room --backend vulkan --visibility pipeline \

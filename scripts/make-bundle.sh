@@ -36,7 +36,7 @@ cat > "$out/rsim" <<'WRAP'
 #!/usr/bin/env bash
 # Runs the bundled rsim with its own libraries; finds the NVIDIA Vulkan driver where containers
 # usually mount it when no ICD is registered system-wide. Bash builtins only: a subshell and
-# dirname cost each run about 4 ms (the device tool's H100 machine).
+# dirname cost each run about 4 ms.
 here=${BASH_SOURCE[0]%/*}
 [[ $here == "${BASH_SOURCE[0]}" ]] && here=.
 [[ $here == /* ]] || here=$PWD/$here

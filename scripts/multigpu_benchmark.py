@@ -11,8 +11,8 @@ Runs `rsim run` with the Vulkan backend and writes CSV, Markdown and plots:
                GPU: throughput ratio (paper Figure 10: 36% fp32, 58% fp16, 81% LUT), and
                the host-to-device rate achieved
   oversized    a scene whose K (default format) exceeds a per-GPU memory cap (--max-device-mb;
-               an H200's 141 GB would need ~375,000 triangles, minutes of visibility per run):
-               streamed on 1 GPU, resident once spread over enough GPUs
+               filling a device's 141 GB would need ~375,000 triangles, minutes of visibility
+               per run): streamed on 1 GPU, resident once spread over enough GPUs
 
   scripts/multigpu_benchmark.py --gpus 1,2 --out bench/multigpu
   scripts/multigpu_benchmark.py --gpus 1,2,3,4 --out bench/multigpu4     # issue 6

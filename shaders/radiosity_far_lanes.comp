@@ -81,8 +81,8 @@ void main() {
             barrier();
             // Only the sources that are gathered, in order (the same for the whole row), PER_TRIP
             // per trip so that their history runs are all requested before their sums (four: 17%
-            // faster than one on the H100, docs/benchmarks.md); the trip's last sources may repeat
-            // its first at coefficient 0.
+            // faster than one, docs/benchmarks.md, "Pose lanes"); the trip's last sources may
+            // repeat its first at coefficient 0.
             for (uint left = gathered[b % 3u][row]; left != 0u;) {
                 uint at[MAX_PER_TRIP], first[MAX_PER_TRIP];
                 vec2 f[MAX_PER_TRIP];

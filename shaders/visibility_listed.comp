@@ -7,9 +7,11 @@
 // no list (RSIM_TILE_LONG), or a near pair (more samples per side, form_factor.h, which would
 // keep its subgroup waiting), is appended to the pairs left to the rays
 // (FacingListHeader::traced), which the ray pass then takes as its facing pairs. Measured
-// alternatives (docs/benchmarks.md): the same tests in the ray-generation shader ran no faster
-// than the rays on the H100, and a workgroup per tile with the list in shared memory was slower
-// (a third of its lanes idle, the workgroup held until its slowest pair).
+// alternatives (docs/benchmarks.md at c8397db, "Occluder lists of tiles of pairs"): the same
+// tests in the ray-generation shader ran no faster than the rays (the driver's traversal code
+// sets that pipeline's occupancy, and the list loop, a chain of dependent loads, waits), and a
+// workgroup per tile with the list in shared memory was slower (a third of its lanes idle, the
+// workgroup held until its slowest pair).
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_ballot : require
@@ -29,8 +31,8 @@ uint listFirst, listCount;
 bool hitsListed(RaySegment seg, uint i, uint j, uint t) { return t != i && t != j && blockedByTriangle(seg, int(t)); }
 
 // A triangle of the list other than i and j that meets the segment, or -1. Four triangles per
-// trip, their loads issued together (5% faster on the H100 than one at a time; two or eight a
-// trip were 2-3% slower); the first hit ends it.
+// trip, their loads issued together so that their latencies overlap (measured faster than one,
+// two or eight a trip); the first hit ends it.
 int listBlocker(RaySegment seg, uint i, uint j) {
     UintRefs ids = UintRefs(tilesArea);
     uint k = 0u;
@@ -57,7 +59,8 @@ const uint RSIM_PAIR_BLOCKERS = 2u;
 // those its blockers answered. Each ray walks the list from its head: a subgroup's lanes then
 // leave the walk together for their next rays, and lanes of one tile read the same entries at
 // once (walking in step round the list instead, each lane's next ray starting where the last
-// ended, made this pass twice as slow on the H100: docs/benchmarks.md).
+// ended, made this pass twice as slow: every trip then ran the lanes' next-ray set-up;
+// docs/benchmarks.md at c8397db, "The listed pass walking its lists in step").
 vec2 castSidesWithBlockers(uint i, uint j, uint perSide, bool shareVertex, inout uint rays, inout uint answered) {
     vec2 sums = vec2(0.0);
     int blockers[RSIM_PAIR_BLOCKERS]; // newest first; -1: none yet

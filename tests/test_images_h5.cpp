@@ -161,8 +161,8 @@ TEST_CASE("images.h5 on the Vulkan backend matches the CPU reference's", "[image
     }
     const fs::path c = dir / "cpu-amcw" / "images.h5", g = dir / "vulkan-amcw" / "images.h5";
     // The transients agree bin by bin; the AMCW sums integrate the whole multipath tail, where
-    // two ray tracers' K differ most (docs/model-choices.md, "AMCW and K's edge pairs"): on an
-    // H100 against Embree, phasors differ by up to 0.8% of the largest (7e-5 on lavapipe).
+    // two ray tracers' K differ most (docs/model-choices.md, "AMCW and K's edge pairs"): on a
+    // GPU against Embree, phasors differ by up to 0.8% of the largest (7e-5 on lavapipe).
     for (auto [name, tolerance] : {std::pair{"transient", 1e-3f}, {"amcw/phasor", 2e-2f}, {"amcw/taps", 2e-2f}}) {
         const auto x = readAll<float>(c, name, H5T_NATIVE_FLOAT), y = readAll<float>(g, name, H5T_NATIVE_FLOAT);
         REQUIRE(x.size() == y.size());

@@ -144,7 +144,8 @@ TEST_CASE("a visibility launch covers about sqrt(P x 2^21) of a scene's P pairs,
         auto expected = [&](std::uint64_t pairs) { return std::min(pairs, limit); };
         // Small scenes: the lower bound (their lists are sized by n^2 anyway).
         for (std::uint32_t n : {0u, 1u, 2u, 566u}) CHECK(visibilityPairsPerLaunch(device, n) == expected(1u << 20));
-        // The medium room: sqrt(65,637,153 x 2^21), the size measured best (docs/benchmarks.md).
+        // The medium room: sqrt(65,637,153 x 2^21), the size measured best (docs/benchmarks.md,
+        // "Visibility settings chosen by measurement").
         CHECK(visibilityPairsPerLaunch(device, 11458) == expected(11732479));
         // Large scenes: the upper bound, with no overflow on the way.
         for (std::uint32_t n : {40000u, 300000u, 4000000000u})

@@ -167,8 +167,9 @@ agree)
   # Each line: scene | options for both backends | options for the GPU run only | rsim compare
   # options. Its defaults (1 mm, 0.1% of triangles and pixels may exceed it: rays that graze an
   # edge) decide, except for AMCW: its phasor integrates all of a triangle's multipath, so the
-  # same grazing-ray differences of K move it more (measured on the H100, small room: 8 of 4,978
-  # triangles beyond 1 mm, at most 9 mm; docs/benchmarks.md): 0.5% may exceed 1 mm there.
+  # same grazing-ray differences of K move it more (measured on a GPU, small room: 8 of 4,978
+  # triangles beyond 1 mm, at most 9 mm; docs/benchmarks.md, "GPU against the CPU reference"):
+  # 0.5% may exceed 1 mm there.
   gen small-room,medium-room
   fails=0
   while IFS='|' read -r s opts gpuopts cmpopts; do

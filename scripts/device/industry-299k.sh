@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# On a GPU machine of the device tool (an H200: K does not fit an H100), after
+# On a GPU machine of the device tool (K, 85 GB at S = 8, stays resident only on a device with
+# more memory; on a smaller one it is streamed from host memory), after
 # `source .device/prelude.sh`, with the bundle at .device/rsim-bundle.tgz and, for ORDER with
 # "old", an older build's rsim binary at OLD: industry at --max-edge-m 0.5 (298,904 triangles),
 # S = 8, K cache off; copies each run's log and summary.json to $OUT and prints its phases, rays

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Times vkCreateInstance and vkCreateDevice with the extension and feature sets rsim could ask
-// for (docs/benchmarks.md, "GPU start-up"). Built on the development machine and run beside the
-// bundle's Vulkan loader on a GPU machine:
+// for (docs/benchmarks.md, "NVIDIA driver costs"). Built on the development machine and run
+// beside the bundle's Vulkan loader on a GPU machine:
 //   g++ -O2 -std=c++20 scripts/device/vk_device_probe.cpp -o .device/probe/devprobe -lvulkan
 //   LD_LIBRARY_PATH=rsim-bundle/lib devprobe VARIANT [destroy|_exit|exit]
 // VARIANT: full (rsim's: acceleration structure, ray-tracing pipeline, memory budget, buffer

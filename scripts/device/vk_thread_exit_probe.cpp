@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // How long a thread that made Vulkan calls takes to end once its work is done (issue 21: rsim's
-// devices were created 0.01 s after the instance on an H200, the instance's thread being joined
+// devices were created 0.01 s after the instance, the instance's thread being joined
 // through std::async's future in between). Times, for a thread that does nothing with Vulkan, one
 // that creates the instance, one that creates a device on it and one that submits nothing but
 // creates a command pool: from the last statement of the thread's work to join() returning in the

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Rays from a ray-generation shader (GL_EXT_ray_tracing), for devices with a ray-tracing
-// pipeline but no ray queries (NVIDIA H100/H200). The miss shader sets triangle = -1; the
-// closest-hit shader (primary rays and rsimBlocker: pipelines made with it) records the hit.
+// pipeline but no ray queries (NVIDIA's driver on GPUs without ray-tracing hardware). The miss
+// shader sets triangle = -1; the closest-hit shader (primary rays and rsimBlocker: pipelines
+// made with it) records the hit.
 #extension GL_EXT_ray_tracing : require
 #include "payload.glsl"
 layout(set = 0, binding = RSIM_BINDING_TLAS) uniform accelerationStructureEXT rsimTlas;

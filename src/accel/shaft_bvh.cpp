@@ -87,8 +87,8 @@ ShaftBvh ShaftBvh::build(const PreparedScene& s) {
     args.maxBranchingFactor = 2;
     args.maxDepth = shared::RSIM_SHAFT_BVH_MAX_DEPTH;
     // Leaves of at most 2 triangles: the bvh ray path's traced pairs and the tiles' queries took
-    // 1.5% and 12% less device time than with 4 on an H100 (docs/benchmarks.md); the structure
-    // changes no verdict, so K is the same.
+    // 1.5-3% and 12-19% less device time than with 4 (docs/benchmarks.md, "Visibility settings
+    // chosen by measurement"); the structure changes no verdict, so K is the same.
     args.maxLeafSize = 2;
     args.bvh = bvh;
     args.primitives = prims.data();

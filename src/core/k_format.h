@@ -26,7 +26,8 @@ const std::vector<KFormatInfo>& kFormats();
 KFormat parseKFormat(const std::string& name);
 
 // The format `rsim run` uses unless told otherwise: the fewest bytes that keep the accuracy
-// bar of docs/model-choices.md (chosen by scripts/kij_accuracy_study.py; see docs/benchmarks.md).
+// bar of docs/model-choices.md (chosen by scripts/kij_accuracy_study.py; docs/benchmarks.md,
+// "K compression").
 inline constexpr KFormat kDefaultKFormat = KFormat::Lut8Log;
 
 } // namespace rsim

@@ -19,10 +19,10 @@ enum class SensorMode { Pulsed, Amcw, Gated };
 // (docs/model-choices.md).
 enum class KEstimator { SolidAngle, SolidAngleMean, Area };
 
-// simulation.tile_list_max's default, chosen by measurement on the H100 (docs/benchmarks.md,
-// "Occluder lists of tiles of pairs", "The lists' limit again" and "The lists' limit after the
-// four-wide BVH"): 128 before the traced pairs' blocker rounds made tracing cheaper, 96 until the
-// four-wide ray BVH made it cheaper again, 80 since.
+// simulation.tile_list_max's default, chosen by measurement (docs/benchmarks.md, "Visibility
+// settings chosen by measurement"): a listed ray costs less than a traced one only while the
+// list is short, so the limit fell as tracing got cheaper: 128 before the traced pairs' blocker
+// rounds, 96 until the four-wide ray BVH, 80 since.
 inline constexpr std::uint32_t kDefaultTileListMax = 80;
 // The lists' area takes (1 + tile_list_max) x 4 bytes per tile of a launch (about 0.27 GB per
 // command buffer in flight at 256), and lists that long test more slowly than the rays.
@@ -36,7 +36,8 @@ struct KSettings {
     std::uint32_t seed = 1;
     // Pairs that nothing can occlude (include/rsim/shared/shaft.h) take the exact unoccluded
     // form factor instead of rays (simulation.clear_pairs = "formula"; off by default until the
-    // shaft queries cost less than the rays they save: docs/benchmarks.md).
+    // shaft queries cost less than the rays they save: docs/benchmarks.md, "Visibility settings
+    // chosen by measurement").
     bool clearPairsByFormula = false;
     // Vulkan: tiles of pairs whose shaft meets at most this many triangles test their rays
     // against that list instead of tracing them (simulation.tile_list_max; 0: every ray traced;

@@ -47,14 +47,15 @@ struct DeviceK {
 DeviceK allocateDeviceK(vk::Device& device, KChunking chunking);
 
 // Every chunk of K allocated while the visibility launches cast the last rows (whose pairs reach
-// only the last chunks), the last chunk first: allocating device memory costs the driver 18-31
-// ms a GiB on an H100 whatever the chunking (docs/benchmarks.md), 1.3 s for the 61.9 GiB of fp32
-// K at 129k triangles. The chunks are zeroed by the launches' command buffers. They are
-// allocated on the caller's thread between the launches: those a launch needs when it is
-// recorded (need()), the others while a launch runs (allocateFrom(), allocateNext()). The driver
-// allocates one buffer at a time for the whole process and holds a submission meanwhile, so an
-// allocation beside a submission delays it (a thread allocating beside the launches slowed
-// them: docs/benchmarks.md); between them, it costs the device nothing.
+// only the last chunks), the last chunk first: allocating device memory costs NVIDIA's driver
+// 18-31 ms a GiB whatever the chunking (docs/benchmarks.md, "NVIDIA driver costs"), 1.1-1.9 s
+// for the 61.9 GiB of fp32 K at 129k triangles. The chunks are zeroed by the launches' command
+// buffers. They are allocated on the caller's thread between the launches: those a launch needs
+// when it is recorded (need()), the others while a launch runs (allocateFrom(), allocateNext()).
+// The driver allocates one buffer at a time for the whole process and holds a submission
+// meanwhile, so an allocation beside a submission delays it (a thread allocating beside the
+// launches slowed them: docs/benchmarks.md, "NVIDIA driver costs"); between them, it costs the
+// device nothing.
 class ChunksForLaunches {
 public:
     // K's chunks [firstChunk, endChunk) (chunking as for allocateDeviceK; all of them by

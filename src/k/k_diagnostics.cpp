@@ -25,8 +25,8 @@ std::uint64_t addChunkRowSums(const KChunking& ch, std::uint32_t c, const Encode
     // j * rows + i: every row of column j in one run of bytes) into sums of its own, one per row;
     // the blocks' sums are then added in block order. The block size is fixed, so the result
     // does not depend on the core count. (Tiles of rows instead read a few bytes of each column's
-    // cache lines: with 4-row tiles the row sums took the host assembly from 1.47 to 2.84 s on
-    // two H200s, and 76.8 s of the 299k run's host work, docs/benchmarks.md.)
+    // cache lines, so each cache line of K is fetched once per tile that touches it instead of
+    // once: measured slower.)
     constexpr std::uint32_t kColumns = 512;
     const std::uint32_t rows = ch.rows(c), r0 = ch.rowBegin(c), blocks = (ch.n + kColumns - 1) / kColumns;
     const std::uint32_t storage = ch.storage();

@@ -23,9 +23,9 @@ struct DeviceBudget {
 
 // Device buffers a streaming device cycles through. Each holds a group of consecutive chunks
 // that is copied and gathered as one (one chunk's rows alone occupy a few of a GPU's cores,
-// and NVIDIA runs separate submissions one after another: measured in docs/benchmarks.md); a
-// group's copy may start once the gather that read its buffer kStreamBuffers groups earlier
-// is done.
+// and NVIDIA's driver runs separate submissions one after another: docs/benchmarks.md, "NVIDIA
+// driver costs"); a group's copy may start once the gather that read its buffer
+// kStreamBuffers groups earlier is done.
 inline constexpr std::uint32_t kStreamBuffers = 4;
 inline constexpr std::uint64_t kStreamGroupBytes = 128ull << 20; // per group, when memory allows
 

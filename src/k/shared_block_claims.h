@@ -4,9 +4,9 @@
 // whole by one device. Part 0 claims groups from the first, part 1 from the last, one at a time
 // as each device's earlier casts finish, until the two meet. So the device with less work
 // elsewhere, or with cheaper pairs, casts more of the block, and both end together by the work
-// they measured, not by an estimate of it (two H200s: a cut that evened out the facing pairs
-// left one device 4-9% more time in its passes, docs/benchmarks.md). Only who casts a pair
-// changes, never its value.
+// they measured, not by an estimate of it (pairs differ in cost: a cut that evened out the
+// facing pairs left one device 4-9% more time in its passes, docs/benchmarks.md, "Two GPUs
+// against one"). Only who casts a pair changes, never its value.
 #pragma once
 #include <cstdint>
 #include <mutex>

@@ -49,8 +49,9 @@ inline void checkWriters(const OutputDesc& output, bool batch) {
 // are open. Called when the transport's time loop is under way (RunOptions::loopStarted), where
 // the host mostly waits: opened beside the devices' creation or their first work, or as the
 // transport set up its near lists, they made runs slower, presumably by holding the dynamic
-// loader's or the kernel's memory-map lock that the driver takes too (docs/benchmarks.md). A
-// module that cannot be opened is reported by the writer that needs it.
+// loader's or the kernel's memory-map lock that the driver takes too (docs/benchmarks.md at
+// c8397db, "The binary without HDF5, OpenEXR and assimp linked"). A module that cannot be opened
+// is reported by the writer that needs it.
 inline std::future<void> openWriters(const OutputDesc& output, bool batch) {
 #if defined(__SANITIZE_ADDRESS__)
     // Under the sanitizers (scripts/sanitize.sh) the writers open them, as before: with a thread

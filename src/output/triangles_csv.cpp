@@ -50,7 +50,7 @@ void writeTrianglesCsv(const std::filesystem::path& file, const ResultsView& vie
     const std::vector<double> errors = output::distanceErrorsById(view);
 
     // One line per triangle, formatted on all cores in blocks of rows (formatting is most of the
-    // file's time: 0.03-0.04 s for 35-53k triangles on one core of an H200's host) and written in
+    // file's time: a few hundredths of a second for 35-53k triangles on one core) and written in
     // their order, a group of blocks at a time.
     const auto line = [&](std::string& buf, std::size_t id) {
         const std::size_t i = ps.internalOf[id];

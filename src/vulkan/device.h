@@ -27,13 +27,14 @@ class Device {
 public:
     // `rays`: with ray tracing (`path`'s: acceleration structures and its extension, none for
     // RayPath::Bvh). Without, the device runs compute passes only. A device without the
-    // acceleration structure extension is created sooner: 0.06-0.09 s against 0.25-0.32 s on the
-    // H100's driver (docs/benchmarks.md, "GPU start-up"). Without rays `path` is the one a device
-    // with rays would take (what a K cache key names). Without `transferQueue` the copies of
+    // acceleration structure extension is created sooner: 0.06-0.09 s against 0.25-0.32 s on
+    // NVIDIA's driver (docs/benchmarks.md, "NVIDIA driver costs"). Without rays `path` is the
+    // one a device with rays would take (what a K cache key names). Without `transferQueue` the copies of
     // streaming run on the compute queue (backends/backend_choice.h says when that is chosen).
     // With `hostImport`, where it has VK_EXT_external_memory_host, it imports host memory
     // (vk::SharedHostBuffer: several devices exchanging data); asked only then, as the extension
-    // costs a device's creation a few ms on NVIDIA's driver (docs/benchmarks.md).
+    // costs a device's creation a few ms on NVIDIA's driver (docs/benchmarks.md, "NVIDIA driver
+    // costs").
     Device(const Instance& instance, const PhysicalDeviceInfo& info, RayPath path,
            std::string label, bool rays = true, bool transferQueue = true, bool hostImport = false);
     ~Device();
@@ -109,7 +110,7 @@ public:
 
     // Runs `job` on another thread; the destructor waits for it. For releasing memory that
     // nothing waits for: NVIDIA's driver takes about 1.3 ms per 64 MiB to free device memory, in a
-    // lock that the process's allocations share (docs/benchmarks.md, "K encoded in groups").
+    // lock that the process's allocations share (docs/benchmarks.md, "NVIDIA driver costs").
     void inBackground(std::function<void()> job);
     // Keeps `what` (device memory nobody needs any more) until the device's release, where its
     // freeing costs the run nothing (the release is the last thing, and a command may end

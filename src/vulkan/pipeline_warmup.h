@@ -2,9 +2,9 @@
 // Pipelines made ahead of their first use, on threads of their own (issue 21): a run names what
 // its phases will create (PipelineRecipe), the device compiles them in parallel while the run
 // does other work, and the pass that needs one takes it (`pipelineFor`) instead of creating it,
-// waiting only for that one. On a cold driver a pipeline compiles for up to seconds (the H100's
-// ray pass: 3.3 s); in parallel the run waits for the longest, not the sum. A recipe nobody takes
-// is destroyed with the device.
+// waiting only for that one. On a cold driver a pipeline compiles for up to seconds (a cold
+// start: docs/benchmarks.md, "GPU start-up"); in parallel the run waits for the longest, not the
+// sum. A recipe nobody takes is destroyed with the device.
 #pragma once
 #include <cstdint>
 #include <future>

@@ -251,7 +251,8 @@ RSIM_FN vec4 rsimSampleTowardsTriangle(vec3 A, vec3 B, vec3 C, vec3 ne, float om
 // origin) is in contact with it and does not occlude. Fixed offsets of eps (1e-5 of the
 // scene's diagonal) let the rays pass behind contact surfaces (industry: a sliver 20-60 um from
 // a panel saw the wall 5 cm behind it, with F = 0.18); skipping the four triangles by id
-// instead made every ray 16-30% slower on the H100 and H200 (rays that are not opaque).
+// instead made every ray slower, since such rays cannot be opaque: each candidate hit then runs
+// a shader (docs/benchmarks.md at c8397db, "K's rays: pads instead of skipping by id").
 RSIM_CONST float RSIM_K_RAY_START = 1e-3f;
 RSIM_CONST float RSIM_K_RAY_ULPS = 4.0f;
 

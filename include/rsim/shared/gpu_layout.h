@@ -41,10 +41,10 @@ RSIM_CONST uint RSIM_SPEC_NEAR_SPLIT = 6u;
 
 // Poses of a transport batch (MODEL.md §9) share K and one B/Z history buffer: each pose's
 // plain [n][T] one after the other, entry (i, t) of pose p at rsimHistoryIndex (poseStride =
-// n T; a pose-fastest interleave was measured slower, docs/benchmarks.md). The passes that read
-// one pose's history get the address of its own [n][T]. `poses` counts the batch's poses padded
-// to a multiple of what one far-gather invocation serves (the padding poses have no sources and
-// stay zero).
+// n T; a pose-fastest interleave was measured slower, docs/benchmarks.md at c8397db, "Kernel
+// variants measured on the way"). The passes that read one pose's history get the address of
+// its own [n][T]. `poses` counts the batch's poses padded to a multiple of what one far-gather
+// invocation serves (the padding poses have no sources and stay zero).
 
 // Descriptor set 0 of every ray-tracing shader: the TLAS, or on the "bvh" ray path the storage
 // buffer of a RayBvhHeader.
@@ -62,8 +62,8 @@ struct RayBvhHeader {
 // A node of the bvh ray path's BVH: the boxes of up to four children, lane c for child c, so
 // that one 128-byte load gives a ray four slab tests, and what each child is, a reference: an
 // inner node's index, a leaf (RSIM_RAY_BVH_LEAF | count << 28 | its first triangle in leaf
-// order, 1 to 7 triangles), or RSIM_RAY_BVH_EMPTY (no child). Node 0 is the root. Measured on an
-// H100 against nodes of two children (docs/benchmarks.md, "The ray BVH four wide").
+// order, 1 to 7 triangles), or RSIM_RAY_BVH_EMPTY (no child). Node 0 is the root. Measured
+// against nodes of two children (docs/benchmarks.md, "Visibility settings chosen by measurement").
 struct RayBvhNode {
     vec4 loX;
     vec4 loY;
@@ -186,7 +186,8 @@ RSIM_CONST uint RSIM_VIS_PAIRS_FINISH = 7u;
 RSIM_CONST uint RSIM_VIS_FACING_LAUNCH = 8u;
 RSIM_CONST uint RSIM_NEAR_PARTS = 16u;
 // Rounds after the first, before the rest is traced: 4 (8 until 2026-11-28, chosen for industry at
-// 129k; at today's code 4 is faster on every scene measured, docs/benchmarks.md).
+// 129k; at today's code 4 is faster on every scene measured, docs/benchmarks.md, "Visibility
+// settings chosen by measurement").
 RSIM_CONST uint RSIM_BLOCKER_ROUNDS = 4u;
 // A traced pair's rays between the rounds: bit b < S/2 is side i's sample b, bit S/2 + b side
 // j's sample b; the pair itself is its slot's in the launch's traced pairs. A ray is never both
@@ -255,7 +256,8 @@ RSIM_FN uint64_t rsimNearListBytes(uint capacity) {
 // tileListMax. visibility_listed.comp then computes the pairs of listed tiles and appends the
 // others to `traced` (a header and pairs like this list's), which the ray pass takes instead.
 // One word a pair, not (row, column): the lists are allocated before the first launch, at a
-// cost the driver's allocation puts on the phase's critical path (docs/benchmarks.md).
+// cost the driver's allocation puts on the phase's critical path (docs/benchmarks.md, "NVIDIA
+// driver costs").
 //
 // The passes that take one pair of a list per invocation are launched indirectly, as large as the
 // list (`launch` for the ray pass, whose unit is NearVisibilityListHeader::groupWidth invocations;
@@ -346,9 +348,8 @@ struct KChunkRef {
 
 // Form-factor diagnostics of K: row sums sum_j min(1, K_ij A_j) of the rows of one chunk, in two
 // phases. RSIM_ROW_SUMS_BLOCKS: invocation (row i, workgroup y = b) sums columns
-// [b columns, (b + 1) columns) into partials[b n + i]: a row's n terms one after the other kept a
-// few warps per SM waiting on memory (on an H100 the medium room's row sums 2 -> 1 ms, the large
-// room's 15 -> 6 ms, industry's 23 -> 10 ms; docs/benchmarks.md). RSIM_ROW_SUMS_TOTAL:
+// [b columns, (b + 1) columns) into partials[b n + i]: a row's n terms one after the other, one
+// invocation a row, leave too few warps per SM to hide the memory's latency. RSIM_ROW_SUMS_TOTAL:
 // rowSums[i] = the row's partials added in block order, so the result does not depend on the
 // device.
 struct FormFactorPush {
@@ -467,7 +468,7 @@ struct HistoryFromLanesPush {
 // Near-pair lists from K: pass 0 counts the near pairs of each receiver in each block of
 // columns, pass 1 writes them where the host placed each (receiver, block) from the counts (a
 // receiver's blocks in order, so its pairs stay in column order). A row's n columns one after
-// the other kept a few warps per SM waiting (industry: 0.11 s on an H200; docs/benchmarks.md).
+// the other, one invocation a row, leave too few warps per SM to hide the memory's latency.
 struct NearListPush {
     uint64_t tris;        // GpuTransportTri[n]
     KChunkRef k;

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: MIT
+// Time-resolved radiosity B and importance Z on the CPU (cpu_transport.h), time-blocked as on
+// the GPU: per block, the far sums of every receiver at once (in row-block mode this rank's rows,
+// exchanged with the other ranks in two halves), then the near pairs and the new values, one
+// step at a time.
 #include "transport/cpu_transport.h"
 
 #include <algorithm>
@@ -18,6 +22,183 @@ namespace {
 constexpr std::size_t kBlock = shared::RSIM_TIME_BLOCK;
 // Receivers gathered together: their K elements for one source j are neighbours in the chunk.
 constexpr std::uint32_t kTileRows = 64;
+// Row-block mode: this rank's rows in two halves, the first half's sums travelling while the
+// second half is gathered.
+constexpr std::uint32_t kParts = 2;
+
+// The transport of a batch with indirect light: the poses' histories, a block's far sums, the
+// workers' scratch, the near lists and (row-block mode) the exchanges, and each block's steps.
+class CpuTransport {
+public:
+    CpuTransport(const PreparedScene& s, const HostK& K, const std::vector<CpuTransportPose>& poses,
+                 const RowShare* share, double* exchangeSeconds);
+    // Every time block: its far sums, then its near steps.
+    void run();
+
+private:
+    // The far sums of the block [t0, t0 + steps) of rows [a, b) of `chunk`, on worker w.
+    void gatherTile(std::size_t t0, std::size_t steps, std::uint32_t chunk, std::uint32_t a, std::uint32_t b,
+                    unsigned w);
+    // The far sums of the block [t0, t0 + steps) of every row (row-block mode: every rank's).
+    void gatherFarSums(std::size_t t0, std::size_t steps);
+    // Near pairs and the new values, one step at a time.
+    void nearSteps(std::size_t t0, std::size_t steps);
+
+    const PreparedScene& s_;
+    const HostK& K_;
+    const std::vector<CpuTransportPose>& poses_;
+    const RowShare* share_;
+    double* exchangeSeconds_;
+    const SimConfig& c_; // the time axis and `indirect` of every pose
+    const std::size_t n_, T_, P_;
+    // B and Z are [i * T + t] and double as the history: the rows of a block read earlier
+    // entries only.
+    std::vector<float*> Bp_, Zp_;
+    std::vector<float> rhoA_; // rho_j A_j, the per-source factor of the importance gather
+    const KChunking& ch_;
+    NearLists near_;
+    // Far sums, [(p * n + i) * kBlock + q].
+    std::vector<double> sumB_, sumZ_;
+    std::vector<std::vector<double>> scratchB_, scratchZ_;
+    // Row-block mode: the exchanges of a block's far sums, B and Z of each half of the rows
+    // (built once: their buffers serve every block).
+    std::vector<RowExchange> exchanges_;
+};
+
+CpuTransport::CpuTransport(const PreparedScene& s, const HostK& K, const std::vector<CpuTransportPose>& poses,
+                           const RowShare* share, double* exchangeSeconds)
+    : s_(s), K_(K), poses_(poses), share_(share), exchangeSeconds_(exchangeSeconds), c_(*poses[0].config),
+      n_(s.size()), T_(c_.timesteps), P_(poses.size()), Bp_(P_), Zp_(P_), ch_(K.chunking()) {
+    const std::size_t n = n_, T = T_, P = P_;
+    for (std::size_t p = 0; p < P; ++p) {
+        poses[p].B->assign(n * T, 0.0f);
+        poses[p].Z->assign(n * T, 0.0f);
+        Bp_[p] = poses[p].B->data();
+        Zp_[p] = poses[p].Z->data();
+    }
+    rhoA_ = std::vector<float>(n);
+    for (std::size_t j = 0; j < n; ++j) rhoA_[j] = s.reflectance[j] * s.area[j];
+    if (share && (K.firstHeld() != share->firstChunk() || K.endHeld() != share->endChunk()))
+        throw Error("internal: the transport's K does not hold this rank's rows");
+    auto getK = [&K](std::uint32_t i, std::uint32_t j) { return K.get(i, j); };
+    near_ = share ? shareNearLists(buildNearLists(s, c_, getK, kBlock, share->rowBegin(), share->rowEnd()), *share)
+                  : buildNearLists(s, c_, getK);
+
+    sumB_ = std::vector<double>(P * n * kBlock);
+    sumZ_ = std::vector<double>(P * n * kBlock);
+    scratchB_ = std::vector<std::vector<double>>(threadCount(), std::vector<double>(P * kTileRows * kBlock));
+    scratchZ_ = std::vector<std::vector<double>>(threadCount(), std::vector<double>(P * kTileRows * kBlock));
+    exchanges_.reserve(2 * kParts);
+    for (std::uint32_t part = 0; share && part < kParts; ++part)
+        for (int sums = 0; sums < 2; ++sums)
+            exchanges_.emplace_back(*share, rowsOfPart(*share, part, kParts), P, n * kBlock * sizeof(double),
+                                    kBlock * sizeof(double));
+}
+
+void CpuTransport::run() {
+    Progress progress("radiosity", T_, "timesteps");
+    for (std::size_t t0 = 0; t0 < T_; t0 += kBlock) {
+        const std::size_t steps = std::min(kBlock, T_ - t0);
+        gatherFarSums(t0, steps);
+        nearSteps(t0, steps);
+        progress.add(steps);
+    }
+    progress.finish();
+}
+
+// Far pairs: every step of the block at once (sources strictly before t0), a tile of receivers
+// per task. Each receiver adds its sources in order of j, for every pose.
+void CpuTransport::gatherTile(std::size_t t0, std::size_t steps, std::uint32_t chunk, std::uint32_t a,
+                              std::uint32_t b, unsigned w) {
+    const PreparedScene& s = s_;
+    const std::size_t n = n_, T = T_, P = P_;
+    const std::uint32_t r0 = ch_.rowBegin(chunk), rows = ch_.rows(chunk);
+    // This worker's sums of the tile, [(p * kTileRows + r - a) * kBlock + q].
+    std::vector<double>& accB = scratchB_[w];
+    std::vector<double>& accZ = scratchZ_[w];
+    std::fill(accB.begin(), accB.end(), 0.0);
+    std::fill(accZ.begin(), accZ.end(), 0.0);
+    for (std::uint32_t j = 0; j < n; ++j) {
+        const glm::vec3 cj = s.centroid[j];
+        for (std::uint32_t r = a; r < b; ++r) {
+            const float k = decodeElement(K_.chunk(chunk), ch_.storage(), std::uint64_t(j) * rows + r);
+            if (k == 0.0f) continue;
+            const std::uint32_t i = r0 + r;
+            const std::size_t tau = shared::rsimDelaySteps(s.centroid[i], cj, c_.invCdtSq);
+            if (tau < kBlock || tau > t0 + steps - 1) continue; // near, or not yet arrived
+            const glm::vec2 f = shared::rsimGatherCoefficients(k, s.area[i], s.area[j], rhoA_[j]);
+            // Step q reads time t0 + q - tau; steps before t = tau read nothing.
+            const std::size_t first = tau > t0 ? tau - t0 : 0;
+            const std::size_t src = std::size_t(j) * T + t0 + first - tau;
+            for (std::size_t p = 0; p < P; ++p) {
+                double* aB = &accB[(p * kTileRows + r - a) * kBlock];
+                double* aZ = &accZ[(p * kTileRows + r - a) * kBlock];
+                const float* hB = Bp_[p] + src - first;
+                const float* hZ = Zp_[p] + src - first;
+                for (std::size_t q = first; q < steps; ++q) {
+                    aB[q] += double(f.x) * double(hB[q]);
+                    aZ[q] += double(f.y) * double(hZ[q]);
+                }
+            }
+        }
+    }
+    for (std::size_t p = 0; p < P; ++p)
+        for (std::uint32_t r = a; r < b; ++r) {
+            const std::size_t from = (p * kTileRows + r - a) * kBlock, to = (p * n + r0 + r) * kBlock;
+            std::copy(&accB[from], &accB[from] + kBlock, &sumB_[to]);
+            std::copy(&accZ[from], &accZ[from] + kBlock, &sumZ_[to]);
+        }
+    // The calling thread lets the exchange of the first half move on (Ranks::Pending).
+    for (RowExchange& x : exchanges_) x.poll();
+}
+
+void CpuTransport::gatherFarSums(std::size_t t0, std::size_t steps) {
+    auto gatherTileOfBlock = [&](std::uint32_t chunk, std::uint32_t a, std::uint32_t b, unsigned w) {
+        gatherTile(t0, steps, chunk, a, b, w);
+    };
+    if (!share_) {
+        parallelRowTiles(ch_, kTileRows, gatherTileOfBlock);
+        return;
+    }
+    // This rank's rows in two halves: the first half's sums travel while the second half is
+    // gathered.
+    for (std::uint32_t part = 0; part < kParts; ++part) {
+        parallelRowTiles(ch_, kTileRows, gatherTileOfBlock, share_->partChunk(share_->rank(), part, kParts),
+                         share_->partChunk(share_->rank(), part + 1, kParts));
+        exchanges_[2 * part].start(sumB_.data());
+        exchanges_[2 * part + 1].start(sumZ_.data());
+    }
+    for (std::size_t x = 0; x < exchanges_.size(); ++x)
+        exchanges_[x].finish((x % 2 ? sumZ_ : sumB_).data(), exchangeSeconds_);
+}
+
+void CpuTransport::nearSteps(std::size_t t0, std::size_t steps) {
+    const std::size_t n = n_, T = T_, P = P_;
+    for (std::size_t q = 0; q < steps; ++q) {
+        const std::size_t t = t0 + q;
+        parallelFor(n, 64, [&](std::size_t begin, std::size_t end, unsigned) {
+            for (std::size_t p = 0; p < P; ++p) {
+                float* B = Bp_[p];
+                float* Z = Zp_[p];
+                const float* E = poses_[p].E->data();
+                const float* R = poses_[p].R->data();
+                for (std::size_t i = begin; i < end; ++i) {
+                    double b = sumB_[(p * n + i) * kBlock + q], z = sumZ_[(p * n + i) * kBlock + q];
+                    for (std::uint32_t x = near_.offsets[i]; x < near_.offsets[i + 1]; ++x) {
+                        const shared::NearPair& np = near_.pairs[x];
+                        if (np.delay > t) continue;
+                        b += double(np.coefB) * double(B[np.source * T + t - np.delay]);
+                        z += double(np.coefZ) * double(Z[np.source * T + t - np.delay]);
+                    }
+                    const glm::vec2 bz = shared::rsimRadiosityUpdate(E[i * T + t], R[i * T + t], b, z,
+                                                                     s_.reflectance[i], s_.area[i]);
+                    B[i * T + t] = bz.x;
+                    Z[i * T + t] = bz.y;
+                }
+            }
+        });
+    }
+}
 
 } // namespace
 
@@ -25,7 +206,7 @@ void runTransportCpu(const PreparedScene& s, const HostK* K, const std::vector<C
                      const RowShare* share, double* exchangeSeconds) {
     if (poses.empty()) return;
     const SimConfig& c = *poses[0].config; // the time axis and `indirect` of every pose
-    const std::size_t n = s.size(), T = c.timesteps, P = poses.size();
+    const std::size_t T = c.timesteps;
     for (const CpuTransportPose& p : poses)
         if (p.config->timesteps != T || p.config->indirect != c.indirect || p.config->invCdtSq != c.invCdtSq)
             throw Error("internal: the poses of one transport batch differ in their time axis or indirect light");
@@ -36,125 +217,7 @@ void runTransportCpu(const PreparedScene& s, const HostK* K, const std::vector<C
         }
         return;
     }
-    // B and Z are [i * T + t] and double as the history: the rows of a block read earlier
-    // entries only.
-    std::vector<float*> Bp(P), Zp(P);
-    for (std::size_t p = 0; p < P; ++p) {
-        poses[p].B->assign(n * T, 0.0f);
-        poses[p].Z->assign(n * T, 0.0f);
-        Bp[p] = poses[p].B->data();
-        Zp[p] = poses[p].Z->data();
-    }
-    std::vector<float> rhoA(n); // rho_j A_j, the per-source factor of the importance gather
-    for (std::size_t j = 0; j < n; ++j) rhoA[j] = s.reflectance[j] * s.area[j];
-    const KChunking& ch = K->chunking();
-    if (share && (K->firstHeld() != share->firstChunk() || K->endHeld() != share->endChunk()))
-        throw Error("internal: the transport's K does not hold this rank's rows");
-    auto getK = [K](std::uint32_t i, std::uint32_t j) { return K->get(i, j); };
-    const NearLists near =
-        share ? shareNearLists(buildNearLists(s, c, getK, kBlock, share->rowBegin(), share->rowEnd()), *share)
-              : buildNearLists(s, c, getK);
-
-    // Far sums, [(p * n + i) * kBlock + q].
-    std::vector<double> sumB(P * n * kBlock), sumZ(P * n * kBlock);
-    std::vector<std::vector<double>> scratchB(threadCount(), std::vector<double>(P * kTileRows * kBlock)),
-        scratchZ(threadCount(), std::vector<double>(P * kTileRows * kBlock));
-    // Row-block mode: the exchanges of a block's far sums, B and Z of each half of the rows
-    // (built once: their buffers serve every block).
-    constexpr std::uint32_t kParts = 2;
-    std::vector<RowExchange> exchanges;
-    exchanges.reserve(2 * kParts);
-    for (std::uint32_t part = 0; share && part < kParts; ++part)
-        for (int sums = 0; sums < 2; ++sums)
-            exchanges.emplace_back(*share, rowsOfPart(*share, part, kParts), P, n * kBlock * sizeof(double),
-                                   kBlock * sizeof(double));
-    Progress progress("radiosity", T, "timesteps");
-    for (std::size_t t0 = 0; t0 < T; t0 += kBlock) {
-        const std::size_t steps = std::min(kBlock, T - t0);
-        // Far pairs: every step of the block at once (sources strictly before t0), a tile of
-        // receivers per task. Each receiver adds its sources in order of j, for every pose.
-        auto gatherTile = [&](std::uint32_t chunk, std::uint32_t a, std::uint32_t b, unsigned w) {
-            const std::uint32_t r0 = ch.rowBegin(chunk), rows = ch.rows(chunk);
-            // This worker's sums of the tile, [(p * kTileRows + r - a) * kBlock + q].
-            std::vector<double>& accB = scratchB[w];
-            std::vector<double>& accZ = scratchZ[w];
-            std::fill(accB.begin(), accB.end(), 0.0);
-            std::fill(accZ.begin(), accZ.end(), 0.0);
-            for (std::uint32_t j = 0; j < n; ++j) {
-                const glm::vec3 cj = s.centroid[j];
-                for (std::uint32_t r = a; r < b; ++r) {
-                    const float k = decodeElement(K->chunk(chunk), ch.storage(), std::uint64_t(j) * rows + r);
-                    if (k == 0.0f) continue;
-                    const std::uint32_t i = r0 + r;
-                    const std::size_t tau = shared::rsimDelaySteps(s.centroid[i], cj, c.invCdtSq);
-                    if (tau < kBlock || tau > t0 + steps - 1) continue; // near, or not yet arrived
-                    const glm::vec2 f = shared::rsimGatherCoefficients(k, s.area[i], s.area[j], rhoA[j]);
-                    // Step q reads time t0 + q - tau; steps before t = tau read nothing.
-                    const std::size_t first = tau > t0 ? tau - t0 : 0;
-                    const std::size_t src = std::size_t(j) * T + t0 + first - tau;
-                    for (std::size_t p = 0; p < P; ++p) {
-                        double* aB = &accB[(p * kTileRows + r - a) * kBlock];
-                        double* aZ = &accZ[(p * kTileRows + r - a) * kBlock];
-                        const float* hB = Bp[p] + src - first;
-                        const float* hZ = Zp[p] + src - first;
-                        for (std::size_t q = first; q < steps; ++q) {
-                            aB[q] += double(f.x) * double(hB[q]);
-                            aZ[q] += double(f.y) * double(hZ[q]);
-                        }
-                    }
-                }
-            }
-            for (std::size_t p = 0; p < P; ++p)
-                for (std::uint32_t r = a; r < b; ++r) {
-                    const std::size_t from = (p * kTileRows + r - a) * kBlock, to = (p * n + r0 + r) * kBlock;
-                    std::copy(&accB[from], &accB[from] + kBlock, &sumB[to]);
-                    std::copy(&accZ[from], &accZ[from] + kBlock, &sumZ[to]);
-                }
-            // The calling thread lets the exchange of the first half move on (Ranks::Pending).
-            for (RowExchange& x : exchanges) x.poll();
-        };
-        if (!share) {
-            parallelRowTiles(ch, kTileRows, gatherTile);
-        } else {
-            // This rank's rows in two halves: the first half's sums travel while the second
-            // half is gathered.
-            for (std::uint32_t part = 0; part < kParts; ++part) {
-                parallelRowTiles(ch, kTileRows, gatherTile, share->partChunk(share->rank(), part, kParts),
-                                 share->partChunk(share->rank(), part + 1, kParts));
-                exchanges[2 * part].start(sumB.data());
-                exchanges[2 * part + 1].start(sumZ.data());
-            }
-            for (std::size_t x = 0; x < exchanges.size(); ++x)
-                exchanges[x].finish((x % 2 ? sumZ : sumB).data(), exchangeSeconds);
-        }
-        // Near pairs and the new values, one step at a time.
-        for (std::size_t q = 0; q < steps; ++q) {
-            const std::size_t t = t0 + q;
-            parallelFor(n, 64, [&](std::size_t begin, std::size_t end, unsigned) {
-                for (std::size_t p = 0; p < P; ++p) {
-                    float* B = Bp[p];
-                    float* Z = Zp[p];
-                    const float* E = poses[p].E->data();
-                    const float* R = poses[p].R->data();
-                    for (std::size_t i = begin; i < end; ++i) {
-                        double b = sumB[(p * n + i) * kBlock + q], z = sumZ[(p * n + i) * kBlock + q];
-                        for (std::uint32_t x = near.offsets[i]; x < near.offsets[i + 1]; ++x) {
-                            const shared::NearPair& np = near.pairs[x];
-                            if (np.delay > t) continue;
-                            b += double(np.coefB) * double(B[np.source * T + t - np.delay]);
-                            z += double(np.coefZ) * double(Z[np.source * T + t - np.delay]);
-                        }
-                        const glm::vec2 bz = shared::rsimRadiosityUpdate(E[i * T + t], R[i * T + t], b, z,
-                                                                         s.reflectance[i], s.area[i]);
-                        B[i * T + t] = bz.x;
-                        Z[i * T + t] = bz.y;
-                    }
-                }
-            });
-        }
-        progress.add(steps);
-    }
-    progress.finish();
+    CpuTransport(s, *K, poses, share, exchangeSeconds).run();
 }
 
 } // namespace rsim

@@ -5,8 +5,12 @@
 // semaphores); with several devices the block's far sums pass between them through host memory
 // (imported by every device where they can, vk::SharedHostBuffer; else copied by the host); then
 // every device runs the block's near steps for all receivers, so all histories stay identical.
+// The run and its time loop are in vulkan_transport.cpp, a device's part in
+// vulkan_transport_device.h, the records and sizes in vulkan_transport_sizing.cpp.
 #pragma once
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "core/prepared_scene.h"
@@ -40,7 +44,9 @@ struct TransportTuning {
     std::uint32_t poses = 0;  // poses per invocation of a batch (1, 2, 4); 0: the default (1)
     // Time blocks gathered per pass over K when K is streamed (one copy per pass) or spread over
     // several devices (one exchange of far sums per pass): --pass-blocks; 0: 4 when K is
-    // streamed, else 2 (the best measured, docs/benchmarks.md).
+    // streamed, else 2. A copy of K or an exchange then serves more steps, while the near lists
+    // (the pairs of delays below a pass) grow with them; those were the best measured
+    // (docs/benchmarks.md, "Several GPUs": blocks per exchange, and blocks per copy when streamed).
     std::uint32_t passBlocks = 0;
     // Pose lanes (radiosity_far_lanes.comp, gpu_layout.h): used for a batch of a multiple of
     // RSIM_LANES poses unless `noLanes`; `laneReceivers` receivers per workgroup (0: the
@@ -74,9 +80,11 @@ struct GpuTransport {
 std::vector<shared::GpuTransportTri> makeTransportRecords(const PreparedScene& scene, const SimConfig& config,
                                                           const DirectTerms& direct);
 
-// Invocations per receiver of the near steps (radiosity_near.comp). Measured on two H200s
-// (docs/benchmarks.md, c79), the time loop with 1, 2, 4 and 8: 0.391, 0.378, 0.368, 0.365 s on two
-// GPUs (large room; industry 0.571 to 0.516 s), 0.701 and 0.691 s on one.
+// Invocations per receiver of the near steps (radiosity_near.comp), each summing every eighth of
+// its near pairs: the steps run one dispatch after another, each as long as its longest loop over
+// a receiver's pairs, which more invocations per receiver shorten. The large room's time loop
+// with 1, 2, 4 and 8: 0.391, 0.378, 0.368, 0.365 s on two devices (industry 0.571 to 0.516 s),
+// 0.701 (1) and 0.691 s (8) on one (docs/benchmarks.md, "Radiosity on one GPU").
 inline constexpr std::uint32_t kNearSplit = 8;
 static_assert(shared::RSIM_WG_LINEAR % kNearSplit == 0, "a receiver's near-step invocations share one workgroup");
 // The near steps' pipeline, for the device's warm-up (vulkan/pipeline_warmup.h).
@@ -92,7 +100,8 @@ inline std::uint64_t farSumsBytes(std::uint32_t n, std::uint32_t blockSteps, std
 // two blocks' worth (vk::SharedHostBuffer; a device writes block b + 1's rows while another may
 // still read block b's). Empty where a device does not import host memory (the reason logged),
 // with one device, K streamed, MPI ranks (`ranks`) or no indirect light. Importing it pins its
-// pages (0.01-0.02 s for industry on two H200s): the backend makes it beside the near lists.
+// pages, in time that grows with its size (0.01-0.02 s for industry's, cea7bb5): the backend
+// makes it beside the near lists.
 struct FarSumsMail {
     std::unique_ptr<vk::SharedHostBuffer> blocks[2];
     explicit operator bool() const { return blocks[1] != nullptr; }

@@ -7,8 +7,8 @@
 
 #include "accel/embree_scene.h"
 #include "backends/backend.h"
-#include "direct/direct_terms.h"
-#include "distance/estimators.h"
+#include "direct/cpu_direct.h"
+#include "distance/cpu_distance.h"
 #include "k/k_diagnostics.h"
 #include "transport/cpu_transport.h"
 #include "transport/sources.h"

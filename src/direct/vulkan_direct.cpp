@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
+// Direct terms on a Vulkan device (direct/vulkan_direct.h).
 #include "direct/vulkan_direct.h"
 
-#include "direct/direct_terms.h"
+#include "direct/cpu_direct.h"
 #include "vulkan/pass.h"
 #include "vulkan/ray_pass.h"
 #include "vulkan/shaders.h"

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
+// Distances, sensor signals and the sensor image on a Vulkan device (distance/vulkan_distance.h).
 #include "distance/vulkan_distance.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "distance/estimators.h"
+#include "distance/cpu_distance.h"
 #include "rsim/shared/estimators.h"
 #include "rsim/shared/primary_hit.h"
 #include "util/error.h"
@@ -32,7 +33,8 @@ vk::PipelineRecipe pixelsRecipe() { return vk::passRecipe<shared::PixelPush>(vk:
 
 std::vector<vk::PipelineRecipe> poseOutputRecipes(vk::Device& device, bool distances, bool image, bool primaryRays) {
     std::vector<vk::PipelineRecipe> r;
-    // The longest to compile first (on the H100's cold driver: pixels 1.6 s, distances 0.16 s).
+    // The longest to compile first, so that the others compile beside it: on a cold driver cache
+    // the pixel pass takes about ten times as long as the distances'.
     if (image) r.push_back(pixelsRecipe());
     if (distances) r.push_back(distancesRecipe());
     if (distances) r.push_back(signalsRecipe()); // unless the histories are on the host then
@@ -128,6 +130,129 @@ void sensorSignalsVulkan(vk::Device& device, const GpuPose& pose, vk::PosePasses
         }
 }
 
+namespace {
+
+// The primary rays' push constants: a ray per pixel from the sensor, its hit written to `hits`.
+shared::PrimaryPush primaryPush(const GpuGeometry& scene, const GpuPose& pose, const vk::Buffer& hits,
+                                const PreparedScene& prepared, const SimConfig& c) {
+    shared::PrimaryPush pp{};
+    pp.triangles = scene.triangles.address();
+    pp.lightSensor = pose.lightSensor.address();
+    pp.results = hits.address();
+    pp.rayEps = prepared.rayEps;
+    pp.invCdt = float(1.0 / c.cdtM);
+    return pp;
+}
+
+// The pixel pass's push constants, but for its further outputs (PixelOutputBuffers): each
+// pixel's signal from its hit and the history, its estimates written to `out`.
+shared::PixelPush pixelPush(const DeviceHistoryView& history, const GpuPose& pose, const vk::Buffer& hits,
+                            const vk::Buffer& out, const AmcwOmegas& w, float invCdt, const SimConfig& c) {
+    shared::PixelPush px{};
+    px.tris = history.records;
+    px.history = history.history;
+    px.pulse = pose.pulse.address();
+    px.hits = hits.address();
+    px.results = out.address();
+    px.lightSensor = pose.lightSensor.address();
+    px.omegaLo = w.lo;
+    px.omegaHi = w.hi;
+    px.frequencies = w.count;
+    px.invCdt = invCdt;
+    px.cdt = float(c.cdtM);
+    px.timesteps = c.timesteps;
+    px.pulseLength = std::uint32_t(c.pulse.size());
+    px.mode = pixelModeId(c.mode);
+    px.gateStart = c.gateStart;
+    px.gates = c.gates;
+    return px;
+}
+
+// The pixel pass's further outputs on the device, when the run has them: the AMCW raw data and
+// the transient (images.h5), with the table that names them and the sensor model's noise.
+struct PixelOutputBuffers {
+    std::uint64_t amcwFloats = 0, transientFloats = 0;
+    vk::Buffer amcw, transient, table;
+};
+
+// PixelOutputBuffers allocated and named in px.outputs (left 0 where there are none).
+PixelOutputBuffers allocatePixelOutputs(vk::Device& device, const SimConfig& c, std::uint32_t pixels,
+                                        const AmcwOmegas& w, shared::PixelPush& px) {
+    PixelOutputBuffers b;
+    const bool amcw = c.mode == SensorMode::Amcw;
+    const SimConfig::Transient& tr = c.transient;
+    b.amcwFloats = amcw ? std::uint64_t(pixels) * w.count * (c.taps + 3) : 0;
+    b.transientFloats = std::uint64_t(tr.w) * tr.h * tr.bins;
+    if (b.amcwFloats || b.transientFloats || c.noise.on) {
+        shared::PixelOutputs o{};
+        o.taps = c.taps;
+        o.waveform = c.waveform;
+        o.transientStart = tr.start;
+        o.transientBins = tr.bins;
+        o.roi = glm::uvec4(tr.x0, tr.y0, tr.w, tr.h);
+        if (c.noise.on) {
+            float seed;
+            std::memcpy(&seed, &c.noise.seed, sizeof seed);
+            o.noise = glm::vec4(float(c.noise.electronsPerUnit), float(c.noise.ambientPerBin),
+                                float(c.noise.readSigmaPerBin), seed);
+        }
+        if (b.amcwFloats) {
+            b.amcw = vk::Buffer(device, b.amcwFloats * 4, vk::kStorageUsage, vk::MemoryKind::Device, "pixel AMCW data");
+            o.amcw = b.amcw.address();
+        }
+        if (b.transientFloats) {
+            b.transient = vk::Buffer(device, b.transientFloats * 4, vk::kStorageUsage, vk::MemoryKind::Device,
+                                     "pixel transients");
+            o.transient = b.transient.address();
+        }
+        b.table = vk::makeStorage(device, std::vector<shared::PixelOutputs>{o}, "pixel outputs");
+        px.outputs = b.table.address();
+    }
+    return b;
+}
+
+// The image's per-pixel values from the primary hits `h` and the pixel pass's estimates `o`.
+void readPixelValues(const glm::vec4* h, const glm::vec4* o, std::uint32_t pixels, bool noise, SensorImage& img) {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    img.depth.resize(pixels);
+    img.trueDepth.resize(pixels);
+    img.amplitude.resize(pixels);
+    img.directDepth.resize(pixels);
+    img.triangle.resize(pixels);
+    for (std::uint32_t p = 0; p < pixels; ++p) {
+        img.triangle[p] = std::int32_t(h[p].x); // -1: nothing hit
+        img.trueDepth[p] = shared::rsimPrimaryHits(h[p]) ? h[p].y : nan;
+        img.depth[p] = o[p].x;
+        img.amplitude[p] = o[p].y;
+        img.directDepth[p] = o[p].z;
+    }
+    if (noise) {
+        img.noisyDepth.resize(pixels);
+        for (std::uint32_t p = 0; p < pixels; ++p) img.noisyDepth[p] = o[p].w;
+    }
+}
+
+// The AMCW phasors, taps and taps' phase of F frequencies and K taps, downloaded from `amcw`.
+void readAmcwData(vk::Device& device, const vk::Buffer& amcw, std::uint64_t amcwFloats, std::size_t F,
+                  std::size_t K, std::uint32_t pixels, SensorImage& img) {
+    // [pixels][F][K + 3] on the device; [F][pixels][...] in the image.
+    const auto a = vk::download<float>(device, amcw, amcwFloats);
+    const std::size_t stride = K + 3;
+    img.phasor.resize(F * pixels * 2);
+    img.taps.resize(F * pixels * K);
+    img.tapsPhase.resize(F * pixels);
+    for (std::size_t p = 0; p < pixels; ++p)
+        for (std::size_t f = 0; f < F; ++f) {
+            const float* v = &a[(p * F + f) * stride];
+            img.phasor[(f * pixels + p) * 2] = v[0];
+            img.phasor[(f * pixels + p) * 2 + 1] = v[1];
+            std::copy_n(v + 2, K, &img.taps[(f * pixels + p) * K]);
+            img.tapsPhase[f * pixels + p] = v[2 + K];
+        }
+}
+
+} // namespace
+
 SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& scene, const GpuPose& pose,
                                     const vk::SceneAccel* accel, const PrimaryHits* given, vk::PosePasses& passes,
                                     const DeviceHistoryView& history, const PreparedScene& prepared,
@@ -150,61 +275,10 @@ SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& scene
         passes.pixelHits.get(device, pixelBytes, vk::kStorageUsage, vk::MemoryKind::Device, "pixel hits");
     const vk::Buffer& out =
         passes.pixelOut.get(device, pixelBytes, vk::kStorageUsage, vk::MemoryKind::Device, "pixel depth");
-    shared::PrimaryPush pp{};
-    pp.triangles = scene.triangles.address();
-    pp.lightSensor = pose.lightSensor.address();
-    pp.results = hits.address();
-    pp.rayEps = prepared.rayEps;
-    pp.invCdt = float(1.0 / c.cdtM);
-    shared::PixelPush px{};
-    px.tris = history.records;
-    px.history = history.history;
-    px.pulse = pose.pulse.address();
-    px.hits = hits.address();
-    px.results = out.address();
-    px.lightSensor = pose.lightSensor.address();
+    const shared::PrimaryPush pp = primaryPush(scene, pose, hits, prepared, c);
     const AmcwOmegas w = amcwOmegas(c);
-    px.omegaLo = w.lo;
-    px.omegaHi = w.hi;
-    px.frequencies = w.count;
-    px.invCdt = pp.invCdt;
-    px.cdt = float(c.cdtM);
-    px.timesteps = c.timesteps;
-    px.pulseLength = std::uint32_t(c.pulse.size());
-    px.mode = pixelModeId(c.mode);
-    px.gateStart = c.gateStart;
-    px.gates = c.gates;
-    // The AMCW raw data and the transient (images.h5), when the run has them.
-    const bool amcw = c.mode == SensorMode::Amcw;
-    const SimConfig::Transient& tr = c.transient;
-    const std::uint64_t amcwFloats = amcw ? std::uint64_t(pixels) * w.count * (c.taps + 3) : 0,
-                        transientFloats = std::uint64_t(tr.w) * tr.h * tr.bins;
-    vk::Buffer amcwOut, transientOut, outputs;
-    if (amcwFloats || transientFloats || c.noise.on) {
-        shared::PixelOutputs o{};
-        o.taps = c.taps;
-        o.waveform = c.waveform;
-        o.transientStart = tr.start;
-        o.transientBins = tr.bins;
-        o.roi = glm::uvec4(tr.x0, tr.y0, tr.w, tr.h);
-        if (c.noise.on) {
-            float seed;
-            std::memcpy(&seed, &c.noise.seed, sizeof seed);
-            o.noise = glm::vec4(float(c.noise.electronsPerUnit), float(c.noise.ambientPerBin),
-                                float(c.noise.readSigmaPerBin), seed);
-        }
-        if (amcwFloats) {
-            amcwOut = vk::Buffer(device, amcwFloats * 4, vk::kStorageUsage, vk::MemoryKind::Device, "pixel AMCW data");
-            o.amcw = amcwOut.address();
-        }
-        if (transientFloats) {
-            transientOut = vk::Buffer(device, transientFloats * 4, vk::kStorageUsage, vk::MemoryKind::Device,
-                                      "pixel transients");
-            o.transient = transientOut.address();
-        }
-        outputs = vk::makeStorage(device, std::vector<shared::PixelOutputs>{o}, "pixel outputs");
-        px.outputs = outputs.address();
-    }
+    shared::PixelPush px = pixelPush(history, pose, hits, out, w, pp.invCdt, c);
+    const PixelOutputBuffers outputs = allocatePixelOutputs(device, c, pixels, w, px);
     vk::HostReadback back(device, passes.readback, 2 * vk::HostReadback::rounded(pixelBytes));
     std::uint64_t hitsAt = 0, outAt = 0;
     if (given) vk::uploadBytes(device, hits, given->values.data(), pixelBytes);
@@ -219,42 +293,10 @@ SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& scene
         hitsAt = back.add(cmd, hits, pixelBytes);
         outAt = back.add(cmd, out, pixelBytes);
     });
-    const glm::vec4* h = back.at<glm::vec4>(hitsAt);
-    const glm::vec4* o = back.at<glm::vec4>(outAt);
-    const float nan = std::numeric_limits<float>::quiet_NaN();
-    img.depth.resize(pixels);
-    img.trueDepth.resize(pixels);
-    img.amplitude.resize(pixels);
-    img.directDepth.resize(pixels);
-    img.triangle.resize(pixels);
-    for (std::uint32_t p = 0; p < pixels; ++p) {
-        img.triangle[p] = std::int32_t(h[p].x); // -1: nothing hit
-        img.trueDepth[p] = shared::rsimPrimaryHits(h[p]) ? h[p].y : nan;
-        img.depth[p] = o[p].x;
-        img.amplitude[p] = o[p].y;
-        img.directDepth[p] = o[p].z;
-    }
-    if (c.noise.on) {
-        img.noisyDepth.resize(pixels);
-        for (std::uint32_t p = 0; p < pixels; ++p) img.noisyDepth[p] = o[p].w;
-    }
-    if (amcwFloats) {
-        // [pixels][F][K + 3] on the device; [F][pixels][...] in the image.
-        const auto a = vk::download<float>(device, amcwOut, amcwFloats);
-        const std::size_t F = w.count, K = c.taps, stride = K + 3;
-        img.phasor.resize(F * pixels * 2);
-        img.taps.resize(F * pixels * K);
-        img.tapsPhase.resize(F * pixels);
-        for (std::size_t p = 0; p < pixels; ++p)
-            for (std::size_t f = 0; f < F; ++f) {
-                const float* v = &a[(p * F + f) * stride];
-                img.phasor[(f * pixels + p) * 2] = v[0];
-                img.phasor[(f * pixels + p) * 2 + 1] = v[1];
-                std::copy_n(v + 2, K, &img.taps[(f * pixels + p) * K]);
-                img.tapsPhase[f * pixels + p] = v[2 + K];
-            }
-    }
-    if (transientFloats) img.transient = vk::download<float>(device, transientOut, transientFloats);
+    readPixelValues(back.at<glm::vec4>(hitsAt), back.at<glm::vec4>(outAt), pixels, c.noise.on, img);
+    if (outputs.amcwFloats) readAmcwData(device, outputs.amcw, outputs.amcwFloats, w.count, c.taps, pixels, img);
+    if (outputs.transientFloats)
+        img.transient = vk::download<float>(device, outputs.transient, outputs.transientFloats);
     return img;
 }
 

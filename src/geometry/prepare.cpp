@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+// The loaded triangles prepared for the phases (MODEL §1): subdivided, twinned, stable ids in
+// Morton order.
 #include "geometry/prepare.h"
 
 #include <algorithm>
@@ -61,20 +63,20 @@ void subdivide(const DTri& t, double maxEdge2, std::vector<DTri>& out, std::size
     }
 }
 
-} // namespace
-
-PreparedScene prepareScene(const LoadedGeometry& g, double maxEdgeM, std::size_t maxTriangles) {
-    PreparedScene s;
-    s.counts.loaded = g.loaded;
-    s.counts.droppedDegenerate = g.droppedDegenerate;
-    s.counts.droppedNonFinite = g.droppedNonFinite;
-    s.counts.droppedDuplicate = g.droppedDuplicate;
-    s.meshNames = g.meshNames;
-
-    // Final triangles in stable-id order.
+// The triangles after subdivision and twins, in stable-id order, each with its material, its
+// source mesh and its twin.
+struct Subdivided {
     std::vector<DTri> tris;
     std::vector<std::uint32_t> triMaterial, triMesh;
     std::vector<std::int64_t> triTwin; // index into tris of the twin, -1 if none
+};
+
+// Every loaded triangle subdivided, followed by the reversed twins of its children where its
+// material is two-sided (counted in `counts.twins`).
+Subdivided subdivideAll(const LoadedGeometry& g, double maxEdgeM, std::size_t maxTriangles,
+                        SceneCounts& counts) {
+    Subdivided out;
+    auto& [tris, triMaterial, triMesh, triTwin] = out;
     std::vector<DTri> children;
     const double maxEdge2 = maxEdgeM > 0.0 ? maxEdgeM * maxEdgeM : 0.0;
     for (std::size_t t = 0; t < g.v0.size(); ++t) {
@@ -90,7 +92,7 @@ PreparedScene prepareScene(const LoadedGeometry& g, double maxEdgeM, std::size_t
                 triMesh.push_back(g.sourceMesh[t]);
                 triTwin.push_back(!twin ? -1
                                         : std::int64_t(first + (side == 0 ? children.size() + k : k)));
-                if (side == 1) ++s.counts.twins;
+                if (side == 1) ++counts.twins;
             }
         }
         if (tris.size() > maxTriangles)
@@ -99,15 +101,22 @@ PreparedScene prepareScene(const LoadedGeometry& g, double maxEdgeM, std::size_t
                              std::to_string(maxEdgeM) +
                              "); K alone would not fit any machine. Use a larger max_edge_m.");
     }
+    return out;
+}
 
-    // Per-triangle quantities, dropping triangles that subdivision made degenerate.
-    struct Item {
-        DTri t;
-        glm::dvec3 n, c;
-        double area;
-        std::uint32_t material, mesh;
-        std::int64_t twin; // index into items, -1 if none
-    };
+// A triangle with its per-triangle quantities.
+struct Item {
+    DTri t;
+    glm::dvec3 n, c;
+    double area;
+    std::uint32_t material, mesh;
+    std::int64_t twin; // index into items, -1 if none
+};
+
+// Per-triangle quantities, dropping triangles that subdivision made degenerate (counted in
+// `counts.droppedDegenerate`).
+std::vector<Item> usableItems(const Subdivided& sub, SceneCounts& counts) {
+    const auto& [tris, triMaterial, triMesh, triTwin] = sub;
     std::vector<Item> items;
     items.reserve(tris.size());
     std::vector<std::int64_t> itemOf(tris.size(), -1);
@@ -116,7 +125,7 @@ PreparedScene prepareScene(const LoadedGeometry& g, double maxEdgeM, std::size_t
         glm::dvec3 cr = glm::cross(t.b - t.a, t.c - t.a);
         double area = 0.5 * glm::length(cr);
         if (!(area >= 1e-12)) {
-            ++s.counts.droppedDegenerate;
+            ++counts.droppedDegenerate;
             continue;
         }
         itemOf[k] = std::int64_t(items.size());
@@ -126,9 +135,13 @@ PreparedScene prepareScene(const LoadedGeometry& g, double maxEdgeM, std::size_t
     for (Item& it : items) // tris indices -> items indices (a twin is dropped with its original)
         it.twin = it.twin < 0 ? -1 : itemOf[std::size_t(it.twin)];
     if (items.empty()) throw InputError("the scene has no usable triangles after subdivision");
-    const std::size_t n = items.size();
-    s.counts.afterSubdivision = n;
+    return items;
+}
 
+// Bounds and ray offset into `s`; returns the order of the items along a Morton curve through
+// the cube that holds their centroids (ties in their order).
+std::vector<std::uint32_t> boundsAndMortonOrder(const std::vector<Item>& items, PreparedScene& s) {
+    const std::size_t n = items.size();
     // Bounds and ray offset.
     glm::dvec3 lo(INFINITY), hi(-INFINITY), clo(INFINITY), chi(-INFINITY);
     for (const Item& it : items) {
@@ -155,7 +168,14 @@ PreparedScene prepareScene(const LoadedGeometry& g, double maxEdgeM, std::size_t
     std::iota(perm.begin(), perm.end(), 0u);
     std::stable_sort(perm.begin(), perm.end(),
                      [&](std::uint32_t a, std::uint32_t b) { return code[a] < code[b]; });
+    return perm;
+}
 
+// The items in the order `perm` (internal index i is item perm[i], stable id perm[i]) as the
+// prepared scene's arrays, with the maps between ids and internal indices and the twins.
+void storeInMortonOrder(const std::vector<Item>& items, const std::vector<std::uint32_t>& perm,
+                        const LoadedGeometry& g, PreparedScene& s) {
+    const std::size_t n = items.size();
     s.v0.resize(n);
     s.v1.resize(n);
     s.v2.resize(n);
@@ -187,6 +207,25 @@ PreparedScene prepareScene(const LoadedGeometry& g, double maxEdgeM, std::size_t
         const std::int64_t t = items[perm[i]].twin;
         if (t >= 0) s.twin[i] = s.internalOf[std::size_t(t)];
     }
+}
+
+} // namespace
+
+PreparedScene prepareScene(const LoadedGeometry& g, double maxEdgeM, std::size_t maxTriangles) {
+    PreparedScene s;
+    s.counts.loaded = g.loaded;
+    s.counts.droppedDegenerate = g.droppedDegenerate;
+    s.counts.droppedNonFinite = g.droppedNonFinite;
+    s.counts.droppedDuplicate = g.droppedDuplicate;
+    s.meshNames = g.meshNames;
+
+    // Final triangles in stable-id order.
+    const Subdivided sub = subdivideAll(g, maxEdgeM, maxTriangles, s.counts);
+    const std::vector<Item> items = usableItems(sub, s.counts);
+    const std::size_t n = items.size();
+    s.counts.afterSubdivision = n;
+    const std::vector<std::uint32_t> perm = boundsAndMortonOrder(items, s);
+    storeInMortonOrder(items, perm, g, s);
     spdlog::info("geometry: {} triangles loaded, {} dropped ({} degenerate, {} non-finite, {} duplicated), {} "
                  "twins, {} after subdivision",
                  s.counts.loaded, s.counts.droppedDegenerate + s.counts.droppedNonFinite + s.counts.droppedDuplicate,

@@ -5,7 +5,7 @@
 #include <limits>
 #include <utility>
 
-#include "distance/estimators.h"
+#include "distance/cpu_distance.h"
 #include "output/output_util.h"
 #include "output/pixel_camera.h"
 #include "rsim/shared/pixel_outputs.h"

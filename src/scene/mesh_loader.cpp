@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+// The [[mesh]] files read (in reader processes, scene/mesh_import.h), moved into world space
+// with their materials resolved, and checked for usable triangles.
 #include "scene/mesh_loader.h"
 
 #include <algorithm>
@@ -91,115 +93,131 @@ void checkMeshFile(const MeshDesc& mesh) {
 // thread pool, and no thread may run before the forks.)
 std::size_t concurrentReads() { return std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 8); }
 
-} // namespace
-
-LoadedGeometry loadMeshes(const SceneDesc& scene, const std::function<void()>& forked) {
-    for (const MeshDesc& mesh : scene.meshes) checkMeshFile(mesh);
-    // The readers open the assimp module: a missing one is rsim's installation, not the scene.
-    if (!scene.meshes.empty()) modules::checkPresent("assimp");
-    // Every file's reader process is started before `forked` runs, the first few at once; the
-    // others as those finish, so `forked` waits for the last of them to start.
-    const std::size_t window = concurrentReads();
-    std::deque<PendingImport> reads;
-    std::size_t started = 0;
-    auto startReads = [&] {
-        while (started < scene.meshes.size() && reads.size() < window) {
-            reads.emplace_back(scene.meshes[started].path, scene.meshes[started].where);
-            if (++started == scene.meshes.size() && forked) forked();
-        }
-    };
-    if (scene.meshes.empty() && forked) forked();
-    startReads();
-
-    LoadedGeometry out;
-    MaterialResolver materials(scene);
-    for (std::size_t meshIndex = 0; meshIndex < scene.meshes.size(); ++meshIndex) {
-        const MeshDesc& mesh = scene.meshes[meshIndex];
-        const ImportedTriangles imported = reads.front().finish();
-        reads.pop_front();
+// The scene's mesh files being read, each by its own reader process, handed out in the scene's
+// order. Every file's reader process is started before `forked` runs, the first few at once; the
+// others as those finish, so `forked` waits for the last of them to start.
+class MeshReads {
+public:
+    MeshReads(const std::vector<MeshDesc>& meshes, const std::function<void()>& forked)
+        : meshes_(meshes), forked_(forked) {
+        if (meshes_.empty() && forked_) forked_();
         startReads();
-
-        const glm::dmat4 xf = worldFromMesh(mesh);
-        // A mirroring transform turns the winding around; swap two vertices to keep the front.
-        const bool mirrored = mesh.scale.x * mesh.scale.y * mesh.scale.z < 0.0;
-        std::uint64_t before = out.loaded, nonFinite = 0, degenerate = 0;
-        std::vector<std::uint32_t> partMaterial;
-        for (const std::string& fileMaterial : imported.partMaterial)
-            partMaterial.push_back(materials.resolve(mesh, fileMaterial));
-        for (std::size_t t = 0; t < imported.size(); ++t) {
-            const std::string& partName = imported.partName[imported.part[t]];
-            const std::uint32_t f = imported.face[t];
-            ++out.loaded;
-            glm::dvec3 v[3];
-            bool ok = true;
-            for (int k = 0; k < 3; ++k) {
-                const float* p = &imported.xyz[9 * t + 3 * std::size_t(k)];
-                glm::dvec3 local(p[0], p[1], p[2]);
-                if (!finite(local)) {
-                    if (!mesh.skip_nonfinite)
-                        throw InputError(
-                            mesh.where + ": mesh file " + mesh.path.string() + " has a " +
-                            "non-finite vertex (" + std::to_string(p[0]) + ", " +
-                            std::to_string(p[1]) + ", " + std::to_string(p[2]) + ") in face " +
-                            std::to_string(f) + " of sub-mesh \"" + partName +
-                            "\"; fix the file, or set skip_nonfinite = true on this [[mesh]] "
-                            "to drop such triangles");
-                    ok = false;
-                }
-                v[k] = glm::dvec3(xf * glm::dvec4(local, 1.0));
-                // Triangles are stored in float: beyond ~3.4e38 a coordinate becomes inf.
-                if (ok && !(finite(v[k]) && std::abs(v[k].x) <= kMaxCoordinateM &&
-                            std::abs(v[k].y) <= kMaxCoordinateM &&
-                            std::abs(v[k].z) <= kMaxCoordinateM)) {
-                    std::ostringstream os;
-                    os << mesh.where << ": mesh file " << mesh.path.string() << ": vertex "
-                       << k << " (0-2) of face " << f << " of sub-mesh \"" << partName
-                       << "\" lies at (" << v[k].x << ", " << v[k].y << ", " << v[k].z
-                       << ") after the mesh's translate/rotate_deg/scale; coordinates must "
-                       << "be within +-" << kMaxCoordinateM << " m. Check the file's units "
-                       << "and this [[mesh]]'s scale";
-                    throw InputError(os.str());
-                }
-            }
-            if (!ok) {
-                ++nonFinite;
-                continue;
-            }
-            if (mirrored) std::swap(v[1], v[2]);
-            double area = 0.5 * glm::length(glm::cross(v[1] - v[0], v[2] - v[0]));
-            if (!(area >= 1e-12)) {
-                ++degenerate;
-                continue;
-            }
-            out.v0.push_back(v[0]);
-            out.v1.push_back(v[1]);
-            out.v2.push_back(v[2]);
-            out.material.push_back(partMaterial[imported.part[t]]);
-            out.sourceMesh.push_back(std::uint32_t(meshIndex));
-        }
-        std::uint64_t read = out.loaded - before;
-        if (read == 0)
-            throw InputError(mesh.where + ": mesh file " + mesh.path.string() +
-                             " holds no triangles (assimp found " +
-                             std::to_string(imported.meshCount) +
-                             " mesh(es) without faces); is it corrupt or in another format?");
-        if (degenerate)
-            spdlog::info("{}: dropped {} degenerate triangle(s) (area < 1e-12 m^2)", mesh.where,
-                         degenerate);
-        if (nonFinite)
-            spdlog::warn("{}: dropped {} triangle(s) with non-finite vertices (skip_nonfinite)",
-                         mesh.where, nonFinite);
-        spdlog::debug("{}: {} triangles", mesh.where, read);
-        out.droppedDegenerate += degenerate;
-        out.droppedNonFinite += nonFinite;
-        out.meshNames.push_back(mesh.pathAsWritten);
     }
-    out.materials = std::move(materials.materials);
-    out.droppedDuplicate = dropDuplicateFaces(out);
-    if (out.droppedDuplicate)
-        spdlog::warn("{}: dropped {} duplicated triangle(s): the same vertices (within {:g} of the scene's size) "
-                     "and winding as another triangle, which would emit and receive its light twice",
-                     scene.file.string(), out.droppedDuplicate, kDuplicateGridRel);
+
+    // The next mesh's triangles; starts the next reader.
+    ImportedTriangles next() {
+        ImportedTriangles imported = reads_.front().finish();
+        reads_.pop_front();
+        startReads();
+        return imported;
+    }
+
+private:
+    void startReads() {
+        while (started_ < meshes_.size() && reads_.size() < window_) {
+            reads_.emplace_back(meshes_[started_].path, meshes_[started_].where);
+            if (++started_ == meshes_.size() && forked_) forked_();
+        }
+    }
+
+    const std::vector<MeshDesc>& meshes_;
+    const std::function<void()>& forked_;
+    const std::size_t window_ = concurrentReads();
+    std::deque<PendingImport> reads_;
+    std::size_t started_ = 0;
+};
+
+// Triangle t of `imported` moved into world space by `xf`, into v. False when a vertex is not
+// finite and the [[mesh]] drops such triangles (skip_nonfinite); an InputError when it does not,
+// or when a vertex lands beyond kMaxCoordinateM.
+bool worldTriangle(const MeshDesc& mesh, const glm::dmat4& xf, const ImportedTriangles& imported, std::size_t t,
+                   glm::dvec3 (&v)[3]) {
+    const std::string& partName = imported.partName[imported.part[t]];
+    const std::uint32_t f = imported.face[t];
+    bool ok = true;
+    for (int k = 0; k < 3; ++k) {
+        const float* p = &imported.xyz[9 * t + 3 * std::size_t(k)];
+        glm::dvec3 local(p[0], p[1], p[2]);
+        if (!finite(local)) {
+            if (!mesh.skip_nonfinite)
+                throw InputError(
+                    mesh.where + ": mesh file " + mesh.path.string() + " has a " +
+                    "non-finite vertex (" + std::to_string(p[0]) + ", " +
+                    std::to_string(p[1]) + ", " + std::to_string(p[2]) + ") in face " +
+                    std::to_string(f) + " of sub-mesh \"" + partName +
+                    "\"; fix the file, or set skip_nonfinite = true on this [[mesh]] "
+                    "to drop such triangles");
+            ok = false;
+        }
+        v[k] = glm::dvec3(xf * glm::dvec4(local, 1.0));
+        // Triangles are stored in float: beyond ~3.4e38 a coordinate becomes inf.
+        if (ok && !(finite(v[k]) && std::abs(v[k].x) <= kMaxCoordinateM &&
+                    std::abs(v[k].y) <= kMaxCoordinateM &&
+                    std::abs(v[k].z) <= kMaxCoordinateM)) {
+            std::ostringstream os;
+            os << mesh.where << ": mesh file " << mesh.path.string() << ": vertex "
+               << k << " (0-2) of face " << f << " of sub-mesh \"" << partName
+               << "\" lies at (" << v[k].x << ", " << v[k].y << ", " << v[k].z
+               << ") after the mesh's translate/rotate_deg/scale; coordinates must "
+               << "be within +-" << kMaxCoordinateM << " m. Check the file's units "
+               << "and this [[mesh]]'s scale";
+            throw InputError(os.str());
+        }
+    }
+    return ok;
+}
+
+// Appends the triangles of [[mesh]] `meshIndex`, read as `imported`, to `out` in world space with
+// their materials; drops the degenerate ones and (skip_nonfinite) those with a non-finite vertex,
+// and logs how many.
+void appendMeshTriangles(const MeshDesc& mesh, std::size_t meshIndex, const ImportedTriangles& imported,
+                         MaterialResolver& materials, LoadedGeometry& out) {
+    const glm::dmat4 xf = worldFromMesh(mesh);
+    // A mirroring transform turns the winding around; swap two vertices to keep the front.
+    const bool mirrored = mesh.scale.x * mesh.scale.y * mesh.scale.z < 0.0;
+    std::uint64_t before = out.loaded, nonFinite = 0, degenerate = 0;
+    std::vector<std::uint32_t> partMaterial;
+    for (const std::string& fileMaterial : imported.partMaterial)
+        partMaterial.push_back(materials.resolve(mesh, fileMaterial));
+    for (std::size_t t = 0; t < imported.size(); ++t) {
+        ++out.loaded;
+        glm::dvec3 v[3];
+        if (!worldTriangle(mesh, xf, imported, t, v)) {
+            ++nonFinite;
+            continue;
+        }
+        if (mirrored) std::swap(v[1], v[2]);
+        double area = 0.5 * glm::length(glm::cross(v[1] - v[0], v[2] - v[0]));
+        if (!(area >= 1e-12)) {
+            ++degenerate;
+            continue;
+        }
+        out.v0.push_back(v[0]);
+        out.v1.push_back(v[1]);
+        out.v2.push_back(v[2]);
+        out.material.push_back(partMaterial[imported.part[t]]);
+        out.sourceMesh.push_back(std::uint32_t(meshIndex));
+    }
+    std::uint64_t read = out.loaded - before;
+    if (read == 0)
+        throw InputError(mesh.where + ": mesh file " + mesh.path.string() +
+                         " holds no triangles (assimp found " +
+                         std::to_string(imported.meshCount) +
+                         " mesh(es) without faces); is it corrupt or in another format?");
+    if (degenerate)
+        spdlog::info("{}: dropped {} degenerate triangle(s) (area < 1e-12 m^2)", mesh.where,
+                     degenerate);
+    if (nonFinite)
+        spdlog::warn("{}: dropped {} triangle(s) with non-finite vertices (skip_nonfinite)",
+                     mesh.where, nonFinite);
+    spdlog::debug("{}: {} triangles", mesh.where, read);
+    out.droppedDegenerate += degenerate;
+    out.droppedNonFinite += nonFinite;
+    out.meshNames.push_back(mesh.pathAsWritten);
+}
+
+// Refuses a scene left without triangles, or whose triangles reflect nothing.
+void checkUsableTriangles(const SceneDesc& scene, const LoadedGeometry& out) {
     if (out.v0.empty())
         throw InputError(scene.file.string() + ": the scene has no usable triangles (" +
                          std::to_string(out.loaded) + " read, " +
@@ -214,6 +232,27 @@ LoadedGeometry loadMeshes(const SceneDesc& scene, const std::function<void()>& f
         throw InputError(scene.file.string() + ": every triangle's material has reflectance 0 (" + names +
                          "): no light can return to the sensor; give a [[material]] a reflectance above 0");
     }
+}
+
+} // namespace
+
+LoadedGeometry loadMeshes(const SceneDesc& scene, const std::function<void()>& forked) {
+    for (const MeshDesc& mesh : scene.meshes) checkMeshFile(mesh);
+    // The readers open the assimp module: a missing one is rsim's installation, not the scene.
+    if (!scene.meshes.empty()) modules::checkPresent("assimp");
+    MeshReads reads(scene.meshes, forked);
+
+    LoadedGeometry out;
+    MaterialResolver materials(scene);
+    for (std::size_t meshIndex = 0; meshIndex < scene.meshes.size(); ++meshIndex)
+        appendMeshTriangles(scene.meshes[meshIndex], meshIndex, reads.next(), materials, out);
+    out.materials = std::move(materials.materials);
+    out.droppedDuplicate = dropDuplicateFaces(out);
+    if (out.droppedDuplicate)
+        spdlog::warn("{}: dropped {} duplicated triangle(s): the same vertices (within {:g} of the scene's size) "
+                     "and winding as another triangle, which would emit and receive its light twice",
+                     scene.file.string(), out.droppedDuplicate, kDuplicateGridRel);
+    checkUsableTriangles(scene, out);
     return out;
 }
 

@@ -19,13 +19,14 @@ using output::H5Id;
 using output::H5Writer;
 using output::kAllOfSpace;
 
-void writeTimeseriesH5(const std::filesystem::path& file, const ResultsView& view) {
+namespace {
+
+// The sizes of what is written, checked against the scene's N and T before the file is created.
+void requireSizes(const ResultsView& view, bool withSeries, bool withK) {
     const PreparedScene& ps = view.prepared;
     const SimulationResult& r = view.result;
     const std::size_t n = ps.size();
     const std::size_t t = r.timesteps;
-    const bool withSeries = view.scene.output.timeseries;
-    const bool withK = view.scene.output.kij && !r.K.empty();
     output::requireSize(ps.internalOf.size(), n, "internalOf");
     output::requireSize(ps.sourceMeshOfId.size(), n, "sourceMeshOfId");
     if (withSeries)
@@ -38,15 +39,14 @@ void writeTimeseriesH5(const std::filesystem::path& file, const ResultsView& vie
     output::requireSize(r.direct.tSensor.size(), n, "direct.tSensor");
     output::requireSize(r.distance.size(), n, "distance");
     output::requireSize(r.pathLength.size(), n, "pathLength");
+}
 
-    const H5Writer h5(file.string());
-    H5Id f = h5.createFile();
-    const hid_t root = f.get();
-    const hsize_t hn = n, ht = t;
-
+// The root's attributes: the time grid, the sizes, rsim's version and the layout in words.
+void writeRootAttributes(const H5Writer& h5, hid_t root, const ResultsView& view, bool withSeries, bool withK) {
+    const SimulationResult& r = view.result;
     const double dtNs = view.config.dtNs;
     const std::uint32_t timesteps = r.timesteps, samples = view.config.k.samples;
-    const std::uint64_t triangles = n;
+    const std::uint64_t triangles = view.prepared.size();
     h5.attribute(root, "dt_ns", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &dtNs);
     h5.attribute(root, "timesteps", H5T_STD_U32LE, H5T_NATIVE_UINT32, &timesteps);
     h5.attribute(root, "samples", H5T_STD_U32LE, H5T_NATIVE_UINT32, &samples);
@@ -59,7 +59,15 @@ void writeTimeseriesH5(const std::filesystem::path& file, const ResultsView& vie
                     "(N x T). K: N x N decoded kernel, row and column are triangle ids.") +
             (withSeries ? "" : " B, Z, E, R omitted (output.timeseries = false).") +
             (withK ? "" : " K omitted (output.kij = false or no K computed)."));
+}
 
+// B, Z, E, R (N x T) and the decoded K (N x N), rows and columns in stable-id order, with their units.
+void writeSeriesAndK(const H5Writer& h5, hid_t root, const ResultsView& view, bool withSeries, bool withK) {
+    const PreparedScene& ps = view.prepared;
+    const SimulationResult& r = view.result;
+    const std::size_t n = ps.size();
+    const std::size_t t = r.timesteps;
+    const hsize_t hn = n, ht = t;
     auto seriesRows = [&](const std::vector<float>& series) {
         return [&series, &ps, t](std::size_t id, float* out) {
             const float* row = series.data() + std::size_t(ps.internalOf[id]) * t;
@@ -88,48 +96,61 @@ void writeTimeseriesH5(const std::filesystem::path& file, const ResultsView& vie
         h5.datasetAttribute(root, "R", "units", "1 per time bin (sensor importance)");
     }
     if (withK) h5.datasetAttribute(root, "K", "units", "m-2 (F_ij = K_ij A_j)");
+}
 
-    {
-        H5Id g = h5.group(root, "geometry");
-        std::vector<float> vertices(n * 9), normal(n * 3), centroid(n * 3), area(n), refl(n);
-        for (std::size_t id = 0; id < n; ++id) {
-            const std::size_t i = ps.internalOf[id];
-            const glm::vec3 v[3] = {ps.v0[i], ps.v1[i], ps.v2[i]};
-            for (int k = 0; k < 3; ++k)
-                for (int c = 0; c < 3; ++c)
-                    vertices[id * 9 + std::size_t(k * 3 + c)] = v[k][c];
-            for (int c = 0; c < 3; ++c) {
-                normal[id * 3 + std::size_t(c)] = ps.normal[i][c];
-                centroid[id * 3 + std::size_t(c)] = ps.centroid[i][c];
-            }
-            area[id] = ps.area[i];
-            refl[id] = ps.reflectance[i];
+// Group geometry: each triangle's vertices, normal, centroid, area, reflectance and source mesh.
+void writeGeometryGroup(const H5Writer& h5, hid_t root, const PreparedScene& ps) {
+    const std::size_t n = ps.size();
+    const hsize_t hn = n;
+    H5Id g = h5.group(root, "geometry");
+    std::vector<float> vertices(n * 9), normal(n * 3), centroid(n * 3), area(n), refl(n);
+    for (std::size_t id = 0; id < n; ++id) {
+        const std::size_t i = ps.internalOf[id];
+        const glm::vec3 v[3] = {ps.v0[i], ps.v1[i], ps.v2[i]};
+        for (int k = 0; k < 3; ++k)
+            for (int c = 0; c < 3; ++c)
+                vertices[id * 9 + std::size_t(k * 3 + c)] = v[k][c];
+        for (int c = 0; c < 3; ++c) {
+            normal[id * 3 + std::size_t(c)] = ps.normal[i][c];
+            centroid[id * 3 + std::size_t(c)] = ps.centroid[i][c];
         }
-        h5.writeF32(g.get(), "vertices", {hn, 3, 3}, vertices);
-        h5.writeF32(g.get(), "normal", {hn, 3}, normal);
-        h5.writeF32(g.get(), "centroid", {hn, 3}, centroid);
-        h5.writeF32(g.get(), "area", {hn}, area);
-        h5.writeF32(g.get(), "reflectance", {hn}, refl);
-        h5.writeAll(g.get(), "source_mesh", H5T_STD_U32LE, H5T_NATIVE_UINT32, {hn},
-                    ps.sourceMeshOfId.data(), n);
-        // source_mesh indexes this list, so the file is readable without the scene file.
-        h5.strings(g.get(), "mesh_names", ps.meshNames);
-        h5.check(g.close(), "H5Gclose");
+        area[id] = ps.area[i];
+        refl[id] = ps.reflectance[i];
     }
-    {
-        H5Id g = h5.group(root, "direct");
-        auto byId = [&](const std::vector<float>& v) {
-            std::vector<float> out(n);
-            for (std::size_t id = 0; id < n; ++id)
-                out[id] = v[ps.internalOf[id]];
-            return out;
-        };
-        h5.writeF32(g.get(), "irradiance", {hn}, byId(r.direct.irradiance));
-        h5.writeF32(g.get(), "importance", {hn}, byId(r.direct.importance));
-        h5.writeF32(g.get(), "t_light_steps", {hn}, byId(r.direct.tLight));
-        h5.writeF32(g.get(), "t_sensor_steps", {hn}, byId(r.direct.tSensor));
-        h5.check(g.close(), "H5Gclose");
-    }
+    h5.writeF32(g.get(), "vertices", {hn, 3, 3}, vertices);
+    h5.writeF32(g.get(), "normal", {hn, 3}, normal);
+    h5.writeF32(g.get(), "centroid", {hn, 3}, centroid);
+    h5.writeF32(g.get(), "area", {hn}, area);
+    h5.writeF32(g.get(), "reflectance", {hn}, refl);
+    h5.writeAll(g.get(), "source_mesh", H5T_STD_U32LE, H5T_NATIVE_UINT32, {hn},
+                ps.sourceMeshOfId.data(), n);
+    // source_mesh indexes this list, so the file is readable without the scene file.
+    h5.strings(g.get(), "mesh_names", ps.meshNames);
+    h5.check(g.close(), "H5Gclose");
+}
+
+// Group direct: each triangle's direct terms and delays.
+void writeDirectGroup(const H5Writer& h5, hid_t root, const PreparedScene& ps, const SimulationResult& r) {
+    const std::size_t n = ps.size();
+    const hsize_t hn = n;
+    H5Id g = h5.group(root, "direct");
+    auto byId = [&](const std::vector<float>& v) {
+        std::vector<float> out(n);
+        for (std::size_t id = 0; id < n; ++id)
+            out[id] = v[ps.internalOf[id]];
+        return out;
+    };
+    h5.writeF32(g.get(), "irradiance", {hn}, byId(r.direct.irradiance));
+    h5.writeF32(g.get(), "importance", {hn}, byId(r.direct.importance));
+    h5.writeF32(g.get(), "t_light_steps", {hn}, byId(r.direct.tLight));
+    h5.writeF32(g.get(), "t_sensor_steps", {hn}, byId(r.direct.tSensor));
+    h5.check(g.close(), "H5Gclose");
+}
+
+// Each triangle's distance and path length, in double.
+void writeDistances(const H5Writer& h5, hid_t root, const PreparedScene& ps, const SimulationResult& r) {
+    const std::size_t n = ps.size();
+    const hsize_t hn = n;
     auto byId64 = [&](const std::vector<double>& v) {
         std::vector<double> out(n);
         for (std::size_t id = 0; id < n; ++id)
@@ -141,7 +162,23 @@ void writeTimeseriesH5(const std::filesystem::path& file, const ResultsView& vie
     h5.writeAll(root, "path_length_m", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {hn}, path.data(), n);
     h5.datasetAttribute(root, "distance_m", "units", "m");
     h5.datasetAttribute(root, "path_length_m", "units", "m");
+}
 
+} // namespace
+
+void writeTimeseriesH5(const std::filesystem::path& file, const ResultsView& view) {
+    const bool withSeries = view.scene.output.timeseries;
+    const bool withK = view.scene.output.kij && !view.result.K.empty();
+    requireSizes(view, withSeries, withK);
+
+    const H5Writer h5(file.string());
+    H5Id f = h5.createFile();
+    const hid_t root = f.get();
+    writeRootAttributes(h5, root, view, withSeries, withK);
+    writeSeriesAndK(h5, root, view, withSeries, withK);
+    writeGeometryGroup(h5, root, view.prepared);
+    writeDirectGroup(h5, root, view.prepared, view.result);
+    writeDistances(h5, root, view.prepared, view.result);
     h5.check(f.close(), "H5Fclose");
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "direct/direct_terms.h"
+// Direct terms on the CPU with Embree shadow rays, and the delays of every backend (direct/cpu_direct.h).
+#include "direct/cpu_direct.h"
 
 #include <glm/geometric.hpp>
 

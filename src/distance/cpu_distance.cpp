@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-#include "distance/estimators.h"
+// Distances, primary rays and the sensor image on the CPU (distance/cpu_distance.h).
+#include "distance/cpu_distance.h"
 
 #include <cmath>
 #include <limits>

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+// The scene file's camera tables: [light], [sensor] and [sensor_model] (scene_file_tables.h).
+#include "scene/scene_file_tables.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include <glm/geometric.hpp>
+
+#include "scene/unit_vector.h"
+
+namespace rsim {
+
+using namespace toml_reader;
+
+namespace {
+// A number as a person writes it (0.1, 2500), for messages.
+std::string fmtNumber(double v) {
+    std::ostringstream os;
+    os << v;
+    return os.str();
+}
+} // namespace
+
+// [light]: position, direction, power and the pulse, whose length must fit [simulation]'s time window.
+void SceneTables::readLight(SceneDesc& scene) const {
+    TableReader r(section("light"), "[light]", fileName_, &origins_, "light");
+    auto& l = scene.light;
+    l.position = r.point("position", l.position, kMaxCoordinateM);
+    l.direction = r.vec3("direction", l.direction);
+    if (!hasDirection(l.direction))
+        r.fail(section("light").get("direction"), "direction", "must be a finite, non-zero vector");
+    l.direction = unitOf(l.direction);
+    l.half_angle_deg = r.number("half_angle_deg", l.half_angle_deg, 0.0, 180.0, true);
+    l.power_w = r.number("power_w", l.power_w, kMinPowerW, kMaxPowerW);
+    l.falloff_exponent = r.number("falloff_exponent", l.falloff_exponent, 0.0, 1e4);
+    const std::string pulse = r.choice("pulse", "delta", {"delta", "gaussian", "rectangular"});
+    l.pulse = pulse == "gaussian" ? PulseShape::Gaussian
+              : pulse == "rectangular" ? PulseShape::Rectangular
+                                       : PulseShape::Delta;
+    l.pulse_width_ns = r.number("pulse_width_ns", l.pulse_width_ns, 0.0, 1e6);
+    if (l.pulse == PulseShape::Rectangular) {
+        const double bins = l.pulse_width_ns / scene.sim.dt_ns;
+        if (!(bins >= 1.0 && std::abs(bins - std::round(bins)) <= 1e-6 * bins))
+            r.fail(section("light").get("pulse_width_ns"), "pulse_width_ns",
+                   "a rectangular pulse needs pulse_width_ns, a whole number (at least 1) of timesteps of " +
+                       fmtNumber(scene.sim.dt_ns) + " ns");
+        if (std::round(bins) > double(scene.sim.timesteps))
+            r.fail(section("light").get("pulse_width_ns"), "pulse_width_ns",
+                   "the pulse is longer than the time window (" + std::to_string(scene.sim.timesteps) + " timesteps)");
+    }
+    l.pulse_fwhm_ns = r.number("pulse_fwhm_ns", l.pulse_fwhm_ns, 0.0, 1e6, true);
+    if (l.pulse == PulseShape::Gaussian) {
+        // makePulse samples +-3 sigma: P = 2 ceil(3 sigma) + 1 bins. In double, before any
+        // integer conversion, so that a huge FWHM cannot overflow or allocate gigabytes.
+        const double steps = pulseLengthSteps(l.pulse_fwhm_ns / scene.sim.dt_ns);
+        if (steps > double(scene.sim.timesteps)) {
+            std::ostringstream os;
+            os << "a Gaussian pulse of FWHM " << l.pulse_fwhm_ns << " ns lasts " << steps
+               << " timesteps of " << scene.sim.dt_ns << " ns (+-3 sigma), longer than the "
+               << "time window of " << scene.sim.timesteps << " timesteps; shorten "
+               << "pulse_fwhm_ns or raise [simulation] timesteps";
+            r.fail(section("light").get("pulse_fwhm_ns"), "pulse_fwhm_ns", os.str());
+        }
+    }
+    r.finish();
+}
+
+// [sensor]: the camera, its image and its mode (pulsed, AMCW or gated).
+void SceneTables::readSensor(SceneDesc& scene) const {
+    const toml::table& t = section("sensor");
+    TableReader r(t, "[sensor]", fileName_, &origins_, "sensor");
+    auto& s = scene.sensor;
+    if (t.get("position")) s.position = r.point("position", scene.light.position, kMaxCoordinateM);
+    else r.find("position");
+    s.look_at = r.vec3("look_at", s.look_at); // only a direction from the sensor: any finite size
+    s.up = r.vec3("up", s.up);
+    auto fov = r.numbers("fov_deg", 2, 2, {s.fov_h_deg, s.fov_v_deg});
+    for (double f : fov)
+        if (!(f > 0.0 && f < 180.0))
+            r.fail(t.get("fov_deg"), "fov_deg", "each field of view must be in (0, 180) degrees");
+    s.fov_h_deg = fov[0];
+    s.fov_v_deg = fov[1];
+    auto res = r.numbers("resolution", 2, 2, {double(s.width), double(s.height)});
+    for (double v : res)
+        if (v < 1 || v > 16384 || v != std::floor(v))
+            r.fail(t.get("resolution"), "resolution",
+                   "expected two whole numbers of pixels in [1, 16384]");
+    s.width = std::uint32_t(res[0]);
+    s.height = std::uint32_t(res[1]);
+    const std::string mode = r.choice("mode", "pulsed", {"pulsed", "amcw", "gated"});
+    s.mode = mode == "amcw" ? SensorMode::Amcw : mode == "gated" ? SensorMode::Gated : SensorMode::Pulsed;
+    s.gate_start_ns = r.number("gate_start_ns", s.gate_start_ns, 0.0, 1e9);
+    s.gates = r.integer("gates", s.gates, 2, 3);
+    if (s.mode == SensorMode::Gated) {
+        if (scene.light.pulse != PulseShape::Rectangular)
+            r.fail(t.get("mode"), "mode",
+                   "a gated camera's gates are as long as its pulse: set light.pulse = \"rectangular\" and "
+                   "light.pulse_width_ns");
+        const double start = s.gate_start_ns / scene.sim.dt_ns;
+        if (std::abs(start - std::round(start)) > 1e-6 * std::max(1.0, start))
+            r.fail(t.get("gate_start_ns"), "gate_start_ns",
+                   "must be a whole number of timesteps of " + fmtNumber(scene.sim.dt_ns) + " ns");
+        const double end = std::round(start) + double(s.gates) * std::round(scene.light.pulse_width_ns / scene.sim.dt_ns);
+        if (end > double(scene.sim.timesteps))
+            r.fail(t.get("gate_start_ns"), "gate_start_ns",
+                   "the last gate closes at timestep " + fmtNumber(end) + ", after the time window (" +
+                       std::to_string(scene.sim.timesteps) + " timesteps)");
+    }
+    s.modulation_mhz = r.numbers("modulation_mhz", 1, 8, s.modulation_mhz);
+    // A frequency the time grid cannot sample (above its Nyquist frequency 1 / (2 dt)) would
+    // alias: its phases would belong to another frequency.
+    const double nyquistMhz = 500.0 / scene.sim.dt_ns;
+    for (double f : s.modulation_mhz)
+        if (!(f > 0.0) || f > nyquistMhz)
+            r.fail(t.get("modulation_mhz"), "modulation_mhz",
+                   "frequencies must be > 0 MHz and at most the time grid's Nyquist frequency 500 / dt_ns = " +
+                       fmtNumber(nyquistMhz) + " MHz (simulation.dt_ns = " + fmtNumber(scene.sim.dt_ns) +
+                       "), got " + fmtNumber(f) + " MHz; lower the frequency or simulation.dt_ns");
+    s.taps = r.integer("taps", s.taps, 3, 16);
+    s.waveform = r.choice("waveform", s.waveform, {"sinusoidal", "square"});
+    glm::dvec3 fwd = s.look_at - scene.sensorPosition();
+    if (!(glm::length(fwd) >= 1e-9))
+        r.fail(t.get("look_at"), "look_at",
+               hasDirection(fwd) ? "must differ from the sensor position" : "must be a finite point");
+    if (!hasDirection(s.up)) r.fail(t.get("up"), "up", "must be a finite, non-zero vector");
+    if (glm::length(glm::cross(unitOf(fwd), unitOf(s.up))) < 1e-6)
+        r.fail(t.get("up"), "up", "must not be parallel to the viewing direction");
+    r.finish();
+}
+
+// [sensor_model]: the electrons and noise of a real sensor.
+void SceneTables::readSensorModel(SceneDesc& scene) const {
+    TableReader r(section("sensor_model"), "[sensor_model]", fileName_, &origins_, "sensor_model");
+    auto& m = scene.sensorModel;
+    m.enabled = r.boolean("enabled", m.enabled);
+    m.pulse_energy_uj = r.number("pulse_energy_uj", m.pulse_energy_uj, 0.0, 1e9, true);
+    m.pulses = r.integer("pulses", m.pulses, 1, 1'000'000'000);
+    m.f_number = r.number("f_number", m.f_number, 0.1, 1e3);
+    m.pixel_pitch_um = r.number("pixel_pitch_um", m.pixel_pitch_um, 0.0, 1e4, true);
+    m.fill_factor = r.number("fill_factor", m.fill_factor, 0.0, 1.0, true);
+    m.quantum_efficiency = r.number("quantum_efficiency", m.quantum_efficiency, 0.0, 1.0, true);
+    m.wavelength_nm = r.number("wavelength_nm", m.wavelength_nm, 100.0, 1e5);
+    m.ambient_w_m2 = r.number("ambient_w_m2", m.ambient_w_m2, 0.0, 1e6);
+    m.read_noise_e = r.number("read_noise_e", m.read_noise_e, 0.0, 1e6);
+    m.seed = r.integer("seed", m.seed, 0, 0xffffffffLL);
+    r.finish();
+}
+
+} // namespace rsim

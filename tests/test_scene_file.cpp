@@ -284,6 +284,32 @@ TEST_CASE("a time window too short for any echo stops the run with a plain messa
     CHECK(run("timesteps = 200", "timesteps = 22") == "(no error)");
 }
 
+TEST_CASE("a batch none of whose poses gets a distance fails like a run of one pose, and writes nothing",
+          "[scene][errors][batch]") {
+    TempDir dir;
+    writeFile(dir / "cube.obj", kCubeObj);
+    // Two poses inside the box whose echoes all peak after a 2 ns window (as above, where one
+    // pose fails with "no triangle got a distance").
+    std::string text = kScene;
+    text.replace(text.find("timesteps = 200"), 15, "timesteps = 20");
+    text += "\n[[pose]]\nname = \"a\"\nposition = [0.5, 0.5, 0.5]\nlook_at = [1.0, 0.5, 0.5]\n"
+            "[[pose]]\nname = \"b\"\nposition = [0.5, 0.5, 0.5]\nlook_at = [1.0, 0.52, 0.5]\n";
+    writeFile(dir / "batch.toml", text);
+    RunRequest req;
+    req.sceneFile = dir / "batch.toml";
+    req.backend.backend = "cpu";
+    req.outputDir = dir / "batch-out";
+    std::string error = "(no error)";
+    try {
+        runSimulation(req);
+    } catch (const InputError& x) {
+        error = x.what();
+    }
+    CHECK_THAT(error, ContainsSubstring("none of the 2 poses got a distance") && ContainsSubstring("cut off") &&
+                          ContainsSubstring("simulation.timesteps"));
+    CHECK_FALSE(std::filesystem::exists(dir / "batch-out"));
+}
+
 TEST_CASE("absurd time steps, pulses, up vectors and coordinates are rejected",
           "[scene][errors]") {
     TempDir dir;

@@ -283,7 +283,7 @@ TEST_CASE("a Vulkan backend takes the host's shafts built from its scene, and bu
         choice.backend = "vulkan";
         choice.validation = true;
         auto backend = makeVulkanBackend(choice);
-        backend->adoptSceneShafts(shafts);
+        backend->configure(BackendSettings{nullptr, {}, shafts});
         Run r;
         r.result = simulateOn(PhaseBackends::all(*backend), s, c, false, true, &r.meta);
         CHECK((shafts.use_count() > 1) == own); // the backend keeps what it took

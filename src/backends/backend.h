@@ -57,8 +57,8 @@ struct TransportOutcome {
     std::string summary; // extra detail for the phase's log line
 };
 
-// What a run will certainly ask of a backend, told before its first phase (simulateBatch), so
-// that a GPU backend compiles those phases' pipelines on other threads meanwhile.
+// What a run will certainly ask of a backend, so that a GPU backend compiles those phases'
+// pipelines on other threads before they run.
 struct ExpectedPhases {
     bool direct = false;      // the direct terms
     bool distances = false;   // the poses' distances
@@ -69,36 +69,52 @@ struct ExpectedPhases {
     const KSettings* visibility = nullptr;
 };
 
+// What a run's plan tells a backend before the first phase of a batch (simulateBatch), in one
+// value; a default value (no row share, nothing expected) after it.
+struct BackendSettings {
+    // Row-block mode of an MPI job (k/row_share.h): visibility() computes this rank's rows of K
+    // only and transport() exchanges far sums with the other ranks. It outlives the batch; null:
+    // the whole scene.
+    const RowShare* rowShare = nullptr;
+    // The phases the batch will ask of this backend (backends without pipelines ignore them).
+    ExpectedPhases expected;
+    // What the host built from the scene while the devices were created
+    // (visibility/scene_shafts.h): prepare() takes it for the scene it was built from instead
+    // of building it again. Null: none.
+    std::shared_ptr<const SceneShafts> shafts;
+};
+
+// How a backend works, for the pipeline's choices around it.
+struct BackendTraits {
+    // Its transport can leave B and Z on its device only (see transport()).
+    bool keepsHistoriesOnDevice = false;
+    // transport() reads its poses' sources (TransportPose::sources). A backend that makes its
+    // own from the direct terms lets the pipeline build the host's copies meanwhile.
+    bool transportReadsSources = true;
+    // It runs under the Khronos validation layer (Vulkan with tuning.validation).
+    bool validating = false;
+};
+
 class Backend {
   public:
     virtual ~Backend() = default;
     // backend, devices, visibility path, threads.
     virtual void describe(RunMetadata& meta) const = 0;
-
-    // Row-block mode of an MPI job (k/row_share.h): from now on, visibility() computes this
-    // rank's rows of K only and transport() exchanges far sums with the other ranks. `share`
-    // outlives the backend's use of it; null: the whole scene again. Backends that cannot throw
-    // InputError. The CPU and Vulkan backends can.
-    virtual void shareRows(const RowShare* share) {
-        if (share) throw InputError("this backend cannot share K's rows among MPI ranks (row-block mode)");
+    virtual BackendTraits traits() const { return {}; }
+    // See BackendSettings. A backend that cannot share K's rows throws InputError for a row
+    // share; the CPU and Vulkan backends can.
+    virtual void configure(const BackendSettings& settings) {
+        if (settings.rowShare) throw InputError("this backend cannot share K's rows among MPI ranks (row-block mode)");
     }
 
-    // See ExpectedPhases; backends without pipelines ignore it.
-    virtual void expectPhases(const ExpectedPhases&) {}
-
     // Geometry phase.
-    // What the host built from the scene while the devices were created
-    // (visibility/scene_shafts.h); prepare() takes it for the scene it was built from instead of
-    // building it again.
-    virtual void adoptSceneShafts(std::shared_ptr<const SceneShafts>) {}
     virtual void prepare(const PreparedScene& scene) = 0; // acceleration structures
     virtual VisibilityOutcome visibility(const KSettings& settings) = 0;
 
     // Pose phase. `K` may be null (no indirect light) and may come from another backend.
     virtual DirectTerms direct(const SimConfig& config) = 0;
     // The transport of several poses at once, in one pass over time; the result of each pose is
-    // the same as when it runs alone. `poses` is not empty, and holds at
-    // most poseGroupLimit() poses.
+    // the same as when it runs alone. `poses` is not empty, and holds at most poseGroup() poses.
     // `hostHistories`: B and Z are also wanted in host memory (the time series output, or a
     // phase on another backend); otherwise a backend that keeps them on its device may leave
     // the host arrays empty.
@@ -106,13 +122,11 @@ class Backend {
     // mostly waits for the devices (the pipeline opens the output modules then).
     virtual TransportOutcome transport(KHandle* K, const std::vector<TransportPose>& poses, bool hostHistories,
                                        const std::function<void()>& loopStarted) = 0;
-    // How many poses' transport fit at once beside K (device memory; at least 1). `K` (may be
-    // null) is the one transport() will get: a backend places a foreign K first, so that the
-    // memory it takes is counted.
-    virtual std::uint32_t poseGroupLimit(KHandle* K, const SimConfig& config) = 0;
-    // The size to split a batch into, given that at most `group` poses may run at once (a GPU
-    // prefers a multiple of its pose lanes).
-    virtual std::uint32_t preferredPoseGroup(std::uint32_t group) const { return group; }
+    // How many poses' transport run at once: at most `atMost` (at least 1) and what fits its
+    // devices beside K; a GPU may round down to a multiple of its pose lanes. `K` (may be null)
+    // is the one transport() will get: a backend places a foreign K first, so that the memory
+    // it takes is counted.
+    virtual std::uint32_t poseGroup(KHandle* K, const SimConfig& config, std::uint32_t atMost) = 0;
     virtual TriangleDistances distances(const Histories& histories, const DirectTerms& direct,
                                         const SimConfig& config) = 0;
     // `hits`: the primary rays cast by another backend (primaryHits), or null: its own.
@@ -126,22 +140,15 @@ class Backend {
     // s_fwd(t) and s_adj(t) (MODEL §5).
     virtual void signals(const Histories& histories, const DirectTerms& direct, const SimConfig& config,
                          std::vector<double>& fwd, std::vector<double>& adj) = 0;
-    // Whether its transport can leave B and Z on its device only (see transport()).
-    virtual bool keepsHistoriesOnDevice() const { return false; }
-    // Whether transport() reads its poses' sources (TransportPose::sources). A backend that makes
-    // its own from the direct terms lets the pipeline build the host's copies meanwhile.
-    virtual bool transportReadsSources() const { return true; }
+
     // Device-local bytes this process holds on each of the backend's devices now (empty when
     // the backend has no devices or they cannot say).
     virtual std::vector<std::uint64_t> deviceBytesInUse() const { return {}; }
+    // The errors the validation layer reported so far (traits().validating).
+    virtual std::uint64_t validationErrors() const { return 0; }
     // Writes now what it keeps for later runs (the drivers' pipeline caches), which its release
     // would otherwise write: a command may end before its release (util/early_exit.h).
     virtual void saveCaches() {}
-
-    // Whether it runs under the Khronos validation layer (Vulkan with --validation), and the
-    // errors the layer reported so far.
-    virtual bool validating() const { return false; }
-    virtual std::uint64_t validationErrors() const { return 0; }
 };
 
 std::unique_ptr<Backend> makeCpuBackend();

@@ -37,7 +37,7 @@ class CpuBackend final : public Backend {
                      double(rays_->memoryBytes()) / 1048576.0, sw.seconds());
     }
 
-    void shareRows(const RowShare* share) override { share_ = share; }
+    void configure(const BackendSettings& settings) override { share_ = settings.rowShare; }
 
     VisibilityOutcome visibility(const KSettings& k) override {
         const PreparedScene& s = scene();
@@ -88,7 +88,9 @@ class CpuBackend final : public Backend {
     }
 
     // Host memory is the pipeline's to bound (simulate.cpp).
-    std::uint32_t poseGroupLimit(KHandle*, const SimConfig&) override { return 1u << 20; }
+    std::uint32_t poseGroup(KHandle*, const SimConfig&, std::uint32_t atMost) override {
+        return std::min(atMost, 1u << 20);
+    }
 
     TriangleDistances distances(const Histories& h, const DirectTerms& d,
                                 const SimConfig& c) override {

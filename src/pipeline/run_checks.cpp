@@ -179,4 +179,34 @@ std::string backFaceWarning(const PreparedScene& s, const SimConfig& c, const Se
                        100.0 * double(back) / double(hits), worst < s.meshNames.size() ? s.meshNames[worst] : "?");
 }
 
+std::size_t trianglesWithDistance(const std::vector<double>& distance) {
+    return std::size_t(std::count_if(distance.begin(), distance.end(), [](double d) { return !std::isnan(d); }));
+}
+
+std::string cutOffWarning(std::uint32_t echoesCutOff, const SimConfig& c) {
+    if (echoesCutOff == 0) return {};
+    return fmt::format("{} triangle(s) have their echo peak too close to the end of the simulated time ({} steps of {} "
+                       "ns) and get no distance; increase timesteps",
+                       echoesCutOff, c.timesteps, c.dtNs);
+}
+
+void checkSomeDistance(std::size_t posesWithDistance, std::size_t poses, std::uint32_t echoesCutOff,
+                       const SimConfig& c) {
+    if (posesWithDistance > 0) return;
+    const std::string what = poses > 1 ? fmt::format("none of the {} poses got a distance; the first: no triangle got "
+                                                     "a distance",
+                                                     poses)
+                                       : std::string("no triangle got a distance");
+    const double windowNs = double(c.timesteps) * c.dtNs;
+    if (echoesCutOff > 0)
+        throw InputError(fmt::format(
+            "{}: the echoes of {} triangle(s) were cut off at the end of the time window ({} timesteps of {} ns = "
+            "{:.6g} ns). Raise simulation.timesteps (--timesteps), e.g. to {}, or simulation.dt_ns.",
+            what, echoesCutOff, c.timesteps, c.dtNs, windowNs, std::uint64_t(c.timesteps) * 2));
+    throw InputError(fmt::format("{}: no triangle the sensor sees returned a usable echo within the time window ({} "
+                                 "timesteps of {} ns = {:.6g} ns). Check [light] and [sensor], or raise "
+                                 "simulation.timesteps.",
+                                 what, c.timesteps, c.dtNs, windowNs));
+}
+
 } // namespace rsim

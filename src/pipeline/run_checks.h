@@ -2,7 +2,8 @@
 // The checks and warnings of a run that come from its own results: a pose that can measure
 // nothing is an input error right after its direct terms; a time window, a modulation
 // frequency or gates that miss light, and a scene seen from behind, are warnings naming the
-// setting to change. simulateBatch() (pipeline/simulate.cpp) calls them.
+// setting to change. simulateBatch() (pipeline/simulate.cpp) calls them. A run none of whose
+// poses got a distance is an input error, whether it has one pose, a batch or import rsim's.
 #pragma once
 #include <string>
 #include <vector>
@@ -37,5 +38,19 @@ std::string windowWarning(const std::vector<double>& signalFwd, const SimConfig&
 // one-sided triangle, naming the mesh most of them belong to: the usual sign of a room modelled
 // as an ordinary, outward-facing box, whose walls then stay dark.
 std::string backFaceWarning(const PreparedScene& scene, const SimConfig& config, const SensorImage& image);
+
+// The triangles of a pose that got a distance.
+std::size_t trianglesWithDistance(const std::vector<double>& distance);
+
+// The warning (or "") that `echoesCutOff` triangles of a pose have their echo peak too close to
+// the end of the time window and got no distance.
+std::string cutOffWarning(std::uint32_t echoesCutOff, const SimConfig& config);
+
+// Throws InputError when none of a run's `poses` got a distance, saying why from the first
+// pose's cut-off echoes and settings (`echoesCutOff`, `config`). The one policy of a single
+// pose, a batch and import rsim: a pose without distances among others only warns
+// (simulateBatch), a run that measures nothing fails.
+void checkSomeDistance(std::size_t posesWithDistance, std::size_t poses, std::uint32_t echoesCutOff,
+                       const SimConfig& config);
 
 } // namespace rsim

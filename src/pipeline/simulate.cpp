@@ -1,42 +1,26 @@
 // SPDX-License-Identifier: MIT
+// simulateBatch as a class (BatchRun): the phases of MODEL.md in order, each a method, sharing
+// the batch's state (the backends, the poses, their direct terms, K, the warnings given).
 #include "pipeline/simulate.h"
 
 #include <algorithm>
-#include <cmath>
 #include <future>
-#include <numeric>
 #include <optional>
 #include <vector>
 
-#include <unistd.h>
-
 #include <spdlog/spdlog.h>
 
-#include "k/k_cache.h"
 #include "k/row_share.h"
-#include "pipeline/job_agreement.h"
+#include "pipeline/k_phase.h"
 #include "pipeline/run_checks.h"
-#include "scene/scene_desc.h"
 #include "pipeline/run_estimate.h"
-#include "util/host_memory.h"
 #include "transport/sources.h"
-#include "util/cancel.h"
 #include "util/error.h"
+#include "util/host_memory.h"
 #include "util/progress.h"
 
 namespace rsim {
-
-// Runs forecast to take longer than this log their estimate at info level (debug otherwise).
-constexpr double kEstimateInfoSeconds = 10.0;
-
 namespace {
-
-// A quarter of the machine's memory: what a group's host arrays, or a copy of K for the K
-// cache, may take.
-double hostShareBytes() {
-    const double pages = double(::sysconf(_SC_PHYS_PAGES)), page = double(::sysconf(_SC_PAGESIZE));
-    return 0.25 * (pages > 0 && page > 0 ? pages * page : 8.0 * 1073741824.0);
-}
 
 // Poses whose host arrays (B, Z, E, R and a download buffer: 24 bytes per triangle and step)
 // may be held at once.
@@ -45,135 +29,292 @@ std::uint32_t hostPoseLimit(std::size_t n, std::uint32_t T) {
     return std::uint32_t(std::clamp(hostShareBytes() / std::max(perPose, 1.0), 1.0, double(1u << 20)));
 }
 
-// Notes the device memory `backend` holds after `phase` in meta.deviceMemory (whose entries are
-// its devices, from the visibility plan; without them, nothing is noted).
-void noteDeviceMemory(const Backend& backend, RunMetadata& meta, const char* phase) {
-    const std::vector<std::uint64_t> used = backend.deviceBytesInUse();
-    if (used.size() != meta.deviceMemory.size()) return;
-    for (std::size_t d = 0; d < used.size(); ++d) {
-        auto& after = meta.deviceMemory[d].inUseAfter;
-        auto it = std::find_if(after.begin(), after.end(), [&](const auto& e) { return e.first == phase; });
-        if (it == after.end()) after.emplace_back(phase, used[d]);
-        else it->second = std::max(it->second, used[d]);
+// Times and amounts of a group's transport, added to those of the batch's earlier groups.
+void addDetails(const TimingDetails& details, RunMetadata& meta) {
+    for (const auto& [name, value] : details) {
+        auto it = std::find_if(meta.timingDetails.begin(), meta.timingDetails.end(),
+                               [&name = name](const auto& d) { return d.first == name; });
+        if (it == meta.timingDetails.end()) meta.timingDetails.emplace_back(name, value);
+        else it->second += value;
     }
 }
 
-// Stores K in the cache when that is worth it: not when K exceeds the cache or a quarter of the
-// host's memory (a K on the GPU is copied to the host to be stored).
-void storeK(const KCache& cache, const std::string& key, KHandle& K, const KChunking& chunking,
-            const VisibilityStats& stats, const KStorageReport& storage) {
-    const std::uint64_t bytes = chunking.bytes();
-    if (bytes > cache.maxBytes() || double(bytes) > hostShareBytes()) {
-        spdlog::info("K cache: K ({:.1f} GiB) is not stored: it is larger than the cache ({:.1f} GiB, "
-                     "--k-cache-max-gb) or a quarter of this machine's memory",
-                     double(bytes) / 1073741824.0, double(cache.maxBytes()) / 1073741824.0);
-        return;
-    }
-    try {
-        cache.store(key, K.host(), stats, storage);
-    } catch (const std::bad_alloc&) {
-        spdlog::warn("K cache: K not stored: no host memory for a copy of it");
-    }
-    K.dropHostCopy();
-}
-
-// Row-block mode: the ranks' counts, sums and maxima of K's diagnostics, on every rank.
-void combineOverRanks(const Ranks& ranks, VisibilityStats& v, KStorageReport& k) {
-    std::vector<std::uint64_t> counts{v.candidatePairs, v.nonzeroPairs, v.raysCast,    v.clearPairs,
-                                      v.raysListed,     v.tilesListed,  v.tilesLong,   v.tileListEntries,
-                                      v.raysByBlockers, v.clampedFormFactors, v.rowsOverOne};
-    ranks.sum(counts);
-    std::uint64_t* fields[] = {&v.candidatePairs, &v.nonzeroPairs, &v.raysCast,        &v.clearPairs,
-                               &v.raysListed,     &v.tilesListed,  &v.tilesLong,       &v.tileListEntries,
-                               &v.raysByBlockers, &v.clampedFormFactors, &v.rowsOverOne};
-    for (std::size_t f = 0; f < counts.size(); ++f) *fields[f] = counts[f];
-    std::vector<double> maxima{v.maxRowSum, k.maxAbsError};
-    ranks.max(maxima);
-    v.maxRowSum = maxima[0];
-    k.maxAbsError = maxima[1];
-    // Each rank's RMS is over all n^2 elements, with its rows' errors only.
-    std::vector<double> squares{k.rmsError * k.rmsError};
-    ranks.sum(squares);
-    k.rmsError = std::sqrt(squares[0]);
-}
-
-} // namespace
-
-std::unique_ptr<KHandle> computeK(Backend& geometry, const KSettings& k, PhaseTimes& times, RunMetadata& meta,
-                                  VisibilityStats& stats, const RowShare* share) {
-    Stopwatch sw;
-    VisibilityOutcome v = geometry.visibility(k);
-    const double secs = sw.seconds();
-    times.add("visibility", secs - v.compressSeconds);
-    times.add("compress", v.compressSeconds);
-    stats = v.stats;
-    meta.k = v.storage;
-    if (share) combineOverRanks(share->ranks(), stats, meta.k); // counts and errors of the whole K
-    meta.deviceMemory = v.deviceMemory;
-    noteDeviceMemory(geometry, meta, "visibility");
-    meta.timingDetails.insert(meta.timingDetails.end(), v.details.begin(), v.details.end());
-    spdlog::info("visibility: {} candidate pairs ({} clear: no rays), {} non-zero, {} rays in {:.2f} s "
-                 "({:.1f} Mrays/s)",
-                 stats.candidatePairs, stats.clearPairs, stats.nonzeroPairs, stats.raysCast, secs,
-                 double(stats.raysCast) / secs * 1e-6);
-    if (const std::uint64_t tiles = stats.tilesListed + stats.tilesLong; tiles > 0)
-        spdlog::info("visibility: {} of {} tiles of pairs listed their possible occluders (mean {:.1f} triangles, "
-                     "at most {}); {} rays ({:.1f}%) tested against those lists, the others traced",
-                     stats.tilesListed, tiles,
-                     stats.tilesListed ? double(stats.tileListEntries) / double(stats.tilesListed) : 0.0,
-                     k.tileListMax, stats.raysListed,
-                     stats.raysCast ? 100.0 * double(stats.raysListed) / double(stats.raysCast) : 0.0);
-    if (stats.raysByBlockers > 0)
-        spdlog::info("visibility: {} rays ({:.1f}%) answered by the triangles that blocked their pair's earlier rays",
-                     stats.raysByBlockers, 100.0 * double(stats.raysByBlockers) / double(stats.raysCast));
-    if (k.format != KFormat::Fp32)
-        spdlog::info("compress: K as {} in {} chunk(s) of {} rows, {:.1f} MiB, RMS error {:.3g} against fp32, "
-                     "{:.3f} s",
-                     meta.k.format, meta.k.chunks, meta.k.rowsPerChunk, double(meta.k.bytes) / 1048576.0,
-                     meta.k.rmsError, v.compressSeconds);
-    return std::move(v.K);
-}
-
-namespace {
-
-// Row-block mode: this rank's rows of K, once every rank is known to run the same job (none
-// without indirect light: there is no K); the split is logged and noted in meta.rowsOfRanks.
-std::optional<RowShare> rowShareFor(const Ranks& ranks, const PreparedScene& s, const std::vector<PoseConfig>& poses,
-                                    RunMetadata& meta) {
-    const SimConfig& first = poses[0].config;
-    const KChunking chunking = KChunking::forBudget(std::uint32_t(s.size()), first.k.format, first.k.chunkBytes);
-    checkRanksAgree(ranks, fmt::format("{} triangles, K key {}, {} timesteps of {} ns, {} pose(s), backend {}, "
-                                       "indirect light {}",
-                                       s.size(), KCache::key(s, first.k, chunking, "rows"), first.timesteps,
-                                       first.dtNs, poses.size(), meta.backend, first.indirect ? "on" : "off"));
-    if (!first.indirect) return std::nullopt;
-    RowShare share(chunking, ranks);
-    std::string rows;
-    meta.rowsOfRanks.clear();
-    for (int r = 0; r < share.count(); ++r) {
-        meta.rowsOfRanks.push_back(share.rowEnd(r) - share.rowBegin(r));
-        rows += fmt::format("{}{}", r ? ", " : "", meta.rowsOfRanks.back());
-    }
-    spdlog::info("row blocks: {} ranks own {} of the {} rows (whole chunks of {} rows)", share.count(), rows, s.size(),
-                 chunking.rowsPerChunk);
-    return share;
-}
-
-// Tells the backends about a row share for the length of a batch.
-class SharedRows {
+class BatchRun {
 public:
-    SharedRows(const std::vector<Backend*>& backends, const RowShare* share) : backends_(backends) {
-        if (share)
-            for (Backend* b : backends_) b->shareRows(share);
+    BatchRun(const PhaseBackends& b, const PreparedScene& s, const std::vector<PoseConfig>& poses,
+             const RunOptions& opt, PhaseTimes& times, RunMetadata& meta, const PoseSink& sink)
+        : b_(b), s_(s), poses_(poses), opt_(opt), times_(times), meta_(meta), sink_(sink), first_(poses[0].config),
+          direct_(poses.size()), directSeconds_(poses.size()) {}
+
+    BatchReport run() {
+        describe();
+        // Row-block mode: this rank's rows of K (none to share without indirect light; the ranks
+        // check that they agree on that too, before any other collective).
+        if (opt_.rowRanks && opt_.rowRanks->many()) share_ = rowShareFor(*opt_.rowRanks, s_, poses_, meta_);
+        // In row-block mode rank 0 alone runs the poses' outputs (with or without a K to share).
+        poseOutputsHere_ = !(opt_.rowRanks && opt_.rowRanks->many()) || opt_.rowRanks->rank() == 0;
+        checkMemory();
+        for (Backend* x : distinct_) validationBefore_ += x->validationErrors();
+        const Configured configured(*this);
+        // Geometry phase, part 1: the acceleration structures.
+        Stopwatch sw;
+        for (Backend* x : distinct_) x->prepare(s_);
+        times_.add("accel", sw.seconds());
+        directTerms();
+        // Geometry phase, part 2: K (it depends on the triangles and the K settings alone).
+        k_ = batchK(*b_.geometry, s_, first_, poses_.size(), opt_, share_ ? &*share_ : nullptr, times_, meta_);
+        if (opt_.kReady) opt_.kReady();
+        transportInGroups();
+        finish();
+        return report_;
     }
-    ~SharedRows() {
-        for (Backend* b : backends_) b->shareRows(nullptr);
-    }
-    SharedRows(const SharedRows&) = delete;
-    SharedRows& operator=(const SharedRows&) = delete;
 
 private:
-    std::vector<Backend*> backends_;
+    // The backends told the run's settings for the length of the batch (Backend::configure).
+    class Configured {
+    public:
+        explicit Configured(BatchRun& run) : run_(run) {
+            for (Backend* x : run_.distinct_) x->configure(run_.settingsFor(x));
+        }
+        ~Configured() {
+            for (Backend* x : run_.distinct_) x->configure(BackendSettings{});
+        }
+        Configured(const Configured&) = delete;
+        Configured& operator=(const Configured&) = delete;
+
+    private:
+        BatchRun& run_;
+    };
+
+    // The run's description (meta) from the backend that computes K (or, with a K from before
+    // the batch, the transport's), and the distinct backends of the phases.
+    void describe() {
+        for (Backend* x : b_.roles())
+            if (!x) throw Error("internal: a phase without a backend");
+        (opt_.k.cached ? b_.transport : b_.geometry)->describe(meta_);
+        if (opt_.k.cachedComputedHere) { // the CPU computed K (pipeline/host_rays.h): its ray path is K's
+            RunMetadata geometry;
+            b_.geometry->describe(geometry);
+            meta_.visibilityPath = geometry.visibilityPath;
+        }
+        for (Backend* x : b_.roles())
+            if (std::find(distinct_.begin(), distinct_.end(), x) == distinct_.end()) distinct_.push_back(x);
+    }
+
+    // Refuse, with the numbers, a run the machine's memory cannot hold, before anything large is
+    // allocated (K as if computed here: a K from the cache would need less; a rank holds its rows).
+    void checkMemory() const {
+        RunEstimate forecast = estimateRun(meta_, s_.size(), first_, false);
+        if (share_ && forecast.hostKBytes > 0.0) {
+            // A rank holds its rows, and the CPU's visibility swaps half of each block it shares
+            // with another rank: it sends and receives fp32 values for rows x (n - rows) / 2 pairs
+            // each way.
+            const double n = double(std::max<std::size_t>(s_.size(), 1)),
+                         rows = double(share_->rowEnd() - share_->rowBegin());
+            forecast.hostKBytes = forecast.hostKBytes * rows / n + rows * (n - rows) * 4.0;
+        }
+        if (opt_.keepsEveryPose) countRetainedPoses(forecast, s_.size(), first_, poses_.size(), opt_.timeseries);
+        checkHostMemory(forecast, first_, availableHostBytes());
+    }
+
+    BackendSettings settingsFor(Backend* x) const {
+        BackendSettings settings;
+        settings.rowShare = share_ ? &*share_ : nullptr;
+        settings.shafts = opt_.sceneShafts;
+        ExpectedPhases& e = settings.expected;
+        e.direct = b_.direct == x;
+        e.distances = poseOutputsHere_ && b_.distances == x;
+        e.image = poseOutputsHere_ && opt_.images && b_.image == x;
+        e.primaryRays = e.image && b_.primary == x;
+        const bool kHeld = opt_.k.held && opt_.k.held->K;
+        if (b_.geometry == x && (first_.indirect || opt_.keepK) && !opt_.k.cached && !kHeld) e.visibility = &first_.k;
+        return settings;
+    }
+
+    // A pose's guardrail warning, each kind once per run (naming the first pose it concerns).
+    void warnOnce(bool& warned, std::size_t p, const std::string& warning) const {
+        if (warning.empty() || warned) return;
+        spdlog::warn("{}{}", poses_.size() > 1 ? poses_[p].label + " (and maybe other poses): " : "", warning);
+        warned = true;
+    }
+
+    // Pose phase, part 1: the direct terms of every pose, before K, because they decide whether
+    // the run can measure anything at all.
+    void directTerms() {
+        Progress progress("direct terms", poses_.size(), "poses");
+        for (std::size_t p = 0; p < poses_.size(); ++p) {
+            progress.set(p); // thousands of poses: progress, and a stop between two
+            const Stopwatch sw;
+            direct_[p] = b_.direct->direct(poses_[p].config);
+            directSeconds_[p] = sw.seconds();
+            times_.add("direct", directSeconds_[p]);
+            try {
+                checkDirectTerms(direct_[p], poses_[p].config);
+            } catch (const InputError& e) {
+                if (poses_.size() == 1) throw;
+                throw InputError(poses_[p].label + ": " + e.what());
+            }
+            warnOnce(ambiguityWarned_, p, ambiguityWarning(direct_[p], poses_[p].config));
+        }
+        progress.set(poses_.size());
+        progress.finish();
+    }
+
+    // The poses whose transport runs at once: what host memory, the user and the transport's
+    // devices allow; under MPI row blocks the smallest of any rank.
+    std::uint32_t groupSize() {
+        KHandle* K = first_.indirect ? k_.used : nullptr;
+        std::uint32_t atMost = std::uint32_t(std::min<std::size_t>(poses_.size(), hostPoseLimit(s_.size(), first_.timesteps)));
+        if (opt_.maxPoseGroup) atMost = std::min(atMost, opt_.maxPoseGroup);
+        std::uint32_t group = b_.transport->poseGroup(K, first_, atMost);
+        if (share_) { // every rank runs the same groups: the smallest any rank's memory allows
+            std::vector<std::uint64_t> fewest{group};
+            share_->ranks().min(fewest);
+            group = std::uint32_t(fewest[0]);
+        }
+        return std::max(group, 1u);
+    }
+
+    // Pose phase, part 2: the transport, a group of poses at once, then each pose's distances
+    // and image. The time series reach host memory only where a phase or the output needs them.
+    void transportInGroups() {
+        hostSeries_ = opt_.timeseries || !b_.transport->traits().keepsHistoriesOnDevice || b_.distances != b_.transport ||
+                      (opt_.images && b_.image != b_.transport);
+        report_.poses = std::uint32_t(poses_.size());
+        report_.groupSize = groupSize();
+        report_.groups = std::uint32_t((poses_.size() + report_.groupSize - 1) / report_.groupSize);
+        if (poses_.size() > 1)
+            spdlog::info("batch: {} poses, transport in {} group(s) of up to {} (memory bounds the group)",
+                         poses_.size(), report_.groups, report_.groupSize);
+        for (std::size_t g0 = 0; g0 < poses_.size(); g0 += report_.groupSize)
+            transportGroup(g0, std::min(poses_.size(), g0 + report_.groupSize));
+    }
+
+    void transportGroup(std::size_t g0, std::size_t g1) {
+        const Stopwatch sw;
+        std::vector<Histories> sources(g1 - g0);
+        std::vector<TransportPose> work;
+        for (std::size_t p = g0; p < g1; ++p) work.push_back({&poses_[p].config, &direct_[p], &sources[p - g0]});
+        // The host's E and R (N x T each, zeroed first), built while the transport runs where it
+        // does not read them.
+        auto buildAll = [&, g0, g1] {
+            for (std::size_t p = g0; p < g1; ++p)
+                buildSources(s_, poses_[p].config, direct_[p], sources[p - g0].E, sources[p - g0].R);
+        };
+        std::future<void> sourcesBuilt;
+        if (hostSeries_ && b_.transport->traits().transportReadsSources) buildAll();
+        else if (hostSeries_) sourcesBuilt = std::async(std::launch::async, buildAll);
+        TransportOutcome t = b_.transport->transport(first_.indirect ? k_.used : nullptr, work, hostSeries_,
+                                                     g0 == 0 ? opt_.loopStarted : std::function<void()>());
+        if (sourcesBuilt.valid()) sourcesBuilt.get();
+        const double secs = sw.seconds();
+        noteDeviceMemory(*b_.transport, meta_, "radiosity");
+        times_.add("radiosity", secs - t.downloadSeconds);
+        if (t.downloadSeconds > 0.0) times_.add("download", t.downloadSeconds);
+        addDetails(t.details, meta_);
+        spdlog::info("radiosity: {} timesteps{} in {:.3f} s{}", first_.timesteps,
+                     poses_.size() > 1 ? fmt::format(" of {} poses", g1 - g0) : std::string(), secs,
+                     t.summary.empty() ? "" : " (" + t.summary + ")");
+        // Each pose's share of its group's transport and download.
+        PhaseTimes share;
+        share.add("radiosity", (secs - t.downloadSeconds) / double(g1 - g0));
+        if (t.downloadSeconds > 0.0) share.add("download", t.downloadSeconds / double(g1 - g0));
+        for (std::size_t p = g0; p < g1 && poseOutputsHere_; ++p)
+            poseOutputs(p, t.histories[p - g0], sources[p - g0], share);
+    }
+
+    // A pose's signals, distances and image, handed to the sink.
+    void poseOutputs(std::size_t p, Histories& h, Histories& sources, const PhaseTimes& transportShare) {
+        const SimConfig& c = poses_[p].config;
+        PhaseTimes own;
+        own.add("direct", directSeconds_[p]);
+        own.add("radiosity", transportShare.get("radiosity"));
+        if (const double d = transportShare.get("download"); d > 0.0) own.add("download", d);
+        SimulationResult r;
+        r.n = std::uint32_t(s_.size());
+        r.timesteps = c.timesteps;
+        r.visibility = k_.stats;
+        r.direct = std::move(direct_[p]);
+        h.E = std::move(sources.E);
+        h.R = std::move(sources.R);
+        const Stopwatch sw;
+        b_.distances->signals(h, r.direct, c, r.signalFwd, r.signalAdj);
+        const double signalSeconds = sw.seconds();
+        warnOnce(windowWarned_, p, windowWarning(r.signalFwd, c));
+        TriangleDistances d = b_.distances->distances(h, r.direct, c);
+        const double triangleSeconds = sw.seconds() - signalSeconds;
+        r.pathLength = std::move(d.pathLength);
+        r.distance = std::move(d.distance);
+        r.totalEnergy = std::move(d.totalEnergy);
+        r.directEnergy = directEnergies(s_, c, r.direct);
+        r.echoesCutOff = d.echoesCutOff;
+        notePoseDistances(p, r);
+        if (opt_.images) {
+            // The primary rays on their own backend when it is not the image's.
+            const PrimaryHits hits = b_.primary != b_.image ? b_.primary->primaryHits(c) : PrimaryHits{};
+            r.image = b_.image->image(h, r.direct, c, b_.primary != b_.image ? &hits : nullptr);
+            warnOnce(backFaceWarned_, p, backFaceWarning(s_, c, r.image));
+        }
+        const double distanceSeconds = sw.seconds();
+        noteDeviceMemory(*b_.distances, meta_, "distance");
+        times_.add("distance", distanceSeconds);
+        own.add("distance", distanceSeconds);
+        if (opt_.keepK && k_.used) r.K = k_.used->host().decodeAll();
+        r.B = std::move(h.B);
+        r.Z = std::move(h.Z);
+        r.E = std::move(h.E);
+        r.R = std::move(h.R);
+        h = Histories{};
+        const Stopwatch handOver;
+        sink_(p, r, own);
+        spdlog::debug("{}: distances, signals and image {:.4f} s (signals {:.4f} s, distances {:.4f} s), handed "
+                      "to the output in {:.4f} s",
+                      poses_[p].label, distanceSeconds, signalSeconds, triangleSeconds, handOver.seconds());
+    }
+
+    // A pose's distances in the report; a pose of several without any, or with echoes cut off,
+    // is a warning (a run none of whose poses has a distance fails: checkSomeDistance).
+    void notePoseDistances(std::size_t p, const SimulationResult& r) {
+        const std::string where = poses_.size() > 1 ? poses_[p].label + ": " : std::string();
+        if (p == 0) report_.firstEchoesCutOff = r.echoesCutOff;
+        if (trianglesWithDistance(r.distance) > 0) ++report_.posesWithDistance;
+        else if (poses_.size() > 1) spdlog::warn("{}no triangle got a distance (its summary.json says why)", where);
+        if (const std::string w = cutOffWarning(r.echoesCutOff, poses_[p].config); !w.empty())
+            spdlog::warn("{}{}", where, w);
+    }
+
+    // A K this batch made is kept for the next (import rsim); the validation layer's count.
+    void finish() {
+        if (opt_.k.held && k_.K) {
+            opt_.k.held->K = std::move(k_.K);
+            opt_.k.held->stats = k_.stats;
+            opt_.k.held->storage = meta_.k;
+        }
+        std::uint64_t validation = 0;
+        for (Backend* x : distinct_) validation += x->validationErrors();
+        meta_.validationErrors = validation - validationBefore_;
+        if (std::any_of(distinct_.begin(), distinct_.end(), [](Backend* x) { return x->traits().validating; }))
+            spdlog::info("Vulkan validation: {} error(s) during the run", meta_.validationErrors);
+    }
+
+    const PhaseBackends& b_;
+    const PreparedScene& s_;
+    const std::vector<PoseConfig>& poses_;
+    const RunOptions& opt_;
+    PhaseTimes& times_;
+    RunMetadata& meta_;
+    const PoseSink& sink_;
+    const SimConfig& first_;
+    std::vector<Backend*> distinct_;
+    std::optional<RowShare> share_;
+    bool poseOutputsHere_ = true;
+    std::uint64_t validationBefore_ = 0;
+    std::vector<DirectTerms> direct_;
+    std::vector<double> directSeconds_;
+    bool ambiguityWarned_ = false, backFaceWarned_ = false, windowWarned_ = false;
+    BatchK k_;
+    bool hostSeries_ = false;
+    BatchReport report_;
 };
 
 } // namespace
@@ -181,267 +322,7 @@ private:
 BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const std::vector<PoseConfig>& poses,
                           const RunOptions& opt, PhaseTimes& times, RunMetadata& meta, const PoseSink& sink) {
     if (poses.empty()) throw Error("internal: a batch without poses");
-    const SimConfig& first = poses[0].config;
-    for (Backend* x : b.roles())
-        if (!x) throw Error("internal: a phase without a backend");
-    (opt.cachedK ? b.transport : b.geometry)->describe(meta);
-    if (opt.cachedKComputedHere) { // the CPU computed K (pipeline/host_rays.h): its ray path is K's
-        RunMetadata geometry;
-        b.geometry->describe(geometry);
-        meta.visibilityPath = geometry.visibilityPath;
-    }
-    std::vector<Backend*> distinct;
-    for (Backend* x : b.roles())
-        if (std::find(distinct.begin(), distinct.end(), x) == distinct.end()) distinct.push_back(x);
-    // Row-block mode: this rank's rows of K (none to share without indirect light; the ranks
-    // check that they agree on that too, before any other collective).
-    const std::optional<RowShare> share =
-        opt.rowRanks && opt.rowRanks->many() ? rowShareFor(*opt.rowRanks, s, poses, meta) : std::nullopt;
-    const SharedRows rowsShared(distinct, share ? &*share : nullptr);
-    // In row-block mode rank 0 alone runs the poses' outputs (with or without a K to share).
-    const bool poseOutputsHere = !(opt.rowRanks && opt.rowRanks->many()) || opt.rowRanks->rank() == 0;
-    // Refuse, with the numbers, a run the machine's memory cannot hold, before anything large is
-    // allocated (K as if computed here: a K from the cache would need less; a rank holds its rows).
-    RunEstimate forecast = estimateRun(meta, s.size(), first, false);
-    if (share && forecast.hostKBytes > 0.0) {
-        // A rank holds its rows, and the CPU's visibility swaps half of each block it shares with
-        // another rank: it sends and receives fp32 values for rows x (n - rows) / 2 pairs each way.
-        const double n = double(std::max<std::size_t>(s.size(), 1)), rows = double(share->rowEnd() - share->rowBegin());
-        forecast.hostKBytes = forecast.hostKBytes * rows / n + rows * (n - rows) * 4.0;
-    }
-    if (opt.keepsEveryPose) countRetainedPoses(forecast, s.size(), first, poses.size(), opt.timeseries);
-    checkHostMemory(forecast, first, availableHostBytes());
-    std::uint64_t validationBefore = 0;
-    for (Backend* x : distinct) validationBefore += x->validationErrors();
-
-    // Whether K is kept from an earlier call of this process (Python): then no visibility runs.
-    const bool kHeld = opt.heldK && opt.heldK->K;
-    for (Backend* x : distinct) {
-        ExpectedPhases e;
-        e.direct = b.direct == x;
-        e.distances = poseOutputsHere && b.distances == x;
-        e.image = poseOutputsHere && opt.images && b.image == x;
-        e.primaryRays = e.image && b.primary == x;
-        if (b.geometry == x && (first.indirect || opt.keepK) && !opt.cachedK && !kHeld) e.visibility = &first.k;
-        x->expectPhases(e);
-    }
-
-    // Geometry phase, part 1: the acceleration structures.
-    Stopwatch sw;
-    for (Backend* x : distinct) x->prepare(s);
-    times.add("accel", sw.seconds());
-
-    // Pose phase, part 1: the direct terms of every pose, before K, because they decide whether
-    // the run can measure anything at all.
-    std::vector<DirectTerms> direct(poses.size());
-    std::vector<double> directSeconds(poses.size());
-    // A pose's guardrail warning, each kind once per run (naming the first pose it concerns).
-    bool ambiguityWarned = false, backFaceWarned = false, windowWarned = false;
-    auto warnOnce = [&](bool& warned, std::size_t p, const std::string& warning) {
-        if (warning.empty() || warned) return;
-        spdlog::warn("{}{}", poses.size() > 1 ? poses[p].label + " (and maybe other poses): " : "", warning);
-        warned = true;
-    };
-    Progress directProgress("direct terms", poses.size(), "poses");
-    for (std::size_t p = 0; p < poses.size(); ++p) {
-        directProgress.set(p); // thousands of poses: progress, and a stop between two
-        sw = Stopwatch();
-        direct[p] = b.direct->direct(poses[p].config);
-        directSeconds[p] = sw.seconds();
-        times.add("direct", directSeconds[p]);
-        try {
-            checkDirectTerms(direct[p], poses[p].config);
-        } catch (const InputError& e) {
-            if (poses.size() == 1) throw;
-            throw InputError(poses[p].label + ": " + e.what());
-        }
-        warnOnce(ambiguityWarned, p, ambiguityWarning(direct[p], poses[p].config));
-    }
-    directProgress.set(poses.size());
-    directProgress.finish();
-
-    // Geometry phase, part 2: K (it depends on the triangles and the K settings alone), from
-    // the K cache when it holds it.
-    std::unique_ptr<KHandle> K;
-    VisibilityStats visibility;
-    if (opt.cachedK && (first.indirect || opt.keepK)) {
-        visibility = opt.cachedK->stats;
-        meta.k = opt.cachedK->storage;
-        meta.kFromCache = !opt.cachedKComputedHere;
-        K = std::make_unique<HostKHandle>(std::move(opt.cachedK->K));
-    } else if (kHeld && (first.indirect || opt.keepK)) {
-        // Used in place: it stays held even when this batch throws (Ctrl-C from Python).
-        visibility = opt.heldK->stats;
-        meta.k = opt.heldK->storage;
-        spdlog::info("K kept from the previous call ({}, {:.1f} MiB)", meta.k.format, double(meta.k.bytes) / 1048576.0);
-    } else if (first.indirect || opt.keepK) {
-        const KChunking chunking = KChunking::forBudget(std::uint32_t(s.size()), first.k.format, first.k.chunkBytes);
-        std::optional<KCache> cache;
-        std::string key;
-        if (share && !opt.kCacheDir.empty())
-            spdlog::debug("K cache: not used in row-block mode (each rank holds its rows only)");
-        if (!share && !opt.kCacheDir.empty() && !first.k.formatErrors) {
-            sw = Stopwatch();
-            cache.emplace(opt.kCacheDir, opt.kCacheMaxBytes);
-            // What computed K: the backend, its ray path and (GPU) the devices with their
-            // drivers; the CPU's K does not depend on its threads.
-            key = KCache::key(s, first.k, chunking, KCache::computedBy(meta));
-            if (std::optional<CachedK> hit = opt.kCacheFailed ? std::nullopt : cache->load(key, chunking)) {
-                visibility = hit->stats;
-                meta.k = hit->storage;
-                meta.kFromCache = true;
-                K = std::make_unique<HostKHandle>(std::move(hit->K));
-                times.add("k_cache", sw.seconds());
-                spdlog::info("K cache: K ({}, {:.1f} MiB) read from {} in {:.3f} s", meta.k.format,
-                             double(meta.k.bytes) / 1048576.0, cache->fileOf(key).string(), sw.seconds());
-            }
-        }
-        {
-            // Before the long phases: what they will take, roughly (info when it is long).
-            const RunEstimate e = estimateRun(meta, s.size(), first, K != nullptr);
-            const double total = e.visibilitySeconds + e.transportSecondsPerPose * double(poses.size());
-            spdlog::log(total >= kEstimateInfoSeconds ? spdlog::level::info : spdlog::level::debug, "{}",
-                        describeEstimate(e, poses.size()));
-        }
-        if (!K) {
-            K = computeK(*b.geometry, first.k, times, meta, visibility, share ? &*share : nullptr);
-            if (cache) {
-                sw = Stopwatch();
-                storeK(*cache, key, *K, chunking, visibility, meta.k);
-                times.add("k_cache", sw.seconds());
-            }
-        }
-        if (visibility.maxRowSum > kRowSumAlarm)
-            spdlog::warn("{} triangle(s) have sum_j F_ij above {} (up to {:.2f}; {} form factors clamped): K's "
-                         "sampling noise puts more energy into them than leaves them (a bright spot, larger "
-                         "multipath errors there). Noise falls like 1 / sqrt(samples): try --samples {} (now {}) "
-                         "or --set simulation.near_pair_factor={} (now {}); see docs/model-choices.md",
-                         visibility.rowsOverOne, kRowSumWarning, visibility.maxRowSum, visibility.clampedFormFactors,
-                         4 * first.k.samples, first.k.samples, 4 * first.k.nearPairFactor, first.k.nearPairFactor);
-    } else {
-        times.add("compress", 0.0);
-    }
-    if (opt.kReady) opt.kReady();
-
-    KHandle* const kUsed = kHeld ? opt.heldK->K.get() : K.get();
-
-    // Pose phase, part 2: the transport, a group of poses at once, then each pose's distances
-    // and image. The time series reach host memory only where a phase or the output needs them.
-    const bool hostSeries = opt.timeseries || !b.transport->keepsHistoriesOnDevice() || b.distances != b.transport ||
-                            (opt.images && b.image != b.transport);
-    BatchReport report;
-    report.poses = std::uint32_t(poses.size());
-    std::uint32_t group =
-        std::min<std::uint64_t>(poses.size(), b.transport->poseGroupLimit(first.indirect ? kUsed : nullptr, first));
-    group = std::min(group, hostPoseLimit(s.size(), first.timesteps));
-    if (opt.maxPoseGroup) group = std::min(group, opt.maxPoseGroup);
-    group = b.transport->preferredPoseGroup(group);
-    if (share) { // every rank runs the same groups: the smallest any rank's memory allows
-        std::vector<std::uint64_t> fewest{group};
-        share->ranks().min(fewest);
-        group = std::uint32_t(fewest[0]);
-    }
-    report.groupSize = std::max(group, 1u);
-    report.groups = std::uint32_t((poses.size() + report.groupSize - 1) / report.groupSize);
-    if (poses.size() > 1)
-        spdlog::info("batch: {} poses, transport in {} group(s) of up to {} (memory bounds the group)", poses.size(),
-                     report.groups, report.groupSize);
-    for (std::size_t g0 = 0; g0 < poses.size(); g0 += report.groupSize) {
-        const std::size_t g1 = std::min(poses.size(), g0 + report.groupSize);
-        sw = Stopwatch();
-        std::vector<Histories> sources(g1 - g0);
-        std::vector<TransportPose> work;
-        for (std::size_t p = g0; p < g1; ++p) work.push_back({&poses[p].config, &direct[p], &sources[p - g0]});
-        // The host's E and R (N x T each, zeroed first), built while the transport runs where it
-        // does not read them.
-        auto buildAll = [&, g0, g1] {
-            for (std::size_t p = g0; p < g1; ++p)
-                buildSources(s, poses[p].config, direct[p], sources[p - g0].E, sources[p - g0].R);
-        };
-        std::future<void> sourcesBuilt;
-        if (hostSeries && b.transport->transportReadsSources()) buildAll();
-        else if (hostSeries) sourcesBuilt = std::async(std::launch::async, buildAll);
-        TransportOutcome t = b.transport->transport(first.indirect ? kUsed : nullptr, work, hostSeries,
-                                                    g0 == 0 ? opt.loopStarted : std::function<void()>());
-        if (sourcesBuilt.valid()) sourcesBuilt.get();
-        const double secs = sw.seconds();
-        noteDeviceMemory(*b.transport, meta, "radiosity");
-        times.add("radiosity", secs - t.downloadSeconds);
-        if (t.downloadSeconds > 0.0) times.add("download", t.downloadSeconds);
-        // Times and amounts add up over the groups of a batch.
-        for (const auto& [name, value] : t.details) {
-            auto it = std::find_if(meta.timingDetails.begin(), meta.timingDetails.end(),
-                                   [&name = name](const auto& d) { return d.first == name; });
-            if (it == meta.timingDetails.end()) meta.timingDetails.emplace_back(name, value);
-            else it->second += value;
-        }
-        spdlog::info("radiosity: {} timesteps{} in {:.3f} s{}", first.timesteps,
-                     poses.size() > 1 ? fmt::format(" of {} poses", g1 - g0) : std::string(), secs,
-                     t.summary.empty() ? "" : " (" + t.summary + ")");
-        // Each pose's share of its group's transport and download.
-        const double poseShare = (secs - t.downloadSeconds) / double(g1 - g0);
-        const double downloadShare = t.downloadSeconds / double(g1 - g0);
-
-        for (std::size_t p = g0; p < g1 && poseOutputsHere; ++p) {
-            const SimConfig& c = poses[p].config;
-            PhaseTimes own;
-            own.add("direct", directSeconds[p]);
-            own.add("radiosity", poseShare);
-            if (downloadShare > 0.0) own.add("download", downloadShare);
-            SimulationResult r;
-            r.n = std::uint32_t(s.size());
-            r.timesteps = c.timesteps;
-            r.visibility = visibility;
-            r.direct = std::move(direct[p]);
-            Histories& h = t.histories[p - g0];
-            h.E = std::move(sources[p - g0].E);
-            h.R = std::move(sources[p - g0].R);
-            sw = Stopwatch();
-            b.distances->signals(h, r.direct, c, r.signalFwd, r.signalAdj);
-            const double signalSeconds = sw.seconds();
-            warnOnce(windowWarned, p, windowWarning(r.signalFwd, c));
-            TriangleDistances d = b.distances->distances(h, r.direct, c);
-            const double triangleSeconds = sw.seconds() - signalSeconds;
-            r.pathLength = std::move(d.pathLength);
-            r.distance = std::move(d.distance);
-            r.totalEnergy = std::move(d.totalEnergy);
-            r.directEnergy = directEnergies(s, c, r.direct);
-            r.echoesCutOff = d.echoesCutOff;
-            if (opt.images) {
-                // The primary rays on their own backend when it is not the image's.
-                const PrimaryHits hits = b.primary != b.image ? b.primary->primaryHits(c) : PrimaryHits{};
-                r.image = b.image->image(h, r.direct, c, b.primary != b.image ? &hits : nullptr);
-                warnOnce(backFaceWarned, p, backFaceWarning(s, c, r.image));
-            }
-            const double distanceSeconds = sw.seconds();
-            noteDeviceMemory(*b.distances, meta, "distance");
-            times.add("distance", distanceSeconds);
-            own.add("distance", distanceSeconds);
-            if (opt.keepK && kUsed) r.K = kUsed->host().decodeAll();
-            r.B = std::move(h.B);
-            r.Z = std::move(h.Z);
-            r.E = std::move(h.E);
-            r.R = std::move(h.R);
-            h = Histories{};
-            Stopwatch handOver;
-            sink(p, r, own);
-            spdlog::debug("{}: distances, signals and image {:.4f} s (signals {:.4f} s, distances {:.4f} s), handed "
-                          "to the output in {:.4f} s",
-                          poses[p].label, distanceSeconds, signalSeconds, triangleSeconds, handOver.seconds());
-        }
-    }
-
-    if (opt.heldK && K) { // a K this batch made, for the next
-        opt.heldK->K = std::move(K);
-        opt.heldK->stats = visibility;
-        opt.heldK->storage = meta.k;
-    }
-    std::uint64_t validation = 0;
-    for (Backend* x : distinct) validation += x->validationErrors();
-    meta.validationErrors = validation - validationBefore;
-    if (std::any_of(distinct.begin(), distinct.end(), [](Backend* x) { return x->validating(); }))
-        spdlog::info("Vulkan validation: {} error(s) during the run", meta.validationErrors);
-    return report;
+    return BatchRun(b, s, poses, opt, times, meta, sink).run();
 }
 
 SimulationResult simulate(const PhaseBackends& b, const PreparedScene& s, const SimConfig& c,

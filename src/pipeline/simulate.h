@@ -26,13 +26,24 @@ struct HeldK {
     KStorageReport storage;
 };
 
-class RowShare;
-
-// The geometry phase's K on `geometry`: visibility and compression, timed (`visibility`,
-// `compress`) and logged, with their counts and report in `stats` and `meta.k`; under MPI row
-// blocks (`share`), the counts of the whole K.
-std::unique_ptr<KHandle> computeK(Backend& geometry, const KSettings& k, PhaseTimes& times, RunMetadata& meta,
-                                  VisibilityStats& stats, const RowShare* share);
+// Where a batch's K comes from, besides computing it: the K cache, a K kept from an earlier
+// batch (import rsim), or a K read or computed before the batch (pipeline/host_rays.h).
+struct KSource {
+    // The K cache (k/k_cache.h): its folder (empty: none) and the most it may hold.
+    std::filesystem::path cacheDir;
+    std::uint64_t cacheMaxBytes = 20ull << 30;
+    // The cache's file for this K was read before the batch and rejected (with a warning): K is
+    // computed and stored afresh without reading it again.
+    bool cacheFailed = false;
+    HeldK* held = nullptr; // K from and for other batches on the same backend (none: not kept)
+    // K already read from the K cache while the devices were created, used as the cache's K
+    // would be; the caller has timed and logged the read. The run is then described by the
+    // transport's backend, which computed no K.
+    CachedK* cached = nullptr;
+    // `cached` was computed by the CPU in this process, not read from the cache; its phases
+    // are timed already.
+    bool cachedComputedHere = false;
+};
 
 struct RunOptions {
     bool keepK = false; // return the decoded K (output.kij, tests)
@@ -43,20 +54,10 @@ struct RunOptions {
     bool keepsEveryPose = false;
     // Poses whose transport runs at once, at most (0: as many as memory allows).
     std::uint32_t maxPoseGroup = 0;
-    // The K cache (k/k_cache.h): its folder (empty: none) and the most it may hold.
-    std::filesystem::path kCacheDir;
-    std::uint64_t kCacheMaxBytes = 20ull << 30;
-    HeldK* heldK = nullptr; // K from and for other batches on the same backend (none: not kept)
-    // K already read from the K cache (pipeline/host_rays.h reads it while the devices are
-    // created), used as simulateBatch would use the cache's K; the caller has timed and logged
-    // the read. The run is then described by the transport's backend, which computed no K.
-    CachedK* cachedK = nullptr;
-    // `cachedK` was computed by the CPU in this process (pipeline/host_rays.h), not read from
-    // the cache; its phases are timed already.
-    bool cachedKComputedHere = false;
-    // The K cache's file for this K was read before the batch and rejected (with a warning):
-    // K is computed and stored afresh without reading it again.
-    bool kCacheFailed = false;
+    KSource k;
+    // What the host built from the scene for the GPU's ray passes while the devices were
+    // created (BackendSettings::shafts), or null.
+    std::shared_ptr<const SceneShafts> sceneShafts;
     // Called by simulateBatch once K is in place (computed and stored in the cache, read from it,
     // or not needed), before the first pose's transport: the MPI ranks that read rank 0's K
     // from the cache wait for this (pipeline/run_batch.cpp).
@@ -81,6 +82,9 @@ struct PoseConfig {
 // How a batch ran (summary.json `batch`).
 struct BatchReport {
     std::uint32_t poses = 0, groupSize = 0, groups = 0;
+    // The poses handed to the sink that got a distance, and the echoes cut off at the end of the
+    // time window in the first pose (pipeline/run_checks.h, checkSomeDistance).
+    std::uint32_t posesWithDistance = 0, firstEchoesCutOff = 0;
 };
 
 // Receives each pose's result as soon as it is complete, in pose order, with the times of its

@@ -22,6 +22,7 @@
 #include "geometry/prepare.h"
 #include "output/pixel_camera.h"
 #include "output/results_writer.h"
+#include "pipeline/run_checks.h"
 #include "pipeline/run_simulation.h"
 #include "pipeline/simulate.h"
 #include "python/py_arrays.h"
@@ -169,45 +170,48 @@ public:
         req_.noKCache = !kCache;
         req_.kCacheDir = kCacheDir;
         // The triangles do not depend on S: the scene's prepared geometry serves.
-        desc_ = scene_->desc();
-        req_ = tunedRequest(req_, desc_); // the scene's [tuning] (docs/tuning.md)
+        SceneDesc desc = scene_->desc();
+        req_ = tunedRequest(req_, desc); // the scene's [tuning] (docs/tuning.md)
         if (samples) {
             if (*samples < 1 || *samples > (1u << 20)) throw InputError("samples: expected 1 to 2^20");
-            desc_.sim.samples = *samples;
+            desc.sim.samples = *samples;
         }
+        plan_ = planBatchOn(req_, desc);
         backend_ = withoutGil([&] { return makeBackend(req_.backend); });
     }
 
     // Runs the poses (pipeline/simulate.h, K computed once; from the K cache on later calls)
     // and returns a dict of numpy arrays with a leading pose axis.
     py::dict run(const py::object& poses, bool histories) {
-        const std::vector<PoseDesc> descs = posesFrom(poses, desc_);
+        const SceneDesc& desc = plan_.scene;
+        const std::vector<PoseDesc> descs = posesFrom(poses, desc);
         // One run at a time on this simulator (its backend, its held K): a second thread waits.
         const std::unique_lock lock = lockWithoutGil(runMutex_);
         std::vector<PoseConfig> configs;
-        for (const PoseDesc& p : descs) configs.push_back({p.where, configFor(applyPose(desc_, p), req_)});
+        for (const PoseDesc& p : descs) configs.push_back({p.where, plan_.configAt(applyPose(desc, p))});
         const PreparedScene& prepared = scene_->prepared();
-        RunOptions options = optionsFor(desc_, req_);
+        RunOptions options = plan_.options;
         options.timeseries = histories;
         options.keepsEveryPose = true; // stacked into the returned arrays
-        options.heldK = &held_; // K stays on the devices for the next call
+        options.k.held = &held_; // K stays on the devices for the next call
         const bool kept = held_.K != nullptr;
         const std::size_t P = descs.size();
         PoseArrays arrays(P);
         RunInfo info = runInfoFor(req_);
         RunMetadata meta;
+        BatchReport report;
         try {
             withoutGil([&] {
                 SigintStopsRun sigint;
                 PhaseTimes times;
-                simulateBatch(PhaseBackends::all(*backend_), prepared, configs, options, times, meta,
+                report = simulateBatch(PhaseBackends::all(*backend_), prepared, configs, options, times, meta,
                               [&](std::size_t p, SimulationResult& r, const PhaseTimes& own) {
                                   // summary.json of the pose, as its results directory would have it.
                                   RunInfo poseInfo = info;
                                   poseInfo.pose = descs[p].name;
                                   poseInfo.echoesCutOff = r.echoesCutOff;
                                   poseInfo.kFromCache = meta.kFromCache;
-                                  const SceneDesc posed = applyPose(desc_, descs[p]);
+                                  const SceneDesc posed = applyPose(desc, descs[p]);
                                   std::string summary = summaryJsonText(
                                       ResultsView{posed, prepared, configs[p].config, r, meta, poseInfo}, own);
                                   arrays.add(p, poseArrays(std::move(r), prepared, configs[p].config, histories),
@@ -221,6 +225,8 @@ public:
             PyErr_SetNone(PyExc_KeyboardInterrupt);
             throw py::error_already_set();
         }
+        // As for rsim run: a run none of whose poses measured anything fails.
+        checkSomeDistance(report.posesWithDistance, P, report.firstEchoesCutOff, configs[0].config);
         py::dict out;
         arrays.into(out);
         py::list names;
@@ -264,7 +270,7 @@ public:
                     (held_.K ? "kept from the last run" : "not computed yet");
         }
         return "<rsim.Simulator backend=" + req_.backend.backend + " devices=" + req_.backend.devices +
-               ", S = " + std::to_string(desc_.sim.samples) + ", " + state + ", scene " + scene_->repr() + ">";
+               ", S = " + std::to_string(plan_.scene.sim.samples) + ", " + state + ", scene " + scene_->repr() + ">";
     }
 
 private:
@@ -272,7 +278,7 @@ private:
     std::vector<std::string> lastDevices_;
     std::shared_ptr<PyScene> scene_;
     RunRequest req_;
-    SceneDesc desc_;
+    RunPlan plan_; // the scene with the simulator's samples, K options, K cache
     std::unique_ptr<Backend> backend_;
     HeldK held_; // after backend_: K's device memory goes before its backend
 };

@@ -22,6 +22,11 @@ std::uint64_t numberIn(const char* file) {
 
 } // namespace
 
+double hostShareBytes() {
+    const double pages = double(::sysconf(_SC_PHYS_PAGES)), page = double(::sysconf(_SC_PAGESIZE));
+    return 0.25 * (pages > 0 && page > 0 ? pages * page : 8.0 * 1073741824.0);
+}
+
 std::uint64_t availableHostBytes() {
     std::uint64_t available = 0;
     std::ifstream meminfo("/proc/meminfo");

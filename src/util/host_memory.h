@@ -8,6 +8,10 @@ namespace rsim {
 
 std::uint64_t availableHostBytes();
 
+// A quarter of the machine's physical memory (8 GiB when it cannot be read): what a batch's
+// host arrays, or a copy of K for the K cache, may take.
+double hostShareBytes();
+
 // This process's mapped address space and resident set now, from /proc/self/statm (both 0
 // where it cannot be read).
 struct ProcessMemory {

@@ -155,6 +155,9 @@ def test_vulkan_matches_the_cpu(scene, cpu):
     (lambda t, s: rsim.Scene.from_arrays(box()[0] * np.nan, box()[1], base=t), ValueError, "not finite"),
     (lambda t, s: rsim.Scene.from_arrays(*box()), ValueError, "base="),
     (lambda t, s: rsim.Simulator(rsim.Scene.load(t), backend="gpu"), ValueError, "gpu"),
+    # Every echo peaks after the window: the same error as rsim run's (pipeline/run_checks.h).
+    (lambda t, s: rsim.Simulator(rsim.Scene.from_arrays(*box(), base=t, set=["simulation.timesteps=60"]),
+                                 backend="cpu", k_cache=False).run(), ValueError, "no triangle got a distance"),
 ])
 def test_errors_carry_the_cli_messages(tiny_room, cpu, call, kind, text):
     with pytest.raises(kind) as e:

@@ -48,6 +48,12 @@ void VulkanBackend::describe(RunMetadata& meta) const {
     meta.visibilityPath = vk::rayPathName(slots_[0].device->rayPath());
 }
 
+void VulkanBackend::configure(const BackendSettings& settings) {
+    share_ = settings.rowShare;
+    if (settings.shafts) adopted_ = settings.shafts;
+    expectPhases(settings.expected);
+}
+
 // The pose phases run on the first device; their pipelines, and the visibility's on every
 // device, compile while the scene is placed and the direct terms computed.
 void VulkanBackend::expectPhases(const ExpectedPhases& e) {

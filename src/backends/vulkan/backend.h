@@ -36,27 +36,23 @@ public:
                   vk::RayPath path, const KMemoryLimits& limits, TransportTuning tuning, bool rays, bool transferQueues);
 
     void describe(RunMetadata& meta) const override;
-    bool validating() const override { return instance_->validation(); }
+    // The devices keep B and Z, and make their sources from the direct terms
+    // (makeTransportRecords).
+    BackendTraits traits() const override { return {true, false, instance_->validation()}; }
     std::uint64_t validationErrors() const override { return instance_->validationErrors(); }
-    void expectPhases(const ExpectedPhases& e) override;
-    void adoptSceneShafts(std::shared_ptr<const SceneShafts> shafts) override { adopted_ = std::move(shafts); }
+    // Row-block mode: this rank's chunks only; far sums exchanged with the other ranks every
+    // pass. The expected phases' pipelines start compiling.
+    void configure(const BackendSettings& settings) override;
     void prepare(const PreparedScene& scene) override;
-    // Row-block mode: this rank's chunks only, computed where they live; far sums exchanged with
-    // the other ranks every pass.
-    void shareRows(const RowShare* share) override { share_ = share; }
     VisibilityOutcome visibility(const KSettings& requested) override;
     DirectTerms direct(const SimConfig& c) override;
     TransportOutcome transport(KHandle* K, const std::vector<TransportPose>& batch, bool hostHistories,
                                const std::function<void()>& loopStarted) override;
-    std::uint32_t poseGroupLimit(KHandle* K, const SimConfig& c) override;
-    std::uint32_t preferredPoseGroup(std::uint32_t group) const override { return poseLaneGroup(group, tuning_); }
+    std::uint32_t poseGroup(KHandle* K, const SimConfig& c, std::uint32_t atMost) override;
     TriangleDistances distances(const Histories& h, const DirectTerms& direct, const SimConfig& c) override;
     void signals(const Histories& h, const DirectTerms& direct, const SimConfig& c, std::vector<double>& fwd,
                  std::vector<double>& adj) override;
     SensorImage image(const Histories& h, const DirectTerms& direct, const SimConfig& c, const PrimaryHits* hits) override;
-    bool keepsHistoriesOnDevice() const override { return true; }
-    // The devices' sources come from the direct terms (makeTransportRecords).
-    bool transportReadsSources() const override { return false; }
     std::vector<std::uint64_t> deviceBytesInUse() const override;
     void saveCaches() override;
 
@@ -64,6 +60,9 @@ private:
     // The records of one transport group on the devices that run it (transport()).
     struct GroupOnDevices;
 
+    // Poses whose histories fit the devices beside K.
+    std::uint32_t poseGroupLimit(KHandle* K, const SimConfig& c);
+    void expectPhases(const ExpectedPhases& e);
     const PreparedScene& scene() const;
     // A backend made without ray tracing (pipeline/host_rays.h) runs no ray phase.
     void requireRays(const char* phase) const;
@@ -100,7 +99,7 @@ private:
     const PreparedScene* scene_ = nullptr;
     // The shaft queries' BVH, built once for all devices (prepareDevice runs on several threads).
     std::once_flag shaftsBuilt_;
-    std::shared_ptr<const SceneShafts> shafts_, adopted_; // built here, or adopted (adoptSceneShafts)
+    std::shared_ptr<const SceneShafts> shafts_, adopted_; // built here, or adopted (BackendSettings::shafts)
     std::vector<shared::RayBvhNode> queryNodes_, rayNodes_; // shafts_'s BVH four wide: as built, widened
     KMemoryLimits limits_;
     TransportTuning tuning_;

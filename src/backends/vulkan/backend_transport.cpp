@@ -163,6 +163,10 @@ void VulkanBackend::handOverHistories(GpuTransport& gpu, GroupOnDevices& group, 
     out.downloadSeconds = sw.seconds();
 }
 
+std::uint32_t VulkanBackend::poseGroup(KHandle* K, const SimConfig& c, std::uint32_t atMost) {
+    return poseLaneGroup(std::min(atMost, poseGroupLimit(K, c)), tuning_);
+}
+
 // Poses whose histories fit device 0 (and every device with K) beside what is there now,
 // K included (placed first when it comes from elsewhere).
 std::uint32_t VulkanBackend::poseGroupLimit(KHandle* K, const SimConfig& c) {

@@ -19,9 +19,6 @@ MAX_FUNCTION_LINES = 120
 
 # Over a limit today, to be split (issue 58); each may not grow past the size given.
 KNOWN = {
-    "src/visibility/vulkan_visibility.cpp": 588,
-    "src/visibility/vulkan_visibility_ranks.cpp": 614,
-    "src/visibility/vulkan_visibility_ranks.cpp: computeKRankAssembled()": 510,
 }
 
 CONTROL = {"if", "for", "while", "switch", "catch", "do", "else", "return", "sizeof", "alignof", "decltype",

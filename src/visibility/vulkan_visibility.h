@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // K_ij on a Vulkan device (MODEL §2): the visibility pass (shaders/visibility.glsl) over rows
-// of pairs i < j, writing K through a table of chunk addresses (k/gpu_k.h).
+// of pairs i < j, writing K through a table of chunk addresses (k/gpu_k.h). Its pipelines and
+// lists: vulkan_visibility_pipelines.cpp; one launch recorded: vulkan_visibility_record.cpp; the
+// launches and K on one device: vulkan_visibility.cpp.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -101,8 +103,8 @@ VisibilityStats visibilityCounts(const GpuCounters& counters);
 // The most pairs one visibility launch covers on this device, for a scene of n triangles: about
 // sqrt(P x 2^21) of its P = n (n - 1) / 2 pairs, between 2^20 and 2^24. A launch's lists are
 // allocated for that many pairs, which costs the driver about 1 ms per million, and each launch
-// adds about 1.5 ms of barriers between its passes (H100): the sum is least near that size
-// (docs/benchmarks.md, "Visibility launches sized by the scene").
+// adds about 1.5 ms of barriers between its passes: the sum is least near that size
+// (docs/benchmarks.md, "Visibility on one GPU", the pairs a launch).
 std::uint64_t visibilityPairsPerLaunch(vk::Device& device, std::uint32_t n);
 // Caps the pairs of a launch for the rest of the process (0: no cap), so that the tests' small
 // scenes take several launches. Where the launches end decides the tiles, so which pairs are

@@ -151,7 +151,7 @@ private:
 
 // Copies encoded chunks into device-local buffers on the transfer queue, through a ring of
 // staging buffers, so that a chunk's copy runs beside the casting of the next instead of
-// queueing behind it on the compute queue (measured: 72 ms a chunk on an H200 that way).
+// queueing behind it on the compute queue (measured: 72 ms a chunk that way, 99d70f7).
 class ChunkUploader {
 public:
     ChunkUploader(vk::Device& device, std::uint64_t largestBytes) : dev_(device), copies_(device, "K chunk uploads") {
@@ -219,7 +219,8 @@ ChunkedVisibility computeVisibilityChunked(const std::vector<VisibilityDevice>& 
     ChunkedVisibility out;
     // fp32 chunks until each is complete and encoded, zeroed on all cores before the first ray.
     // (Leaving them unzeroed, so that the devices' and the mirror's writes touch the pages
-    // first, was measured slower on 2 H200s: docs/benchmarks.md.)
+    // first, was measured slower with two devices: the large room's visibility 2.00 -> 2.21 s,
+    // reverted in 2bfcaa5.)
     Stopwatch allocation;
     K = HostK(ch);
     out.allocationSeconds = allocation.seconds();
@@ -245,7 +246,8 @@ ChunkedVisibility computeVisibilityChunked(const std::vector<VisibilityDevice>& 
                 mirrorChunk(K, c);
                 K.encodeChunkAs(c, ch.format);
                 // Its row sums too, while the devices cast later chunks (after the last chunk,
-                // a pass over all of K took 0.55 s of the large room's 3.4 s on two H200s).
+                // a pass over all of K took 0.55 s of the large room's 3.4 s with two devices;
+                // docs/benchmarks.md at c8397db, "Two GPUs again, at today's estimator").
                 clamped += addChunkRowSums(ch, c, K.chunk(c), prepared.area, rowSum);
                 out.assemblySeconds += sw.seconds();
             }

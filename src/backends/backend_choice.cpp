@@ -118,10 +118,10 @@ vk::RayPath rayPathFor(const vk::PhysicalDeviceInfo& d, const std::string& visib
     if (visibility == "bvh") return vk::RayPath::Bvh;
     if (visibility != "auto")
         throw InputError("--visibility " + visibility + ": expected auto, ray-query, pipeline or bvh");
-    // A device with a ray-tracing pipeline but no ray queries traverses in software (NVIDIA's
-    // H100 and H200, which have no RT cores): rsim's own traversal is faster there, and its device
-    // is created 0.2 s sooner (docs/benchmarks.md, "rsim's own BVH"). So is a device without ray
-    // tracing at all.
+    // A device with a ray-tracing pipeline but no ray queries traverses in software (a GPU
+    // without RT cores): rsim's own traversal is faster there, and its device is created 0.2 s
+    // sooner (docs/benchmarks.md, "rsim's own BVH instead of the driver's traversal"). So is a
+    // device without ray tracing at all.
     return d.accelerationStructure && d.rayQuery ? vk::RayPath::RayQuery : vk::RayPath::Bvh;
 }
 

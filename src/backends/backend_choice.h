@@ -53,7 +53,7 @@ VulkanSelection selectVulkan(const BackendChoice& choice);
 std::unique_ptr<Backend> makeBackend(const BackendChoice& choice, const VulkanSelection& selected, bool rays = true,
                                      std::uint64_t trianglesAtMost = 0);
 // Only streaming K and MPI ranks' uploads use a transfer queue, and NVIDIA's driver creates and
-// runs a device without one faster (a small room's run 0.03-0.05 s shorter on an H100;
+// runs a device without one faster (a small room's run a few hundredths of a second shorter;
 // docs/benchmarks.md, "GPU start-up"). So a run that surely keeps K resident asks for none: one
 // device in one process, not --stream always, and fp32 K of `trianglesAtMost` triangles (what
 // visibility holds while it computes K) at most an eighth of the device's memory (its largest

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The thread on which a run's Vulkan instance is created (selectVulkan), and its devices after
 // it (makeBackend): on NVIDIA's driver a thread that created the instance takes 0.01 s to end,
-// and a device created on another thread while it ends takes as much longer (one H200,
-// scripts/device/vk_thread_exit_probe.cpp and docs/benchmarks.md). So the instance's thread also
-// creates the devices, and it ends only when its owner lets it: when the devices are released,
-// beside the outputs.
+// and a device created on another thread while it ends takes as much longer
+// (scripts/device/vk_thread_exit_probe.cpp; docs/benchmarks.md, "NVIDIA driver costs"). So the
+// instance's thread also creates the devices, and it ends only when its owner lets it: when the
+// devices are released, beside the outputs.
 #pragma once
 #include <condition_variable>
 #include <functional>

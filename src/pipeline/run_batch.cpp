@@ -141,7 +141,7 @@ private:
     // Each holds a pose's result: with time series (large, and written one at a time under
     // HDF5's lock) two. images.h5 is HDF5 too: one writer only where the library is not
     // thread-safe. With the transport on a GPU the CPU threads are free for them: one per
-    // thread, at most 16 (docs/benchmarks.md, "Batches of poses"); on the CPU backend half the
+    // thread, at most 16 (docs/benchmarks.md, "Batches: many poses, K once"); on the CPU backend half the
     // threads, at most 8.
     unsigned writerCount() const {
         const SceneDesc& scene = plan_.scene;

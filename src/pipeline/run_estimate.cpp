@@ -14,8 +14,9 @@
 namespace rsim {
 namespace {
 
-// Typical throughputs (docs/benchmarks.md): visibility rays per second, and transport
-// "pair-steps" (N^2 T for one pose) per second. Medium room on an H100: 633 M rays in 0.40 s,
+// Typical throughputs (docs/benchmarks.md, "One GPU: whole run and phases"): visibility rays per
+// second, and transport "pair-steps" (N^2 T for one pose) per second. Medium room on a
+// data-centre GPU without RT cores (the H100 the user-facing line names): 633 M rays in 0.40 s,
 // 1.3e11 pair-steps in 0.115 s (one pose; 62 ms per pose in batches); on 16 CPU cores 14.5 s and
 // 34.5 s; lavapipe on 2 cores: the tiny room, 2.2 M rays in 1.5 s and 3.2e8 pair-steps in 0.28 s.
 struct Throughput {

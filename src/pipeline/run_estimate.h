@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // A rough forecast of a run's size and time, logged before the long phases start (issue 15):
 // K's bytes, the histories', the rays of the visibility and the time of visibility and
-// transport from typical throughputs measured on the machines of docs/benchmarks.md. Within a
+// transport from typical throughputs (docs/benchmarks.md, "One GPU: whole run and phases" and
+// "CPU backend"). Within a
 // factor of about two on rooms; it says so.
 #pragma once
 #include <cstddef>

@@ -173,7 +173,7 @@ VisibilityOutcome VulkanBackend::visibility(const KSettings& requested) {
 
 // The settings with occluder lists only where a sample of tiles says they take at least
 // kMinListedShare of the facing pairs: with fewer, the tiles' queries cost more than the lists
-// save (docs/benchmarks.md, "Visibility").
+// save (docs/benchmarks.md, "Visibility settings chosen by measurement").
 KSettings VulkanBackend::withTileLists(const KSettings& k) const {
     KSettings out = k;
     const std::uint32_t limit = tileListMax(k);

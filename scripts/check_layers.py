@@ -24,6 +24,7 @@ LAYERS = [
     ["visibility"],
     ["transport"],
     ["distance"],
+    ["paths"],
     ["backends"],
     ["output"],
     ["compare"],

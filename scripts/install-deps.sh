@@ -8,7 +8,8 @@
 #   scripts/install-deps.sh --check    only report what is missing; exit 1 if anything is
 set -euo pipefail
 
-# Packages from bookworm itself.
+# Packages from bookworm itself. libboost-dev: Boost.Math's chi-square distribution for the tests of
+# the BSDFs' sampling (tests/test_bsdf.cpp), header-only.
 MAIN_PKGS=(
   cmake ninja-build g++ pkg-config
   libvulkan-dev libvulkan-volk-dev glslang-tools spirv-tools
@@ -19,6 +20,7 @@ MAIN_PKGS=(
   python3-dev pybind11-dev python3-pybind11 python3-pip python3-pytest
   clang libclang-rt-14-dev
   libopenmpi-dev openmpi-bin
+  libboost-dev
 )
 # Packages that must come from bookworm-backports, with the minimum version we need.
 # scikit-build-core builds `pip install --no-build-isolation .` (python/, pyproject.toml).

@@ -165,7 +165,7 @@ LoadedGeometry load(const TempDir& dir, const std::string& file, const std::stri
     s.meshes.push_back(m);
     MaterialDesc wall;
     wall.name = "wall";
-    wall.reflectance = 0.6;
+    wall.model.reflectance = 0.6;
     s.materials.push_back(wall);
     return loadMeshes(s);
 }

@@ -126,7 +126,7 @@ TEST_CASE("a valid scene file loads with its values", "[scene]") {
     // A material by its name (albedo sweeps without templated scene files).
     SceneDesc m = loadSceneFile(dir / "scene.toml", {{"material.wall.reflectance", "0.25"}});
     REQUIRE(m.materials.size() == 1);
-    CHECK(m.materials[0].reflectance == 0.25);
+    CHECK(m.materials[0].model.reflectance == 0.25);
     CHECK_THROWS_WITH(loadSceneFile(dir / "scene.toml", {{"material.wal.reflectance", "0.3"}}),
                       ContainsSubstring("no [[material]] is named \"wal\" (did you mean \"wall\"?)"));
     CHECK_THROWS_WITH(loadSceneFile(dir / "scene.toml", {{"material.wall.reflectance", "1.5"}}),

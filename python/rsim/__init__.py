@@ -99,7 +99,9 @@ class Simulator(_Simulator):
     backend: "auto", "cpu" or "vulkan"; devices: as `rsim run --devices`; samples: S (None: the
     scene's); k_format: as `--kij` ("" for the default); k_cache: reuse K across calls and runs
     (k_cache_dir: where; None: the user's cache directory). K stays on the simulator's devices
-    from one run() to the next ("k_kept" in the results says so).
+    from one run() to the next ("k_kept" in the results says so). transport: None (the
+    scene's simulation.transport), "radiosity" or "paths" (MODEL.md section 10.2: camera paths
+    per pixel, no K; per-triangle arrays are NaN).
 
     run(poses=None, histories=False) simulates the scene's own camera, or each pose of `poses`: an array of shape
     [P, 6] (position, look_at) or [P, 9] (and up), or a list of dicts with "position",
@@ -122,7 +124,7 @@ class Simulator(_Simulator):
     """
 
     def __init__(self, scene, backend="auto", devices="auto", samples=None, k_format="", k_cache=True,
-                 k_cache_dir=None):
+                 k_cache_dir=None, transport=None):
         _require("scene", scene, (_Scene,), "an rsim.Scene (rsim.Scene.load(path))")
         _require("backend", backend, (str,), '"auto", "cpu" or "vulkan"')
         _require("devices", devices, (str,), 'a string: "auto", "all" or indices such as "0,1"')
@@ -133,7 +135,9 @@ class Simulator(_Simulator):
         if k_cache_dir is not None:
             _require("k_cache_dir", k_cache_dir, (str, bytes, os.PathLike), "a folder's path (or None)")
             k_cache_dir = os.fspath(k_cache_dir)
-        super().__init__(scene, backend, devices, samples, k_format, bool(k_cache), k_cache_dir)
+        if transport is not None:
+            _require("transport", transport, (str,), '"radiosity" or "paths" (or None: the scene\'s)')
+        super().__init__(scene, backend, devices, samples, k_format, bool(k_cache), k_cache_dir, transport)
 
     def run(self, poses=None, histories=False):
         """run(poses=None, histories=False) -> dict

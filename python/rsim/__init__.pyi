@@ -51,6 +51,7 @@ class Simulator:
         k_format: str = "",
         k_cache: bool = True,
         k_cache_dir: Optional[PathLike] = None,
+        transport: Optional[str] = None,
     ) -> None: ...
     def run(self, poses: Poses = None, histories: bool = False) -> dict[str, Any]: ...
 

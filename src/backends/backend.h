@@ -137,6 +137,11 @@ class Backend {
     virtual PrimaryHits primaryHits(const SimConfig&) {
         throw Error("internal: this backend does not cast primary rays for another");
     }
+    // The sensor image of the `paths` transport (MODEL.md §10.2): each pixel's signal from camera
+    // paths, with no K, direct terms or histories. A backend that cannot trace paths says so.
+    virtual SensorImage pathTraced(const SimConfig&) {
+        throw InputError("this backend cannot trace paths (simulation.transport = \"paths\"); use --backend cpu");
+    }
     // s_fwd(t) and s_adj(t) (MODEL §5).
     virtual void signals(const Histories& histories, const DirectTerms& direct, const SimConfig& config,
                          std::vector<double>& fwd, std::vector<double>& adj) = 0;

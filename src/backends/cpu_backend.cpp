@@ -10,6 +10,7 @@
 #include "direct/cpu_direct.h"
 #include "distance/cpu_distance.h"
 #include "k/k_diagnostics.h"
+#include "paths/cpu_paths.h"
 #include "transport/cpu_transport.h"
 #include "transport/sources.h"
 #include "util/error.h"
@@ -107,6 +108,8 @@ class CpuBackend final : public Backend {
     }
 
     PrimaryHits primaryHits(const SimConfig& c) override { return primaryHitsCpu(scene(), c, *rays_); }
+
+    SensorImage pathTraced(const SimConfig& c) override { return pathTracedImageCpu(scene(), c, *rays_); }
 
   private:
     const PreparedScene& scene() const {

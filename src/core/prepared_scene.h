@@ -8,6 +8,7 @@
 
 #include <glm/vec3.hpp>
 
+#include "core/material.h"
 #include "rsim/shared/physics.h"
 
 namespace rsim {
@@ -39,6 +40,8 @@ struct PreparedScene {
     std::vector<std::string> meshNames;        // one per [[mesh]], as written in the scene file
     std::vector<std::uint32_t> materialOfId;   // index into materialNames
     std::vector<std::string> materialNames;    // the materials the triangles use, as resolved
+    std::vector<MaterialModel> materialModels; // their BSDFs, one per name (`reflectance` above is
+                                               // what the radiosity pipeline makes of them)
     glm::vec3 boundsMin{0.0f}, boundsMax{0.0f};
     float diagonal = 0.0f; // bounding-box diagonal, m
     float rayEps = 0.0f;   // RSIM_RAY_EPS_REL * diagonal

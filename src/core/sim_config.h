@@ -14,6 +14,12 @@ namespace rsim {
 
 enum class PulseShape { Delta, Gaussian, Rectangular };
 enum class SensorMode { Pulsed, Amcw, Gated };
+// How light goes from the light to the pixels: the radiosity pipeline over K (MODEL.md §2-6), or
+// Monte Carlo paths traced from each pixel (MODEL.md §10.2).
+enum class Transport { Radiosity, Paths };
+// Camera paths per pixel of the `paths` transport unless sensor.pixel_samples says otherwise.
+inline constexpr std::uint32_t kDefaultPathsPerPixel = 64;
+
 // How K_ij is estimated (MODEL §2): by solid angle with the sides blended by area (the default),
 // with MODEL.md's equal blend, or by the former area sampling; the last two for comparisons
 // (docs/model-choices.md).
@@ -76,6 +82,15 @@ struct SimConfig {
         double electronsPerUnit = 0.0, ambientPerBin = 0.0, readSigmaPerBin = 0.0;
         std::uint32_t seed = 1;
     } noise;
+    Transport transport = Transport::Radiosity;
+    // The `paths` transport (MODEL.md §10.2): camera paths per pixel, through uniform points of
+    // the pixel's square (box filter) or its centre, and the most vertices a path may have (0:
+    // no cap; the time window and Russian roulette end paths).
+    struct Paths {
+        std::uint32_t perPixel = 1;
+        bool boxFilter = false;
+        std::uint32_t maxBounces = 0;
+    } paths;
     std::uint32_t taps = 4;                                      // AMCW taps per frequency
     std::uint32_t waveform = 0;                                  // shared::RSIM_WAVEFORM_*
     // The per-pixel transient: bins [start, start + bins) of pixels x in [x0, x0 + w), y in

@@ -9,6 +9,7 @@
 #include <glm/gtc/type_ptr.hpp>
 #include <spdlog/spdlog.h>
 
+#include "distance/cpu_pixel_outputs.h"
 #include "rsim/shared/estimators.h"
 #include "rsim/shared/pixel_outputs.h"
 #include "rsim/shared/primary_hit.h"
@@ -80,33 +81,6 @@ TriangleDistances computeTriangleDistances(const PreparedScene& s, const SimConf
     return r;
 }
 
-namespace {
-
-// Pixel p's AMCW phasors, taps and taps' phase per frequency (MODEL.md §8) from its signal.
-void pixelAmcw(const float* sig, const SimConfig& c, std::size_t p, std::size_t pixels, SensorImage& img) {
-    auto signal = [sig](std::uint32_t t) { return sig[t]; };
-    auto pulse = [&c](std::uint32_t k) { return c.pulse[k]; };
-    const AmcwOmegas w = amcwOmegas(c);
-    const std::uint32_t K = c.taps, P = std::uint32_t(c.pulse.size());
-    for (std::uint32_t f = 0; f < w.count; ++f) {
-        const float omega = f < 4 ? w.lo[int(f)] : w.hi[int(f - 4)];
-        const glm::vec2 ph = shared::rsimPhasor(c.timesteps, omega, signal, pulse);
-        img.phasor[(f * pixels + p) * 2] = ph.x;
-        img.phasor[(f * pixels + p) * 2 + 1] = ph.y;
-        glm::vec2 weighted(0.0f);
-        for (std::uint32_t k = 0; k < K; ++k) {
-            const float tap = shared::rsimTap(c.timesteps, omega, c.waveform, k, K, ph, signal, pulse);
-            img.taps[(f * pixels + p) * K + k] = tap;
-            const float theta = shared::rsimTapPhase(k, K);
-            weighted += tap * glm::vec2(std::cos(theta), std::sin(theta));
-        }
-        if (ph.x != 0.0f || ph.y != 0.0f)
-            img.tapsPhase[f * pixels + p] = shared::rsimTapsPhase(weighted, shared::rsimPulsePhase(P, omega, signal, pulse));
-    }
-}
-
-} // namespace
-
 PrimaryHits primaryHitsCpu(const PreparedScene& s, const SimConfig& c, const EmbreeScene& rays) {
     PrimaryHits out;
     out.rays = std::uint64_t(c.width) * c.height;
@@ -145,27 +119,9 @@ PrimaryHits primaryHitsCpu(const PreparedScene& s, const SimConfig& c, const Emb
 
 SensorImage renderSensorImageCpu(const PreparedScene& s, const SimConfig& c, const PrimaryHits& hits,
                                  const Histories& r) {
-    SensorImage img;
-    img.width = c.width;
-    img.height = c.height;
     const std::size_t pixels = std::size_t(c.width) * c.height, T = c.timesteps;
-    const float nan = std::numeric_limits<float>::quiet_NaN();
-    img.depth.assign(pixels, nan);
-    img.trueDepth.assign(pixels, nan);
-    img.directDepth.assign(pixels, nan);
-    if (c.noise.on) img.noisyDepth.assign(pixels, nan);
-    img.amplitude.assign(pixels, 0.0f);
-    img.triangle.assign(pixels, -1);
-    const bool amcw = c.mode == SensorMode::Amcw;
-    const std::size_t F = amcw ? amcwOmegas(c).count : 0;
-    img.phasor.assign(F * pixels * 2, 0.0f);
-    img.taps.assign(F * pixels * c.taps, 0.0f);
-    img.tapsPhase.assign(F * pixels, nan);
-    const SimConfig::Transient& tr = c.transient;
-    img.transient.assign(std::size_t(tr.w) * tr.h * tr.bins, 0.0f);
-    img.rays = hits.rays;
     if (hits.values.size() != pixels * 4) throw Error("internal: primary hits of another image size");
-    const glm::vec3 a = c.sensor.position - c.light.position;
+    CpuPixelOutputs out(c, hits.rays);
     std::vector<std::vector<float>> scratch(threadCount(), std::vector<float>(T)),
         noisy(threadCount(), std::vector<float>(c.noise.on ? T : 0));
     Progress progress("image", c.height, "rows");
@@ -179,16 +135,12 @@ SensorImage renderSensorImageCpu(const PreparedScene& s, const SimConfig& c, con
                 const glm::vec4 hit = glm::make_vec4(&hits.values[p * 4]); // rsim/shared/primary_hit.h
                 if (!shared::rsimPrimaryHits(hit)) continue;
                 const std::size_t i = shared::rsimPrimaryTriangle(hit);
-                img.triangle[p] = std::int32_t(i);
-                img.trueDepth[p] = hit.y;
+                out.hit(p, std::uint32_t(i), hit.y);
                 if (!shared::rsimPrimarySignal(hit)) continue; // back of a one-sided triangle
                 std::fill(sig.begin(), sig.end(), 0.0f);
                 // The direct term at the hit point, delayed by light -> x -> sensor.
                 if (hit.z > 0.0f) depositPulse(hit.z, hit.w, c.pulse, c.timesteps, sig.data());
-                // The direct signal alone: an exact pure delay, so its estimate is the true range
-                // up to the estimator's own error (MODEL.md §6).
-                if (const double direct = pathSteps(sig.data(), c.timesteps, c, 0.0f, nullptr, true); !std::isnan(direct))
-                    img.directDepth[p] = shared::rsimSensorDistance(float(direct * c.cdtM), a, dir);
+                out.directFrom(p, dir, sig.data());
                 // Indirect part B_i - E_i, delayed by x -> sensor.
                 if (c.indirect) {
                     const glm::vec3 split = shared::rsimLinearSplit(float(c.steps(double(hit.y))));
@@ -201,33 +153,12 @@ SensorImage renderSensorImageCpu(const PreparedScene& s, const SimConfig& c, con
                         sig[t] += shared::rsimDelayedValue(split, x0, x1);
                     }
                 }
-                if (amcw) pixelAmcw(sig.data(), c, p, pixels, img);
-                if (px >= tr.x0 && px < tr.x0 + tr.w && py >= tr.y0 && py < tr.y0 + tr.h)
-                    std::copy_n(sig.begin() + tr.start, tr.bins,
-                                img.transient.begin() + std::ptrdiff_t(((py - tr.y0) * tr.w + (px - tr.x0)) * tr.bins));
-                double amp = 0.0;
-                for (float v : sig) amp += double(v);
-                img.amplitude[p] = float(amp);
-                const double steps = pathSteps(sig.data(), c.timesteps, c, 0.0f, nullptr, true);
-                if (!std::isnan(steps)) img.depth[p] = shared::rsimSensorDistance(float(steps * c.cdtM), a, dir);
-                if (c.noise.on) {
-                    // The sensor model: the signal as electrons, drawn bin by bin (sensor_noise.h).
-                    const glm::vec2 k = shared::rsimPixelElectrons(c.noise.electronsPerUnit, c.noise.ambientPerBin,
-                                                                   s.reflectance[i], glm::dot(dir, c.sensor.forward));
-                    std::vector<float>& n = noisy[w];
-                    for (std::size_t t = 0; t < T; ++t)
-                        n[t] = shared::rsimNoisyElectrons(sig[t] * k.x, k.y, float(c.noise.readSigmaPerBin),
-                                                          shared::rsimPairHash(std::uint32_t(p), std::uint32_t(t), c.noise.seed)) /
-                               k.x;
-                    const double noisySteps = pathSteps(n.data(), c.timesteps, c, 0.0f, nullptr, true);
-                    if (!std::isnan(noisySteps))
-                        img.noisyDepth[p] = shared::rsimSensorDistance(float(noisySteps * c.cdtM), a, dir);
-                }
+                out.from(p, dir, sig.data(), s.reflectance[i], noisy[w]);
             }
         progress.add(end - begin);
     });
     progress.finish();
-    return img;
+    return out.take();
 }
 
 } // namespace rsim

@@ -187,7 +187,10 @@ void storeInMortonOrder(const std::vector<Item>& items, const std::vector<std::u
     s.internalOf.resize(n);
     s.sourceMeshOfId.resize(n);
     s.materialOfId.resize(n);
-    for (const ResolvedMaterial& m : g.materials) s.materialNames.push_back(m.name);
+    for (const ResolvedMaterial& m : g.materials) {
+        s.materialNames.push_back(m.name);
+        s.materialModels.push_back(m.model);
+    }
     s.twin.assign(n, PreparedScene::kNoTwin);
     for (std::size_t i = 0; i < n; ++i) {
         const Item& it = items[perm[i]];

@@ -101,7 +101,19 @@ bool imagesWritten(const ResultsView& view) {
 }
 
 bool timeseriesWritten(const ResultsView& view) {
+    if (!trianglesWritten(view)) return false;
     return view.scene.output.timeseries || (view.scene.output.kij && !view.result.K.empty());
+}
+
+bool trianglesWritten(const ResultsView& view) { return view.config.transport != Transport::Paths; }
+
+std::vector<std::string> materialsApproximated(const ResultsView& view) {
+    std::vector<std::string> names;
+    if (view.config.transport == Transport::Paths) return names;
+    const PreparedScene& ps = view.prepared;
+    for (std::size_t m = 0; m < ps.materialModels.size(); ++m)
+        if (approximatedByRadiosity(ps.materialModels[m])) names.push_back(ps.materialNames[m]);
+    return names;
 }
 
 ImageStats imageStats(const SensorImage& image) {

@@ -37,6 +37,12 @@ std::vector<double> distanceErrorsById(const ResultsView& view);
 // Whether writeResultsDirectory writes the sensor images / timeseries.h5.
 bool imagesWritten(const ResultsView& view);
 bool timeseriesWritten(const ResultsView& view);
+// Whether the run has per-triangle outputs (triangles.csv, mesh_error.ply): not for the `paths`
+// transport, which computes none (MODEL.md §10.2).
+bool trianglesWritten(const ResultsView& view);
+// The materials the radiosity pipeline saw as Lambertian (summary.json `materials_approximated`,
+// MODEL.md §10.1): none for `paths`.
+std::vector<std::string> materialsApproximated(const ResultsView& view);
 
 // What the sensor images show, so that summary.json reports the ranges the PNGs use.
 struct ImageStats {

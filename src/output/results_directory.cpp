@@ -38,8 +38,10 @@ void writeAll(const fs::path& tmp, const ResultsView& view, PhaseTimes& times, c
     };
     const bool images = output::imagesWritten(view);
     std::vector<File> files;
-    files.push_back({atOnce, timed("triangles.csv", [&] { writeTrianglesCsv(tmp / "triangles.csv", view); })});
-    files.push_back({atOnce, timed("mesh_error.ply", [&] { writeErrorPly(tmp / "mesh_error.ply", view); })});
+    if (output::trianglesWritten(view)) {
+        files.push_back({atOnce, timed("triangles.csv", [&] { writeTrianglesCsv(tmp / "triangles.csv", view); })});
+        files.push_back({atOnce, timed("mesh_error.ply", [&] { writeErrorPly(tmp / "mesh_error.ply", view); })});
+    }
     if (images) {
         files.push_back({atOnce, timed("images", [&] { writeSensorImages(tmp, view); })});
         files.push_back({true, timed("images.exr", [&] { openExr().writeImages(tmp / "images.exr", view, atOnce); })});

@@ -65,7 +65,9 @@ Json settings(const ResultsView& view) {
                        {"direct_samples", s.sim.direct_samples},
                        {"seed", s.sim.seed},
                        {"indirect", s.sim.indirect},
-                       {"max_edge_m", number(s.sim.max_edge_m)}};
+                       {"max_edge_m", number(s.sim.max_edge_m)},
+                       {"transport", s.sim.transport == Transport::Paths ? "paths" : "radiosity"},
+                       {"max_bounces", s.sim.max_bounces}};
     j["light"] = {{"position", vec3(s.light.position)},
                   {"direction", vec3(s.light.direction)},
                   {"half_angle_deg", number(s.light.half_angle_deg)},
@@ -89,7 +91,19 @@ Json settings(const ResultsView& view) {
                    {"gates", s.sensor.gates},
                    {"modulation_mhz", numbers(s.sensor.modulation_mhz)},
                    {"taps", s.sensor.taps},
-                   {"waveform", s.sensor.waveform}};
+                   {"waveform", s.sensor.waveform},
+                   {"pixel_samples", s.sensor.pixel_samples},
+                   {"pixel_filter", s.sensor.pixel_filter_box ? "box" : "centre"}};
+    Json materials = Json::array();
+    for (const MaterialDesc& m : s.materials)
+        materials.push_back({{"name", m.name},
+                             {"type", materialTypeName(m.model.type)},
+                             {"reflectance", number(m.model.reflectance)},
+                             {"ior", number(m.model.ior)},
+                             {"roughness", number(m.model.roughness)},
+                             {"specular", number(m.model.specular)},
+                             {"two_sided", m.two_sided}});
+    j["materials"] = materials;
     j["output"] = {{"dir", s.output.dir.string()},
                    {"timeseries", s.output.timeseries},
                    {"kij", s.output.kij},
@@ -156,6 +170,8 @@ std::string summaryJsonText(const ResultsView& view, const PhaseTimes& times) {
     j["started_at"] = view.info.startedAt;
     j["scene_file"] = view.scene.file.string();
     if (!view.info.pose.empty()) j["pose"] = view.info.pose;
+    j["transport"] = view.config.transport == Transport::Paths ? "paths" : "radiosity";
+    j["materials_approximated"] = output::materialsApproximated(view);
     const RunMetadata& m = view.meta;
     j["backend"] = m.backend;
     j["devices"] = m.devices;

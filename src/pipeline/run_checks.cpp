@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <glm/geometric.hpp>
 
 #include "rsim/shared/estimators.h"
@@ -193,6 +194,12 @@ std::string cutOffWarning(std::uint32_t echoesCutOff, const SimConfig& c) {
 void checkSomeDistance(std::size_t posesWithDistance, std::size_t poses, std::uint32_t echoesCutOff,
                        const SimConfig& c) {
     if (posesWithDistance > 0) return;
+    if (c.transport == Transport::Paths)
+        throw InputError(fmt::format("{}no pixel got a range: no camera path found the light within the time window "
+                                     "({} timesteps of {} ns). Check [light] and [sensor], raise "
+                                     "simulation.timesteps, or sensor.pixel_samples for a faint scene.",
+                                     poses > 1 ? fmt::format("none of the {} poses got a range; ", poses) : "",
+                                     c.timesteps, c.dtNs));
     const std::string what = poses > 1 ? fmt::format("none of the {} poses got a distance; the first: no triangle got "
                                                      "a distance",
                                                      poses)
@@ -207,6 +214,17 @@ void checkSomeDistance(std::size_t posesWithDistance, std::size_t poses, std::ui
                                  "timesteps of {} ns = {:.6g} ns). Check [light] and [sensor], or raise "
                                  "simulation.timesteps.",
                                  what, c.timesteps, c.dtNs, windowNs));
+}
+
+void warnApproximatedMaterials(const PreparedScene& scene) {
+    for (std::size_t m = 0; m < scene.materialModels.size(); ++m) {
+        const MaterialModel& model = scene.materialModels[m];
+        if (!approximatedByRadiosity(model)) continue;
+        spdlog::warn("material \"{}\" ({}): the radiosity transport treats it as Lambertian with reflectance {:.4g}, "
+                     "its albedo at normal incidence; simulation.transport = \"paths\" models its specular part "
+                     "(MODEL.md §10)",
+                     scene.materialNames[m], materialTypeName(model.type), radiosityAlbedo(model));
+    }
 }
 
 } // namespace rsim

@@ -40,6 +40,9 @@ std::string windowWarning(const std::vector<double>& signalFwd, const SimConfig&
 std::string backFaceWarning(const PreparedScene& scene, const SimConfig& config, const SensorImage& image);
 
 // The triangles of a pose that got a distance.
+// One warning per material that the radiosity pipeline sees as Lambertian (MODEL.md §10.1).
+void warnApproximatedMaterials(const PreparedScene& scene);
+
 std::size_t trianglesWithDistance(const std::vector<double>& distance);
 
 // The warning (or "") that `echoesCutOff` triangles of a pose have their echo peak too close to

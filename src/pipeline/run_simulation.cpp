@@ -10,6 +10,7 @@
 
 #include "output/file_modules.h"
 #include "output/results_writer.h"
+#include "pipeline/paths_batch.h"
 #include "pipeline/run_checks.h"
 #include "util/early_exit.h"
 #include "util/error.h"
@@ -107,9 +108,12 @@ RunOutcome runOnePose(const RunPlan& plan) {
     writeResultsDirectory(scene.output.dir, ResultsView{scene, prepared, config, result, meta, info}, times);
     ranks.barrier();
     out.seconds = total.seconds();
-    spdlog::info("wrote {} ({} triangles, {} with a distance, mean |error| {:.2f} mm{}) in {:.2f} s",
-                 out.outputDir.string(), n, trianglesWithDistance(result.distance),
-                 meanErrorMm(result, prepared, config),
+    const std::string measured =
+        config.transport == Transport::Paths
+            ? fmt::format("{} triangles, {} pixels with a range", n, pixelsWithRange(result.image))
+            : fmt::format("{} triangles, {} with a distance, mean |error| {:.2f} mm", n,
+                          trianglesWithDistance(result.distance), meanErrorMm(result, prepared, config));
+    spdlog::info("wrote {} ({}{}) in {:.2f} s", out.outputDir.string(), measured,
                  ranks.many() ? fmt::format("; K's rows over {} ranks", ranks.size()) : std::string(), out.seconds);
     // The command may end here; the devices' release goes on unseen (util/early_exit.h).
     earlyexit::resultsInPlace(deviceBytes);

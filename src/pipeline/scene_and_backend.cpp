@@ -66,7 +66,7 @@ PreparedScene prepare(const LoadedGeometry& geometry, const SceneDesc& scene) {
     PreparedScene prepared = prepareScene(geometry, scene.sim.max_edge_m);
     const std::size_t n = prepared.size();
     const double kGiB = double(n) * double(n) * 4.0 / 1073741824.0;
-    if (kGiB > 1.0) spdlog::info("K will take {:.1f} GiB (N = {})", kGiB, n);
+    if (kGiB > 1.0 && scene.sim.transport != Transport::Paths) spdlog::info("K will take {:.1f} GiB (N = {})", kGiB, n);
     return prepared;
 }
 
@@ -75,6 +75,7 @@ PreparedScene prepare(const LoadedGeometry& geometry, const SceneDesc& scene) {
 // light, or with K's rows shared among MPI ranks.
 std::optional<std::uint64_t> hostPoseRays(const RunPlan& plan, std::size_t poses, std::uint64_t triangles) {
     if (plan.hostRays == HostRays::Never || plan.request.kFormatErrors) return std::nullopt;
+    if (plan.config.transport == Transport::Paths) return std::nullopt; // no K, no direct terms
     if (!plan.config.indirect || plan.rowBlocks) return std::nullopt;
     return std::uint64_t(std::max<std::size_t>(poses, 1)) * poseRays(triangles, plan.config, plan.scene.output.images);
 }

@@ -12,6 +12,7 @@
 
 #include "k/row_share.h"
 #include "pipeline/k_phase.h"
+#include "pipeline/paths_batch.h"
 #include "pipeline/run_checks.h"
 #include "pipeline/run_estimate.h"
 #include "transport/sources.h"
@@ -48,6 +49,7 @@ public:
 
     BatchReport run() {
         describe();
+        warnApproximatedMaterials(s_);
         // Row-block mode: this rank's rows of K (none to share without indirect light; the ranks
         // check that they agree on that too, before any other collective).
         if (opt_.rowRanks && opt_.rowRanks->many()) share_ = rowShareFor(*opt_.rowRanks, s_, poses_, meta_);
@@ -322,6 +324,7 @@ private:
 BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const std::vector<PoseConfig>& poses,
                           const RunOptions& opt, PhaseTimes& times, RunMetadata& meta, const PoseSink& sink) {
     if (poses.empty()) throw Error("internal: a batch without poses");
+    if (poses[0].config.transport == Transport::Paths) return simulatePathsBatch(b, s, poses, opt, times, meta, sink);
     return BatchRun(b, s, poses, opt, times, meta, sink).run();
 }
 

@@ -46,7 +46,7 @@ class MaterialResolver {
 public:
     explicit MaterialResolver(const SceneDesc& scene) {
         for (const auto& m : scene.materials)
-            add(ResolvedMaterial{m.name, float(m.reflectance), m.two_sided});
+            add(ResolvedMaterial::of(m.name, m.model, m.two_sided));
     }
     std::uint32_t resolve(const MeshDesc& mesh, const std::string& fileMaterial) {
         if (mesh.material) return byName_.at(*mesh.material);
@@ -58,7 +58,7 @@ public:
                          mesh.where, fileMaterial);
         auto it = byName_.find(kBuiltin);
         if (it != byName_.end()) return it->second;
-        return add(ResolvedMaterial{kBuiltin, 0.5f, false});
+        return add(ResolvedMaterial::diffuse(kBuiltin, 0.5f, false));
     }
     std::vector<ResolvedMaterial> materials;
 

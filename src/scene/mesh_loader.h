@@ -9,14 +9,28 @@
 #include <glm/mat4x4.hpp>
 #include <glm/vec3.hpp>
 
+#include "core/material.h"
 #include "scene/scene_desc.h"
 
 namespace rsim {
 
 struct ResolvedMaterial {
     std::string name;
-    float reflectance = 0.5f;
+    float reflectance = 0.5f; // what the radiosity pipeline takes as rho (radiosityAlbedo)
     bool twoSided = false;
+    MaterialModel model;      // the BSDF (MODEL.md §10.1)
+
+    // A material of any type: the radiosity pipeline's reflectance its albedo at normal
+    // incidence, and a dielectric sheet two-sided whatever `twoSided` says (MODEL.md §10.1).
+    static ResolvedMaterial of(std::string name, const MaterialModel& m, bool twoSided) {
+        return {std::move(name), float(radiosityAlbedo(m)), twoSided || m.type == MaterialType::Dielectric, m};
+    }
+    // A Lambertian material of reflectance rho.
+    static ResolvedMaterial diffuse(std::string name, float rho, bool twoSided) {
+        MaterialModel m;
+        m.reflectance = double(rho);
+        return {std::move(name), rho, twoSided, m};
+    }
 };
 
 // Triangles in load order (world space, double precision), before subdivision and twins.

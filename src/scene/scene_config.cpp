@@ -108,6 +108,10 @@ SimConfig makeSimConfig(const SceneDesc& scene) {
     c.gateStart = std::uint32_t(std::lround(se.gate_start_ns / s.dt_ns));
     c.gates = se.gates;
     c.taps = se.taps;
+    c.transport = s.transport;
+    c.paths.perPixel = se.pixel_samples;
+    c.paths.boxFilter = se.pixel_filter_box;
+    c.paths.maxBounces = s.max_bounces;
     c.waveform = se.waveform == "square" ? shared::RSIM_WAVEFORM_SQUARE : shared::RSIM_WAVEFORM_SINUSOIDAL;
     const auto& o = scene.output;
     if (o.transient && o.images) {

@@ -10,6 +10,7 @@
 
 #include <glm/vec3.hpp>
 
+#include "core/material.h"
 #include "core/sim_config.h"
 #include "scene/tuning.h"
 
@@ -28,6 +29,8 @@ struct SimulationSettings {
     std::uint32_t seed = 1;
     bool indirect = true;
     double max_edge_m = 0.0;
+    Transport transport = Transport::Radiosity; // MODEL.md §10.2
+    std::uint32_t max_bounces = 0;              // paths: most vertices per path (0: no cap)
 };
 
 struct LightDesc {
@@ -55,12 +58,19 @@ struct SensorDesc {
     std::uint32_t gates = 2;             // gated: 2 or 3 contiguous gates as long as the pulse
     std::uint32_t taps = 4;             // AMCW correlation taps per frequency (images.h5)
     std::string waveform = "sinusoidal"; // AMCW modulation: "sinusoidal" or "square"
+    // Rays (radiosity) or camera paths (paths) per pixel, and where in the pixel they start
+    // (MODEL.md §10.2): uniformly over its square ("box") or at its centre ("centre").
+    std::uint32_t pixel_samples = 1;
+    bool pixel_filter_box = false;
 };
 
+// [[material]] (MODEL.md §10.1): the BSDF's type and its parameters (core/material.h). The
+// radiosity pipeline sees every type as Lambertian with its albedo at normal incidence.
 struct MaterialDesc {
     std::string name;
-    double reflectance = 0.5;
-    bool two_sided = false;
+    MaterialModel model;      // a conductor's `specular` is required
+    bool two_sided = false;   // a dielectric sheet has two fronts whatever this says
+    std::string where;        // "scene.toml:14 ([[material]] \"floor\")", for messages
 };
 
 struct MeshDesc {

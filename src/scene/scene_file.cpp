@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Scene file (TOML) reader. Every value is checked for type and range, every unknown key is
 // reported with a did-you-mean, and every message names the file and line. This file reads the
-// file, its top level, [simulation], [[material]], [[mesh]], [output], [tuning] and [[pose]];
-// scene_file_camera.cpp the light and the sensor.
+// file, its top level, [simulation], [[mesh]], [output], [tuning] and [[pose]];
+// scene_file_camera.cpp the light and the sensor, scene_file_materials.cpp the [[material]]s.
 #include "scene/scene_desc.h"
 
 #include <algorithm>
@@ -110,23 +110,14 @@ void SceneTables::readSimulation(SceneDesc& scene) const {
     s.seed = r.integer("seed", s.seed, 0, 0xffffffffLL);
     s.indirect = r.boolean("indirect", s.indirect);
     s.max_edge_m = r.number("max_edge_m", s.max_edge_m, 0.0, 1e9);
+    const std::string transport = r.choice("transport", "radiosity", {"radiosity", "paths", "phasors"});
+    if (transport == "phasors")
+        r.fail(r.at("transport"), "transport",
+               "\"phasors\" (AMCW in the frequency domain, MODEL.md §11) is not implemented yet; use \"radiosity\" "
+               "or \"paths\"");
+    s.transport = transport == "paths" ? Transport::Paths : Transport::Radiosity;
+    s.max_bounces = r.integer("max_bounces", s.max_bounces, 0, 1 << 16);
     r.finish();
-}
-
-// [[material]]: named reflectances, each name defined once.
-void SceneTables::readMaterials(SceneDesc& scene) const {
-    forEachArrayTable(root_, "material", fileName_, [&](TableReader& r, const toml::node& e) {
-        MaterialDesc m;
-        auto name = r.string("name");
-        if (!name || name->empty()) r.fail(&e, "name", "every material needs a non-empty name");
-        m.name = *name;
-        m.reflectance = r.number("reflectance", m.reflectance, 0.0, 1.0);
-        m.two_sided = r.boolean("two_sided", m.two_sided);
-        r.finish();
-        for (const auto& other : scene.materials)
-            if (other.name == m.name) r.fail(&e, "name", "material \"" + m.name + "\" is defined twice");
-        scene.materials.push_back(m);
-    }, &origins_);
 }
 
 // [[mesh]]: the mesh files (relative to the scene file), each with its transform and [[material]].

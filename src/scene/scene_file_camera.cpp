@@ -67,6 +67,29 @@ void SceneTables::readLight(SceneDesc& scene) const {
     r.finish();
 }
 
+namespace {
+
+// sensor.pixel_samples and pixel_filter (MODEL.md §10.2), whose defaults depend on the transport:
+// a path-traced pixel averages many paths over its square, the radiosity pipeline's one ray goes
+// through its centre (more rays per pixel there come with issue 60's pixels with area).
+void readPixelSampling(toml_reader::TableReader& r, SceneDesc& scene) {
+    SensorDesc& s = scene.sensor;
+    const bool paths = scene.sim.transport == Transport::Paths;
+    s.pixel_samples = r.integer("pixel_samples", paths ? kDefaultPathsPerPixel : 1, 1, 1 << 20);
+    s.pixel_filter_box = r.choice("pixel_filter", paths ? "box" : "centre", {"box", "centre"}) == "box";
+    if (paths) return;
+    if (s.pixel_samples > 1)
+        r.fail(r.at("pixel_samples"), "pixel_samples",
+               "more than one ray per pixel needs simulation.transport = \"paths\" for now (the radiosity "
+               "pipeline's pixels take one ray through their centre)");
+    if (s.pixel_filter_box)
+        r.fail(r.at("pixel_filter"), "pixel_filter",
+               "\"box\" needs simulation.transport = \"paths\" for now (the radiosity pipeline's pixels take "
+               "one ray through their centre)");
+}
+
+} // namespace
+
 // [sensor]: the camera, its image and its mode (pulsed, AMCW or gated).
 void SceneTables::readSensor(SceneDesc& scene) const {
     const toml::table& t = section("sensor");
@@ -120,6 +143,7 @@ void SceneTables::readSensor(SceneDesc& scene) const {
                        "), got " + fmtNumber(f) + " MHz; lower the frequency or simulation.dt_ns");
     s.taps = r.integer("taps", s.taps, 3, 16);
     s.waveform = r.choice("waveform", s.waveform, {"sinusoidal", "square"});
+    readPixelSampling(r, scene);
     glm::dvec3 fwd = s.look_at - scene.sensorPosition();
     if (!(glm::length(fwd) >= 1e-9))
         r.fail(t.get("look_at"), "look_at",

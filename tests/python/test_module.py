@@ -216,3 +216,19 @@ def test_ctrl_c_stops_a_run_and_the_simulator_goes_on(tiny_room, backend, caplog
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     short = rsim.Simulator(rsim.Scene.load(tiny_room, set=SETTINGS), backend=backend, k_cache=False).run()
     assert short["range_m"].shape == (1, 120, 160)
+
+def test_paths_transport_gives_images_and_no_per_triangle_results(tiny_room):
+    with pytest.raises(ValueError, match="pixel_samples"):  # more than one ray per pixel needs paths
+        rsim.Scene.load(tiny_room, set=SETTINGS + ["sensor.pixel_samples=8"])
+    scene = rsim.Scene.load(tiny_room, set=SETTINGS + ["sensor.resolution=[32, 24]"])
+    with pytest.raises(ValueError, match='expected "radiosity" or "paths"'):
+        rsim.Simulator(scene, backend="cpu", transport="path")
+    out = rsim.Simulator(scene, backend="cpu", transport="paths").run([{"position": [0.25, 1.52, 1.5],
+                                                                        "look_at": [4.0, 1.5, 1.0]}] * 2)
+    assert out["range_m"].shape == (2, 24, 32)
+    assert np.isfinite(out["range_m"]).mean() > 0.9
+    # The same sampler for the same pose: the two poses' images are equal.
+    np.testing.assert_array_equal(out["range_m"][0], out["range_m"][1])
+    assert np.isnan(out["distance_m"]).all()
+    assert out["summary"][0]["transport"] == "paths"
+    assert out["summary"][0]["settings"]["sensor"]["pixel_samples"] == 64

@@ -24,7 +24,12 @@ const bool kQuietLogs = [] {
 } // namespace
 
 std::uint32_t SceneBuilder::material(const std::string& name, float reflectance, bool twoSided) {
-    geometry.materials.push_back(ResolvedMaterial{name, reflectance, twoSided});
+    geometry.materials.push_back(ResolvedMaterial::diffuse(name, reflectance, twoSided));
+    return std::uint32_t(geometry.materials.size() - 1);
+}
+
+std::uint32_t SceneBuilder::material(const std::string& name, const MaterialModel& model, bool twoSided) {
+    geometry.materials.push_back(ResolvedMaterial::of(name, model, twoSided));
     return std::uint32_t(geometry.materials.size() - 1);
 }
 

@@ -28,6 +28,9 @@ struct SceneBuilder {
 
     // Adds a material; returns its index.
     std::uint32_t material(const std::string& name, float reflectance, bool twoSided = false);
+    // Adds a material of any type (MODEL.md §10.1); the radiosity pipeline's reflectance is its
+    // albedo at normal incidence, and a dielectric sheet is two-sided, as a scene file's.
+    std::uint32_t material(const std::string& name, const MaterialModel& model, bool twoSided = false);
     // Rectangle origin + u s + v t (s, t in [0,1]) as nu x nv cells of two triangles each,
     // front side along cross(u, v).
     void rectangle(glm::dvec3 origin, glm::dvec3 u, glm::dvec3 v, int nu, int nv,

@@ -122,7 +122,6 @@ TEST_CASE("rsim run with the paths transport writes images and no per-triangle o
                 "--set sensor.resolution=[32,24] --set output.transient=true -o " + (dir / "out").string());
     INFO(r.output);
     REQUIRE(r.exitCode == 0);
-    CHECK_THAT(r.output, ContainsSubstring("paths: traced on the CPU backend"));
     CHECK_FALSE(r.output.find("treats it as Lambertian") != std::string::npos);
     for (const char* f : {"images.h5", "images.exr", "depth.png", "summary.json"}) CHECK(fs::exists(dir / "out" / f));
     for (const char* f : {"triangles.csv", "timeseries.h5", "mesh_error.ply"}) CHECK_FALSE(fs::exists(dir / "out" / f));
@@ -133,12 +132,37 @@ TEST_CASE("rsim run with the paths transport writes images and no per-triangle o
     CHECK(summary["settings"]["sensor"]["pixel_samples"] == 4);
 }
 
-TEST_CASE("the paths transport on --backend vulkan is refused before any work (not written yet)", "[paths][cli]") {
+TEST_CASE("rsim compare passes between the CPU's paths and the GPU's (the same sampler)", "[paths][cli][backends]") {
+    if (test::vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
     TempDir dir;
-    const fs::path scene = tinyRoomWithFloor(dir, "reflectance = 0.3");
-    const CommandResult v = runRsim("run " + scene.string() + " --set simulation.transport='\"paths\"' --backend vulkan -o " +
-                                    (dir / "v").string());
-    CHECK(v.exitCode != 0);
-    CHECK_THAT(v.output, ContainsSubstring("runs on the CPU backend only for now"));
-    CHECK_FALSE(fs::exists(dir / "v"));
+    const fs::path scene = tinyRoomWithFloor(dir, "type = \"plastic\"\nreflectance = 0.3\nroughness = 0.2");
+    for (const char* backend : {"cpu", "vulkan"}) {
+        const CommandResult r = runRsim("run " + scene.string() + " --backend " + backend +
+                                        " --set simulation.transport='\"paths\"' --set sensor.pixel_samples=4 "
+                                        "--set sensor.resolution=[32,24] -q -o " + (dir / backend).string());
+        INFO(r.output);
+        REQUIRE(r.exitCode == 0);
+    }
+    // compare's defaults: 1 mm, 0.1 % of the pixels may exceed it.
+    const CommandResult c = runRsim("compare " + (dir / "cpu").string() + " " + (dir / "vulkan").string());
+    INFO(c.output);
+    CHECK(c.exitCode == 0);
+    CHECK_THAT(c.output, ContainsSubstring("not compared: a paths run has none"));
+}
+
+TEST_CASE("a batch of poses with the paths transport writes each pose's images", "[paths][cli][batch]") {
+    TempDir dir;
+    const fs::path scene = tinyRoomWithFloor(dir, "type = \"plastic\"\nreflectance = 0.3\nroughness = 0.2");
+    REQUIRE(runRsim("poses " + scene.string() + " --orbit 3 -o " + (dir / "poses.csv").string()).exitCode == 0);
+    const CommandResult r = runRsim("run " + scene.string() + " --backend cpu --poses " + (dir / "poses.csv").string() +
+                                    " --set simulation.transport='\"paths\"' --set sensor.pixel_samples=2 "
+                                    "--set sensor.resolution=[16,12] -o " + (dir / "batch").string());
+    INFO(r.output);
+    REQUIRE(r.exitCode == 0);
+    CHECK_THAT(r.output, ContainsSubstring("3 with ranges"));
+    CHECK(fs::exists(dir / "batch" / "batch.csv"));
+    for (const char* pose : {"orbit-000", "orbit-001", "orbit-002"}) {
+        CHECK(fs::exists(dir / "batch" / pose / "images.h5"));
+        CHECK_FALSE(fs::exists(dir / "batch" / pose / "triangles.csv"));
+    }
 }

@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <string>
 #include <vector>
 
 #include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators_range.hpp>
 #include <catch2/matchers/catch_matchers_floating_point.hpp>
 
 #include "support/test_scenes.h"
@@ -60,9 +62,14 @@ SceneDesc mirrorCamera() {
 } // namespace
 
 TEST_CASE("paths: a perfect mirror floor shows the wall at the mirrored path length (image method)", "[paths]") {
+    // On the CPU and on every Vulkan ray path.
+    std::vector<std::string> backends{"cpu"};
+    for (const std::string& path : test::vulkanPathsAvailable()) backends.push_back(path);
+    const std::string backend = GENERATE_COPY(from_range(backends));
+    CAPTURE(backend);
     MirrorScene m(mirrorCamera());
     m.config.paths.maxBounces = 2; // the mirror's vertex and the wall's: one delay per pixel
-    const SimulationResult r = test::simulate("cpu", m.scene, m.config, false, true);
+    const SimulationResult r = test::simulate(backend, m.scene, m.config, false, true);
     const SimConfig& c = m.config;
     const glm::dvec3 S(c.sensor.position), L(c.light.position);
     const double I = double(c.light.intensity);
@@ -234,8 +241,12 @@ Peak peakAt(const std::vector<float>& s, double t) {
 } // namespace
 
 TEST_CASE("paths: a glass sheet returns its reflection and its transmission at their exact delays, weighted by "
-          "Fresnel",
+          "Fresnel, on every backend",
           "[paths]") {
+    std::vector<std::string> backends{"cpu"};
+    for (const std::string& path : test::vulkanPathsAvailable()) backends.push_back(path);
+    const std::string backend = GENERATE_COPY(from_range(backends));
+    CAPTURE(backend);
     // A 45-degree sheet at (2, 0, 0) in front of the camera's one pixel: its reflection shows wall A
     // (y = 2), its transmission wall B (x = 4); the light, above the camera, lights both walls past
     // the sheet.
@@ -263,7 +274,7 @@ TEST_CASE("paths: a glass sheet returns its reflection and its transmission at t
     c.paths.perPixel = 20000;
     c.paths.boxFilter = false;
     c.paths.maxBounces = 2;
-    const SimulationResult r = test::simulate("cpu", scene, c, false, true);
+    const SimulationResult r = test::simulate(backend, scene, c, false, true);
     REQUIRE(r.image.transient.size() == c.timesteps);
 
     const glm::dvec3 S(0.0), L(0, 0, 1), X(2, 0, 0), A(2, 2, 0), B(4, 0, 0);

@@ -197,6 +197,10 @@ void Checker::settings() {
 }
 
 void Checker::triangles() {
+    if (a_.pathTraced || b_.pathTraced) { // MODEL.md §10.2: a paths run computes no per-triangle result
+        out_.checks.push_back(simple("triangles", 0, "not compared: a paths run has none", true, "", ""));
+        return;
+    }
     const Triangles &ta = a_.triangles, &tb = b_.triangles;
     const std::size_t na = ta.distance.size(), nb = tb.distance.size();
     out_.checks.push_back(simple("triangle count", na, std::to_string(na) + " vs " + std::to_string(nb), na == nb,
@@ -248,6 +252,7 @@ std::vector<double> signalOf(const nlohmann::json& j, bool& present) {
 
 void Checker::signal() {
     if (!o_.checkSignal || a_.summary.is_null() || b_.summary.is_null()) return;
+    if (a_.pathTraced || b_.pathTraced) return; // none computed (MODEL.md §10.2)
     bool pa = false, pb = false;
     const std::vector<double> sa = signalOf(a_.summary, pa), sb = signalOf(b_.summary, pb);
     if (!pa || !pb || sa.size() != sb.size()) {

@@ -88,14 +88,19 @@ nlohmann::json readSummary(const fs::path& dir) {
 
 } // namespace
 
+bool isPathTraced(const nlohmann::json& summary) {
+    return summary.is_object() && summary.value("transport", "") == "paths";
+}
+
 ResultDir readResultDir(const fs::path& dir) {
     std::error_code ec;
     if (!fs::is_directory(dir, ec))
         throw InputError(dir.string() + ": no such directory (expected an rsim results directory)");
     ResultDir r;
     r.dir = dir;
-    r.triangles = readTrianglesCsv(dir);
     r.summary = readSummary(dir);
+    r.pathTraced = isPathTraced(r.summary);
+    if (!r.pathTraced) r.triangles = readTrianglesCsv(dir); // a paths run has no per-triangle results
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
         if (it->is_regular_file(ec)) r.files.insert(it->path().filename().string());
     return r;
@@ -120,6 +125,8 @@ bool askedToWrite(const nlohmann::json& summary, const std::string& file) {
     auto setting = [&](const char* key) {
         return !output || !output->contains(key) || !(*output)[key].is_boolean() || (*output)[key].get<bool>();
     };
+    if (isPathTraced(summary) && (file == "timeseries.h5" || file == "triangles.csv" || file == "mesh_error.ply"))
+        return false;
     if (file == "timeseries.h5") return setting("timeseries") || (output && output->value("kij", false));
     if (file == "summary.json" || file == "triangles.csv" || file == "mesh_error.ply") return true;
     return setting("images"); // the sensor images and images.h5 / .exr

@@ -26,10 +26,14 @@ struct DepthImage {
 // A results directory as compare sees it.
 struct ResultDir {
     std::filesystem::path dir;
-    Triangles triangles;
+    Triangles triangles;         // none for a paths run
     nlohmann::json summary;      // null when there is none
+    bool pathTraced = false;     // summary.json says transport "paths" (MODEL.md §10.2)
     std::set<std::string> files; // names of the regular files in it
 };
+
+// Whether a summary.json is a `paths` run's, which has no per-triangle results or sensor signals.
+bool isPathTraced(const nlohmann::json& summary);
 
 // Reads `dir`. InputError when it is not a directory, or its triangles.csv is missing,
 // damaged or holds no triangle; summary.json that is present but not JSON is one too.

@@ -11,7 +11,7 @@
 #include <glm/geometric.hpp>
 #include <spdlog/spdlog.h>
 
-#include "distance/cpu_pixel_outputs.h"
+#include "paths/path_pixels.h"
 #include "rsim/shared/bsdf.h"
 #include "rsim/shared/paths.h"
 #include "transport/sources.h"
@@ -21,12 +21,10 @@
 namespace rsim {
 namespace {
 
-constexpr std::int64_t kNoSurface = -1;
-
 class CpuPathTracer {
   public:
-    CpuPathTracer(const PreparedScene& s, const SimConfig& c, const EmbreeScene& rays)
-        : s_(s), c_(c), rays_(rays), window_(c.cdtM * double(c.timesteps)),
+    CpuPathTracer(const PreparedScene& s, const SimConfig& c, const EmbreeScene& rays, const PathPixels& pixels)
+        : s_(s), c_(c), rays_(rays), pixels_(pixels), window_(c.cdtM * double(c.timesteps)),
           perPath_(shared::RSIM_PI / float(c.paths.perPixel)) {
         for (const MaterialModel& m : s.materialModels) bsdfs_.push_back(bsdfOf(m));
     }
@@ -36,14 +34,6 @@ class CpuPathTracer {
     void tracePixel(std::uint32_t px, std::uint32_t py, float* total, float* direct) const {
         const std::uint32_t pixel = py * c_.width + px;
         for (std::uint32_t j = 0; j < c_.paths.perPixel; ++j) tracePath(px, py, pixel, j, total, direct);
-    }
-
-    // The triangle a ray along `dir` sees at its hit on `triangle`: the twin that faces it, or
-    // kNoSurface for the back of a one-sided triangle.
-    std::int64_t facing(std::int32_t triangle, const glm::vec3& dir) const {
-        std::uint32_t i = std::uint32_t(triangle);
-        if (glm::dot(s_.normal[i], dir) >= 0.0f && s_.twin[i] != PreparedScene::kNoTwin) i = s_.twin[i];
-        return glm::dot(s_.normal[i], dir) < 0.0f ? std::int64_t(i) : kNoSurface;
     }
 
   private:
@@ -58,6 +48,7 @@ class CpuPathTracer {
     const PreparedScene& s_;
     const SimConfig& c_;
     const EmbreeScene& rays_;
+    const PathPixels& pixels_; // its facing()
     const double window_; // c dt T: no deposit of a longer camera sub-path lands in the window
     const float perPath_; // pi / n
     std::vector<shared::MaterialBsdf> bsdfs_;
@@ -75,8 +66,8 @@ void CpuPathTracer::tracePath(std::uint32_t px, std::uint32_t py, std::uint32_t 
     for (std::uint32_t vertex = 1;; ++vertex) {
         const EmbreeScene::Hit hit = rays_.intersect(origin, dir, tmin, INFINITY);
         if (hit.triangle < 0) return;
-        const std::int64_t i = facing(hit.triangle, dir);
-        if (i == kNoSurface) return; // a back face blocks and reflects nothing
+        const std::int64_t i = pixels_.facing(std::uint32_t(hit.triangle), dir);
+        if (i < 0) return; // a back face blocks and reflects nothing
         cameraLength += double(hit.t);
         if (cameraLength > window_) return;
         const glm::vec3 x = origin + hit.t * dir, n = s_.normal[std::size_t(i)];
@@ -121,8 +112,8 @@ std::uint64_t pathRaysPerVertex(const SimConfig& c) {
 
 SensorImage pathTracedImageCpu(const PreparedScene& s, const SimConfig& c, const EmbreeScene& rays) {
     const std::uint64_t pixels = std::uint64_t(c.width) * c.height;
-    CpuPixelOutputs out(c, pixels * (1ull + c.paths.perPixel));
-    const CpuPathTracer tracer(s, c, rays);
+    PathPixels out(s, c, pixels * (1ull + c.paths.perPixel));
+    const CpuPathTracer tracer(s, c, rays, out);
     const std::size_t T = c.timesteps;
     std::vector<std::vector<float>> totals(threadCount(), std::vector<float>(T)),
         directs(threadCount(), std::vector<float>(T)), noisy(threadCount());
@@ -132,25 +123,13 @@ SensorImage pathTracedImageCpu(const PreparedScene& s, const SimConfig& c, const
         float* direct = directs[w].data();
         for (std::size_t py = begin; py < end; ++py)
             for (std::uint32_t px = 0; px < c.width; ++px) {
-                const std::size_t p = py * c.width + px;
-                // The pixel's centre ray: the surface it shows (true range, triangle, the ambient
-                // light's reflectance), as the radiosity pipeline's primary ray.
+                // The pixel's centre ray: the surface it shows (paths/path_pixels.h).
                 const glm::vec3 centre = shared::rsimPixelDirection(c.sensor, px, std::uint32_t(py), c.width, c.height);
                 const EmbreeScene::Hit hit = rays.intersect(c.sensor.position, centre, 0.0f, INFINITY);
-                float reflectanceSeen = 0.0f;
-                if (hit.triangle >= 0) {
-                    const std::int64_t seen = tracer.facing(hit.triangle, centre);
-                    out.hit(p, seen == kNoSurface ? std::uint32_t(hit.triangle) : std::uint32_t(seen), hit.t);
-                    if (seen != kNoSurface) reflectanceSeen = s.reflectance[std::size_t(seen)];
-                }
                 std::fill_n(total, T, 0.0f);
                 std::fill_n(direct, T, 0.0f);
                 tracer.tracePixel(px, std::uint32_t(py), total, direct);
-                // A pixel none of whose paths found light, whose centre sees nothing, is left as
-                // the radiosity pipeline leaves a pixel that sees nothing.
-                if (hit.triangle < 0 && std::all_of(total, total + T, [](float v) { return v == 0.0f; })) continue;
-                out.directFrom(p, centre, direct);
-                out.from(p, centre, total, reflectanceSeen, noisy[w]);
+                out.finish(py * c.width + px, hit.triangle, hit.t, total, direct, noisy[w]);
             }
         progress.add(end - begin);
     });

@@ -100,7 +100,9 @@ public:
             spdlog::info("wrote {} ({} poses{}, transport in {} group(s) of up to {}) in {:.2f} s",
                          out.outputDir.string(), plan_.poses.size(),
                          ranks_.many() ? fmt::format(" over {} ranks", ranks_.size())
-                                       : fmt::format(", {} with distances", measuredPoses_),
+                                       : fmt::format(", {} with {}", measuredPoses_,
+                                                     allPoses_[0].config.transport == Transport::Paths
+                                                         ? "ranges" : "distances"),
                          report_.groups, report_.groupSize, out.seconds);
         // The command may end here; the devices' release goes on unseen (util/early_exit.h).
         earlyexit::resultsInPlace(deviceBytes_);
@@ -218,7 +220,11 @@ private:
             whole = &all;
         }
         if (ranks_.rank() != 0) return;
-        for (const BatchPoseRow& row : whole->rows()) measuredPoses_ += row.trianglesMeasured > 0 ? 1 : 0;
+        // A pose measured something: a triangle's distance, or with the paths transport (which has
+        // no per-triangle results) a pixel's range.
+        const bool paths = allPoses_[0].config.transport == Transport::Paths;
+        for (const BatchPoseRow& row : whole->rows())
+            measuredPoses_ += (paths ? row.pixelsMeasured : row.trianglesMeasured) > 0 ? 1 : 0;
         checkSomeDistance(measuredPoses_, plan_.poses.size(), report_.firstEchoesCutOff, allPoses_[0].config);
         Stopwatch sw;
         whole->writeCsv(tmp_ / "batch.csv");

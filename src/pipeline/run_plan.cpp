@@ -65,9 +65,8 @@ void checkOnePose(const RunRequest& req, bool rowBlocks) {
                          "ranks; this run has one pose. Use --mpi-split rows (the default for one pose)");
 }
 
-// What the `paths` transport (MODEL.md §10.2) cannot be asked, and the backend that traces its
-// paths: the CPU's (the Vulkan paths transport is not written yet).
-void checkPaths(RunPlan& plan) {
+// What the `paths` transport (MODEL.md §10.2) cannot be asked: it computes no K.
+void checkPaths(const RunPlan& plan) {
     if (plan.scene.sim.transport != Transport::Paths) return;
     if (plan.scene.output.kij)
         throw InputError("output.kij (--write-kij): simulation.transport = \"paths\" computes no K; drop it or use "
@@ -75,14 +74,6 @@ void checkPaths(RunPlan& plan) {
     if (plan.rowBlocks)
         throw InputError("simulation.transport = \"paths\" has no K whose rows MPI ranks could share; under mpirun "
                          "give it a batch of poses (--poses FILE) with --mpi-split poses");
-    std::string& backend = plan.request.backend.backend;
-    if (backend == "vulkan")
-        throw InputError("simulation.transport = \"paths\" runs on the CPU backend only for now; use --backend cpu "
-                         "(or auto)");
-    if (backend != "cpu")
-        spdlog::info("paths: traced on the CPU backend (the GPU's paths transport is not written yet)");
-    backend = "cpu";
-    plan.request.backend.devices = "auto";
 }
 
 // The plan's settings that follow from its request, scene and poses.

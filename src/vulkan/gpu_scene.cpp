@@ -26,7 +26,7 @@ GpuGeometry::GpuGeometry(vk::Device& device, const PreparedScene& s, const std::
         tris[i].v1Rho = glm::vec4(s.v1[i], s.reflectance[i]);
         tris[i].v2 = glm::vec4(s.v2[i], 0.0f);
         tris[i].normal = glm::vec4(s.normal[i], 0.0f);
-        tris[i].meta = glm::uvec4(s.id[i], s.twin[i], 0u, 0u);
+        tris[i].meta = glm::uvec4(s.id[i], s.twin[i], s.materialOfId[s.id[i]], 0u);
         tris[i].edges = glm::uvec4(edges.empty() ? glm::uvec3(shared::RSIM_NO_NEIGHBOUR) : edges[i],
                                    shared::RSIM_NO_NEIGHBOUR);
     }

@@ -14,7 +14,7 @@
 namespace rsim::vk {
 
 struct PosePasses {
-    std::unique_ptr<Pipeline> direct, primary;
+    std::unique_ptr<Pipeline> direct, primary, paths;
     std::unique_ptr<Pass<shared::DistancePush>> distances;
     std::unique_ptr<Pass<shared::PixelPush>> pixels;
     std::unique_ptr<Pass<shared::SignalPush>> signals;

@@ -16,6 +16,9 @@
 #include "shaders/primary_bvh.spv.h"
 #include "shaders/primary_rgen.spv.h"
 #include "shaders/primary_rq.spv.h"
+#include "shaders/paths_bvh.spv.h"
+#include "shaders/paths_rgen.spv.h"
+#include "shaders/paths_rq.spv.h"
 #include "shaders/near_pairs.spv.h"
 #include "shaders/history_from_lanes.spv.h"
 #include "shaders/radiosity_far.spv.h"
@@ -50,6 +53,7 @@ ShaderCode visibilityListed() { return code(rsim_spv_visibility_listed); }
 ShaderCode visibility(RayPath p) { return RSIM_RAY_PASS(visibility, p); }
 ShaderCode direct(RayPath p) { return RSIM_RAY_PASS(direct, p); }
 ShaderCode primary(RayPath p) { return RSIM_RAY_PASS(primary, p); }
+ShaderCode paths(RayPath p) { return RSIM_RAY_PASS(paths, p); }
 #undef RSIM_RAY_PASS
 ShaderCode rtMiss() { return code(rsim_spv_rt_miss); }
 ShaderCode rtClosestHit() { return code(rsim_spv_rt_closest_hit); }

@@ -10,6 +10,8 @@ ShaderCode visibilityClearPairs(RayPath path); // with the shaft query (RSIM_CLE
 ShaderCode visibilityListed(); // the pairs tested against their tiles' occluder lists
 ShaderCode direct(RayPath path);
 ShaderCode primary(RayPath path);
+// The paths transport's camera paths (MODEL.md §10.2).
+ShaderCode paths(RayPath path);
 ShaderCode rtMiss();
 ShaderCode rtClosestHit();
 ShaderCode radiosityFar();

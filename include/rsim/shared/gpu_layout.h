@@ -137,7 +137,8 @@ struct GpuTriangle {
     vec4 v1Rho;     // v1, reflectance
     vec4 v2;        // v2, unused
     vec4 normal;    // unit normal, unused
-    uvec4 meta;     // stable id, internal index of the two-sided twin (0xffffffff: none), unused x2
+    uvec4 meta;     // stable id, internal index of the two-sided twin (0xffffffff: none), material index
+                    // (PreparedScene::materialModels), unused
     uvec4 edges;    // the triangles across edges v0v1, v1v2, v2v0 (RSIM_NO_NEIGHBOUR: none, or more
                     // than one: geometry/edge_neighbours.h), unused
 };
@@ -529,6 +530,30 @@ struct PrimaryPush {
     float invCdt;         // 1 / (c dt), steps per metre
     uint begin;
     uint end;
+};
+
+// The `paths` transport (MODEL.md §10.2, shaders/paths.glsl): one invocation traces all the camera
+// paths of one pixel of [begin, end), writing its signal at (p - first) T.
+struct PathsPush {
+    uint64_t triangles;   // GpuTriangle[n] (meta.z: the triangle's material)
+    uint64_t lightSensor; // LightSensorRecord
+    uint64_t materials;   // MaterialBsdf[materials]
+    uint64_t pulse;       // float[P]
+    uint64_t signal;      // float[pixels of the chunk][T], zeroed: the pixel's signal
+    uint64_t direct;      // float[pixels of the chunk][T], zeroed: its first vertices' deposits
+    uint64_t hits;        // vec2[pixels of the chunk]: the centre ray's triangle (as float, -1 none), t
+    float rayEps;
+    float cdt;            // c dt, metres per step
+    uint timesteps;
+    uint pulseLength;
+    uint perPixel;
+    uint boxFilter;
+    uint maxBounces;      // 0: no cap
+    uint seed;
+    uint first;           // the chunk's first pixel
+    uint begin;
+    uint end;
+    uint pad;
 };
 
 // Pixel-signal pass: pixels [begin, end).

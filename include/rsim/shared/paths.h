@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The `paths` transport's steps that do not cast rays (MODEL.md §10.2), written once for the CPU
-// (src/paths/) and the shaders: where a camera path starts in its pixel, the shading frame, the
-// next-event estimate's deposit and Russian roulette. The BSDFs are in bsdf.h; the sampler and its
-// dimensions (RSIM_DIM_*) there too.
+// (src/paths/) and the shaders (shaders/paths.glsl): the camera ray through a point of the image,
+// where a camera path crosses its pixel, and Russian roulette. The BSDFs, the shading frame, the
+// sampler and its dimensions (RSIM_DIM_*) are in bsdf.h and bsdf_ggx.h.
 #ifndef RSIM_SHARED_PATHS_H
 #define RSIM_SHARED_PATHS_H
 
@@ -21,12 +21,12 @@ RSIM_FN vec3 rsimImagePointDirection(PinholeSensor s, vec2 point, uint width, ui
     return normalize(d);
 }
 
-// Where camera path `sample` of pixel `pixel` crosses its pixel, relative to the pixel's corner:
+// Where camera path `sampleIndex` of pixel `pixel` crosses its pixel, relative to the pixel's corner:
 // uniform over the square (box filter) or its centre.
-RSIM_FN vec2 rsimPixelOffset(uint seed, uint pixel, uint sample, bool box) {
+RSIM_FN vec2 rsimPixelOffset(uint seed, uint pixel, uint sampleIndex, bool box) {
     if (!box) return vec2(0.5f);
-    return vec2(rsimPathSample(seed, pixel, sample, 0u, RSIM_DIM_PIXEL_JITTER_X),
-                rsimPathSample(seed, pixel, sample, 0u, RSIM_DIM_PIXEL_JITTER_Y));
+    return vec2(rsimPathSample(seed, pixel, sampleIndex, 0u, RSIM_DIM_PIXEL_JITTER_X),
+                rsimPathSample(seed, pixel, sampleIndex, 0u, RSIM_DIM_PIXEL_JITTER_Y));
 }
 
 // Russian roulette at a path's vertex `vertex` (from RSIM_PATH_ROULETTE_FROM on): the path goes on

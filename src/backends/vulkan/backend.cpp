@@ -16,6 +16,7 @@
 #include "backends/vulkan_backend.h"
 #include "direct/vulkan_direct.h"
 #include "distance/vulkan_distance.h"
+#include "paths/vulkan_paths.h"
 #include "k/vulkan_log_encode.h"
 #include "transport/sources.h"
 #include "transport/vulkan_near_pairs.h"
@@ -229,6 +230,14 @@ SensorImage VulkanBackend::image(const Histories& h, const DirectTerms& direct, 
     const GpuPose& pose = gpuPose(c);
     return renderSensorImageVulkan(*s.device, *s.geometry, pose, s.accel.get(), hits, s.passes,
                                    history->view(*s.device, s.passes), scene(), c);
+}
+
+SensorImage VulkanBackend::pathTraced(const SimConfig& c) {
+    requireRays("the paths transport");
+    VulkanSlot& s = slots_[0];
+    const GpuPose& pose = gpuPose(c);
+    return pathTracedImageVulkan(*s.device, *s.geometry, pose, *s.accel, s.passes.paths, s.passes.readback, scene(),
+                                 c);
 }
 
 std::vector<std::uint64_t> VulkanBackend::deviceBytesInUse() const {

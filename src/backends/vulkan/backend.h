@@ -53,6 +53,7 @@ public:
     void signals(const Histories& h, const DirectTerms& direct, const SimConfig& c, std::vector<double>& fwd,
                  std::vector<double>& adj) override;
     SensorImage image(const Histories& h, const DirectTerms& direct, const SimConfig& c, const PrimaryHits* hits) override;
+    SensorImage pathTraced(const SimConfig& c) override;
     std::vector<std::uint64_t> deviceBytesInUse() const override;
     void saveCaches() override;
 

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+// The `paths` transport on a Vulkan device (paths/vulkan_paths.h).
+#include "paths/vulkan_paths.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+
+#include "paths/path_pixels.h"
+#include "rsim/shared/bsdf.h"
+#include "util/parallel.h"
+#include "util/progress.h"
+#include "util/timer.h"
+#include "vulkan/buffer.h"
+#include "vulkan/ray_pass.h"
+#include "vulkan/shaders.h"
+
+namespace rsim {
+namespace {
+
+// Device memory for the signals of one chunk of pixels (two arrays of T floats per pixel): a
+// large image at a long window runs in chunks, each downloaded and finished before the next.
+constexpr std::uint64_t kChunkSignalBytes = 512ull << 20;
+
+std::vector<shared::MaterialBsdf> materialsOf(const PreparedScene& s) {
+    std::vector<shared::MaterialBsdf> out;
+    for (const MaterialModel& m : s.materialModels) out.push_back(bsdfOf(m));
+    return out;
+}
+
+} // namespace
+
+vk::PipelineRecipe pathsRecipe(vk::Device& device) {
+    return rayPassRecipe(device, &vk::shaders::paths, sizeof(shared::PathsPush), true, "paths");
+}
+
+SensorImage pathTracedImageVulkan(vk::Device& device, const GpuGeometry& scene, const GpuPose& pose,
+                                  const vk::SceneAccel& accel, std::unique_ptr<vk::Pipeline>& pipeline,
+                                  vk::ScratchBuffer& readback, const PreparedScene& prepared, const SimConfig& c) {
+    if (!pipeline) pipeline = makeRayPassPipeline(device, pathsRecipe(device), accel);
+    const std::uint64_t pixels = std::uint64_t(c.width) * c.height, T = c.timesteps;
+    const std::uint64_t chunk = std::clamp<std::uint64_t>(kChunkSignalBytes / (8 * T), 1, pixels);
+    const vk::Buffer materials = vk::makeStorage(device, materialsOf(prepared), "materials");
+    vk::Buffer signal(device, chunk * T * 4, vk::kStorageUsage, vk::MemoryKind::Device, "path signals");
+    vk::Buffer direct(device, chunk * T * 4, vk::kStorageUsage, vk::MemoryKind::Device, "path direct signals");
+    vk::Buffer hits(device, chunk * 8, vk::kStorageUsage, vk::MemoryKind::Device, "path centre hits");
+    shared::PathsPush push{};
+    push.triangles = scene.triangles.address();
+    push.lightSensor = pose.lightSensor.address();
+    push.materials = materials.address();
+    push.pulse = pose.pulse.address();
+    push.signal = signal.address();
+    push.direct = direct.address();
+    push.hits = hits.address();
+    push.rayEps = prepared.rayEps;
+    push.cdt = float(c.cdtM);
+    push.timesteps = c.timesteps;
+    push.pulseLength = std::uint32_t(c.pulse.size());
+    push.perPixel = c.paths.perPixel;
+    push.boxFilter = c.paths.boxFilter ? 1u : 0u;
+    push.maxBounces = c.paths.maxBounces;
+    push.seed = c.seed;
+    PathPixels out(prepared, c, pixels * (1ull + c.paths.perPixel));
+    std::vector<std::vector<float>> noisy(threadCount());
+    Progress progress("paths", pixels, "pixels");
+    double traceSeconds = 0.0, finishSeconds = 0.0;
+    Stopwatch step;
+    for (std::uint64_t first = 0; first < pixels; first += chunk) {
+        const std::uint64_t count = std::min(chunk, pixels - first);
+        push.first = std::uint32_t(first);
+        // The signals come back in the same submission, copied into host-visible memory.
+        const std::uint64_t signalBytes = count * T * 4;
+        vk::HostReadback back(device, readback, 2 * vk::HostReadback::rounded(signalBytes) +
+                                                    vk::HostReadback::rounded(count * 8));
+        std::uint64_t totalAt = 0, directAt = 0, hitAt = 0;
+        device.submitAndWait([&](VkCommandBuffer cmd) {
+            device.vk().vkCmdFillBuffer(cmd, signal.handle(), 0, VK_WHOLE_SIZE, 0);
+            device.vk().vkCmdFillBuffer(cmd, direct.handle(), 0, VK_WHOLE_SIZE, 0);
+            vk::computeBarrier(device, cmd);
+            pipeline->bind(cmd, nullptr);
+            vk::forEachLaunch(count, vk::maxLinearLaunch(device, shared::RSIM_WG_LINEAR),
+                              [&](std::uint32_t begin, std::uint32_t end) {
+                                  push.begin = std::uint32_t(first) + begin;
+                                  push.end = std::uint32_t(first) + end;
+                                  pipeline->pushConstants(cmd, &push);
+                                  launchRayPass(*pipeline, cmd, end - begin, 1, shared::RSIM_WG_LINEAR);
+                              });
+            totalAt = back.add(cmd, signal, signalBytes);
+            directAt = back.add(cmd, direct, signalBytes);
+            hitAt = back.add(cmd, hits, count * 8);
+        });
+        traceSeconds += step.seconds();
+        step = Stopwatch();
+        const float* total = back.at<float>(totalAt);
+        const float* first1 = back.at<float>(directAt);
+        const glm::vec2* hit = back.at<glm::vec2>(hitAt);
+        parallelFor(count, 64, [&](std::size_t begin, std::size_t end, unsigned w) {
+            for (std::size_t k = begin; k < end; ++k)
+                out.finish(first + k, std::int64_t(hit[k].x), hit[k].y, &total[k * T], &first1[k * T], noisy[w]);
+        });
+        finishSeconds += step.seconds();
+        step = Stopwatch();
+        progress.add(count);
+    }
+    progress.finish();
+    spdlog::debug("paths: traced and copied to the host in {:.4f} s, pixels estimated on the host in {:.4f} s",
+                  traceSeconds, finishSeconds);
+    return out.take();
+}
+
+} // namespace rsim

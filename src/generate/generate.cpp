@@ -38,6 +38,11 @@ const std::vector<Kind>& kinds() {
          generateTraffic},
         {{"industry", "30 x 20 x 8 m warehouse hall: pallet racks, pallets, forklift", 52885},
          generateIndustry},
+        {{"glossy-room", "4 x 3 x 2.5 m room: glossy floor, steel cabinet, whiteboard, window "
+                         "(for paths)", 0},
+         [](MeshBuilder& b, std::uint32_t seed, std::uint64_t) {
+             return generateGlossyRoom(b, seed);
+         }},
     };
     return k;
 }
@@ -85,6 +90,35 @@ std::string commentLines(const std::string& text) {
     return out;
 }
 
+// One [[material]] table with the keys of its type (MODEL.md §10.1). A diffuse one is written
+// as before the types existed, so that those scenes keep their bytes.
+std::string materialToml(const SceneMaterial& m) {
+    std::ostringstream os;
+    os << "\n[[material]]\n"
+       << "name = \"" << m.name << "\"\n";
+    const MaterialModel& b = m.model;
+    if (b.type != MaterialType::Diffuse) os << "type = \"" << materialTypeName(b.type) << "\"\n";
+    if (b.type == MaterialType::Diffuse || b.type == MaterialType::Plastic)
+        os << "reflectance = " << num(b.reflectance) << "\n";
+    if (b.type == MaterialType::Conductor) os << "specular = " << num(b.specular) << "\n";
+    if (b.type == MaterialType::Plastic || b.type == MaterialType::Dielectric)
+        os << "ior = " << num(b.ior) << "\n";
+    if (b.type == MaterialType::Plastic || b.type == MaterialType::Conductor)
+        os << "roughness = " << num(b.roughness) << "\n";
+    os << "two_sided = " << (m.twoSided ? "true" : "false") << "\n";
+    return os.str();
+}
+
+// The header's line on materials: the scenes with only Lambertian ones keep theirs.
+std::string materialsComment(const std::vector<SceneMaterial>& used) {
+    for (const auto& m : used)
+        if (approximatedByRadiosity(m.model))
+            return "# Materials come from the OBJ's usemtl names (near-infrared reflectances). The glossy,\n"
+                   "# metal and glass ones are modelled by simulation.transport = \"paths\" (CPU backend);\n"
+                   "# the radiosity pipeline takes each as Lambertian (MODEL.md section 10.1).\n";
+    return "# Materials come from the OBJ's usemtl names (near-infrared diffuse reflectances).\n";
+}
+
 std::string sceneToml(const std::string& kind, std::uint32_t seed, const ScenePlan& plan,
                       const MeshBuilder& mesh) {
     std::uint64_t twins = 0;
@@ -108,7 +142,7 @@ std::string sceneToml(const std::string& kind, std::uint32_t seed, const ScenePl
        << "# Large surfaces are gridded in cells of at most " << cellText << ".\n"
        << "# Light and sensor 4 cm apart, like a ToF camera; the " << plan.timesteps
        << " timesteps cover " << reachText << " m of path length.\n"
-       << "# Materials come from the OBJ's usemtl names (near-infrared diffuse reflectances).\n"
+       << materialsComment(mesh.usedMaterials())
        << "\n[simulation]\n"
        << "dt_ns = " << num(plan.dtNs) << "\n"
        << "timesteps = " << plan.timesteps << "\n"
@@ -136,10 +170,7 @@ std::string sceneToml(const std::string& kind, std::uint32_t seed, const ScenePl
        << "mode = \"pulsed\"\n"
        << "modulation_mhz = [20.0]\n";
     for (const auto& m : mesh.usedMaterials())
-        os << "\n[[material]]\n"
-           << "name = \"" << m.name << "\"\n"
-           << "reflectance = " << num(m.reflectance) << "\n"
-           << "two_sided = " << (m.twoSided ? "true" : "false") << "\n";
+        os << materialToml(m);
     os << "\n[[mesh]]\n"
        << "path = \"" << plan.meshFile << "\"\n"
        << "\n[output]\n"

@@ -50,5 +50,6 @@ ScenePlan generateMediumRoom(MeshBuilder& out, std::uint32_t seed, std::uint64_t
 ScenePlan generateLargeRoom(MeshBuilder& out, std::uint32_t seed, std::uint64_t target);
 ScenePlan generateTraffic(MeshBuilder& out, std::uint32_t seed, std::uint64_t target);
 ScenePlan generateIndustry(MeshBuilder& out, std::uint32_t seed, std::uint64_t target);
+ScenePlan generateGlossyRoom(MeshBuilder& out, std::uint32_t seed);
 
 } // namespace rsim

@@ -13,9 +13,15 @@
 namespace rsim {
 
 void MeshBuilder::defineMaterial(const std::string& name, double reflectance, bool twoSided) {
+    MaterialModel lambertian;
+    lambertian.reflectance = reflectance;
+    defineMaterial(name, lambertian, twoSided);
+}
+
+void MeshBuilder::defineMaterial(const std::string& name, const MaterialModel& model, bool twoSided) {
     for (const auto& m : materials_)
         if (m.name == name) throw std::logic_error("material defined twice: " + name);
-    materials_.push_back({name, reflectance, twoSided});
+    materials_.push_back({name, model, twoSided});
     counts_.push_back(0);
     faces_.emplace_back();
 }

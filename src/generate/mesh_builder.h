@@ -11,11 +11,14 @@
 #include <glm/mat3x3.hpp>
 #include <glm/vec3.hpp>
 
+#include "core/material.h"
+
 namespace rsim {
 
+// A named material of the scene file (MODEL.md §10.1): Lambertian unless `model` says otherwise.
 struct SceneMaterial {
     std::string name;
-    double reflectance = 0.5;
+    MaterialModel model;
     bool twoSided = false;
 };
 
@@ -47,6 +50,8 @@ class MeshBuilder {
     explicit MeshBuilder(bool countOnly = false) : countOnly_(countOnly) {}
 
     void defineMaterial(const std::string& name, double reflectance, bool twoSided = false);
+    // A material of any type (plastic, conductor, dielectric sheet: MODEL.md §10.1).
+    void defineMaterial(const std::string& name, const MaterialModel& model, bool twoSided = false);
     void use(const std::string& name);
     const std::string& current() const;
 

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The four room scenes: a shell of gridded walls, floor and ceiling (facing inwards) with door
-// and window recesses, and furniture. The camera stands by wall 0 (x = 0) looking along +x.
+// The four room scenes: the shell of room_shell.h with door and window recesses, and furniture.
 #include <algorithm>
 #include <array>
 #include <sstream>
@@ -9,31 +8,10 @@
 
 #include "generate/furniture.h"
 #include "generate/generators.h"
+#include "generate/room_shell.h"
 
 namespace rsim {
 using glm::dvec3;
-
-namespace {
-
-// Walls are numbered 0: x = 0, 1: y = W, 2: x = L, 3: y = 0; each runs along u (seen from
-// inside, left to right) and up along z.
-struct Room {
-    double L, W, H;
-    std::array<std::vector<Opening>, 4> openings;
-
-    dvec3 wallOrigin(int wall) const {
-        static const std::array<dvec3, 4> o = {dvec3(0, 0, 0), dvec3(0, 1, 0), dvec3(1, 1, 0),
-                                               dvec3(1, 0, 0)};
-        return o[std::size_t(wall)] * dvec3(L, W, 0);
-    }
-    static dvec3 wallU(int wall) {
-        static const std::array<dvec3, 4> u = {dvec3(0, 1, 0), dvec3(1, 0, 0), dvec3(0, -1, 0),
-                                               dvec3(-1, 0, 0)};
-        return u[std::size_t(wall)];
-    }
-    static dvec3 inward(int wall) { return glm::cross(wallU(wall), dvec3(0, 0, 1)); }
-    double wallLength(int wall) const { return wall % 2 == 0 ? W : L; }
-};
 
 void buildShell(MeshBuilder& b, const Room& r, const Tessellation& t) {
     const double cell = t.cell;
@@ -47,17 +25,20 @@ void buildShell(MeshBuilder& b, const Room& r, const Tessellation& t) {
                r.openings[std::size_t(w)]);
 }
 
-// Furniture with its back to a wall: u along the wall, `off` from it to the piece's origin.
 MeshBuilder::Placement againstWall(MeshBuilder& b, const Room& r, int wall, double u, double off,
-                                   double z = 0.0) {
+                                   double z) {
     const dvec3 n = Room::inward(wall);
     return b.place(r.wallOrigin(wall) + u * Room::wallU(wall) + off * n + dvec3(0, 0, z),
                    yawFacing(n.x, n.y));
 }
 
+namespace {
+
 Opening door(double u0, double width) {
     return {u0, u0 + width, 0.0, 2.05, 0.12, "door", "door_frame"};
 }
+
+} // namespace
 
 Opening window(double u0, double width, double v0, double height) {
     return {u0, u0 + width, v0, v0 + height, 0.2, "window_glass", "window_frame"};
@@ -76,6 +57,8 @@ ScenePlan roomPlan(const Room& r, const std::string& contents) {
     plan.lookAt = {r.L, r.W / 2, 1.0};
     return plan;
 }
+
+namespace {
 
 // A chair pulled up to a table at (x, y) of the table's frame, facing (fx, fy).
 void chairAt(MeshBuilder& b, SceneRng& rng, double x, double y, double fx, double fy) {

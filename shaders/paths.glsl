@@ -36,8 +36,10 @@ int facing(int triangle, vec3 dir) {
     return dot(g.normal.xyz, dir) < 0.0 ? triangle : -1;
 }
 
-void tracePath(uint pixel, uint sampleIndex, uint base, PinholeSensor sensor, PointLight light, uint width,
+// Returns the rays it cast.
+uint tracePath(uint pixel, uint sampleIndex, uint base, PinholeSensor sensor, PointLight light, uint width,
                uint height) {
+    uint rays = 0u;
     vec2 offset = rsimPixelOffset(pc.seed, pixel, sampleIndex, pc.boxFilter != 0u);
     vec3 dir = rsimImagePointDirection(sensor, vec2(float(pixel % width), float(pixel / width)) + offset, width,
                                        height);
@@ -47,11 +49,12 @@ void tracePath(uint pixel, uint sampleIndex, uint base, PinholeSensor sensor, Po
     float perPath = RSIM_PI / float(pc.perPixel);
     for (uint vertex = 1u;; ++vertex) {
         RsimHit hit = rsimClosestHit(origin, dir, tmin, 1e30);
-        if (hit.triangle < 0) return;
+        ++rays;
+        if (hit.triangle < 0) return rays;
         int i = facing(hit.triangle, dir);
-        if (i < 0) return; // a back face blocks and reflects nothing
+        if (i < 0) return rays; // a back face blocks and reflects nothing
         cameraLength += hit.t;
-        if (cameraLength > window) return;
+        if (cameraLength > window) return rays;
         GpuTriangle g = TriangleRefs(pc.triangles).t[i];
         vec3 x = origin + hit.t * dir, n = g.normal.xyz;
         MaterialBsdf m = MaterialRefs(pc.materials).m[g.meta.z];
@@ -59,6 +62,7 @@ void tracePath(uint pixel, uint sampleIndex, uint base, PinholeSensor sensor, Po
         vec3 wo = rsimToLocal(frame, -dir);
         if (rsimHasNonDeltaLobe(m)) {
             RaySegment l = rsimLightSample(light, x, n, pc.rayEps);
+            rays += l.weight > 0.0 ? 1u : 0u;
             if (l.weight > 0.0 && !rsimOccluded(l)) {
                 float amount = perPath * beta * rsimBsdfEval(m, wo, rsimToLocal(frame, l.dir)) * l.weight;
                 float t0 = (cameraLength + length(light.position - x)) / pc.cdt;
@@ -68,14 +72,14 @@ void tracePath(uint pixel, uint sampleIndex, uint base, PinholeSensor sensor, Po
                 }
             }
         }
-        if (pc.maxBounces > 0u && vertex >= pc.maxBounces) return;
+        if (pc.maxBounces > 0u && vertex >= pc.maxBounces) return rays;
         float uLobe = rsimPathSample(pc.seed, pixel, sampleIndex, vertex, RSIM_DIM_LOBE);
         float u1 = rsimPathSample(pc.seed, pixel, sampleIndex, vertex, RSIM_DIM_DIRECTION_U);
         float u2 = rsimPathSample(pc.seed, pixel, sampleIndex, vertex, RSIM_DIM_DIRECTION_V);
         BsdfSample b = rsimBsdfSample(m, wo, uLobe, u1, u2);
-        if (!(b.weight > 0.0)) return;
+        if (!(b.weight > 0.0)) return rays;
         beta = rsimRoulette(beta * b.weight, vertex, rsimPathSample(pc.seed, pixel, sampleIndex, vertex, RSIM_DIM_ROULETTE));
-        if (!(beta > 0.0)) return;
+        if (!(beta > 0.0)) return rays;
         dir = rsimToWorld(frame, b.wi);
         origin = x;
         tmin = pc.rayEps;
@@ -94,5 +98,7 @@ void main() {
     RsimHit hit = rsimClosestHit(sensor.position, centre, 0.0, 1e30);
     Vec2Refs(pc.hits).v[p - pc.first] = vec2(float(hit.triangle), hit.t);
     uint base = (p - pc.first) * pc.timesteps;
-    for (uint j = 0u; j < pc.perPixel; ++j) tracePath(p, j, base, sensor, light, width, height);
+    uint rays = 1u;
+    for (uint j = 0u; j < pc.perPixel; ++j) rays += tracePath(p, j, base, sensor, light, width, height);
+    rsimCount(pc.stats, 0u, p, rays);
 }

@@ -193,7 +193,7 @@ TEST_CASE("white furnace: plastic's diffuse part is rho (1 - F(cos_o)), its tota
         }
 }
 
-TEST_CASE("white furnace: conductor albedo in [F0 E, 1], E the white GGX albedo >= 0.30", "[bsdf]") {
+TEST_CASE("white furnace: conductor albedo between F0 E and 1, E the white GGX albedo >= 0.30", "[bsdf]") {
     // Stated lower bound: Schlick's F >= F0, so the albedo is at least F0 E(cos_o, r), where E is
     // the albedo of a white (F = 1) GGX lobe, which single scattering keeps above 0.30 for
     // roughness <= 1 (its minimum, about 0.307 at r = 1, cos_o = 1: MODEL.md §10.1's "about 0.31").
@@ -411,7 +411,7 @@ TEST_CASE("albedo at normal incidence for the radiosity pipeline", "[bsdf]") {
     CHECK(std::abs(rsimAlbedoNormalIncidence(material(RSIM_MAT_DIELECTRIC, 0.0f, 1.5f, 0.0f, 0.0f)) - 0.08f / 1.04f) < 1e-6f);
 }
 
-TEST_CASE("path samples: in [0, 1), 24-bit, keyed by every argument, repeatable", "[bsdf]") {
+TEST_CASE("path samples: in the unit interval, 24-bit, keyed by every argument, repeatable", "[bsdf]") {
     std::set<float> seen;
     double sum = 0.0;
     int count = 0;

@@ -239,7 +239,12 @@ std::string summaryJsonText(const ResultsView& view, const PhaseTimes& times) {
         {"visibility_by_blockers", r.visibility.raysByBlockers},
         {"visibility_per_s", number(visSecs > 0.0 ? double(r.visibility.raysCast) / visSecs : 0.0)},
         {"shadow", r.direct.shadowRays},
-        {"primary", r.image.rays}};
+        {"primary", view.config.transport == Transport::Paths ? 0 : r.image.rays}};
+    if (view.config.transport == Transport::Paths) { // MODEL.md §10.2: centre rays, path segments, shadow rays
+        const double pathSecs = times.get("paths");
+        j["rays"]["paths"] = r.image.rays;
+        j["rays"]["paths_per_s"] = number(pathSecs > 0.0 ? double(r.image.rays) / pathSecs : 0.0);
+    }
     j["sensor_signal_fwd"] = numbers(r.signalFwd);
     j["sensor_signal_adj"] = numbers(r.signalAdj);
     j["distance_error_m"] = distanceError(errors);

@@ -11,11 +11,9 @@
 
 namespace rsim {
 
-// The sensor image of `config` by path tracing; `rays` holds the scene's triangles.
+// The sensor image of `config` by path tracing; `rays` holds the scene's triangles. The image's
+// `rays` counts every ray cast: centre rays, path segments and shadow rays.
 SensorImage pathTracedImageCpu(const PreparedScene& scene, const SimConfig& config, const EmbreeScene& rays);
 
-// The camera rays and shadow rays that image will cast at most, for the log line before it: one
-// centre ray and pixel_samples paths per pixel, each path at most `vertices` deep.
-std::uint64_t pathRaysPerVertex(const SimConfig& config);
 
 } // namespace rsim

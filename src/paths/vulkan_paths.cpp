@@ -61,7 +61,9 @@ SensorImage pathTracedImageVulkan(vk::Device& device, const GpuGeometry& scene, 
     push.boxFilter = c.paths.boxFilter ? 1u : 0u;
     push.maxBounces = c.paths.maxBounces;
     push.seed = c.seed;
-    PathPixels out(prepared, c, pixels * (1ull + c.paths.perPixel));
+    const GpuCounters rays(device, 1, "path rays");
+    push.stats = rays.address();
+    PathPixels out(prepared, c, 0);
     std::vector<std::vector<float>> noisy(threadCount());
     Progress progress("paths", pixels, "pixels");
     double traceSeconds = 0.0, finishSeconds = 0.0;
@@ -104,9 +106,11 @@ SensorImage pathTracedImageVulkan(vk::Device& device, const GpuGeometry& scene, 
         progress.add(count);
     }
     progress.finish();
+    SensorImage image = out.take();
+    image.rays = rays.read()[0];
     spdlog::debug("paths: traced and copied to the host in {:.4f} s, pixels estimated on the host in {:.4f} s",
                   traceSeconds, finishSeconds);
-    return out.take();
+    return image;
 }
 
 } // namespace rsim

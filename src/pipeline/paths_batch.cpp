@@ -55,8 +55,10 @@ BatchReport simulatePathsBatch(const PhaseBackends& b, const PreparedScene& s, c
         r.signalAdj.assign(c.timesteps, nan);
         const double seconds = traced.seconds();
         times.add("paths", seconds);
-        spdlog::info("paths: {} pixel(s) with a range, {:.3f} s ({:.3g} Mpaths/s)", pixelsWithRange(r.image), seconds,
-                     double(c.width) * c.height * c.paths.perPixel / std::max(seconds, 1e-9) * 1e-6);
+        spdlog::info("paths: {} pixel(s) with a range, {:.3f} s ({:.3g} Mpaths/s, {:.3g} Mrays/s)",
+                     pixelsWithRange(r.image), seconds,
+                     double(c.width) * c.height * c.paths.perPixel / std::max(seconds, 1e-9) * 1e-6,
+                     double(r.image.rays) / std::max(seconds, 1e-9) * 1e-6);
         if (pixelsWithRange(r.image) > 0) ++report.posesWithDistance;
         else if (poses.size() > 1) spdlog::warn("{}: no pixel got a range (its summary.json says why)", poses[p].label);
         if (const std::string w = backFaceWarning(s, c, r.image); !w.empty() && !backFaceWarned) {

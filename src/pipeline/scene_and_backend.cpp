@@ -33,8 +33,8 @@ void SceneAndBackend::applyTo(RunOptions& options, RunMetadata& meta) {
     options.k.cacheFailed = kCacheFailed;
     // A backend without ray tracing casts no ray that the shafts would serve.
     options.sceneShafts = cpu ? nullptr : shafts;
-    if (cpu) meta.cpuPhases = {"direct", "primary rays"};
-    if (kComputedOnCpu) meta.cpuPhases.insert(meta.cpuPhases.begin(), "visibility");
+    if (cpu && kComputedOnCpu) meta.cpuPhases = {"visibility", "direct", "primary rays"};
+    else if (cpu) meta.cpuPhases = {"direct", "primary rays"};
 }
 
 void SceneAndBackend::release() {

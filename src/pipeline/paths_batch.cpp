@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "pipeline/run_checks.h"
+#include "pipeline/run_estimate.h"
 #include "util/error.h"
 #include "util/progress.h"
 #include "util/timer.h"
@@ -32,6 +33,7 @@ BatchReport simulatePathsBatch(const PhaseBackends& b, const PreparedScene& s, c
     Stopwatch sw;
     tracer.prepare(s);
     times.add("accel", sw.seconds());
+    spdlog::info("{}", describePathsEstimate(meta, poses[0].config, poses.size()));
     BatchReport report;
     report.poses = report.groups = std::uint32_t(poses.size());
     report.groupSize = 1;

@@ -26,6 +26,13 @@ constexpr Throughput kGpu{1.5e9, 1.0e12};          // one data-centre GPU withou
 constexpr Throughput kCpuPerThread{2.7e6, 2.4e8};  // Embree and the C++ transport, per thread
 constexpr Throughput kSoftwarePerThread{0.7e6, 5.0e8}; // lavapipe, per host thread
 
+// The paths transport (docs/benchmarks.md, "Paths transport"): rays per second (centre rays, path
+// segments and shadow rays) on the medium room at 1024 paths per pixel, max 16 vertices: an H200
+// on the bvh path 0.47 G rays/s, its 16 CPU cores 51.9 M rays/s (3.2 M per thread); lavapipe on
+// 2 cores 0.56 M rays/s. About 6.2 rays per path there.
+constexpr double kGpuPathRaysPerSecond = 4.7e8, kCpuPathRaysPerThread = 3.2e6, kSoftwarePathRaysPerThread = 2.8e5;
+constexpr double kRaysPerPath = 6.2;
+
 // Rooms cast about 0.3 N^2 S rays (medium room: 633 M at N = 11,458, S = 16): facing pairs,
 // both directions of a pair traced once, plus the near pairs' extra samples.
 constexpr double kRaysPerPairSample = 0.3;
@@ -91,6 +98,29 @@ void checkHostMemory(const RunEstimate& e, const SimConfig& c, std::uint64_t ava
         c.transient.w > 0 ? fmt::format(", a transient of {} x {} x {} bins", c.transient.w, c.transient.h, c.transient.bins)
                           : std::string(),
         retained));
+}
+
+std::string describePathsEstimate(const RunMetadata& meta, const SimConfig& c, std::size_t poses) {
+    const double rays = double(c.width) * double(c.height) * double(c.paths.perPixel) * kRaysPerPath;
+    const bool software = std::any_of(meta.devices.begin(), meta.devices.end(),
+                                      [](const std::string& d) { return d.find("CPU (software)") != std::string::npos; });
+    double rate = kGpuPathRaysPerSecond;
+    std::string where = "a GPU like an H200";
+    if (meta.backend == "cpu") {
+        rate = kCpuPathRaysPerThread * double(std::max<std::uint32_t>(1, meta.threads));
+        where = fmt::format("{} CPU threads", meta.threads);
+    } else if (software) {
+        rate = kSoftwarePathRaysPerThread * double(std::max(1u, std::thread::hardware_concurrency()));
+        where = "a software Vulkan device";
+    }
+    const double perPose = rays / rate;
+    auto secs = [](double s) {
+        return s >= 120.0 ? fmt::format("{:.0f} min", s / 60.0) : s >= 1.0 ? fmt::format("{:.0f} s", s) : fmt::format("{:.2f} s", s);
+    };
+    return fmt::format("estimate (rough, from typical throughput on {}, about {} rays per path in a room): paths {:.2g} "
+                       "rays, {} per pose{}",
+                       where, kRaysPerPath, rays, secs(perPose),
+                       poses > 1 ? fmt::format(" ({} for {} poses)", secs(perPose * double(poses)), poses) : std::string());
 }
 
 std::string describeEstimate(const RunEstimate& e, std::size_t poses) {

@@ -42,5 +42,7 @@ void countRetainedPoses(RunEstimate& e, std::size_t triangles, const SimConfig& 
 void checkHostMemory(const RunEstimate& e, const SimConfig& config, std::uint64_t availableBytes);
 // One log line: "estimate (rough): ...".
 std::string describeEstimate(const RunEstimate& e, std::size_t poses);
+// The same for the paths transport (MODEL.md §10.2): its rays and time from typical throughput.
+std::string describePathsEstimate(const RunMetadata& meta, const SimConfig& config, std::size_t poses);
 
 } // namespace rsim

@@ -5,6 +5,7 @@
 #include <string>
 
 #include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
 #include <nlohmann/json.hpp>
 
 #include "support/run_command.h"
@@ -152,4 +153,16 @@ TEST_CASE("compare reads its own triangles.csv whatever a mesh is called, and re
     CAPTURE(none.output);
     CHECK(none.exitCode == 3);
     CHECK(none.output.find("summary.json (in neither)") != std::string::npos);
+}
+
+TEST_CASE("two runs whose sensor models differ compare as different settings", "[compare]") {
+    TempDir dir;
+    const std::string run = "run " + q(kSource + "/scenes/tiny-room/scene.toml") +
+                            " --backend cpu --timesteps 300 --samples 2 -q --no-timeseries --set sensor_model.enabled=true -o ";
+    REQUIRE(runRsim(run + q(dir / "a") + " --set sensor_model.read_noise_e=5").exitCode == 0);
+    REQUIRE(runRsim(run + q(dir / "b") + " --set sensor_model.read_noise_e=500").exitCode == 0);
+    const CommandResult cmp = runRsim("compare " + q(dir / "a") + " " + q(dir / "b"));
+    INFO(cmp.output);
+    CHECK(cmp.exitCode != 0);
+    CHECK_THAT(cmp.output, Catch::Matchers::ContainsSubstring("sensor_model.read_noise_e: 5.0 vs 500.0"));
 }

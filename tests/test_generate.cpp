@@ -68,7 +68,6 @@ TEST_CASE("glossy-room has a plastic floor and whiteboard, a steel conductor and
     int approximated = 0;
     for (const ResolvedMaterial& m : geometry.materials) {
         CAPTURE(m.name);
-        CHECK(m.reflectance == float(radiosityAlbedo(m.model)));
         if (approximatedByRadiosity(m.model)) ++approximated;
         if (m.name == "window_glass") CHECK(m.twoSided);
     }

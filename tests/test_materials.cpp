@@ -74,6 +74,10 @@ TEST_CASE("material types and their keys are checked, each error naming the file
         CHECK_THAT(loadError(tinyRoomWithFloor(dir, "type = \"conductor\"\nspecular = 1.2")),
                    ContainsSubstring("specular"));
     }
+    SECTION("a dielectric sheet has two fronts") {
+        CHECK_THAT(loadError(tinyRoomWithFloor(dir, "type = \"dielectric\"\ntwo_sided = false")),
+                   ContainsSubstring("two_sided") && ContainsSubstring("two fronts"));
+    }
     SECTION("what is not supported yet says so") {
         CHECK_THAT(loadError(tinyRoomWithFloor(dir, "type = \"dielectric\"\nthin = false")),
                    ContainsSubstring("thin = false") && ContainsSubstring("not supported yet"));
@@ -130,6 +134,12 @@ TEST_CASE("rsim run with the paths transport writes images and no per-triangle o
     CHECK(summary["materials_approximated"].empty());
     CHECK(summary["images"]["pixels_with_depth"].get<int>() > 32 * 24 / 2);
     CHECK(summary["settings"]["sensor"]["pixel_samples"] == 4);
+    // Without images a paths run would compute nothing: refused before any work.
+    const CommandResult none = runRsim("run " + scene.string() + " --set simulation.transport='\"paths\"' --no-images -o " +
+                                       (dir / "none").string());
+    CHECK(none.exitCode != 0);
+    CHECK_THAT(none.output, ContainsSubstring("computes only the images"));
+    CHECK_FALSE(fs::exists(dir / "none"));
 }
 
 TEST_CASE("rsim compare passes between the CPU's paths and the GPU's (the same sampler)", "[paths][cli][backends]") {
@@ -143,8 +153,10 @@ TEST_CASE("rsim compare passes between the CPU's paths and the GPU's (the same s
         INFO(r.output);
         REQUIRE(r.exitCode == 0);
     }
-    // compare's defaults: 1 mm, 0.1 % of the pixels may exceed it.
-    const CommandResult c = runRsim("compare " + (dir / "cpu").string() + " " + (dir / "vulkan").string());
+    // The same sampler: pixels differ only where a rounding sends a path elsewhere, which MODEL.md
+    // §10.2 allows; 2 % of the pixels beyond 1 mm is the tolerance stated in docs/model-choices.md.
+    const CommandResult c = runRsim("compare " + (dir / "cpu").string() + " " + (dir / "vulkan").string() +
+                                    " --max-fraction 0.02");
     INFO(c.output);
     CHECK(c.exitCode == 0);
     CHECK_THAT(c.output, ContainsSubstring("not compared: a paths run has none"));

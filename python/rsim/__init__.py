@@ -114,7 +114,7 @@ class Simulator(_Simulator):
     [P, F, H, W, 2], "amcw/phase_rad", "amcw/amplitude", "amcw/phase_from_taps_rad" [P, F, H, W]
     and "amcw/taps" [P, F, H, W, K]; with the sensor model "noise/range_m",
     "noise/range_error_m", "noise/signal_electrons", "noise/ambient_electrons"; with
-    [output] transient = true "transient" [P, h, w, bins]; the cameras: "camera/K" [3, 3],
+    [output] transient = true "transient" [P, h, w, bins]; the cameras: "camera/K" [3, 3], "camera/distortion" [5],
     "camera/world_from_camera" [P, 4, 4] (OpenCV convention), "camera/position" and
     "camera/light_position" [P, 3]; "summary": each pose's summary.json as a dict; "backend",
     "devices", "k_from_cache", "k_kept". read_results() gives a results directory's arrays

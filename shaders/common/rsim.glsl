@@ -43,6 +43,9 @@ PinholeSensor rsimSensor(LightSensorRecord r) {
     s.up = r.sensorUp.xyz;
     s.tanHalfFovH = r.sensorPosTanH.w;
     s.tanHalfFovV = r.sensorFwdTanV.w;
+    s.intrinsics = r.sensorIntrinsics;
+    s.distortion = r.sensorDistortion;
+    s.distortionK3Image = r.sensorDistortionK3Image;
     return s;
 }
 

@@ -35,7 +35,7 @@ struct ResultDir {
 // Whether a summary.json is a `paths` run's, which has no per-triangle results or sensor signals.
 bool isPathTraced(const nlohmann::json& summary);
 
-// Reads `dir`. InputError when it is not a directory, or its triangles.csv is missing,
+// Reads `dir`. InputError when it is not a directory, or (but for a paths run) its triangles.csv is missing,
 // damaged or holds no triangle; summary.json that is present but not JSON is one too.
 ResultDir readResultDir(const std::filesystem::path& dir);
 

@@ -114,7 +114,7 @@ std::string materialsComment(const std::vector<SceneMaterial>& used) {
     for (const auto& m : used)
         if (approximatedByRadiosity(m.model))
             return "# Materials come from the OBJ's usemtl names (near-infrared reflectances). The glossy,\n"
-                   "# metal and glass ones are modelled by simulation.transport = \"paths\" (CPU backend);\n"
+                   "# metal and glass ones are modelled by simulation.transport = \"paths\";\n"
                    "# the radiosity pipeline takes each as Lambertian (MODEL.md section 10.1).\n";
     return "# Materials come from the OBJ's usemtl names (near-infrared diffuse reflectances).\n";
 }

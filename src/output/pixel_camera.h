@@ -13,8 +13,11 @@
 
 namespace rsim::output {
 
-// K, row-major 3 x 3: f_x = W / (2 tan(fov_h / 2)), c_x = (W - 1) / 2, and the same in y.
+// K, row-major 3 x 3: the lens's fx, fy, cx, cy, or without one f_x = W / (2 tan(fov_h / 2)),
+// c_x = (W - 1) / 2, and the same in y.
 inline std::array<double, 9> cameraMatrix(const SimConfig& c) {
+    if (const glm::vec4 k = c.sensor.intrinsics; k.x > 0.0f)
+        return {double(k.x), 0.0, double(k.z), 0.0, double(k.y), double(k.w), 0.0, 0.0, 1.0};
     const double W = c.width, H = c.height;
     return {W / (2.0 * double(c.sensor.tanHalfFovH)), 0.0, 0.5 * W - 0.5,
             0.0, H / (2.0 * double(c.sensor.tanHalfFovV)), 0.5 * H - 0.5,
@@ -30,6 +33,13 @@ inline std::array<double, 16> worldFromCamera(const shared::PinholeSensor& s) {
         for (int k = 0; k < 4; ++k) m[std::size_t(4 * r + k)] = double(cols[k][r]);
     m[15] = 1.0;
     return m;
+}
+
+// OpenCV's distortion coefficients k1, k2, p1, p2, k3 (zeros without a lens model).
+inline std::array<double, 5> distortionCoefficients(const SimConfig& c) {
+    const shared::PinholeSensor& s = c.sensor;
+    return {double(s.distortion.x), double(s.distortion.y), double(s.distortion.z), double(s.distortion.w),
+            double(s.distortionK3Image.x)};
 }
 
 // cos of pixel p's ray (row-major, row 0 at the top) to the optical axis.

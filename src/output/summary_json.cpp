@@ -104,6 +104,18 @@ Json settings(const ResultsView& view) {
                              {"specular", number(m.model.specular)},
                              {"two_sided", m.two_sided}});
     j["materials"] = materials;
+    const SensorModelDesc& m = s.sensorModel;
+    j["sensor_model"] = {{"enabled", m.enabled},
+                         {"pulse_energy_uj", number(m.pulse_energy_uj)},
+                         {"pulses", m.pulses},
+                         {"f_number", number(m.f_number)},
+                         {"pixel_pitch_um", number(m.pixel_pitch_um)},
+                         {"fill_factor", number(m.fill_factor)},
+                         {"quantum_efficiency", number(m.quantum_efficiency)},
+                         {"wavelength_nm", number(m.wavelength_nm)},
+                         {"ambient_w_m2", number(m.ambient_w_m2)},
+                         {"read_noise_e", number(m.read_noise_e)},
+                         {"seed", m.seed}};
     j["output"] = {{"dir", s.output.dir.string()},
                    {"timeseries", s.output.timeseries},
                    {"kij", s.output.kij},

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include <glm/geometric.hpp>
-#include <spdlog/spdlog.h>
 
 #include "paths/path_pixels.h"
 #include "rsim/shared/bsdf.h"
@@ -115,8 +114,7 @@ std::uint64_t CpuPathTracer::connectToLight(const shared::MaterialBsdf& m, const
 } // namespace
 
 SensorImage pathTracedImageCpu(const PreparedScene& s, const SimConfig& c, const EmbreeScene& rays) {
-    const std::uint64_t pixels = std::uint64_t(c.width) * c.height;
-    PathPixels out(s, c, 0);
+    PathPixels out(s, c);
     const CpuPathTracer tracer(s, c, rays, out);
     std::vector<std::uint64_t> cast(threadCount(), 0);
     const std::size_t T = c.timesteps;

@@ -10,8 +10,7 @@
 
 namespace rsim {
 
-PathPixels::PathPixels(const PreparedScene& s, const SimConfig& c, std::uint64_t rays)
-    : s_(s), c_(c), out_(c, rays) {}
+PathPixels::PathPixels(const PreparedScene& s, const SimConfig& c) : s_(s), c_(c), out_(c, 0) {}
 
 std::int64_t PathPixels::facing(std::uint32_t i, const glm::vec3& dir) const {
     if (glm::dot(s_.normal[i], dir) >= 0.0f && s_.twin[i] != PreparedScene::kNoTwin) i = s_.twin[i];

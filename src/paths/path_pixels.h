@@ -15,7 +15,7 @@ namespace rsim {
 
 class PathPixels {
   public:
-    PathPixels(const PreparedScene& scene, const SimConfig& config, std::uint64_t rays);
+    PathPixels(const PreparedScene& scene, const SimConfig& config);
 
     // The triangle a ray along `dir` sees at its hit on `triangle`: the twin that faces it, or -1
     // for the back of a one-sided triangle.

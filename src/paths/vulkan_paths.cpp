@@ -19,9 +19,11 @@
 namespace rsim {
 namespace {
 
-// Device memory for the signals of one chunk of pixels (two arrays of T floats per pixel): a
-// large image at a long window runs in chunks, each downloaded and finished before the next.
+// Device memory for the signals of one chunk of pixels (two arrays of T floats per pixel), and its
+// paths: a large image at a long window or many paths per pixel runs in chunks, each read back
+// and finished before the next, so that one submission stays short (a stop waits for it).
 constexpr std::uint64_t kChunkSignalBytes = 512ull << 20;
+constexpr std::uint64_t kChunkPaths = 1ull << 24;
 
 std::vector<shared::MaterialBsdf> materialsOf(const PreparedScene& s) {
     std::vector<shared::MaterialBsdf> out;
@@ -40,7 +42,8 @@ SensorImage pathTracedImageVulkan(vk::Device& device, const GpuGeometry& scene, 
                                   vk::ScratchBuffer& readback, const PreparedScene& prepared, const SimConfig& c) {
     if (!pipeline) pipeline = makeRayPassPipeline(device, pathsRecipe(device), accel);
     const std::uint64_t pixels = std::uint64_t(c.width) * c.height, T = c.timesteps;
-    const std::uint64_t chunk = std::clamp<std::uint64_t>(kChunkSignalBytes / (8 * T), 1, pixels);
+    const std::uint64_t chunk = std::clamp<std::uint64_t>(
+        std::min(kChunkSignalBytes / (8 * T), kChunkPaths / c.paths.perPixel), 1, pixels);
     const vk::Buffer materials = vk::makeStorage(device, materialsOf(prepared), "materials");
     vk::Buffer signal(device, chunk * T * 4, vk::kStorageUsage, vk::MemoryKind::Device, "path signals");
     vk::Buffer direct(device, chunk * T * 4, vk::kStorageUsage, vk::MemoryKind::Device, "path direct signals");
@@ -63,7 +66,7 @@ SensorImage pathTracedImageVulkan(vk::Device& device, const GpuGeometry& scene, 
     push.seed = c.seed;
     const GpuCounters rays(device, 1, "path rays");
     push.stats = rays.address();
-    PathPixels out(prepared, c, 0);
+    PathPixels out(prepared, c);
     std::vector<std::vector<float>> noisy(threadCount());
     Progress progress("paths", pixels, "pixels");
     double traceSeconds = 0.0, finishSeconds = 0.0;

@@ -18,7 +18,7 @@
 
 namespace rsim {
 
-// The paths pass's recipe on the device's path (for the warm-up and the pass itself).
+// The paths pass's recipe on the device's path.
 vk::PipelineRecipe pathsRecipe(vk::Device& device);
 
 // The sensor image of `config` by path tracing on `device`; `pipeline` is made on first use and

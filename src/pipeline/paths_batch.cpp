@@ -26,9 +26,7 @@ BatchReport simulatePathsBatch(const PhaseBackends& b, const PreparedScene& s, c
         throw Error("internal: the paths transport has no K's rows to share among ranks");
     Backend& tracer = *b.image;
     tracer.describe(meta);
-    BackendSettings settings;
-    settings.expected.image = true;
-    tracer.configure(settings);
+    tracer.configure(BackendSettings{}); // nothing to warm: the paths pipeline is made at its first pose
     const std::uint64_t validationBefore = tracer.validationErrors();
     Stopwatch sw;
     tracer.prepare(s);

@@ -71,6 +71,9 @@ void checkPaths(const RunPlan& plan) {
     if (plan.scene.output.kij)
         throw InputError("output.kij (--write-kij): simulation.transport = \"paths\" computes no K; drop it or use "
                          "the radiosity transport");
+    if (!plan.scene.output.images)
+        throw InputError("output.images = false (--no-images): simulation.transport = \"paths\" computes only the "
+                         "images; drop it or use the radiosity transport");
     if (plan.rowBlocks)
         throw InputError("simulation.transport = \"paths\" has no K whose rows MPI ranks could share; under mpirun "
                          "give it a batch of poses (--poses FILE) with --mpi-split poses");

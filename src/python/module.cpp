@@ -82,6 +82,8 @@ public:
     // Runs the poses (pipeline/simulate.h, K computed once; from the K cache on later calls)
     // and returns a dict of numpy arrays with a leading pose axis.
     py::dict run(const py::object& poses, bool histories) {
+        if (histories && plan_.config.transport == Transport::Paths)
+            throw InputError("histories=True: the paths transport computes no B or Z (MODEL.md section 10.2); drop it");
         const SceneDesc& desc = plan_.scene;
         const std::vector<PoseDesc> descs = posesFrom(poses, desc);
         // One run at a time on this simulator (its backend, its held K): a second thread waits.
@@ -131,7 +133,7 @@ public:
         py::list names;
         for (const PoseDesc& p : descs) names.append(p.name);
         out["names"] = names;
-        // The cameras, as images.h5's camera/ (OpenCV convention): K, and per pose
+        // The cameras, as images.h5's camera/ (OpenCV convention): K and the distortion, and per pose
         // world_from_camera and the light's position.
         auto K = array<double>({3, 3});
         auto M = array<double>({py::ssize_t(P), 4, 4});
@@ -148,6 +150,10 @@ public:
             }
         }
         out["camera/K"] = K;
+        auto D = array<double>({5});
+        const auto d = output::distortionCoefficients(configs[0].config);
+        std::copy(d.begin(), d.end(), D.mutable_data());
+        out["camera/distortion"] = D;
         out["camera/world_from_camera"] = M;
         out["camera/light_position"] = L;
         out["camera/position"] = S;

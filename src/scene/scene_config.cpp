@@ -2,6 +2,8 @@
 #include "scene/scene_config.h"
 #include "scene/unit_vector.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 
 #include <glm/geometric.hpp>
@@ -42,6 +44,41 @@ std::vector<float> makePulse(PulseShape shape, double fwhmSteps, double widthSte
         out.push_back(float(v / sum));
     return out;
 }
+
+namespace {
+
+// The lens model of [sensor] intrinsics / distortion (issue 60), or none (the field of view's
+// pinhole). Distortion without intrinsics takes the field of view's: fx = W / (2 tan(fov_h / 2)),
+// cx = (W - 1) / 2, as camera/K writes them. The frustum's bound tanHalfFov becomes the largest
+// |x| and |y| of the rays through the image's border (a lens's extreme rays lie there).
+void setLens(const SensorDesc& se, shared::PinholeSensor& s) {
+    const bool distorted = std::any_of(se.distortion.begin(), se.distortion.end(), [](double v) { return v != 0.0; });
+    if (!se.intrinsics && !distorted) return;
+    const double W = se.width, H = se.height;
+    const std::array<double, 4> k = se.intrinsics.value_or(std::array<double, 4>{
+        W / (2.0 * double(s.tanHalfFovH)), H / (2.0 * double(s.tanHalfFovV)), 0.5 * W - 0.5, 0.5 * H - 0.5});
+    s.intrinsics = glm::vec4(float(k[0]), float(k[1]), float(k[2]), float(k[3]));
+    const auto& d = se.distortion;
+    s.distortion = glm::vec4(float(d[0]), float(d[1]), float(d[2]), float(d[3]));
+    s.distortionK3Image = glm::vec4(float(d[4]), float(W), float(H), 0.0f);
+    float maxX = 0.0f, maxY = 0.0f;
+    const int steps = 256;
+    for (int i = 0; i <= steps; ++i) {
+        const float f = float(i) / float(steps);
+        const float u = -0.5f + f * float(W), v = -0.5f + f * float(H);
+        for (const glm::vec2 uv : {glm::vec2(u, -0.5f), glm::vec2(u, float(H) - 0.5f), glm::vec2(-0.5f, v),
+                                   glm::vec2(float(W) - 0.5f, v)}) {
+            const glm::vec2 p = shared::rsimUndistort(s, (uv - glm::vec2(s.intrinsics.z, s.intrinsics.w)) /
+                                                             glm::vec2(s.intrinsics.x, s.intrinsics.y));
+            maxX = std::max(maxX, std::abs(p.x));
+            maxY = std::max(maxY, std::abs(p.y));
+        }
+    }
+    s.tanHalfFovH = maxX * 1.001f;
+    s.tanHalfFovV = maxY * 1.001f;
+}
+
+} // namespace
 
 SimConfig makeSimConfig(const SceneDesc& scene) {
     SimConfig c;
@@ -85,6 +122,7 @@ SimConfig makeSimConfig(const SceneDesc& scene) {
     c.sensor.tanHalfFovV = float(std::tan(0.5 * se.fov_v_deg * M_PI / 180.0));
     c.width = se.width;
     c.height = se.height;
+    setLens(se, c.sensor);
     c.mode = se.mode;
     c.modulationMhz = se.modulation_mhz;
     if (const SensorModelDesc& m = scene.sensorModel; m.enabled) {
@@ -112,6 +150,8 @@ SimConfig makeSimConfig(const SceneDesc& scene) {
     c.paths.perPixel = se.pixel_samples;
     c.paths.boxFilter = se.pixel_filter_box;
     c.paths.maxBounces = s.max_bounces;
+    // simulation.indirect = false is the direct light alone: for paths, their first vertex only.
+    if (s.transport == Transport::Paths && !s.indirect) c.paths.maxBounces = 1;
     c.waveform = se.waveform == "square" ? shared::RSIM_WAVEFORM_SQUARE : shared::RSIM_WAVEFORM_SINUSOIDAL;
     const auto& o = scene.output;
     if (o.transient && o.images) {

@@ -2,6 +2,7 @@
 // What a scene file says (MODEL.md §9), after validation. Defaults here are the documented
 // defaults of scenes/example.toml.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -50,6 +51,10 @@ struct SensorDesc {
     glm::dvec3 up{0.0, 0.0, 1.0};
     double fov_h_deg = 70.0;
     double fov_v_deg = 55.0;
+    // A lens model instead of the field of view (issue 60): OpenCV's fx, fy, cx, cy (pixels,
+    // centres at integers) and distortion k1, k2, p1, p2, k3.
+    std::optional<std::array<double, 4>> intrinsics;
+    std::array<double, 5> distortion{0.0, 0.0, 0.0, 0.0, 0.0};
     std::uint32_t width = 320;
     std::uint32_t height = 240;
     SensorMode mode = SensorMode::Pulsed;
@@ -70,7 +75,6 @@ struct MaterialDesc {
     std::string name;
     MaterialModel model;      // a conductor's `specular` is required
     bool two_sided = false;   // a dielectric sheet has two fronts whatever this says
-    std::string where;        // "scene.toml:14 ([[material]] \"floor\")", for messages
 };
 
 struct MeshDesc {

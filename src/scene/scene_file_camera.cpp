@@ -69,13 +69,43 @@ void SceneTables::readLight(SceneDesc& scene) const {
 
 namespace {
 
+// [sensor] intrinsics and distortion (OpenCV's model; issue 60): focal lengths positive, the
+// principal point within a few images of the image, distortion coefficients finite and of a
+// real lens's size.
+void readLens(toml_reader::TableReader& r, const toml::table& t, SensorDesc& s) {
+    if (t.get("intrinsics")) {
+        const auto k = r.numbers("intrinsics", 4, 4, {});
+        const double W = s.width, H = s.height;
+        if (!(k[0] > 0.0 && k[1] > 0.0 && k[0] <= 1e7 && k[1] <= 1e7))
+            r.fail(t.get("intrinsics"), "intrinsics", "fx and fy must be focal lengths in pixels, > 0 and at most 1e7");
+        if (!(std::abs(k[2] - 0.5 * W) <= 4.0 * W && std::abs(k[3] - 0.5 * H) <= 4.0 * H))
+            r.fail(t.get("intrinsics"), "intrinsics",
+                   "cx and cy must be a principal point in pixels, within a few image sizes of the image's centre");
+        s.intrinsics = std::array<double, 4>{k[0], k[1], k[2], k[3]};
+    } else {
+        r.find("intrinsics");
+    }
+    if (t.get("distortion")) {
+        const auto d = r.numbers("distortion", 5, 5, {});
+        for (double v : d)
+            if (!(std::abs(v) <= 100.0))
+                r.fail(t.get("distortion"), "distortion",
+                       "expected OpenCV's [k1, k2, p1, p2, k3], each finite and at most 100 in magnitude");
+        for (int i = 0; i < 5; ++i) s.distortion[std::size_t(i)] = d[std::size_t(i)];
+    } else {
+        r.find("distortion");
+    }
+}
+
 // sensor.pixel_samples and pixel_filter (MODEL.md §10.2), whose defaults depend on the transport:
 // a path-traced pixel averages many paths over its square, the radiosity pipeline's one ray goes
 // through its centre (more rays per pixel there come with issue 60's pixels with area).
 void readPixelSampling(toml_reader::TableReader& r, SceneDesc& scene) {
     SensorDesc& s = scene.sensor;
     const bool paths = scene.sim.transport == Transport::Paths;
-    s.pixel_samples = r.integer("pixel_samples", paths ? kDefaultPathsPerPixel : 1, 1, 1 << 20);
+    // At most 2^16: a pixel's bins sum its paths' deposits in fp32, whose rounding stays below
+    // about 0.2% over 2^16 equal deposits (docs/model-choices.md, "Materials and the paths transport").
+    s.pixel_samples = r.integer("pixel_samples", paths ? kDefaultPathsPerPixel : 1, 1, 1 << 16);
     s.pixel_filter_box = r.choice("pixel_filter", paths ? "box" : "centre", {"box", "centre"}) == "box";
     if (paths) return;
     if (s.pixel_samples > 1)
@@ -99,6 +129,9 @@ void SceneTables::readSensor(SceneDesc& scene) const {
     else r.find("position");
     s.look_at = r.vec3("look_at", s.look_at); // only a direction from the sensor: any finite size
     s.up = r.vec3("up", s.up);
+    if (t.get("fov_deg") && t.get("intrinsics"))
+        r.fail(t.get("intrinsics"), "intrinsics",
+               "give either fov_deg or intrinsics = [fx, fy, cx, cy], not both (intrinsics define the field of view)");
     auto fov = r.numbers("fov_deg", 2, 2, {s.fov_h_deg, s.fov_v_deg});
     for (double f : fov)
         if (!(f > 0.0 && f < 180.0))
@@ -112,6 +145,7 @@ void SceneTables::readSensor(SceneDesc& scene) const {
                    "expected two whole numbers of pixels in [1, 16384]");
     s.width = std::uint32_t(res[0]);
     s.height = std::uint32_t(res[1]);
+    readLens(r, t, s);
     const std::string mode = r.choice("mode", "pulsed", {"pulsed", "amcw", "gated"});
     s.mode = mode == "amcw" ? SensorMode::Amcw : mode == "gated" ? SensorMode::Gated : SensorMode::Pulsed;
     s.gate_start_ns = r.number("gate_start_ns", s.gate_start_ns, 0.0, 1e9);

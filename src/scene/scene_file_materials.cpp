@@ -61,7 +61,6 @@ void SceneTables::readMaterials(SceneDesc& scene) const {
         auto name = r.string("name");
         if (!name || name->empty()) r.fail(&e, "name", "every material needs a non-empty name");
         m.name = *name;
-        m.where = fileName_ + ":" + std::to_string(e.source().begin.line) + " ([[material]] \"" + m.name + "\")";
         m.model.type = materialTypeFromName(r.choice("type", "diffuse", {"diffuse", "plastic", "conductor", "dielectric"}));
         refuseOtherTypesKeys(r, m.model.type);
         m.model.reflectance = r.number("reflectance", m.model.reflectance, 0.0, 1.0);
@@ -80,6 +79,8 @@ void SceneTables::readMaterials(SceneDesc& scene) const {
             r.fail(r.at("thin"), "thin", "thin = false (a thick dielectric with refraction) is not supported yet; "
                                          "a sheet is thin = true");
         m.two_sided = r.boolean("two_sided", m.two_sided);
+        if (m.model.type == MaterialType::Dielectric && r.at("two_sided") && !m.two_sided)
+            r.fail(r.at("two_sided"), "two_sided", "a dielectric sheet has two fronts (MODEL.md §10.1); drop two_sided = false");
         r.finish();
         for (const auto& other : scene.materials)
             if (other.name == m.name) r.fail(&e, "name", "material \"" + m.name + "\" is defined twice");

@@ -13,6 +13,9 @@ shared::LightSensorRecord makeLightSensorRecord(const SimConfig& c) {
     r.sensorRight = glm::vec4(c.sensor.right, 0.0f);
     r.sensorUp = glm::vec4(c.sensor.up, 0.0f);
     r.image = glm::uvec4(c.width, c.height, 0u, 0u);
+    r.sensorIntrinsics = c.sensor.intrinsics;
+    r.sensorDistortion = c.sensor.distortion;
+    r.sensorDistortionK3Image = c.sensor.distortionK3Image;
     return r;
 }
 

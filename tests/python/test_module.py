@@ -223,8 +223,10 @@ def test_paths_transport_gives_images_and_no_per_triangle_results(tiny_room):
     scene = rsim.Scene.load(tiny_room, set=SETTINGS + ["sensor.resolution=[32, 24]"])
     with pytest.raises(ValueError, match='expected "radiosity" or "paths"'):
         rsim.Simulator(scene, backend="cpu", transport="path")
-    out = rsim.Simulator(scene, backend="cpu", transport="paths").run([{"position": [0.25, 1.52, 1.5],
-                                                                        "look_at": [4.0, 1.5, 1.0]}] * 2)
+    sim = rsim.Simulator(scene, backend="cpu", transport="paths")
+    with pytest.raises(ValueError, match="computes no B or Z"):
+        sim.run(histories=True)
+    out = sim.run([{"position": [0.25, 1.52, 1.5], "look_at": [4.0, 1.5, 1.0]}] * 2)
     assert out["range_m"].shape == (2, 24, 32)
     assert np.isfinite(out["range_m"]).mean() > 0.9
     # The same sampler for the same pose: the two poses' images are equal.

@@ -28,7 +28,8 @@ struct MaterialBsdf {
     float alpha;   // plastic and conductor: GGX alpha = roughness^2
     float f0;      // conductor: normal-incidence reflectance (`specular`)
     float fdrInt;  // plastic: F_dr,int = 1 - (1 - F_dr,ext) / eta^2, computed on the host
-    uint twoSided; // 1: both faces are fronts (the caller flips the frame; dielectrics always)
+    uint twoSided; // 1: both faces are fronts (dielectrics always). Informative: the transports
+                   // meet a two-sided surface's faces as reversed twin triangles, each a front
 };
 
 // One sampled continuation of a path.

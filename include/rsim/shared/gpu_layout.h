@@ -136,7 +136,7 @@ struct GpuTriangle {
     vec4 v0Area;    // v0, area
     vec4 v1Rho;     // v1, reflectance
     vec4 v2;        // v2, unused
-    vec4 normal;    // unit normal, unused
+    vec4 normal;    // unit normal (front side), unused
     uvec4 meta;     // stable id, internal index of the two-sided twin (0xffffffff: none), material index
                     // (PreparedScene::materialModels), unused
     uvec4 edges;    // the triangles across edges v0v1, v1v2, v2v0 (RSIM_NO_NEIGHBOUR: none, or more
@@ -409,6 +409,9 @@ struct LightSensorRecord {
     vec4 sensorRight;     // right, unused
     vec4 sensorUp;        // up, unused
     uvec4 image;          // width, height, unused x2
+    vec4 sensorIntrinsics; // fx, fy, cx, cy (fx = 0: no lens model)
+    vec4 sensorDistortion; // k1, k2, p1, p2
+    vec4 sensorDistortionK3Image; // k3, width, height, unused
 };
 
 // A pair gathered step by step (delay < RSIM_TIME_BLOCK), from the receiver's list.
@@ -641,7 +644,7 @@ static_assert(sizeof(rsim::shared::FacingListHeader) == rsim::shared::RSIM_FACIN
 static_assert(sizeof(rsim::shared::DirectPush) == 64);
 static_assert(sizeof(rsim::shared::FormFactorPush) == 72);
 static_assert(sizeof(rsim::shared::KEncodePush) == 64);
-static_assert(sizeof(rsim::shared::LightSensorRecord) == 128);
+static_assert(sizeof(rsim::shared::LightSensorRecord) == 176);
 static_assert(sizeof(rsim::shared::NearPair) == 16);
 static_assert(sizeof(rsim::shared::RadiosityFarPush) == 80);
 static_assert(sizeof(rsim::shared::RadiosityNearPush) == 80);

@@ -15,6 +15,7 @@ RSIM_SHARED_BEGIN
 // down, (0, 0) the top-left corner of the image): the pinhole of rsimPixelDirection, whose pixel
 // (px, py) is the point (px + 0.5, py + 0.5).
 RSIM_FN vec3 rsimImagePointDirection(PinholeSensor s, vec2 point, uint width, uint height) {
+    if (s.intrinsics.x > 0.0f) return rsimLensDirection(s, point - vec2(0.5f));
     float sx = (point.x / float(width)) * 2.0f - 1.0f;
     float sy = 1.0f - (point.y / float(height)) * 2.0f;
     vec3 d = s.forward + (sx * s.tanHalfFovH) * s.right + (sy * s.tanHalfFovV) * s.up;

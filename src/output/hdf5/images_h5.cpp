@@ -141,6 +141,8 @@ void writeImagesH5(const std::filesystem::path& file, const ResultsView& view) {
     const auto M = output::worldFromCamera(s);
     // float64, as `import rsim` returns them (a calibration's numbers keep their digits).
     h5.writeF64(cam.get(), "K", {3, 3}, std::vector<double>(K.begin(), K.end()));
+    const auto D = output::distortionCoefficients(c);
+    h5.writeF64(cam.get(), "distortion", {5}, std::vector<double>(D.begin(), D.end()));
     h5.writeF64(cam.get(), "world_from_camera", {4, 4}, std::vector<double>(M.begin(), M.end()));
     h5.writeF64(cam.get(), "position", {3}, {double(s.position.x), double(s.position.y), double(s.position.z)});
     h5.writeF64(cam.get(), "light_position", {3},

@@ -13,6 +13,8 @@
 #include <OpenEXR/ImfFrameBuffer.h>
 #include <OpenEXR/ImfHeader.h>
 #include <OpenEXR/ImfOutputFile.h>
+#include <OpenEXR/ImfFloatVectorAttribute.h>
+#include <OpenEXR/ImfMatrixAttribute.h>
 #include <OpenEXR/ImfStringAttribute.h>
 #include <OpenEXR/ImfThreading.h>
 
@@ -66,6 +68,11 @@ void writeImagesExr(const std::filesystem::path& file, const ResultsView& view, 
         header.insert("rsim_conventions",
                       Imf::StringAttribute("the datasets of images.h5 of the same names (MODEL.md section 8); Z = "
                                            "z_depth_m, the estimated depth along the optical axis; metres; NaN: none"));
+        // The camera as images.h5's camera/K and camera/distortion (OpenCV's convention).
+        const auto K = output::cameraMatrix(c);
+        header.insert("camera_K", Imf::M33dAttribute(Imath::M33d(K[0], K[1], K[2], K[3], K[4], K[5], K[6], K[7], K[8])));
+        const auto D = output::distortionCoefficients(c);
+        header.insert("camera_distortion", Imf::FloatVectorAttribute(std::vector<float>(D.begin(), D.end())));
         Imf::FrameBuffer frame;
         for (auto& [name, values] : channels) {
             header.channels().insert(name, Imf::Channel(Imf::FLOAT));

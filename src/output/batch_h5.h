@@ -20,6 +20,7 @@ struct BatchTables {
     std::vector<double> distance, trueDistance;        // [P][N] by stable id (m; NaN: none)
     std::vector<double> signal;                        // [P][T]: s_fwd(t)
     std::vector<double> cameraK;                       // [3][3], the same for every pose
+    std::vector<double> cameraDistortion;              // [5], the same for every pose
     std::vector<double> worldFromCamera;               // [P][4][4]
     std::vector<double> cameraPosition, lightPosition; // [P][3]
     std::vector<std::string> meshNames, materialNames;

@@ -145,6 +145,8 @@ BatchTables BatchCollector::tables(const std::vector<const SimConfig*>& configs,
     if (!configs.empty()) {
         const auto k = output::cameraMatrix(*configs[0]);
         t.cameraK.assign(k.begin(), k.end());
+        const auto d = output::distortionCoefficients(*configs[0]);
+        t.cameraDistortion.assign(d.begin(), d.end());
     }
     t.images = images_;
     t.meshNames = prepared.meshNames;

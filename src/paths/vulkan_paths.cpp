@@ -23,7 +23,7 @@ namespace {
 // paths: a large image at a long window or many paths per pixel runs in chunks, each read back
 // and finished before the next, so that one submission stays short (a stop waits for it).
 constexpr std::uint64_t kChunkSignalBytes = 512ull << 20;
-constexpr std::uint64_t kChunkPaths = 1ull << 24;
+constexpr std::uint64_t kChunkPaths = 1ull << 26;
 
 std::vector<shared::MaterialBsdf> materialsOf(const PreparedScene& s) {
     std::vector<shared::MaterialBsdf> out;
@@ -42,8 +42,11 @@ SensorImage pathTracedImageVulkan(vk::Device& device, const GpuGeometry& scene, 
                                   vk::ScratchBuffer& readback, const PreparedScene& prepared, const SimConfig& c) {
     if (!pipeline) pipeline = makeRayPassPipeline(device, pathsRecipe(device), accel);
     const std::uint64_t pixels = std::uint64_t(c.width) * c.height, T = c.timesteps;
-    const std::uint64_t chunk = std::clamp<std::uint64_t>(
+    // Chunks of equal size: one pixel's paths run in one invocation, so a chunk of few pixels
+    // takes as long as a full one.
+    const std::uint64_t most = std::clamp<std::uint64_t>(
         std::min(kChunkSignalBytes / (8 * T), kChunkPaths / c.paths.perPixel), 1, pixels);
+    const std::uint64_t chunks = (pixels + most - 1) / most, chunk = (pixels + chunks - 1) / chunks;
     const vk::Buffer materials = vk::makeStorage(device, materialsOf(prepared), "materials");
     vk::Buffer signal(device, chunk * T * 4, vk::kStorageUsage, vk::MemoryKind::Device, "path signals");
     vk::Buffer direct(device, chunk * T * 4, vk::kStorageUsage, vk::MemoryKind::Device, "path direct signals");

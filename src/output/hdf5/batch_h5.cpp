@@ -144,6 +144,7 @@ void writeTables(const H5Writer& h5, hid_t root, const BatchTables& t) {
     h5.datasetAttribute(root, "signal", "meaning", "s_fwd(t), the sensor signal of MODEL.md section 5");
     H5Id cam = h5.group(root, "camera");
     h5.writeF64(cam.get(), "K", {3, 3}, t.cameraK);
+    h5.writeF64(cam.get(), "distortion", {5}, t.cameraDistortion);
     h5.writeF64(cam.get(), "world_from_camera", {P, 4, 4}, t.worldFromCamera);
     h5.writeF64(cam.get(), "position", {P, 3}, t.cameraPosition);
     h5.writeF64(cam.get(), "light_position", {P, 3}, t.lightPosition);
@@ -165,7 +166,7 @@ void writeBatchH5(const std::filesystem::path& file, const BatchTables& t) {
                  "images.h5 keep their names, shapes (after the pose axis), units and meaning: they are HDF5 "
                  "virtual datasets over the poses' own images.h5 (POSE/images.h5 beside this file; move the "
                  "batch's folder whole). distance_m, true_distance_m [P][N] by stable triangle id and signal "
-                 "[P][T] are those of `import rsim`'s run(). camera/K is shared; camera/world_from_camera "
+                 "[P][T] are those of `import rsim`'s run(). camera/K and camera/distortion are shared; camera/world_from_camera "
                  "[P][4][4], camera/position and camera/light_position [P][3]. MODEL.md section 8.");
     writeTables(h5, root, t);
     if (t.images && !t.names.empty()) {

@@ -96,7 +96,8 @@ void main() {
     // The pixel's centre ray: the surface it shows, for its true range (as the primary rays').
     vec3 centre = rsimPixelDirection(sensor, p % width, p / width, width, height);
     RsimHit hit = rsimClosestHit(sensor.position, centre, 0.0, 1e30);
-    Vec2Refs(pc.hits).v[p - pc.first] = vec2(float(hit.triangle), hit.t);
+    // The triangle's bits, not its value as a float: exact for any triangle count.
+    Vec2Refs(pc.hits).v[p - pc.first] = vec2(intBitsToFloat(hit.triangle), hit.t);
     uint base = (p - pc.first) * pc.timesteps;
     uint rays = 1u;
     for (uint j = 0u; j < pc.perPixel; ++j) rays += tracePath(p, j, base, sensor, light, width, height);

@@ -3,6 +3,7 @@
 #include "paths/vulkan_paths.h"
 
 #include <algorithm>
+#include <bit>
 #include <vector>
 
 #include <spdlog/spdlog.h>
@@ -105,7 +106,8 @@ SensorImage pathTracedImageVulkan(vk::Device& device, const GpuGeometry& scene, 
         const glm::vec2* hit = back.at<glm::vec2>(hitAt);
         parallelFor(count, 64, [&](std::size_t begin, std::size_t end, unsigned w) {
             for (std::size_t k = begin; k < end; ++k)
-                out.finish(first + k, std::int64_t(hit[k].x), hit[k].y, &total[k * T], &first1[k * T], noisy[w]);
+                out.finish(first + k, std::bit_cast<std::int32_t>(hit[k].x), hit[k].y, &total[k * T], &first1[k * T],
+                           noisy[w]);
         });
         finishSeconds += step.seconds();
         step = Stopwatch();

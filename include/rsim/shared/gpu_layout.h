@@ -544,7 +544,7 @@ struct PathsPush {
     uint64_t pulse;       // float[P]
     uint64_t signal;      // float[pixels of the chunk][T], zeroed: the pixel's signal
     uint64_t direct;      // float[pixels of the chunk][T], zeroed: its first vertices' deposits
-    uint64_t hits;        // vec2[pixels of the chunk]: the centre ray's triangle (as float, -1 none), t
+    uint64_t hits;        // vec2[pixels of the chunk]: the centre ray's triangle (int bits, -1 none), t
     uint64_t stats;       // counter 0: the rays cast (rsimCount slots)
     float rayEps;
     float cdt;            // c dt, metres per step

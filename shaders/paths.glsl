@@ -8,6 +8,7 @@
 #extension GL_GOOGLE_include_directive : require
 #include "common/ray_pass.glsl"
 #include "rsim/shared/paths.h"
+#include "rsim/shared/primary_hit.h"
 layout(push_constant) uniform Push { PathsPush pc; };
 layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer MaterialRefs { MaterialBsdf m[]; };
 
@@ -29,7 +30,7 @@ void deposit(uint64_t series, uint base, float amount, float t0) {
 // the back of a one-sided triangle.
 int facing(int triangle, vec3 dir) {
     GpuTriangle g = TriangleRefs(pc.triangles).t[triangle];
-    if (dot(g.normal.xyz, dir) >= 0.0 && g.meta.y != 0xffffffffu) {
+    if (rsimSeesTwin(g.normal.xyz, dir, g.meta.y)) {
         triangle = int(g.meta.y);
         g = TriangleRefs(pc.triangles).t[triangle];
     }

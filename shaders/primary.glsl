@@ -20,7 +20,7 @@ void main() {
     if (hit.triangle >= 0) {
         GpuTriangle g = TriangleRefs(pc.triangles).t[hit.triangle];
         // Twins of a two-sided surface coincide: take the one that faces the sensor.
-        if (dot(g.normal.xyz, dir) >= 0.0 && g.meta.y != 0xffffffffu) {
+        if (rsimSeesTwin(g.normal.xyz, dir, g.meta.y)) {
             hit.triangle = int(g.meta.y);
             g = TriangleRefs(pc.triangles).t[hit.triangle];
         }

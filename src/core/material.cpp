@@ -24,6 +24,12 @@ shared::MaterialBsdf bsdfOf(const MaterialModel& m) {
                                         float(m.specular), false);
 }
 
+std::vector<shared::MaterialBsdf> bsdfsOf(const std::vector<MaterialModel>& models) {
+    std::vector<shared::MaterialBsdf> out;
+    for (const MaterialModel& m : models) out.push_back(bsdfOf(m));
+    return out;
+}
+
 double radiosityAlbedo(const MaterialModel& m) {
     // A diffuse material's own reflectance, untouched: scenes without the new keys run as before.
     if (m.type == MaterialType::Diffuse) return m.reflectance;

@@ -4,6 +4,7 @@
 // `paths` transport evaluates and samples its BSDF (include/rsim/shared/bsdf.h).
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "rsim/shared/bsdf.h"
 
@@ -29,6 +30,8 @@ double radiosityAlbedo(const MaterialModel& m);
 
 // The material as the shared BSDF code takes it (include/rsim/shared/bsdf.h).
 shared::MaterialBsdf bsdfOf(const MaterialModel& m);
+// The same for each of `models` (PreparedScene::materialModels), as the paths transport reads them.
+std::vector<shared::MaterialBsdf> bsdfsOf(const std::vector<MaterialModel>& models);
 
 // Whether the radiosity pipeline approximates the material (anything but `diffuse`).
 inline bool approximatedByRadiosity(const MaterialModel& m) { return m.type != MaterialType::Diffuse; }

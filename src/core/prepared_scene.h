@@ -33,7 +33,7 @@ struct PreparedScene {
     // Internal index of the reversed twin of a two-sided triangle, kNoTwin if none. A primary
     // ray hits both twins at the same distance; the one facing the ray is the surface seen.
     std::vector<std::uint32_t> twin;
-    static constexpr std::uint32_t kNoTwin = 0xffffffffu;
+    static constexpr std::uint32_t kNoTwin = 0xffffffffu; // shared::RSIM_NO_TWIN (rsim/shared/primary_hit.h)
     // Stable-id order.
     std::vector<std::uint32_t> internalOf;     // internalOf[id] = i
     std::vector<std::uint32_t> sourceMeshOfId; // index into meshNames

@@ -17,6 +17,8 @@ enum class SensorMode { Pulsed, Amcw, Gated };
 // How light goes from the light to the pixels: the radiosity pipeline over K (MODEL.md §2-6), or
 // Monte Carlo paths traced from each pixel (MODEL.md §10.2).
 enum class Transport { Radiosity, Paths };
+// "radiosity" or "paths", as the scene file and summary.json write it.
+inline const char* transportName(Transport t) { return t == Transport::Paths ? "paths" : "radiosity"; }
 // Camera paths per pixel of the `paths` transport unless sensor.pixel_samples says otherwise.
 inline constexpr std::uint32_t kDefaultPathsPerPixel = 64;
 

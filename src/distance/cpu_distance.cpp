@@ -96,7 +96,7 @@ PrimaryHits primaryHitsCpu(const PreparedScene& s, const SimConfig& c, const Emb
                 if (hit.triangle >= 0) {
                     std::uint32_t i = std::uint32_t(hit.triangle);
                     // Twins of a two-sided surface coincide: take the one that faces the sensor.
-                    if (glm::dot(s.normal[i], dir) >= 0.0f && s.twin[i] != PreparedScene::kNoTwin) i = s.twin[i];
+                    if (shared::rsimSeesTwin(s.normal[i], dir, s.twin[i])) i = s.twin[i];
                     record = shared::rsimPrimaryBackFace(i, hit.t);
                     if (glm::dot(s.normal[i], dir) < 0.0f) {
                         // Direct term at x, delayed by light -> x -> sensor.

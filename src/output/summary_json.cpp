@@ -66,7 +66,7 @@ Json settings(const ResultsView& view) {
                        {"seed", s.sim.seed},
                        {"indirect", s.sim.indirect},
                        {"max_edge_m", number(s.sim.max_edge_m)},
-                       {"transport", s.sim.transport == Transport::Paths ? "paths" : "radiosity"},
+                       {"transport", transportName(s.sim.transport)},
                        {"max_bounces", s.sim.max_bounces}};
     j["light"] = {{"position", vec3(s.light.position)},
                   {"direction", vec3(s.light.direction)},
@@ -182,7 +182,7 @@ std::string summaryJsonText(const ResultsView& view, const PhaseTimes& times) {
     j["started_at"] = view.info.startedAt;
     j["scene_file"] = view.scene.file.string();
     if (!view.info.pose.empty()) j["pose"] = view.info.pose;
-    j["transport"] = view.config.transport == Transport::Paths ? "paths" : "radiosity";
+    j["transport"] = transportName(view.config.transport);
     j["materials_approximated"] = output::materialsApproximated(view);
     const RunMetadata& m = view.meta;
     j["backend"] = m.backend;

@@ -24,9 +24,7 @@ class CpuPathTracer {
   public:
     CpuPathTracer(const PreparedScene& s, const SimConfig& c, const EmbreeScene& rays, const PathPixels& pixels)
         : s_(s), c_(c), rays_(rays), pixels_(pixels), window_(c.cdtM * double(c.timesteps)),
-          perPath_(shared::RSIM_PI / float(c.paths.perPixel)) {
-        for (const MaterialModel& m : s.materialModels) bsdfs_.push_back(bsdfOf(m));
-    }
+          perPath_(shared::RSIM_PI / float(c.paths.perPixel)), bsdfs_(bsdfsOf(s.materialModels)) {}
 
     // Pixel p's signal (`total`) and its first vertices' part (`direct`), T values each, zeroed
     // by the caller.
@@ -54,7 +52,7 @@ class CpuPathTracer {
     const PathPixels& pixels_; // its facing()
     const double window_; // c dt T: no deposit of a longer camera sub-path lands in the window
     const float perPath_; // pi / n
-    std::vector<shared::MaterialBsdf> bsdfs_;
+    const std::vector<shared::MaterialBsdf> bsdfs_;
 };
 
 std::uint64_t CpuPathTracer::tracePath(std::uint32_t px, std::uint32_t py, std::uint32_t pixel, std::uint32_t sample,

@@ -7,13 +7,14 @@
 #include <glm/geometric.hpp>
 
 #include "rsim/shared/physics.h"
+#include "rsim/shared/primary_hit.h"
 
 namespace rsim {
 
 PathPixels::PathPixels(const PreparedScene& s, const SimConfig& c) : s_(s), c_(c), out_(c, 0) {}
 
 std::int64_t PathPixels::facing(std::uint32_t i, const glm::vec3& dir) const {
-    if (glm::dot(s_.normal[i], dir) >= 0.0f && s_.twin[i] != PreparedScene::kNoTwin) i = s_.twin[i];
+    if (shared::rsimSeesTwin(s_.normal[i], dir, s_.twin[i])) i = s_.twin[i];
     return glm::dot(s_.normal[i], dir) < 0.0f ? std::int64_t(i) : -1;
 }
 

@@ -14,6 +14,7 @@
 #include "util/progress.h"
 #include "util/timer.h"
 #include "vulkan/buffer.h"
+#include "vulkan/pose_passes.h"
 #include "vulkan/ray_pass.h"
 #include "vulkan/shaders.h"
 
@@ -26,12 +27,6 @@ namespace {
 constexpr std::uint64_t kChunkSignalBytes = 512ull << 20;
 constexpr std::uint64_t kChunkPaths = 1ull << 26;
 
-std::vector<shared::MaterialBsdf> materialsOf(const PreparedScene& s) {
-    std::vector<shared::MaterialBsdf> out;
-    for (const MaterialModel& m : s.materialModels) out.push_back(bsdfOf(m));
-    return out;
-}
-
 } // namespace
 
 vk::PipelineRecipe pathsRecipe(vk::Device& device) {
@@ -39,8 +34,9 @@ vk::PipelineRecipe pathsRecipe(vk::Device& device) {
 }
 
 SensorImage pathTracedImageVulkan(vk::Device& device, const GpuGeometry& scene, const GpuPose& pose,
-                                  const vk::SceneAccel& accel, std::unique_ptr<vk::Pipeline>& pipeline,
-                                  vk::ScratchBuffer& readback, const PreparedScene& prepared, const SimConfig& c) {
+                                  const vk::SceneAccel& accel, vk::PosePasses& passes, const PreparedScene& prepared,
+                                  const SimConfig& c) {
+    std::unique_ptr<vk::Pipeline>& pipeline = passes.paths;
     if (!pipeline) pipeline = makeRayPassPipeline(device, pathsRecipe(device), accel);
     const std::uint64_t pixels = std::uint64_t(c.width) * c.height, T = c.timesteps;
     // Chunks of equal size: one pixel's paths run in one invocation, so a chunk of few pixels
@@ -48,10 +44,14 @@ SensorImage pathTracedImageVulkan(vk::Device& device, const GpuGeometry& scene, 
     const std::uint64_t most = std::clamp<std::uint64_t>(
         std::min(kChunkSignalBytes / (8 * T), kChunkPaths / c.paths.perPixel), 1, pixels);
     const std::uint64_t chunks = (pixels + most - 1) / most, chunk = (pixels + chunks - 1) / chunks;
-    const vk::Buffer materials = vk::makeStorage(device, materialsOf(prepared), "materials");
-    vk::Buffer signal(device, chunk * T * 4, vk::kStorageUsage, vk::MemoryKind::Device, "path signals");
-    vk::Buffer direct(device, chunk * T * 4, vk::kStorageUsage, vk::MemoryKind::Device, "path direct signals");
-    vk::Buffer hits(device, chunk * 8, vk::kStorageUsage, vk::MemoryKind::Device, "path centre hits");
+    const vk::Buffer materials = vk::makeStorage(device, bsdfsOf(prepared.materialModels), "materials");
+    // Kept from pose to pose of a batch while large enough (each is filled before it is read).
+    const vk::Buffer& signal =
+        passes.pathSignal.get(device, chunk * T * 4, vk::kStorageUsage, vk::MemoryKind::Device, "path signals");
+    const vk::Buffer& direct =
+        passes.pathDirect.get(device, chunk * T * 4, vk::kStorageUsage, vk::MemoryKind::Device, "path direct signals");
+    const vk::Buffer& hits =
+        passes.pathHits.get(device, chunk * 8, vk::kStorageUsage, vk::MemoryKind::Device, "path centre hits");
     shared::PathsPush push{};
     push.triangles = scene.triangles.address();
     push.lightSensor = pose.lightSensor.address();
@@ -80,12 +80,12 @@ SensorImage pathTracedImageVulkan(vk::Device& device, const GpuGeometry& scene, 
         push.first = std::uint32_t(first);
         // The signals come back in the same submission, copied into host-visible memory.
         const std::uint64_t signalBytes = count * T * 4;
-        vk::HostReadback back(device, readback, 2 * vk::HostReadback::rounded(signalBytes) +
+        vk::HostReadback back(device, passes.readback, 2 * vk::HostReadback::rounded(signalBytes) +
                                                     vk::HostReadback::rounded(count * 8));
         std::uint64_t totalAt = 0, directAt = 0, hitAt = 0;
         device.submitAndWait([&](VkCommandBuffer cmd) {
-            device.vk().vkCmdFillBuffer(cmd, signal.handle(), 0, VK_WHOLE_SIZE, 0);
-            device.vk().vkCmdFillBuffer(cmd, direct.handle(), 0, VK_WHOLE_SIZE, 0);
+            device.vk().vkCmdFillBuffer(cmd, signal.handle(), 0, signalBytes, 0);
+            device.vk().vkCmdFillBuffer(cmd, direct.handle(), 0, signalBytes, 0);
             vk::computeBarrier(device, cmd);
             pipeline->bind(cmd, nullptr);
             vk::forEachLaunch(count, vk::maxLinearLaunch(device, shared::RSIM_WG_LINEAR),

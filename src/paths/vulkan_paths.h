@@ -15,16 +15,17 @@
 #include "vulkan/gpu_scene.h"
 #include "vulkan/pipeline.h"
 #include "vulkan/pipeline_warmup.h"
+#include "vulkan/pose_passes.h"
 
 namespace rsim {
 
 // The paths pass's recipe on the device's path.
 vk::PipelineRecipe pathsRecipe(vk::Device& device);
 
-// The sensor image of `config` by path tracing on `device`; `pipeline` is made on first use and
-// kept for the next pose, as is the host-visible `readback` the signals come back in.
+// The sensor image of `config` by path tracing on `device`; its pipeline (passes.paths) is made on
+// first use, and it and the buffers (the signals, the host-visible readback) kept for the next pose.
 SensorImage pathTracedImageVulkan(vk::Device& device, const GpuGeometry& scene, const GpuPose& pose,
-                                  const vk::SceneAccel& accel, std::unique_ptr<vk::Pipeline>& pipeline,
-                                  vk::ScratchBuffer& readback, const PreparedScene& prepared, const SimConfig& config);
+                                  const vk::SceneAccel& accel, vk::PosePasses& passes, const PreparedScene& prepared,
+                                  const SimConfig& config);
 
 } // namespace rsim

@@ -20,6 +20,7 @@ struct PosePasses {
     std::unique_ptr<Pass<shared::SignalPush>> signals;
     std::unique_ptr<Pass<shared::HistoryFromLanesPush>> fromLanes;
     ScratchBuffer directOut, directCounters, signalsOut, distancesOut, pixelHits, pixelOut, readback;
+    ScratchBuffer pathSignal, pathDirect, pathHits; // paths/vulkan_paths.h
 };
 
 } // namespace rsim::vk

@@ -20,6 +20,12 @@ RSIM_FN vec4 rsimPrimaryBackFace(uint triangle, float t) { return vec4(float(tri
 RSIM_FN vec4 rsimPrimaryFront(uint triangle, float t, float amount, float delaySteps) {
     return vec4(float(triangle), t, amount, delaySteps);
 }
+// Twins of a two-sided surface coincide (geometry/prepare.h): a ray along `dir` that hits a
+// triangle of front normal `normal` from behind sees its reversed twin `twin`, if it has one
+// (RSIM_NO_TWIN: none; then it sees the back of a one-sided triangle).
+RSIM_CONST uint RSIM_NO_TWIN = 0xffffffffu;
+RSIM_FN bool rsimSeesTwin(vec3 normal, vec3 dir, uint twin) { return dot(normal, dir) >= 0.0f && twin != RSIM_NO_TWIN; }
+
 RSIM_FN bool rsimPrimaryHits(vec4 r) { return r.x >= 0.0f; }
 // A hit that gives the pixel a signal (a front face).
 RSIM_FN bool rsimPrimarySignal(vec4 r) { return r.x >= 0.0f && r.w >= 0.0f; }

@@ -236,8 +236,7 @@ SensorImage VulkanBackend::pathTraced(const SimConfig& c) {
     requireRays("the paths transport");
     VulkanSlot& s = slots_[0];
     const GpuPose& pose = gpuPose(c);
-    return pathTracedImageVulkan(*s.device, *s.geometry, pose, *s.accel, s.passes.paths, s.passes.readback, scene(),
-                                 c);
+    return pathTracedImageVulkan(*s.device, *s.geometry, pose, *s.accel, s.passes, scene(), c);
 }
 
 std::vector<std::uint64_t> VulkanBackend::deviceBytesInUse() const {

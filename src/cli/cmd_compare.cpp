@@ -12,7 +12,7 @@ namespace rsim {
 
 void addCompareCommand(CLI::App& app, CommandAction& action) {
     auto* cmd = app.add_subcommand(
-        "compare", "Regression diff of two results directories (distances, depth image, signal)");
+        "compare", "Regression diff of two results directories (distances, depth image, images.h5 data, signal)");
     struct Args {
         std::filesystem::path a, b;
         CompareOptions options;
@@ -31,6 +31,16 @@ void addCompareCommand(CLI::App& app, CommandAction& action) {
                     "ray tracers disagree on rays that graze an edge; 0 for bit-exact regression)")
         ->check(finite & CLI::Range(0.0, 1.0))
         ->capture_default_str();
+    cmd->add_option("--tol-rel", args->options.toleranceRel,
+                    "Largest allowed difference of images.h5's raw data (amcw/ phasors and taps, noise/ "
+                    "electrons, gated/gates, transient), relative to each dataset's largest magnitude")
+        ->check(nonNegativeNumber())
+        ->capture_default_str();
+    cmd->add_option("--noise-fraction", args->options.noiseFraction,
+                    "Fraction of each images.h5 noise/ dataset allowed beyond the tolerance (a noise draw jumps "
+                    "where its mean crosses a step: two backends draw other electrons for some pixels)")
+        ->check(finite & CLI::Range(0.0, 1.0))
+        ->capture_default_str();
     cmd->add_option("--signal-rtol", args->options.signalRtol,
                     "Largest allowed difference of the total sensor signal, relative to its peak")
         ->check(nonNegativeNumber())
@@ -40,7 +50,7 @@ void addCompareCommand(CLI::App& app, CommandAction& action) {
     cmd->add_option("--json", args->options.jsonFile,
                     "Also write the checks as JSON to this file (a new file, or one an earlier compare wrote)");
     cmd->add_option("--junit", args->options.junitFile, "Also write the checks as JUnit XML to this file (CI systems)");
-    cmd->add_flag("--no-images", args->noImages, "Do not compare depth.pfm");
+    cmd->add_flag("--no-images", args->noImages, "Do not compare depth.pfm nor images.h5's data");
     cmd->add_option("--exclude", args->options.excluded,
                     "A file of the data compare reads (summary.json, depth.pfm) that may be in one directory "
                     "only; repeatable");
@@ -51,7 +61,11 @@ void addCompareCommand(CLI::App& app, CommandAction& action) {
                 "as beyond the tolerance (and as NaN on one side). The runs' settings and triangles must "
                 "agree, and the data compare reads (summary.json, triangles.csv, depth.pfm) must be in both "
                 "directories when both runs were asked to write it; other files in one directory only are a "
-                "note. Two batches' folders are compared pose by pose. A failure lists the triangles and "
+                "note. Where both hold images.h5, every dataset under amcw/, noise/ and gated/, and transient, "
+                "must be in both, of one shape, and agree: names ending in _m within --tol-m, phases (_rad) "
+                "modulo 2 pi as the range they stand for within --tol-m, the rest within --tol-rel of the "
+                "dataset's largest magnitude; at most --max-fraction of each beyond (--noise-fraction of "
+                "noise/'s). Two batches' folders are compared pose by pose. A failure lists the triangles and "
                 "pixels that differ most (--json: every figure a number).\nExit code: 0 when A and B agree, "
                 "3 when they differ, 2 when a directory cannot be read.\n"
                 "Examples:\n"

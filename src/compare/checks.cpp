@@ -8,6 +8,7 @@
 #include <limits>
 #include <utility>
 
+#include "compare/datasets.h"
 #include "output/file_modules.h"
 #include "output/results_writer.h"
 
@@ -303,6 +304,7 @@ Comparison compareDirectories(const ResultDir& a, const ResultDir& b, const Comp
     checker.settings();
     checker.triangles();
     checker.depth();
+    compareImageDatasets(a, b, options, out);
     checker.signal();
     return out;
 }

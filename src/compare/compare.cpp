@@ -43,9 +43,9 @@ nlohmann::ordered_json header(const fs::path& a, const fs::path& b, const Compar
     j["a"] = a.string();
     j["b"] = b.string();
     j["result"] = pass ? "pass" : "fail";
-    j["options"] = {{"tol_m", o.toleranceM},     {"max_fraction", o.maxFraction}, {"signal_rtol", o.signalRtol},
-                    {"images", o.images},        {"signal", o.checkSignal},       {"settings", o.checkSettings},
-                    {"excluded", o.excluded}};
+    j["options"] = {{"tol_m", o.toleranceM},         {"max_fraction", o.maxFraction}, {"tol_rel", o.toleranceRel},
+                    {"noise_fraction", o.noiseFraction}, {"signal_rtol", o.signalRtol},   {"images", o.images},
+                    {"signal", o.checkSignal},           {"settings", o.checkSettings},   {"excluded", o.excluded}};
     return j;
 }
 

@@ -9,12 +9,13 @@
 layout(push_constant) uniform Push { PrimaryPush pc; };
 
 void main() {
-    uint p = pc.begin + RSIM_LAUNCH_ID.x;
-    if (p >= pc.end) return;
+    uint r = pc.begin + RSIM_LAUNCH_ID.x; // ray r % R of pixel r / R
+    if (r >= pc.end) return;
+    uint p = r / pc.raysPerPixel;
     LightSensorRecord ls = LightSensorRef(pc.lightSensor).r;
     PinholeSensor sensor = rsimSensor(ls);
     uint width = ls.image.x, height = ls.image.y;
-    vec3 dir = rsimPixelDirection(sensor, p % width, p / width, width, height);
+    vec3 dir = rsimPrimaryRayDirection(sensor, p % width, p / width, width, height, r % pc.raysPerPixel, pc.seed);
     RsimHit hit = rsimClosestHit(sensor.position, dir, 0.0, 1e30);
     vec4 result = rsimPrimaryMiss(); // the record of rsim/shared/primary_hit.h
     if (hit.triangle >= 0) {
@@ -35,5 +36,5 @@ void main() {
             result = rsimPrimaryFront(uint(hit.triangle), hit.t, amount, (length(light.position - x) + hit.t) * pc.invCdt);
         }
     }
-    Vec4Refs(pc.results).v[p] = result;
+    Vec4Refs(pc.results).v[r] = result;
 }

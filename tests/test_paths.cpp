@@ -47,8 +47,8 @@ struct MirrorScene {
         scene = b.prepare();
         config = makeSimConfig(desc);
         config.transport = Transport::Paths;
-        config.paths.perPixel = 4;
-        config.paths.boxFilter = false;
+        config.pixelSampling.perPixel = 4;
+        config.pixelSampling.boxFilter = false;
     }
 };
 
@@ -105,7 +105,7 @@ TEST_CASE("paths: a wall lit only through a perfect mirror stays dark (the known
     d.light.direction = glm::normalize(glm::dvec3(0.3, 0, -1));
     d.light.half_angle_deg = 20.0;
     MirrorScene m(d);
-    m.config.paths.perPixel = 16;
+    m.config.pixelSampling.perPixel = 16;
     const SimulationResult r = test::simulate("cpu", m.scene, m.config, false, true);
     int wallPixels = 0;
     for (std::size_t p = 0; p < r.image.triangle.size(); ++p) {
@@ -141,8 +141,8 @@ struct LambertianRoom {
         config = makeSimConfig(d);
         config.k.format = KFormat::Fp32;
         config.transport = transport;
-        config.paths.perPixel = 64;
-        config.paths.boxFilter = false;
+        config.pixelSampling.perPixel = 64;
+        config.pixelSampling.boxFilter = false;
     }
 };
 
@@ -273,8 +273,8 @@ TEST_CASE("paths: a glass sheet returns its reflection and its transmission at t
     d.output.transient = true;
     SimConfig c = makeSimConfig(d);
     c.transport = Transport::Paths;
-    c.paths.perPixel = 20000;
-    c.paths.boxFilter = false;
+    c.pixelSampling.perPixel = 20000;
+    c.pixelSampling.boxFilter = false;
     c.paths.maxBounces = 2;
     const SimulationResult r = test::simulate(backend, scene, c, false, true);
     REQUIRE(r.image.transient.size() == c.timesteps);
@@ -286,7 +286,7 @@ TEST_CASE("paths: a glass sheet returns its reflection and its transmission at t
         return rho * I * glm::dot(n, glm::normalize(toLight)) / glm::dot(toLight, toLight);
     };
     const double F = fresnelFromAir(std::cos(M_PI / 4.0), 1.5), R = 2.0 * F / (1.0 + F);
-    const double n = double(c.paths.perPixel), sigmaR = std::sqrt(R * (1.0 - R) / n);
+    const double n = double(c.pixelSampling.perPixel), sigmaR = std::sqrt(R * (1.0 - R) / n);
     const double tA = (glm::length(X - S) + glm::length(A - X) + glm::length(L - A)) / c.cdtM;
     const double tB = (glm::length(B - S) + glm::length(L - B)) / c.cdtM;
     const Peak a = peakAt(r.image.transient, tA), bPeak = peakAt(r.image.transient, tB);
@@ -370,8 +370,8 @@ TEST_CASE("paths: next-event estimation on a rough conductor and a rough plastic
         d.sensor.fov_h_deg = d.sensor.fov_v_deg = 1.0;
         SimConfig c = makeSimConfig(d);
         c.transport = Transport::Paths;
-        c.paths.perPixel = 1;
-        c.paths.boxFilter = false;
+        c.pixelSampling.perPixel = 1;
+        c.pixelSampling.boxFilter = false;
         c.paths.maxBounces = 1; // the first vertex's next-event estimate alone: no randomness
         const SensorImage image = test::simulate(backend, scene, c, false, true).image;
         const double expected = M_PI * f * cosI * double(c.light.intensity) / r2;

@@ -49,8 +49,8 @@ struct MaterialRoom {
         d.sensor.mode = SensorMode::Amcw;
         config = makeSimConfig(d);
         config.transport = Transport::Paths;
-        config.paths.perPixel = 16;
-        config.paths.boxFilter = true;
+        config.pixelSampling.perPixel = 16;
+        config.pixelSampling.boxFilter = true;
     }
 };
 

@@ -111,9 +111,12 @@ class Simulator(_Simulator):
     with a leading pose axis: "range_m", "range_true_m", "range_error_m", "range_direct_m",
     "z_depth_m", "z_depth_true_m", "amplitude" (float32) and "triangle_id", "mesh_id",
     "material_id" (int32) [P, H, W], "normal" [P, H, W, 3]; in AMCW mode "amcw/phasor"
-    [P, F, H, W, 2], "amcw/phase_rad", "amcw/amplitude", "amcw/phase_from_taps_rad" [P, F, H, W]
-    and "amcw/taps" [P, F, H, W, K]; with the sensor model "noise/range_m",
-    "noise/range_error_m", "noise/signal_electrons", "noise/ambient_electrons"; with
+    [P, F, H, W, 2], "amcw/phase_rad", "amcw/amplitude", "amcw/phase_from_taps_rad",
+    "amcw/range_from_taps_m" [P, F, H, W] and "amcw/taps" [P, F, H, W, K]; in gated mode
+    "gated/gates" [P, G, H, W] and "gated/out_of_range" [P, H, W]; with the sensor model
+    "noise/range_m", "noise/range_error_m", "noise/signal_electrons", "noise/ambient_electrons",
+    "noise/electrons_per_unit" [P, H, W], in AMCW mode "noise/taps" [P, F, H, W, K] and
+    "noise/range_from_taps_m" [P, F, H, W], in gated mode "noise/gates" [P, G, H, W]; with
     [output] transient = true "transient" [P, h, w, bins]; the cameras: "camera/K" [3, 3], "camera/distortion" [5],
     "camera/world_from_camera" [P, 4, 4] (OpenCV convention), "camera/position" and
     "camera/light_position" [P, 3]; "summary": each pose's summary.json as a dict; "backend",

@@ -85,6 +85,21 @@ struct PrimaryHits {
     std::uint64_t rays = 0; // primary rays (shadow rays not counted)
 };
 
+// The camera readout's part of a sensor image (distance/camera_readout.h, MODEL.md §8): the
+// per-frequency ranges of the taps, and with the sensor model the raw data as noisy electrons.
+struct CameraReadout {
+    std::vector<float> tapsRange;        // AMCW [F][pixels]: the range of each frequency's taps' phase, m
+    std::vector<float> noisyTaps;        // AMCW [F][pixels][K], electrons
+    std::vector<float> noisyTapsRange;   // AMCW [F][pixels], m
+    std::vector<float> noisyGates;       // gated [G][pixels], electrons
+    std::vector<float> electronsPerUnit; // [pixels]: electrons of one frame per unit of signal
+    std::vector<float> ambientElectrons; // [pixels]: mean ambient electrons of one readout
+    std::vector<std::int32_t> outOfRangeMask; // gated [pixels]: 1 where the echo is past the gates
+    std::uint64_t outOfRange = 0;        // gated pixels whose echo is past the gates (NaN range)
+    std::uint64_t noisyOutOfRange = 0;   // the same for the noisy range
+    bool scattered = false;              // lens scattering was applied to the raw data
+};
+
 struct SensorImage {
     std::uint32_t width = 0, height = 0;
     std::vector<float> depth;     // estimated sensor distance along the pixel ray, m (NaN: none)
@@ -97,8 +112,13 @@ struct SensorImage {
     // sum_t s(t) exp(-i w_f t) as [F][pixels][2] (re, im), the taps [F][pixels][K] and the phase
     // of the taps [F][pixels] (NaN: no signal).
     std::vector<float> phasor, taps, tapsPhase;
-    // The transient s(t) of the pixels in SimConfig::transient's region, [h][w][bins].
-    std::vector<float> transient;
+    // Gated mode: the gate sums [G][pixels] (rsimGateSums, noise-free).
+    std::vector<float> gates;
+    // What the camera readout (distance/camera_readout.h) adds to the image the backend made.
+    CameraReadout readout;
+    // The transient s(t) of the pixels in SimConfig::transient's region, [h][w][bins], and with
+    // SimConfig::Transient::direct their direct signal alone, the same way.
+    std::vector<float> transient, directTransient;
     std::uint64_t rays = 0;             // primary rays (one per pixel)
 };
 
@@ -126,7 +146,10 @@ inline std::uint64_t heldBytes(const SimulationResult& r) {
     return of(r.B) + of(r.Z) + of(r.E) + of(r.R) + of(r.K) + of(d.irradiance) + of(d.importance) + of(d.tLight) +
            of(d.tSensor) + of(r.pathLength) + of(r.distance) + of(r.directEnergy) + of(r.totalEnergy) +
            of(r.signalFwd) + of(r.signalAdj) + of(i.depth) + of(i.trueDepth) + of(i.amplitude) + of(i.directDepth) +
-           of(i.noisyDepth) + of(i.triangle) + of(i.phasor) + of(i.taps) + of(i.tapsPhase) + of(i.transient);
+           of(i.noisyDepth) + of(i.triangle) + of(i.phasor) + of(i.taps) + of(i.tapsPhase) + of(i.gates) + of(i.transient) + of(i.directTransient) +
+           of(i.readout.tapsRange) + of(i.readout.noisyTaps) + of(i.readout.noisyTapsRange) +
+           of(i.readout.noisyGates) + of(i.readout.electronsPerUnit) + of(i.readout.ambientElectrons) +
+           of(i.readout.outOfRangeMask);
 }
 
 } // namespace rsim

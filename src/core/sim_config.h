@@ -69,36 +69,57 @@ struct SimConfig {
     std::uint32_t directSamples = 16; // S_d
     std::uint32_t seed = 1;           // of the direct terms' samples
     bool indirect = true;
-    shared::PointLight light{};
+    shared::PointLight light{}; // the first (or only) light: emitters[0]'s
+    // Every emitter (issue 60), with the delay of its pulse. A run with more than one, or a
+    // delayed one, sums the lights' transports and pixel signals (pipeline/lights_batch.h).
+    struct Emitter {
+        shared::PointLight light{};
+        double delayNs = 0.0;
+    };
+    std::vector<Emitter> emitters;
     shared::PinholeSensor sensor{};
     std::uint32_t width = 0, height = 0; // sensor pixels
     std::vector<float> pulse;            // p[k], sums to 1
     SensorMode mode = SensorMode::Pulsed;
     std::vector<double> modulationMhz;
     std::uint32_t gateStart = 0, gates = 2; // gated: first bin and number of gates (of pulse.size() bins each)
-    // The sensor model (MODEL.md §8): electrons per time bin of a pixel on the optical axis (off
-    // it, times cos^4 of the ray's angle) per unit of its signal, and of ambient light per unit
-    // of the reflectance seen; read noise per bin (the readout's, spread over the bins it sums).
+    // The sensor model (MODEL.md §8): electrons of one frame of a pixel on the optical axis (off
+    // it, times cos^4 of the ray's angle) per unit of its signal, and of ambient light per unit of
+    // the reflectance seen in one readout (a histogram bin, a gate, a tap: ambientReadoutName);
+    // read noise per readout.
     struct Noise {
         bool on = false;
-        double electronsPerUnit = 0.0, ambientPerBin = 0.0, readSigmaPerBin = 0.0;
+        double electronsPerUnit = 0.0, ambientPerReadout = 0.0, readSigma = 0.0;
         std::uint32_t seed = 1;
     } noise;
+    // Lens scattering (MODEL.md §8): fractions and Gaussian sigmas (pixels) of the point-spread
+    // function's wide part; empty: none.
+    struct Scattering {
+        std::vector<double> fractions, sigmasPx;
+        bool on() const { return !fractions.empty(); }
+    } scattering;
     Transport transport = Transport::Radiosity;
-    // The `paths` transport (MODEL.md §10.2): camera paths per pixel, through uniform points of
-    // the pixel's square (box filter) or its centre, and the most vertices a path may have (0:
-    // no cap; the time window and Russian roulette end paths).
-    struct Paths {
+    // A pixel's rays (radiosity) or camera paths (paths) and where they cross it (MODEL.md §10.2,
+    // §6): uniform points of the pixel's square (box filter) or its centre.
+    struct PixelSampling {
         std::uint32_t perPixel = 1;
         bool boxFilter = false;
+    } pixelSampling;
+    // The `paths` transport (MODEL.md §10.2): the most vertices a path may have (0: no cap; the
+    // time window and Russian roulette end paths).
+    struct Paths {
         std::uint32_t maxBounces = 0;
     } paths;
+    // The radiosity image's primary rays per pixel: its centre's alone, or with pixel_samples > 1
+    // the centre's (range_true_m, the triangle seen) and then the samples' (MODEL.md §6).
+    std::uint32_t primaryRaysPerPixel() const { return pixelSampling.perPixel > 1 ? 1 + pixelSampling.perPixel : 1; }
     std::uint32_t taps = 4;                                      // AMCW taps per frequency
     std::uint32_t waveform = 0;                                  // shared::RSIM_WAVEFORM_*
     // The per-pixel transient: bins [start, start + bins) of pixels x in [x0, x0 + w), y in
     // [y0, y0 + h); w = 0: none.
     struct Transient {
         std::uint32_t start = 0, bins = 0, x0 = 0, y0 = 0, w = 0, h = 0;
+        bool direct = false; // also the same bins of the pixels' direct signal alone
     } transient;
     float invCdtSq = 0.0f; // 1 / (c dt)^2, for tau_ij
     double cdtM = 0.0;     // c dt, metres per timestep

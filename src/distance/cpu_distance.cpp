@@ -81,36 +81,79 @@ TriangleDistances computeTriangleDistances(const PreparedScene& s, const SimConf
     return r;
 }
 
+namespace {
+
+// The primary-hit record of the ray from the sensor along `dir` (rsim/shared/primary_hit.h).
+glm::vec4 primaryRecord(const PreparedScene& s, const SimConfig& c, const EmbreeScene& rays, const glm::vec3& dir) {
+    const EmbreeScene::Hit hit = rays.intersect(c.sensor.position, dir, 0.0f, INFINITY);
+    if (hit.triangle < 0) return shared::rsimPrimaryMiss();
+    std::uint32_t i = std::uint32_t(hit.triangle);
+    // Twins of a two-sided surface coincide: take the one that faces the sensor.
+    if (shared::rsimSeesTwin(s.normal[i], dir, s.twin[i])) i = s.twin[i];
+    if (glm::dot(s.normal[i], dir) >= 0.0f) return shared::rsimPrimaryBackFace(i, hit.t);
+    // Direct term at x, delayed by light -> x -> sensor.
+    const glm::vec3 x = c.sensor.position + hit.t * dir;
+    const shared::RaySegment l = shared::rsimLightSample(c.light, x, s.normal[i], s.rayEps);
+    const float amount =
+        l.weight > 0.0f && !rays.occluded(l.origin, l.dir, l.tmin, l.tmax) ? s.reflectance[i] * l.weight : 0.0f;
+    return shared::rsimPrimaryFront(i, hit.t, amount,
+                                    float(c.steps(double(glm::length(c.light.position - x)) + double(hit.t))));
+}
+
+// The signal of the ray whose record is `hit` (a front face) into `sig`: the direct term at its
+// hit point, delayed by light -> x -> sensor, and unless `directOnly` the indirect part B_i - E_i
+// of its triangle, delayed by x -> sensor.
+void raySignal(const glm::vec4& hit, const SimConfig& c, const Histories& r, bool directOnly, float* sig) {
+    const std::size_t T = c.timesteps;
+    std::fill(sig, sig + T, 0.0f);
+    if (hit.z > 0.0f) depositPulse(hit.z, hit.w, c.pulse, c.timesteps, sig);
+    if (directOnly || !c.indirect) return;
+    const std::size_t i = shared::rsimPrimaryTriangle(hit);
+    const glm::vec3 split = shared::rsimLinearSplit(float(c.steps(double(hit.y))));
+    const std::size_t shift = std::size_t(split.x);
+    const float* b = &r.B[i * T];
+    const float* e = &r.E[i * T];
+    for (std::size_t t = shift; t < T; ++t) {
+        float x0 = b[t - shift] - e[t - shift];
+        float x1 = t > shift ? b[t - shift - 1] - e[t - shift - 1] : 0.0f;
+        sig[t] += shared::rsimDelayedValue(split, x0, x1);
+    }
+}
+
+// A pixel's signal into `sig` from its R primary-hit records `hits`: its centre ray's when R is
+// 1, else the mean of its other rays' (pixels with area), in the order of the GPU's sum.
+void pixelSignal(const glm::vec4* hits, std::uint32_t R, const SimConfig& c, const Histories& r, bool directOnly,
+                 std::vector<float>& one, float* sig) {
+    if (R == 1) return raySignal(hits[0], c, r, directOnly, sig);
+    const std::size_t T = c.timesteps;
+    std::fill(sig, sig + T, 0.0f);
+    for (std::uint32_t k = 1; k < R; ++k) {
+        if (!shared::rsimPrimarySignal(hits[k])) continue;
+        raySignal(hits[k], c, r, directOnly, one.data());
+        for (std::size_t t = 0; t < T; ++t) sig[t] += one[t];
+    }
+    const float inv = 1.0f / float(R - 1);
+    for (std::size_t t = 0; t < T; ++t) sig[t] *= inv;
+}
+
+} // namespace
+
 PrimaryHits primaryHitsCpu(const PreparedScene& s, const SimConfig& c, const EmbreeScene& rays) {
+    const std::uint32_t R = c.primaryRaysPerPixel();
     PrimaryHits out;
-    out.rays = std::uint64_t(c.width) * c.height;
+    out.rays = std::uint64_t(c.width) * c.height * R;
     out.values.assign(out.rays * 4, 0.0f);
-    spdlog::debug("primary rays: {} x {} pixels", c.width, c.height);
+    spdlog::debug("primary rays: {} x {} pixels, {} each", c.width, c.height, R);
     Progress progress("primary rays", c.height, "rows");
     parallelFor(c.height, 1, [&](std::size_t begin, std::size_t end, unsigned) {
         for (std::size_t py = begin; py < end; ++py)
-            for (std::uint32_t px = 0; px < c.width; ++px) {
-                const glm::vec3 dir = shared::rsimPixelDirection(c.sensor, px, std::uint32_t(py), c.width, c.height);
-                const EmbreeScene::Hit hit = rays.intersect(c.sensor.position, dir, 0.0f, INFINITY);
-                glm::vec4 record = shared::rsimPrimaryMiss();
-                if (hit.triangle >= 0) {
-                    std::uint32_t i = std::uint32_t(hit.triangle);
-                    // Twins of a two-sided surface coincide: take the one that faces the sensor.
-                    if (shared::rsimSeesTwin(s.normal[i], dir, s.twin[i])) i = s.twin[i];
-                    record = shared::rsimPrimaryBackFace(i, hit.t);
-                    if (glm::dot(s.normal[i], dir) < 0.0f) {
-                        // Direct term at x, delayed by light -> x -> sensor.
-                        const glm::vec3 x = c.sensor.position + hit.t * dir;
-                        const shared::RaySegment l = shared::rsimLightSample(c.light, x, s.normal[i], s.rayEps);
-                        const float amount =
-                            l.weight > 0.0f && !rays.occluded(l.origin, l.dir, l.tmin, l.tmax) ? s.reflectance[i] * l.weight
-                                                                                            : 0.0f;
-                        record = shared::rsimPrimaryFront(
-                            i, hit.t, amount, float(c.steps(double(glm::length(c.light.position - x)) + double(hit.t))));
-                    }
+            for (std::uint32_t px = 0; px < c.width; ++px)
+                for (std::uint32_t k = 0; k < R; ++k) {
+                    const glm::vec3 dir =
+                        shared::rsimPrimaryRayDirection(c.sensor, px, std::uint32_t(py), c.width, c.height, k, c.seed);
+                    const glm::vec4 record = primaryRecord(s, c, rays, dir);
+                    std::copy_n(&record.x, 4, &out.values[((py * c.width + px) * R + k) * 4]);
                 }
-                std::copy_n(&record.x, 4, &out.values[(py * c.width + px) * 4]);
-            }
         progress.add(end - begin);
     });
     progress.finish();
@@ -120,9 +163,11 @@ PrimaryHits primaryHitsCpu(const PreparedScene& s, const SimConfig& c, const Emb
 SensorImage renderSensorImageCpu(const PreparedScene& s, const SimConfig& c, const PrimaryHits& hits,
                                  const Histories& r) {
     const std::size_t pixels = std::size_t(c.width) * c.height, T = c.timesteps;
-    if (hits.values.size() != pixels * 4) throw Error("internal: primary hits of another image size");
+    const std::uint32_t R = c.primaryRaysPerPixel();
+    if (hits.values.size() != pixels * R * 4) throw Error("internal: primary hits of another image size");
     CpuPixelOutputs out(c, hits.rays);
     std::vector<std::vector<float>> scratch(threadCount(), std::vector<float>(T)),
+        ones(threadCount(), std::vector<float>(R > 1 ? T : 0)),
         noisy(threadCount(), std::vector<float>(c.noise.on ? T : 0));
     Progress progress("image", c.height, "rows");
     parallelFor(c.height, 1, [&](std::size_t begin, std::size_t end, unsigned w) {
@@ -132,28 +177,22 @@ SensorImage renderSensorImageCpu(const PreparedScene& s, const SimConfig& c, con
                 const std::size_t p = py * c.width + px;
                 const glm::vec3 dir = shared::rsimPixelDirection(c.sensor, px, std::uint32_t(py),
                                                                  c.width, c.height);
-                const glm::vec4 hit = glm::make_vec4(&hits.values[p * 4]); // rsim/shared/primary_hit.h
-                if (!shared::rsimPrimaryHits(hit)) continue;
-                const std::size_t i = shared::rsimPrimaryTriangle(hit);
-                out.hit(p, std::uint32_t(i), hit.y);
-                if (!shared::rsimPrimarySignal(hit)) continue; // back of a one-sided triangle
-                std::fill(sig.begin(), sig.end(), 0.0f);
-                // The direct term at the hit point, delayed by light -> x -> sensor.
-                if (hit.z > 0.0f) depositPulse(hit.z, hit.w, c.pulse, c.timesteps, sig.data());
-                out.directFrom(p, dir, sig.data());
-                // Indirect part B_i - E_i, delayed by x -> sensor.
-                if (c.indirect) {
-                    const glm::vec3 split = shared::rsimLinearSplit(float(c.steps(double(hit.y))));
-                    const std::size_t shift = std::size_t(split.x);
-                    const float* b = &r.B[i * T];
-                    const float* e = &r.E[i * T];
-                    for (std::size_t t = shift; t < T; ++t) {
-                        float x0 = b[t - shift] - e[t - shift];
-                        float x1 = t > shift ? b[t - shift - 1] - e[t - shift - 1] : 0.0f;
-                        sig[t] += shared::rsimDelayedValue(split, x0, x1);
-                    }
+                const glm::vec4* records = reinterpret_cast<const glm::vec4*>(&hits.values[p * R * 4]);
+                const glm::vec4 centre = records[0]; // rsim/shared/primary_hit.h
+                float reflectanceSeen = 0.0f;
+                if (shared::rsimPrimaryHits(centre)) {
+                    const std::size_t i = shared::rsimPrimaryTriangle(centre);
+                    out.hit(p, std::uint32_t(i), centre.y);
+                    reflectanceSeen = s.reflectance[i];
                 }
-                out.from(p, dir, sig.data(), s.reflectance[i], noisy[w]);
+                // A pixel with area has a signal when any of its rays has (a front face).
+                bool signal = shared::rsimPrimarySignal(centre);
+                for (std::uint32_t k = 1; k < R && !signal; ++k) signal = shared::rsimPrimarySignal(records[k]);
+                if (!signal) continue;
+                pixelSignal(records, R, c, r, true, ones[w], sig.data());
+                out.directFrom(p, dir, sig.data());
+                pixelSignal(records, R, c, r, false, ones[w], sig.data());
+                out.from(p, dir, sig.data(), reflectanceSeen, noisy[w]);
             }
         progress.add(end - begin);
     });

@@ -23,6 +23,10 @@ AmcwOmegas amcwOmegas(const SimConfig& config);
 std::uint32_t sensorModeId(SensorMode mode);
 // The estimator of a pixel's signal: the triangle's, or RSIM_MODE_GATED.
 std::uint32_t pixelModeId(SensorMode mode);
+// Whether the image pass draws the sensor model's noise bin by bin: in pulsed mode, whose raw data
+// is the histogram of bins. The other modes' noise is drawn on their raw data, the taps or the
+// gates, by the camera readout (distance/camera_readout.h).
+inline bool pulsedNoise(const SimConfig& c) { return c.noise.on && c.mode == SensorMode::Pulsed; }
 
 // Path length in timesteps of one signal with the configured mode, through rsimPathSteps of
 // include/rsim/shared/estimators.h (`pixel`: pixelModeId, else sensorModeId). delaySteps is the

@@ -24,7 +24,8 @@ CpuPixelOutputs::CpuPixelOutputs(const SimConfig& c, std::uint64_t rays)
     img.depth.assign(pixels_, nan);
     img.trueDepth.assign(pixels_, nan);
     img.directDepth.assign(pixels_, nan);
-    if (c.noise.on) img.noisyDepth.assign(pixels_, nan);
+    if (pulsedNoise(c)) img.noisyDepth.assign(pixels_, nan);
+    if (c.mode == SensorMode::Gated) img.gates.assign(std::size_t(c.gates) * pixels_, 0.0f);
     img.amplitude.assign(pixels_, 0.0f);
     img.triangle.assign(pixels_, -1);
     const std::size_t F = c.mode == SensorMode::Amcw ? amcwOmegas(c).count : 0;
@@ -33,6 +34,7 @@ CpuPixelOutputs::CpuPixelOutputs(const SimConfig& c, std::uint64_t rays)
     img.tapsPhase.assign(F * pixels_, nan);
     const SimConfig::Transient& tr = c.transient;
     img.transient.assign(std::size_t(tr.w) * tr.h * tr.bins, 0.0f);
+    if (tr.direct) img.directTransient.assign(img.transient.size(), 0.0f);
     img.rays = rays;
 }
 
@@ -42,6 +44,11 @@ void CpuPixelOutputs::hit(std::size_t p, std::uint32_t triangle, float t) {
 }
 
 void CpuPixelOutputs::directFrom(std::size_t p, const glm::vec3& dir, const float* sig) {
+    const SimConfig::Transient& tr = c_.transient;
+    const std::size_t px = p % c_.width, py = p / c_.width;
+    if (tr.direct && px >= tr.x0 && px < tr.x0 + tr.w && py >= tr.y0 && py < tr.y0 + tr.h)
+        std::copy_n(sig + tr.start, tr.bins,
+                    image_.directTransient.begin() + std::ptrdiff_t(((py - tr.y0) * tr.w + (px - tr.x0)) * tr.bins));
     if (const double direct = pathSteps(sig, c_.timesteps, c_, 0.0f, nullptr, true); !std::isnan(direct))
         image_.directDepth[p] = shared::rsimSensorDistance(float(direct * c_.cdtM), lightToSensor_, dir);
 }
@@ -52,6 +59,13 @@ void CpuPixelOutputs::from(std::size_t p, const glm::vec3& dir, const float* sig
     const std::size_t T = c.timesteps;
     const std::size_t px = p % c.width, py = p / c.width;
     if (c.mode == SensorMode::Amcw) amcw(p, sig);
+    if (c.mode == SensorMode::Gated) {
+        auto signal = [sig](std::uint32_t t) { return sig[t]; };
+        auto pulse = [&c](std::uint32_t k) { return c.pulse[k]; };
+        const glm::vec3 G = shared::rsimGateSums(c.timesteps, std::uint32_t(c.pulse.size()), c.gateStart, c.gates,
+                                                 signal, pulse);
+        for (std::uint32_t k = 0; k < c.gates; ++k) image_.gates[k * pixels_ + p] = G[int(k)];
+    }
     const SimConfig::Transient& tr = c.transient;
     if (px >= tr.x0 && px < tr.x0 + tr.w && py >= tr.y0 && py < tr.y0 + tr.h)
         std::copy_n(sig + tr.start, tr.bins,
@@ -61,13 +75,13 @@ void CpuPixelOutputs::from(std::size_t p, const glm::vec3& dir, const float* sig
     image_.amplitude[p] = float(amp);
     const double steps = pathSteps(sig, c.timesteps, c, 0.0f, nullptr, true);
     if (!std::isnan(steps)) image_.depth[p] = shared::rsimSensorDistance(float(steps * c.cdtM), lightToSensor_, dir);
-    if (!c.noise.on) return;
+    if (!pulsedNoise(c)) return;
     // The sensor model: the signal as electrons, drawn bin by bin (sensor_noise.h).
-    const glm::vec2 k = shared::rsimPixelElectrons(c.noise.electronsPerUnit, c.noise.ambientPerBin, reflectanceSeen,
-                                                   glm::dot(dir, c.sensor.forward));
+    const glm::vec2 k = shared::rsimPixelElectrons(c.noise.electronsPerUnit, c.noise.ambientPerReadout,
+                                                   reflectanceSeen, glm::dot(dir, c.sensor.forward));
     noisy.resize(T);
     for (std::size_t t = 0; t < T; ++t)
-        noisy[t] = shared::rsimNoisyElectrons(sig[t] * k.x, k.y, float(c.noise.readSigmaPerBin),
+        noisy[t] = shared::rsimNoisyElectrons(sig[t] * k.x, k.y, float(c.noise.readSigma),
                                               shared::rsimPairHash(std::uint32_t(p), std::uint32_t(t), c.noise.seed)) /
                    k.x;
     const double noisySteps = pathSteps(noisy.data(), c.timesteps, c, 0.0f, nullptr, true);

@@ -141,6 +141,8 @@ shared::PrimaryPush primaryPush(const GpuGeometry& scene, const GpuPose& pose, c
     pp.results = hits.address();
     pp.rayEps = prepared.rayEps;
     pp.invCdt = float(1.0 / c.cdtM);
+    pp.raysPerPixel = c.primaryRaysPerPixel();
+    pp.seed = c.seed;
     return pp;
 }
 
@@ -168,11 +170,12 @@ shared::PixelPush pixelPush(const DeviceHistoryView& history, const GpuPose& pos
     return px;
 }
 
-// The pixel pass's further outputs on the device, when the run has them: the AMCW raw data and
-// the transient (images.h5), with the table that names them and the sensor model's noise.
+// The pixel pass's further outputs on the device, when the run has them: the AMCW and gated raw
+// data and the transient (images.h5), with the table that names them and the pulsed mode's noise
+// (the other modes' noise is drawn on their raw data on the host: distance/camera_readout.h).
 struct PixelOutputBuffers {
-    std::uint64_t amcwFloats = 0, transientFloats = 0;
-    vk::Buffer amcw, transient, table;
+    std::uint64_t amcwFloats = 0, transientFloats = 0, gateFloats = 0;
+    vk::Buffer amcw, transient, directTransient, gates, table;
 };
 
 // PixelOutputBuffers allocated and named in px.outputs (left 0 where there are none).
@@ -183,18 +186,21 @@ PixelOutputBuffers allocatePixelOutputs(vk::Device& device, const SimConfig& c, 
     const SimConfig::Transient& tr = c.transient;
     b.amcwFloats = amcw ? std::uint64_t(pixels) * w.count * (c.taps + 3) : 0;
     b.transientFloats = std::uint64_t(tr.w) * tr.h * tr.bins;
-    if (b.amcwFloats || b.transientFloats || c.noise.on) {
+    b.gateFloats = c.mode == SensorMode::Gated ? std::uint64_t(pixels) * c.gates : 0;
+    const bool binNoise = pulsedNoise(c);
+    if (b.amcwFloats || b.transientFloats || b.gateFloats || binNoise || c.primaryRaysPerPixel() > 1) {
         shared::PixelOutputs o{};
+        o.raysPerPixel = c.primaryRaysPerPixel();
         o.taps = c.taps;
         o.waveform = c.waveform;
         o.transientStart = tr.start;
         o.transientBins = tr.bins;
         o.roi = glm::uvec4(tr.x0, tr.y0, tr.w, tr.h);
-        if (c.noise.on) {
+        if (binNoise) {
             float seed;
             std::memcpy(&seed, &c.noise.seed, sizeof seed);
-            o.noise = glm::vec4(float(c.noise.electronsPerUnit), float(c.noise.ambientPerBin),
-                                float(c.noise.readSigmaPerBin), seed);
+            o.noise = glm::vec4(float(c.noise.electronsPerUnit), float(c.noise.ambientPerReadout),
+                                float(c.noise.readSigma), seed);
         }
         if (b.amcwFloats) {
             b.amcw = vk::Buffer(device, b.amcwFloats * 4, vk::kStorageUsage, vk::MemoryKind::Device, "pixel AMCW data");
@@ -204,6 +210,15 @@ PixelOutputBuffers allocatePixelOutputs(vk::Device& device, const SimConfig& c, 
             b.transient = vk::Buffer(device, b.transientFloats * 4, vk::kStorageUsage, vk::MemoryKind::Device,
                                      "pixel transients");
             o.transient = b.transient.address();
+            if (tr.direct) {
+                b.directTransient = vk::Buffer(device, b.transientFloats * 4, vk::kStorageUsage,
+                                               vk::MemoryKind::Device, "pixel direct transients");
+                o.directTransient = b.directTransient.address();
+            }
+        }
+        if (b.gateFloats) {
+            b.gates = vk::Buffer(device, b.gateFloats * 4, vk::kStorageUsage, vk::MemoryKind::Device, "pixel gates");
+            o.gates = b.gates.address();
         }
         b.table = vk::makeStorage(device, std::vector<shared::PixelOutputs>{o}, "pixel outputs");
         px.outputs = b.table.address();
@@ -211,8 +226,10 @@ PixelOutputBuffers allocatePixelOutputs(vk::Device& device, const SimConfig& c, 
     return b;
 }
 
-// The image's per-pixel values from the primary hits `h` and the pixel pass's estimates `o`.
-void readPixelValues(const glm::vec4* h, const glm::vec4* o, std::uint32_t pixels, bool noise, SensorImage& img) {
+// The image's per-pixel values from the primary hits `h` (R records per pixel, the centre's
+// first) and the pixel pass's estimates `o`.
+void readPixelValues(const glm::vec4* hits, std::uint32_t R, const glm::vec4* o, std::uint32_t pixels, bool noise,
+                     SensorImage& img) {
     const float nan = std::numeric_limits<float>::quiet_NaN();
     img.depth.resize(pixels);
     img.trueDepth.resize(pixels);
@@ -220,8 +237,9 @@ void readPixelValues(const glm::vec4* h, const glm::vec4* o, std::uint32_t pixel
     img.directDepth.resize(pixels);
     img.triangle.resize(pixels);
     for (std::uint32_t p = 0; p < pixels; ++p) {
-        img.triangle[p] = std::int32_t(h[p].x); // -1: nothing hit
-        img.trueDepth[p] = shared::rsimPrimaryHits(h[p]) ? h[p].y : nan;
+        const glm::vec4 h = hits[std::size_t(p) * R];
+        img.triangle[p] = std::int32_t(h.x); // -1: nothing hit
+        img.trueDepth[p] = shared::rsimPrimaryHits(h) ? h.y : nan;
         img.depth[p] = o[p].x;
         img.amplitude[p] = o[p].y;
         img.directDepth[p] = o[p].z;
@@ -261,8 +279,9 @@ SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& scene
     SensorImage img;
     img.width = c.width;
     img.height = c.height;
-    img.rays = pixels; // primary rays; shadow rays are not counted here
-    if (given && given->values.size() != std::size_t(pixels) * 4)
+    const std::uint32_t R = c.primaryRaysPerPixel();
+    img.rays = std::uint64_t(pixels) * R; // primary rays; shadow rays are not counted here
+    if (given && given->values.size() != std::size_t(pixels) * R * 4)
         throw Error("internal: primary hits of another image size");
     if (!given && !accel) throw Error("internal: the sensor image without primary rays or hits");
     if (!given && !passes.primary)
@@ -270,33 +289,43 @@ SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& scene
     if (!passes.pixels) passes.pixels = std::make_unique<vk::Pass<shared::PixelPush>>(device, pixelsRecipe());
     const vk::Pipeline* primary = passes.primary.get();
     const auto& signal = *passes.pixels;
-    const std::uint64_t pixelBytes = std::uint64_t(pixels) * sizeof(glm::vec4);
+    const std::uint64_t pixelBytes = std::uint64_t(pixels) * sizeof(glm::vec4), hitBytes = pixelBytes * R;
     const vk::Buffer& hits =
-        passes.pixelHits.get(device, pixelBytes, vk::kStorageUsage, vk::MemoryKind::Device, "pixel hits");
+        passes.pixelHits.get(device, hitBytes, vk::kStorageUsage, vk::MemoryKind::Device, "pixel hits");
     const vk::Buffer& out =
         passes.pixelOut.get(device, pixelBytes, vk::kStorageUsage, vk::MemoryKind::Device, "pixel depth");
     const shared::PrimaryPush pp = primaryPush(scene, pose, hits, prepared, c);
     const AmcwOmegas w = amcwOmegas(c);
     shared::PixelPush px = pixelPush(history, pose, hits, out, w, pp.invCdt, c);
     const PixelOutputBuffers outputs = allocatePixelOutputs(device, c, pixels, w, px);
-    vk::HostReadback back(device, passes.readback, 2 * vk::HostReadback::rounded(pixelBytes));
+    vk::HostReadback back(device, passes.readback,
+                          vk::HostReadback::rounded(hitBytes) + vk::HostReadback::rounded(pixelBytes));
     std::uint64_t hitsAt = 0, outAt = 0;
-    if (given) vk::uploadBytes(device, hits, given->values.data(), pixelBytes);
+    if (given) vk::uploadBytes(device, hits, given->values.data(), hitBytes);
     device.submitAndWait([&](VkCommandBuffer cmd) {
         if (!given) {
             primary->bind(cmd, nullptr);
-            launchRayPassLinear(device, *primary, cmd, pp, pixels);
+            launchRayPassLinear(device, *primary, cmd, pp, pixels * R);
         }
         vk::computeBarrier(device, cmd);
         signal.bind(cmd);
         signal.dispatchLinear(cmd, px, pixels, shared::RSIM_WG_LINEAR);
-        hitsAt = back.add(cmd, hits, pixelBytes);
+        hitsAt = back.add(cmd, hits, hitBytes);
         outAt = back.add(cmd, out, pixelBytes);
     });
-    readPixelValues(back.at<glm::vec4>(hitsAt), back.at<glm::vec4>(outAt), pixels, c.noise.on, img);
+    readPixelValues(back.at<glm::vec4>(hitsAt), R, back.at<glm::vec4>(outAt), pixels, pulsedNoise(c), img);
     if (outputs.amcwFloats) readAmcwData(device, outputs.amcw, outputs.amcwFloats, w.count, c.taps, pixels, img);
+    if (outputs.gateFloats) {
+        // [pixels][G] on the device; [G][pixels] in the image.
+        const auto g = vk::download<float>(device, outputs.gates, outputs.gateFloats);
+        img.gates.resize(outputs.gateFloats);
+        for (std::size_t p = 0; p < pixels; ++p)
+            for (std::size_t k = 0; k < c.gates; ++k) img.gates[k * pixels + p] = g[p * c.gates + k];
+    }
     if (outputs.transientFloats)
         img.transient = vk::download<float>(device, outputs.transient, outputs.transientFloats);
+    if (c.transient.direct && outputs.transientFloats)
+        img.directTransient = vk::download<float>(device, outputs.directTransient, outputs.transientFloats);
     return img;
 }
 

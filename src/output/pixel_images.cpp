@@ -44,27 +44,64 @@ void addAmcw(std::vector<PixelArray>& out, SensorImage& img, const SimConfig& c)
     out.push_back({"amcw/phase_from_taps_rad", {F, H, W}, std::move(img.tapsPhase)});
 }
 
-// The sensor model: the estimate from noisy electrons, its error, and the mean electrons of a
-// frame (signal and ambient).
-void addNoise(std::vector<PixelArray>& out, SensorImage& img, const SimConfig& c, const PreparedScene& ps) {
+// AMCW, per modulation frequency: the range of the taps' phase (MODEL.md §8).
+void addTapsRanges(std::vector<PixelArray>& out, SensorImage& img) {
+    const std::uint64_t H = img.height, W = img.width, F = img.readout.tapsRange.size() / (H * W);
+    out.push_back({"amcw/range_from_taps_m", {F, H, W}, std::move(img.readout.tapsRange), "m",
+                   "the range of phase_from_taps_rad: the path c phase / w seen by the pixel, modulo the "
+                   "frequency's ambiguity (square waves' wiggling included)"});
+}
+
+// A gated camera's raw gates and the pixels whose echo came after the gates' range.
+void addGated(std::vector<PixelArray>& out, SensorImage& img) {
+    const std::uint64_t H = img.height, W = img.width, G = img.gates.size() / (H * W);
+    out.push_back({"gated/gates", {G, H, W}, std::move(img.gates), "W m-2 (summed over the gate's time bins)",
+                   "gate k's sum of the pixel's signal over bins [start + k W, start + (k + 1) W), noise-free"});
+    out.push_back({"gated/out_of_range", {H, W}, std::move(img.readout.outOfRangeMask), nullptr,
+                   "1 where the echo came after the gates' range (the pair's first gate empty): range_m is NaN"});
+}
+
+// The sensor model: the raw data as noisy electrons (taps, gates), the estimate from noisy
+// electrons, its error, and the mean electrons of a frame (signal) and of a readout (ambient).
+void addNoise(std::vector<PixelArray>& out, SensorImage& img, const SimConfig& c) {
     const std::uint64_t H = img.height, W = img.width, pixels = H * W;
+    CameraReadout& r = img.readout;
     requireSize(img.noisyDepth.size(), pixels, "noisyDepth");
-    std::vector<float> signal(pixels, 0.0f), ambient(pixels, 0.0f), error(pixels);
+    requireSize(r.electronsPerUnit.size(), pixels, "electronsPerUnit");
+    std::vector<float> signal(pixels, 0.0f), error(pixels);
     for (std::size_t p = 0; p < pixels; ++p) {
         error[p] = img.noisyDepth[p] - img.trueDepth[p];
-        if (img.triangle[p] < 0) continue;
-        const glm::vec2 k = shared::rsimPixelElectrons(float(c.noise.electronsPerUnit), float(c.noise.ambientPerBin),
-                                                       ps.reflectance[std::size_t(img.triangle[p])], axisCosine(c, p));
-        signal[p] = img.amplitude[p] * k.x;
-        ambient[p] = k.y * float(c.timesteps);
+        signal[p] = img.amplitude[p] * r.electronsPerUnit[p];
     }
     out.push_back({"noise/range_m", {H, W}, std::move(img.noisyDepth), "m",
-                   "the pixel's estimator on its signal as noisy electrons, bin by bin (MODEL.md section 8)"});
+                   c.mode == SensorMode::Amcw    ? "the pixel's estimator from the noisy taps (noise/taps), unwrapped "
+                                                   "over the frequencies (MODEL.md section 8)"
+                   : c.mode == SensorMode::Gated ? "the pixel's estimator from the noisy gates (noise/gates) "
+                                                   "(MODEL.md section 8)"
+                                                 : "the pixel's estimator on its histogram of noisy electrons, bin by "
+                                                   "bin (MODEL.md section 8)"});
     out.push_back({"noise/range_error_m", {H, W}, std::move(error), "m", "noise/range_m - range_true_m"});
     out.push_back({"noise/signal_electrons", {H, W}, std::move(signal), nullptr,
                    "mean signal electrons of one frame (all bins)"});
-    out.push_back({"noise/ambient_electrons", {H, W}, std::move(ambient), nullptr,
-                   "mean ambient electrons of one frame (all bins)"});
+    out.push_back({"noise/ambient_electrons", {H, W}, std::move(r.ambientElectrons), nullptr,
+                   "mean ambient electrons of one readout: a histogram bin (pulsed), a gate (gated), a tap's "
+                   "exposure (AMCW)"});
+    out.push_back({"noise/electrons_per_unit", {H, W}, std::move(r.electronsPerUnit), nullptr,
+                   "electrons of one frame per unit of the pixel's signal (W m-2 per bin): amcw/taps and "
+                   "gated/gates times it are the noise-free electrons"});
+    if (!r.noisyTaps.empty()) {
+        const std::uint64_t F = r.noisyTapsRange.size() / pixels, K = c.taps;
+        out.push_back({"noise/taps", {F, H, W, K}, std::move(r.noisyTaps), "electrons",
+                       "each tap as a difference of two noisy buckets: its mean is amcw/taps x electrons_per_unit"});
+        out.push_back({"noise/range_from_taps_m", {F, H, W}, std::move(r.noisyTapsRange), "m",
+                       "amcw/range_from_taps_m from the noisy taps"});
+    }
+    if (!r.noisyGates.empty()) {
+        const std::uint64_t G = c.gates;
+        out.push_back({"noise/gates", {G, H, W}, std::move(r.noisyGates), "electrons",
+                       "each gate's noisy electrons minus the ambient's mean: its mean is gated/gates x "
+                       "electrons_per_unit"});
+    }
 }
 
 } // namespace
@@ -94,7 +131,9 @@ std::vector<PixelArray> pixelArrays(SensorImage img, const SimConfig& c, const P
     // AMCW and noise first: the noise arrays read the true range and amplitude moved below.
     std::vector<PixelArray> amcw, noise;
     if (!img.phasor.empty()) addAmcw(amcw, img, c);
-    if (c.noise.on) addNoise(noise, img, c, ps);
+    if (!img.readout.tapsRange.empty()) addTapsRanges(amcw, img);
+    if (!img.gates.empty()) addGated(amcw, img);
+    if (c.noise.on) addNoise(noise, img, c);
 
     std::vector<PixelArray> out;
     out.push_back({"range_m", {H, W}, std::move(img.depth), "m",
@@ -136,8 +175,10 @@ std::vector<PixelArray> pixelArraysOf(const SensorImage& img, const SimConfig& c
     pixels.phasor = img.phasor;
     pixels.taps = img.taps;
     pixels.tapsPhase = img.tapsPhase;
-    static_assert(sizeof(SensorImage) == 2 * sizeof(std::uint32_t) + 10 * sizeof(std::vector<float>) +
-                      sizeof(std::uint64_t),
+    pixels.gates = img.gates;
+    pixels.readout = img.readout;
+    static_assert(sizeof(SensorImage) == 2 * sizeof(std::uint32_t) + 12 * sizeof(std::vector<float>) +
+                      sizeof(CameraReadout) + sizeof(std::uint64_t),
                   "a field added to SensorImage: copy it here if pixelArrays() uses it");
     return pixelArrays(std::move(pixels), c, ps);
 }

@@ -78,7 +78,18 @@ Json settings(const ResultsView& view) {
                                                                        : "delta"},
                   {"pulse_fwhm_ns", number(s.light.pulse_fwhm_ns)},
                   {"pulse_width_ns", number(s.light.pulse_width_ns)},
-                  {"pulse_bins", view.config.pulse.size()}};
+                  {"pulse_bins", view.config.pulse.size()},
+                  {"delay_ns", number(s.light.delay_ns)}};
+    // The second and later [[light]] tables (world positions and directions, as placed).
+    Json more = Json::array();
+    for (const LightDesc& l : s.moreLights)
+        more.push_back({{"position", vec3(l.position)},
+                        {"direction", vec3(l.direction)},
+                        {"half_angle_deg", number(l.half_angle_deg)},
+                        {"power_w", number(l.power_w)},
+                        {"falloff_exponent", number(l.falloff_exponent)},
+                        {"delay_ns", number(l.delay_ns)}});
+    j["more_lights"] = more;
     j["sensor"] = {{"position", vec3(s.sensorPosition())},
                    {"look_at", vec3(s.sensor.look_at)},
                    {"up", vec3(s.sensor.up)},
@@ -108,6 +119,9 @@ Json settings(const ResultsView& view) {
     j["sensor_model"] = {{"enabled", m.enabled},
                          {"pulse_energy_uj", number(m.pulse_energy_uj)},
                          {"pulses", m.pulses},
+                         {"exposure_us", number(m.exposure_us)},
+                         {"mean_power_w", m.mean_power_w ? number(*m.mean_power_w) : Json(nullptr)},
+                         {"pulse_rate_mhz", m.pulse_rate_mhz ? number(*m.pulse_rate_mhz) : Json(nullptr)},
                          {"f_number", number(m.f_number)},
                          {"pixel_pitch_um", number(m.pixel_pitch_um)},
                          {"fill_factor", number(m.fill_factor)},
@@ -115,7 +129,9 @@ Json settings(const ResultsView& view) {
                          {"wavelength_nm", number(m.wavelength_nm)},
                          {"ambient_w_m2", number(m.ambient_w_m2)},
                          {"read_noise_e", number(m.read_noise_e)},
-                         {"seed", m.seed}};
+                         {"seed", m.seed},
+                         {"scattering_fractions", numbers(m.scattering_fractions)},
+                         {"scattering_sigmas_px", numbers(m.scattering_sigmas_px)}};
     j["output"] = {{"dir", s.output.dir.string()},
                    {"timeseries", s.output.timeseries},
                    {"kij", s.output.kij},

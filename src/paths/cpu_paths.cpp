@@ -24,7 +24,7 @@ class CpuPathTracer {
   public:
     CpuPathTracer(const PreparedScene& s, const SimConfig& c, const EmbreeScene& rays, const PathPixels& pixels)
         : s_(s), c_(c), rays_(rays), pixels_(pixels), window_(c.cdtM * double(c.timesteps)),
-          perPath_(shared::RSIM_PI / float(c.paths.perPixel)), bsdfs_(bsdfsOf(s.materialModels)) {}
+          perPath_(shared::RSIM_PI / float(c.pixelSampling.perPixel)), bsdfs_(bsdfsOf(s.materialModels)) {}
 
     // Pixel p's signal (`total`) and its first vertices' part (`direct`), T values each, zeroed
     // by the caller.
@@ -32,7 +32,7 @@ class CpuPathTracer {
     std::uint64_t tracePixel(std::uint32_t px, std::uint32_t py, float* total, float* direct) const {
         const std::uint32_t pixel = py * c_.width + px;
         std::uint64_t rays = 0;
-        for (std::uint32_t j = 0; j < c_.paths.perPixel; ++j) rays += tracePath(px, py, pixel, j, total, direct);
+        for (std::uint32_t j = 0; j < c_.pixelSampling.perPixel; ++j) rays += tracePath(px, py, pixel, j, total, direct);
         return rays;
     }
 
@@ -59,7 +59,7 @@ std::uint64_t CpuPathTracer::tracePath(std::uint32_t px, std::uint32_t py, std::
                                        float* total, float* direct) const {
     std::uint64_t rays = 0;
     const std::uint32_t seed = c_.seed;
-    const glm::vec2 offset = shared::rsimPixelOffset(seed, pixel, sample, c_.paths.boxFilter);
+    const glm::vec2 offset = shared::rsimPixelOffset(seed, pixel, sample, c_.pixelSampling.boxFilter);
     glm::vec3 dir = shared::rsimImagePointDirection(c_.sensor, glm::vec2(float(px), float(py)) + offset, c_.width,
                                                     c_.height);
     glm::vec3 origin = c_.sensor.position;

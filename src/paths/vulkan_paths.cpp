@@ -42,7 +42,7 @@ SensorImage pathTracedImageVulkan(vk::Device& device, const GpuGeometry& scene, 
     // Chunks of equal size: one pixel's paths run in one invocation, so a chunk of few pixels
     // takes as long as a full one.
     const std::uint64_t most = std::clamp<std::uint64_t>(
-        std::min(kChunkSignalBytes / (8 * T), kChunkPaths / c.paths.perPixel), 1, pixels);
+        std::min(kChunkSignalBytes / (8 * T), kChunkPaths / c.pixelSampling.perPixel), 1, pixels);
     const std::uint64_t chunks = (pixels + most - 1) / most, chunk = (pixels + chunks - 1) / chunks;
     const vk::Buffer materials = vk::makeStorage(device, bsdfsOf(prepared.materialModels), "materials");
     // Kept from pose to pose of a batch while large enough (each is filled before it is read).
@@ -64,8 +64,8 @@ SensorImage pathTracedImageVulkan(vk::Device& device, const GpuGeometry& scene, 
     push.cdt = float(c.cdtM);
     push.timesteps = c.timesteps;
     push.pulseLength = std::uint32_t(c.pulse.size());
-    push.perPixel = c.paths.perPixel;
-    push.boxFilter = c.paths.boxFilter ? 1u : 0u;
+    push.perPixel = c.pixelSampling.perPixel;
+    push.boxFilter = c.pixelSampling.boxFilter ? 1u : 0u;
     push.maxBounces = c.paths.maxBounces;
     push.seed = c.seed;
     const GpuCounters rays(device, 1, "path rays");

@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "distance/camera_readout.h"
 #include "pipeline/run_checks.h"
 #include "pipeline/run_estimate.h"
 #include "util/error.h"
@@ -39,13 +40,14 @@ BatchReport simulatePathsBatch(const PhaseBackends& b, const PreparedScene& s, c
     for (std::size_t p = 0; p < poses.size(); ++p) {
         const SimConfig& c = poses[p].config;
         spdlog::info("{}paths: {} x {} pixels, {} path(s) each{}", poses.size() > 1 ? poses[p].label + ": " : "",
-                     c.width, c.height, c.paths.perPixel,
+                     c.width, c.height, c.pixelSampling.perPixel,
                      c.paths.maxBounces ? fmt::format(", at most {} vertices", c.paths.maxBounces) : std::string());
         const Stopwatch traced;
         SimulationResult r;
         r.n = std::uint32_t(s.size());
         r.timesteps = c.timesteps;
         r.image = tracer.pathTraced(c);
+        applyCameraReadout(r.image, c, s);
         // No per-triangle result and no total signal: NaN says "not computed" to the writers
         // (batch.h5 has one row of them per pose).
         const double nan = std::nan("");
@@ -57,7 +59,7 @@ BatchReport simulatePathsBatch(const PhaseBackends& b, const PreparedScene& s, c
         times.add("paths", seconds);
         spdlog::info("paths: {} pixel(s) with a range, {:.3f} s ({:.3g} Mpaths/s, {:.3g} Mrays/s)",
                      pixelsWithRange(r.image), seconds,
-                     double(c.width) * c.height * c.paths.perPixel / std::max(seconds, 1e-9) * 1e-6,
+                     double(c.width) * c.height * c.pixelSampling.perPixel / std::max(seconds, 1e-9) * 1e-6,
                      double(r.image.rays) / std::max(seconds, 1e-9) * 1e-6);
         if (pixelsWithRange(r.image) > 0) ++report.posesWithDistance;
         else if (poses.size() > 1) spdlog::warn("{}: no pixel got a range (its summary.json says why)", poses[p].label);
@@ -65,6 +67,8 @@ BatchReport simulatePathsBatch(const PhaseBackends& b, const PreparedScene& s, c
             spdlog::warn("{}{}", poses.size() > 1 ? poses[p].label + " (and maybe other poses): " : "", w);
             backFaceWarned = true;
         }
+        if (const std::string w = outOfRangeWarning(r.image, c); !w.empty())
+            spdlog::warn("{}{}", poses.size() > 1 ? poses[p].label + ": " : "", w);
         PhaseTimes own;
         own.add("paths", seconds);
         sink(p, r, own);

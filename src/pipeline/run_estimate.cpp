@@ -101,7 +101,7 @@ void checkHostMemory(const RunEstimate& e, const SimConfig& c, std::uint64_t ava
 }
 
 std::string describePathsEstimate(const RunMetadata& meta, const SimConfig& c, std::size_t poses) {
-    const double rays = double(c.width) * double(c.height) * double(c.paths.perPixel) * kRaysPerPath;
+    const double rays = double(c.width) * double(c.height) * double(c.pixelSampling.perPixel) * kRaysPerPath;
     const bool software = std::any_of(meta.devices.begin(), meta.devices.end(),
                                       [](const std::string& d) { return d.find("CPU (software)") != std::string::npos; });
     double rate = kGpuPathRaysPerSecond;

@@ -10,8 +10,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include "distance/camera_readout.h"
 #include "k/row_share.h"
 #include "pipeline/k_phase.h"
+#include "pipeline/lights_batch.h"
 #include "pipeline/paths_batch.h"
 #include "pipeline/run_checks.h"
 #include "pipeline/run_estimate.h"
@@ -255,7 +257,9 @@ private:
             // The primary rays on their own backend when it is not the image's.
             const PrimaryHits hits = b_.primary != b_.image ? b_.primary->primaryHits(c) : PrimaryHits{};
             r.image = b_.image->image(h, r.direct, c, b_.primary != b_.image ? &hits : nullptr);
+            applyCameraReadout(r.image, c, s_);
             warnOnce(backFaceWarned_, p, backFaceWarning(s_, c, r.image));
+            warnOnce(outOfRangeWarned_, p, outOfRangeWarning(r.image, c));
         }
         const double distanceSeconds = sw.seconds();
         noteDeviceMemory(*b_.distances, meta_, "distance");
@@ -313,7 +317,7 @@ private:
     std::uint64_t validationBefore_ = 0;
     std::vector<DirectTerms> direct_;
     std::vector<double> directSeconds_;
-    bool ambiguityWarned_ = false, backFaceWarned_ = false, windowWarned_ = false;
+    bool ambiguityWarned_ = false, backFaceWarned_ = false, windowWarned_ = false, outOfRangeWarned_ = false;
     BatchK k_;
     bool hostSeries_ = false;
     BatchReport report_;
@@ -324,6 +328,12 @@ private:
 BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const std::vector<PoseConfig>& poses,
                           const RunOptions& opt, PhaseTimes& times, RunMetadata& meta, const PoseSink& sink) {
     if (poses.empty()) throw Error("internal: a batch without poses");
+    if (needsLightSum(poses[0].config)) {
+        if (poses[0].config.transport == Transport::Paths)
+            throw InputError("several lights, a delayed light and a pulsed camera's lens scattering need "
+                             "simulation.transport = \"radiosity\" for now");
+        return simulateLightsBatch(b, s, poses, opt, times, meta, sink);
+    }
     if (poses[0].config.transport == Transport::Paths) return simulatePathsBatch(b, s, poses, opt, times, meta, sink);
     return BatchRun(b, s, poses, opt, times, meta, sink).run();
 }

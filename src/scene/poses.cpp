@@ -166,8 +166,13 @@ SceneDesc applyPose(const SceneDesc& scene, const PoseDesc& pose) {
     const glm::dmat3 from = cameraFrame(scene.sensor.look_at - base, scene.sensor.up);
     const glm::dmat3 to = cameraFrame(pose.lookAt - pose.position, up);
     const glm::dmat3 rotation = to * glm::transpose(from); // rig frame -> pose frame
+    // The lights ride on the rig with the camera.
     out.light.position = pose.position + rotation * (scene.light.position - base);
     out.light.direction = glm::normalize(rotation * scene.light.direction);
+    for (std::size_t k = 0; k < out.moreLights.size(); ++k) {
+        out.moreLights[k].position = pose.position + rotation * (scene.moreLights[k].position - base);
+        out.moreLights[k].direction = glm::normalize(rotation * scene.moreLights[k].direction);
+    }
     out.sensor.position = pose.position;
     out.sensor.look_at = pose.lookAt;
     out.sensor.up = up;

@@ -78,6 +78,19 @@ void setLens(const SensorDesc& se, shared::PinholeSensor& s) {
     s.tanHalfFovV = maxY * 1.001f;
 }
 
+// A light's shared record: its place, aim, cone and intensity.
+shared::PointLight pointLightOf(const LightDesc& l) {
+    shared::PointLight p{};
+    p.position = glm::vec3(l.position);
+    p.direction = glm::vec3(unitOf(l.direction));
+    // Isotropic: -2, not -1, so that a direction exactly behind the axis, whose rounded cosine
+    // can fall just below -1, is never outside the "cone".
+    p.cosHalfAngle = l.half_angle_deg >= 180.0 ? -2.0f : float(std::cos(l.half_angle_deg * M_PI / 180.0));
+    p.falloffExp = float(l.falloff_exponent);
+    p.intensity = float(l.power_w / (4.0 * M_PI));
+    return p;
+}
+
 } // namespace
 
 SimConfig makeSimConfig(const SceneDesc& scene) {
@@ -99,14 +112,9 @@ SimConfig makeSimConfig(const SceneDesc& scene) {
     c.invCdtSq = float(1.0 / (c.cdtM * c.cdtM));
 
     const auto& l = scene.light;
-    c.light.position = glm::vec3(l.position);
-    c.light.direction = glm::vec3(unitOf(l.direction));
-    // Isotropic: -2, not -1, so that a direction exactly behind the axis, whose rounded cosine
-    // can fall just below -1, is never outside the "cone".
-    c.light.cosHalfAngle =
-        l.half_angle_deg >= 180.0 ? -2.0f : float(std::cos(l.half_angle_deg * M_PI / 180.0));
-    c.light.falloffExp = float(l.falloff_exponent);
-    c.light.intensity = float(l.power_w / (4.0 * M_PI));
+    c.light = pointLightOf(l);
+    c.emitters.push_back({c.light, l.delay_ns});
+    for (const LightDesc& more : scene.moreLights) c.emitters.push_back({pointLightOf(more), more.delay_ns});
     c.pulse = makePulse(l.pulse, l.pulse_fwhm_ns / s.dt_ns, l.pulse_width_ns / s.dt_ns);
 
     const auto& se = scene.sensor;
@@ -130,25 +138,29 @@ SimConfig makeSimConfig(const SceneDesc& scene) {
         // pixel on the axis the irradiance M / (4 N^2); one photon carries h c / lambda.
         const double photonJ = 6.62607015e-34 * 299792458.0 / (m.wavelength_nm * 1e-9);
         const double pitch = m.pixel_pitch_um * 1e-6;
-        const double toElectrons = pitch * pitch * m.fill_factor * m.quantum_efficiency / (4.0 * m.f_number * m.f_number) /
-                                   photonJ * double(m.pulses);
+        const double perJoule = pitch * pitch * m.fill_factor * m.quantum_efficiency / (4.0 * m.f_number * m.f_number) /
+                                photonJ; // electrons per J/m^2 of exitance
         c.noise.on = true;
         // The signal is the exitance per bin of a continuous light of power P; a pulse of energy
-        // Q gives Q / P times it in joules per square metre.
-        c.noise.electronsPerUnit = toElectrons * (m.pulse_energy_uj * 1e-6) / l.power_w;
-        c.noise.ambientPerBin = toElectrons * m.ambient_w_m2 * s.dt_ns * 1e-9;
-        const double binsPerReadout = se.mode == SensorMode::Gated  ? double(c.pulse.size())
-                                      : se.mode == SensorMode::Amcw ? double(s.timesteps)
-                                                                    : 1.0;
-        c.noise.readSigmaPerBin = m.read_noise_e / std::sqrt(binsPerReadout);
+        // Q gives Q / P times it in joules per square metre, and a frame holds n pulses.
+        c.noise.electronsPerUnit = perJoule * double(m.pulses) * (m.pulse_energy_uj * 1e-6) / l.power_w;
+        // Ambient light reaches a readout while it is open: a histogram bin dt and a gate W dt
+        // after each of the n pulses; a tap the whole exposure (MODEL.md §8).
+        const double openS = se.mode == SensorMode::Amcw    ? m.exposure_us * 1e-6
+                             : se.mode == SensorMode::Gated ? double(c.pulse.size()) * s.dt_ns * 1e-9 * m.pulses
+                                                             : s.dt_ns * 1e-9 * m.pulses;
+        c.noise.ambientPerReadout = perJoule * m.ambient_w_m2 * openS;
+        c.noise.readSigma = m.read_noise_e;
         c.noise.seed = m.seed;
     }
+    c.scattering.fractions = scene.sensorModel.scattering_fractions;
+    c.scattering.sigmasPx = scene.sensorModel.scattering_sigmas_px;
     c.gateStart = std::uint32_t(std::lround(se.gate_start_ns / s.dt_ns));
     c.gates = se.gates;
     c.taps = se.taps;
     c.transport = s.transport;
-    c.paths.perPixel = se.pixel_samples;
-    c.paths.boxFilter = se.pixel_filter_box;
+    c.pixelSampling.perPixel = se.pixel_samples;
+    c.pixelSampling.boxFilter = se.pixel_filter_box;
     c.paths.maxBounces = s.max_bounces;
     // simulation.indirect = false is the direct light alone: for paths, their first vertex only.
     if (s.transport == Transport::Paths && !s.indirect) c.paths.maxBounces = 1;

@@ -34,9 +34,15 @@ struct SimulationSettings {
     std::uint32_t max_bounces = 0;              // paths: most vertices per path (0: no cap)
 };
 
+// One emitter ([light], or each [[light]]; issue 60). Its pulse's shape is the first light's for
+// every light (one driver fires them); each may be delayed.
 struct LightDesc {
     glm::dvec3 position{0.0, 0.0, 1.5};
     glm::dvec3 direction{1.0, 0.0, 0.0};
+    // Placed in the camera's frame instead (OpenCV: x right, y down, z forward), so it moves with
+    // the rig: resolved into position / direction once the sensor is read.
+    std::optional<glm::dvec3> offset_camera, direction_camera;
+    double delay_ns = 0.0; // the pulse leaves this light this much later
     double half_angle_deg = 180.0;
     double power_w = 1.0;
     double falloff_exponent = 0.0; // cos^m falloff inside the cone; 0 = none
@@ -111,11 +117,18 @@ struct OutputDesc {
 };
 
 // The optional sensor model (MODEL.md §8, images.h5 `noise/`): radiometry to electrons, shot,
-// ambient and read noise.
+// ambient and read noise; the frame's exposure; and the lens's scattering.
 struct SensorModelDesc {
     bool enabled = false;
+    // The light of one frame: `pulses` pulses of `pulse_energy_uj` within `exposure_us`. A scene
+    // may give the mean optical power instead of the pulse energy (pulse_energy = mean power x
+    // exposure / pulses) and the pulse rate instead of the count (pulses = rate x exposure); the
+    // reader resolves both into pulse_energy_uj and pulses and records which were given.
     double pulse_energy_uj = 1.0;     // optical energy of one emitted pulse
     std::uint32_t pulses = 1000;      // pulses accumulated in one frame
+    double exposure_us = 1000.0;      // the time one raw frame (a tap's, a gate's) integrates light
+    std::optional<double> mean_power_w;   // as given, else none
+    std::optional<double> pulse_rate_mhz; // as given, else none
     double f_number = 1.2;
     double pixel_pitch_um = 10.0;
     double fill_factor = 1.0;
@@ -124,12 +137,17 @@ struct SensorModelDesc {
     double ambient_w_m2 = 0.0;        // ambient irradiance on every surface, in the sensor's band
     double read_noise_e = 5.0;        // electrons rms per readout
     std::uint32_t seed = 1;
+    // Lens scattering (MODEL.md §8): the point-spread function (1 - sum f_k) delta + sum_k f_k
+    // G(sigma_k), G an isotropic Gaussian of sigma_k pixels; empty: none.
+    std::vector<double> scattering_fractions;
+    std::vector<double> scattering_sigmas_px;
 };
 
 struct SceneDesc {
     std::filesystem::path file; // the scene file, absolute
     SimulationSettings sim;
-    LightDesc light;
+    LightDesc light;                    // [light], or the first [[light]]
+    std::vector<LightDesc> moreLights;  // the second and later [[light]] tables
     SensorDesc sensor;
     SensorModelDesc sensorModel;
     std::vector<MaterialDesc> materials;

@@ -66,7 +66,7 @@ void checkTopLevel(const toml::table& root, const std::string& fileName) {
         std::string key(k.str());
         if (std::find(kTopLevel.begin(), kTopLevel.end(), key) != kTopLevel.end()) {
             bool arrayOfTables = key == "material" || key == "mesh" || key == "pose";
-            bool ok = arrayOfTables ? (v.is_array_of_tables()) : v.is_table();
+            bool ok = arrayOfTables ? (v.is_array_of_tables()) : v.is_table() || (key == "light" && v.is_array_of_tables());
             if (!ok) {
                 std::ostringstream os;
                 os << fileName << ":" << k.source().begin.line << ": \"" << key
@@ -238,6 +238,7 @@ SceneDesc loadSceneFile(const fs::path& fileIn, const std::vector<SceneOverride>
     tables.readSimulation(scene);
     tables.readLight(scene);
     tables.readSensor(scene);
+    tables.placeLightsOnCamera(scene);
     tables.readSensorModel(scene);
     tables.readMaterials(scene);
     tables.readMeshes(scene);

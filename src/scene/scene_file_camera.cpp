@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The scene file's camera tables: [light], [sensor] and [sensor_model] (scene_file_tables.h).
+// The scene file's camera tables: [sensor] and [sensor_model] (scene_file_tables.h).
 #include "scene/scene_file_tables.h"
 
 #include <algorithm>
@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include <glm/geometric.hpp>
+#include <spdlog/spdlog.h>
 
 #include "scene/unit_vector.h"
 
@@ -22,50 +23,6 @@ std::string fmtNumber(double v) {
     return os.str();
 }
 } // namespace
-
-// [light]: position, direction, power and the pulse, whose length must fit [simulation]'s time window.
-void SceneTables::readLight(SceneDesc& scene) const {
-    TableReader r(section("light"), "[light]", fileName_, &origins_, "light");
-    auto& l = scene.light;
-    l.position = r.point("position", l.position, kMaxCoordinateM);
-    l.direction = r.vec3("direction", l.direction);
-    if (!hasDirection(l.direction))
-        r.fail(section("light").get("direction"), "direction", "must be a finite, non-zero vector");
-    l.direction = unitOf(l.direction);
-    l.half_angle_deg = r.number("half_angle_deg", l.half_angle_deg, 0.0, 180.0, true);
-    l.power_w = r.number("power_w", l.power_w, kMinPowerW, kMaxPowerW);
-    l.falloff_exponent = r.number("falloff_exponent", l.falloff_exponent, 0.0, 1e4);
-    const std::string pulse = r.choice("pulse", "delta", {"delta", "gaussian", "rectangular"});
-    l.pulse = pulse == "gaussian" ? PulseShape::Gaussian
-              : pulse == "rectangular" ? PulseShape::Rectangular
-                                       : PulseShape::Delta;
-    l.pulse_width_ns = r.number("pulse_width_ns", l.pulse_width_ns, 0.0, 1e6);
-    if (l.pulse == PulseShape::Rectangular) {
-        const double bins = l.pulse_width_ns / scene.sim.dt_ns;
-        if (!(bins >= 1.0 && std::abs(bins - std::round(bins)) <= 1e-6 * bins))
-            r.fail(section("light").get("pulse_width_ns"), "pulse_width_ns",
-                   "a rectangular pulse needs pulse_width_ns, a whole number (at least 1) of timesteps of " +
-                       fmtNumber(scene.sim.dt_ns) + " ns");
-        if (std::round(bins) > double(scene.sim.timesteps))
-            r.fail(section("light").get("pulse_width_ns"), "pulse_width_ns",
-                   "the pulse is longer than the time window (" + std::to_string(scene.sim.timesteps) + " timesteps)");
-    }
-    l.pulse_fwhm_ns = r.number("pulse_fwhm_ns", l.pulse_fwhm_ns, 0.0, 1e6, true);
-    if (l.pulse == PulseShape::Gaussian) {
-        // makePulse samples +-3 sigma: P = 2 ceil(3 sigma) + 1 bins. In double, before any
-        // integer conversion, so that a huge FWHM cannot overflow or allocate gigabytes.
-        const double steps = pulseLengthSteps(l.pulse_fwhm_ns / scene.sim.dt_ns);
-        if (steps > double(scene.sim.timesteps)) {
-            std::ostringstream os;
-            os << "a Gaussian pulse of FWHM " << l.pulse_fwhm_ns << " ns lasts " << steps
-               << " timesteps of " << scene.sim.dt_ns << " ns (+-3 sigma), longer than the "
-               << "time window of " << scene.sim.timesteps << " timesteps; shorten "
-               << "pulse_fwhm_ns or raise [simulation] timesteps";
-            r.fail(section("light").get("pulse_fwhm_ns"), "pulse_fwhm_ns", os.str());
-        }
-    }
-    r.finish();
-}
 
 namespace {
 
@@ -97,25 +54,27 @@ void readLens(toml_reader::TableReader& r, const toml::table& t, SensorDesc& s) 
     }
 }
 
-// sensor.pixel_samples and pixel_filter (MODEL.md §10.2), whose defaults depend on the transport:
-// a path-traced pixel averages many paths over its square, the radiosity pipeline's one ray goes
-// through its centre (more rays per pixel there come with issue 60's pixels with area).
+// sensor.pixel_samples and pixel_filter (MODEL.md §6, §10.2), whose defaults depend on the
+// transport: a path-traced pixel averages many paths over its square, the radiosity pipeline's
+// pixel takes one ray through its centre unless pixel_samples asks for more (then over its square).
 void readPixelSampling(toml_reader::TableReader& r, SceneDesc& scene) {
     SensorDesc& s = scene.sensor;
     const bool paths = scene.sim.transport == Transport::Paths;
     // At most 2^16: a pixel's bins sum its paths' deposits in fp32, whose rounding stays below
     // about 0.2% over 2^16 equal deposits (docs/model-choices.md, "Materials and the paths transport").
-    s.pixel_samples = r.integer("pixel_samples", paths ? kDefaultPathsPerPixel : 1, 1, 1 << 16);
-    s.pixel_filter_box = r.choice("pixel_filter", paths ? "box" : "centre", {"box", "centre"}) == "box";
+    s.pixel_samples = r.integer("pixel_samples", paths ? kDefaultPathsPerPixel : 1, 1, paths ? 1 << 16 : 1024);
+    const bool box = paths || s.pixel_samples > 1;
+    s.pixel_filter_box = r.choice("pixel_filter", box ? "box" : "centre", {"box", "centre"}) == "box";
     if (paths) return;
-    if (s.pixel_samples > 1)
-        r.fail(r.at("pixel_samples"), "pixel_samples",
-               "more than one ray per pixel needs simulation.transport = \"paths\" for now (the radiosity "
-               "pipeline's pixels take one ray through their centre)");
-    if (s.pixel_filter_box)
+    if (s.pixel_samples > 1 && !s.pixel_filter_box)
         r.fail(r.at("pixel_filter"), "pixel_filter",
-               "\"box\" needs simulation.transport = \"paths\" for now (the radiosity pipeline's pixels take "
-               "one ray through their centre)");
+               "\"centre\" with pixel_samples > 1 would cast the same ray through the pixel's centre " +
+                   std::to_string(s.pixel_samples) + " times: use \"box\" (rays over the pixel's square) or "
+                   "pixel_samples = 1");
+    if (s.pixel_samples == 1 && s.pixel_filter_box)
+        r.fail(r.at("pixel_filter"), "pixel_filter",
+               "\"box\" with one ray per pixel would move the pixel's only ray off its centre: set "
+               "pixel_samples > 1 for pixels with area");
 }
 
 } // namespace
@@ -188,13 +147,13 @@ void SceneTables::readSensor(SceneDesc& scene) const {
     r.finish();
 }
 
-// [sensor_model]: the electrons and noise of a real sensor.
+// [sensor_model]: the electrons and noise of a real sensor, its frame's exposure and its lens's
+// scattering.
 void SceneTables::readSensorModel(SceneDesc& scene) const {
     TableReader r(section("sensor_model"), "[sensor_model]", fileName_, &origins_, "sensor_model");
     auto& m = scene.sensorModel;
     m.enabled = r.boolean("enabled", m.enabled);
-    m.pulse_energy_uj = r.number("pulse_energy_uj", m.pulse_energy_uj, 0.0, 1e9, true);
-    m.pulses = r.integer("pulses", m.pulses, 1, 1'000'000'000);
+    readExposure(r, scene);
     m.f_number = r.number("f_number", m.f_number, 0.1, 1e3);
     m.pixel_pitch_um = r.number("pixel_pitch_um", m.pixel_pitch_um, 0.0, 1e4, true);
     m.fill_factor = r.number("fill_factor", m.fill_factor, 0.0, 1.0, true);
@@ -203,7 +162,73 @@ void SceneTables::readSensorModel(SceneDesc& scene) const {
     m.ambient_w_m2 = r.number("ambient_w_m2", m.ambient_w_m2, 0.0, 1e6);
     m.read_noise_e = r.number("read_noise_e", m.read_noise_e, 0.0, 1e6);
     m.seed = r.integer("seed", m.seed, 0, 0xffffffffLL);
+    readScattering(r, scene);
     r.finish();
+}
+
+// The frame's light: pulse energy or mean power, pulse count or rate, and the exposure they fill.
+void SceneTables::readExposure(TableReader& r, SceneDesc& scene) const {
+    auto& m = scene.sensorModel;
+    m.exposure_us = r.number("exposure_us", m.exposure_us, 0.0, 1e8, true);
+    if (r.at("pulses") && r.at("pulse_rate_mhz"))
+        r.fail(r.at("pulse_rate_mhz"), "pulse_rate_mhz", "give pulses or pulse_rate_mhz, not both");
+    if (r.at("pulse_energy_uj") && r.at("mean_power_w"))
+        r.fail(r.at("mean_power_w"), "mean_power_w", "give pulse_energy_uj or mean_power_w, not both");
+    m.pulses = r.integer("pulses", m.pulses, 1, 1'000'000'000);
+    if (r.at("pulse_rate_mhz")) {
+        m.pulse_rate_mhz = r.number("pulse_rate_mhz", 0.0, 0.0, 1e6, true);
+        const double n = std::round(*m.pulse_rate_mhz * m.exposure_us);
+        if (!(n >= 1.0 && n <= 1e9))
+            r.fail(r.at("pulse_rate_mhz"), "pulse_rate_mhz",
+                   "pulse_rate_mhz x exposure_us must make 1 to 1e9 pulses in a frame, got " + fmtNumber(n));
+        m.pulses = std::uint32_t(n);
+    }
+    m.pulse_energy_uj = r.number("pulse_energy_uj", m.pulse_energy_uj, 0.0, 1e9, true);
+    if (r.at("mean_power_w")) {
+        m.mean_power_w = r.number("mean_power_w", 0.0, 0.0, 1e9, true);
+        m.pulse_energy_uj = *m.mean_power_w * m.exposure_us / double(m.pulses); // W us = uJ
+    }
+    // Each pulse's echoes must die out before the next pulse: the simulated window is the time
+    // the sensor listens to one pulse.
+    const double periodNs = m.exposure_us * 1e3 / double(m.pulses);
+    const double windowNs = double(scene.sim.timesteps) * scene.sim.dt_ns;
+    if (m.enabled && windowNs > periodNs * (1.0 + 1e-9))
+        spdlog::warn("{}: [sensor_model] {} pulses in exposure_us = {} leave {} ns from pulse to pulse, shorter "
+                     "than the simulated time window ({} timesteps of {} ns = {} ns): the exposure cannot hold "
+                     "the window of every pulse; lengthen exposure_us, lower the pulse count or shorten the window",
+                     fileName_, m.pulses, fmtNumber(m.exposure_us), fmtNumber(periodNs), scene.sim.timesteps,
+                     fmtNumber(scene.sim.dt_ns), fmtNumber(windowNs));
+}
+
+// Lens scattering: fractions and Gaussian widths of the point-spread function's wide part.
+void SceneTables::readScattering(TableReader& r, SceneDesc& scene) const {
+    auto& m = scene.sensorModel;
+    m.scattering_fractions = r.numbers("scattering_fractions", 1, 8, {});
+    m.scattering_sigmas_px = r.numbers("scattering_sigmas_px", 1, 8, {});
+    if (m.scattering_fractions.size() != m.scattering_sigmas_px.size())
+        r.fail(r.at(m.scattering_fractions.empty() ? "scattering_sigmas_px" : "scattering_fractions"),
+               "scattering_fractions",
+               "scattering_fractions and scattering_sigmas_px must have as many entries (one fraction and one "
+               "Gaussian sigma in pixels per part of the point-spread function), got " +
+                   std::to_string(m.scattering_fractions.size()) + " and " +
+                   std::to_string(m.scattering_sigmas_px.size()));
+    double sum = 0.0;
+    for (double f : m.scattering_fractions) {
+        if (!(f >= 0.0)) r.fail(r.at("scattering_fractions"), "scattering_fractions", "fractions must be >= 0");
+        sum += f;
+    }
+    if (!(sum < 1.0))
+        r.fail(r.at("scattering_fractions"), "scattering_fractions",
+               "the fractions must sum to less than 1 (the rest stays in the pixel), got " + fmtNumber(sum));
+    if (!m.scattering_fractions.empty() && scene.sensor.mode == SensorMode::Pulsed &&
+        scene.sim.transport == Transport::Paths)
+        r.fail(r.at("scattering_fractions"), "scattering_fractions",
+               "a pulsed camera's lens scattering needs simulation.transport = \"radiosity\" for now (it scatters "
+               "every pixel's histogram)");
+    for (double sigma : m.scattering_sigmas_px)
+        if (!(sigma > 0.0 && sigma <= 1e4))
+            r.fail(r.at("scattering_sigmas_px"), "scattering_sigmas_px",
+                   "Gaussian sigmas must be in (0, 1e4] pixels, got " + fmtNumber(sigma));
 }
 
 } // namespace rsim

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The tables of a parsed scene file read into a SceneDesc, one method per table (loadSceneFile's
 // steps): scene_file.cpp reads the time grid, the materials, meshes, outputs and poses;
-// scene_file_camera.cpp the light, the sensor and the sensor model.
+// scene_file_lights.cpp the lights and the pulse; scene_file_camera.cpp the sensor and the sensor
+// model.
 #pragma once
 #include <filesystem>
 #include <string>
@@ -26,6 +27,7 @@ public:
     void readSimulation(SceneDesc& scene) const;
     void readLight(SceneDesc& scene) const;
     void readSensor(SceneDesc& scene) const;
+    void placeLightsOnCamera(SceneDesc& scene) const;
     void readSensorModel(SceneDesc& scene) const;
     void readMaterials(SceneDesc& scene) const;
     void readMeshes(SceneDesc& scene) const;
@@ -34,6 +36,9 @@ public:
     void readPoses(SceneDesc& scene) const;
 
 private:
+    // Parts of [sensor_model]: the frame's exposure and pulses, and the lens's scattering.
+    void readExposure(toml_reader::TableReader& r, SceneDesc& scene) const;
+    void readScattering(toml_reader::TableReader& r, SceneDesc& scene) const;
     // Table [name], or an empty one where the file has none.
     const toml::table& section(const char* name) const;
 

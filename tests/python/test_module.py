@@ -111,7 +111,8 @@ def test_sensor_model_arrays_as_images_h5(rsim_binary, tiny_room, tmp_path):
     expected = rsim.read_results(cli)
     res = rsim.Simulator(rsim.Scene.load(tiny_room, set=settings), backend="cpu", k_cache=False).run()
     keys = [k for k in expected if k.startswith("noise/")]
-    assert sorted(keys) == ["noise/ambient_electrons", "noise/range_error_m", "noise/range_m", "noise/signal_electrons"]
+    assert sorted(keys) == ["noise/ambient_electrons", "noise/electrons_per_unit", "noise/range_error_m",
+                            "noise/range_m", "noise/signal_electrons"]
     for key in keys:
         np.testing.assert_array_equal(res[key][0], expected[key], err_msg=key)
 
@@ -218,8 +219,8 @@ def test_ctrl_c_stops_a_run_and_the_simulator_goes_on(tiny_room, backend, caplog
     assert short["range_m"].shape == (1, 120, 160)
 
 def test_paths_transport_gives_images_and_no_per_triangle_results(tiny_room):
-    with pytest.raises(ValueError, match="pixel_samples"):  # more than one ray per pixel needs paths
-        rsim.Scene.load(tiny_room, set=SETTINGS + ["sensor.pixel_samples=8"])
+    with pytest.raises(ValueError, match="pixel_filter"):  # eight rays through one point
+        rsim.Scene.load(tiny_room, set=SETTINGS + ["sensor.pixel_samples=8", 'sensor.pixel_filter="centre"'])
     scene = rsim.Scene.load(tiny_room, set=SETTINGS + ["sensor.resolution=[32, 24]"])
     with pytest.raises(ValueError, match='expected "radiosity" or "paths"'):
         rsim.Simulator(scene, backend="cpu", transport="path")

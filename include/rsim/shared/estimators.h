@@ -90,12 +90,11 @@ RSIM_SIGNAL_FN float rsimPulsePhase(uint P, float omega RSIM_SIGNAL_ARGS) {
     return atan(acc.y, acc.x);
 }
 
-// AMCW path length in timesteps from up to RSIM_MAX_FREQUENCIES modulation frequencies, given
-// as w_k = 2 pi f_k dt (radians per timestep). delaySteps is added to the phase (tS_i for a
-// triangle, 0 for a pixel whose signal already holds the sensor delay). Returns RSIM_NO_ECHO
-// when the signal is zero.
-RSIM_SIGNAL_FN float rsimAmcwPath(uint T, uint P, vec4 omegaLo, vec4 omegaHi, int count,
-                                  float delaySteps, float maxPathSteps RSIM_SIGNAL_ARGS) {
+// AMCW path length in timesteps from the phases phi_k in [0, 2 pi) of up to RSIM_MAX_FREQUENCIES
+// modulation frequencies w_k = 2 pi f_k dt (radians per timestep): each gives the path modulo its
+// ambiguity 2 pi / w_k, and rsimUnwrapPath finds the path below maxPathSteps that fits them all.
+RSIM_FN float rsimAmcwPathFromPhases(float phi[RSIM_MAX_FREQUENCIES], vec4 omegaLo, vec4 omegaHi, int count,
+                                     float maxPathSteps) {
     float L[RSIM_MAX_FREQUENCIES];
     float U[RSIM_MAX_FREQUENCIES];
     for (int k = 0; k < RSIM_MAX_FREQUENCIES; ++k) {
@@ -104,33 +103,56 @@ RSIM_SIGNAL_FN float rsimAmcwPath(uint T, uint P, vec4 omegaLo, vec4 omegaHi, in
     }
     for (int k = 0; k < count; ++k) {
         float omega = k < 4 ? omegaLo[k] : omegaHi[k - 4];
-        vec2 ph = rsimPhasor(T, omega RSIM_SIGNAL_PASS);
-        if (ph.x == 0.0f && ph.y == 0.0f) return RSIM_NO_ECHO;
-        float phi = -atan(ph.y, ph.x) + rsimPulsePhase(P, omega RSIM_SIGNAL_PASS) +
-                    omega * delaySteps;
-        phi -= 6.28318530718f * floor(phi / 6.28318530718f);
         U[k] = 6.28318530718f / omega;
-        L[k] = phi / omega;
+        L[k] = phi[k] / omega;
     }
     return rsimUnwrapPath(L, U, count, maxPathSteps);
 }
 
-// Gated camera (MODEL §6): `gates` (2 or 3) contiguous gates of W bins (the rectangular pulse's
-// length), gate k summing s(t) over bins [start + k W, start + (k + 1) W). The adjacent pair
-// (k, k + 1) with the larger sum gives the path tau = start + k W + W G_{k+1} / (G_k + G_{k+1}),
-// exact for a pure delay tau in [start, start + (gates - 1) W) (the linear split makes the
-// sums linear in tau). RSIM_NO_ECHO when both gates of the pair are empty.
-RSIM_SIGNAL_FN float rsimGatedPath(uint T, uint W, uint start, uint gates RSIM_SIGNAL_ARGS) {
-    float G[3];
-    for (uint k = 0u; k < 3u; ++k) {
-        G[k] = 0.0f;
-        if (k >= gates) continue;
-        for (uint t = start + k * W; t < start + (k + 1u) * W && t < T; ++t) G[k] += rsimSignal(t);
+// AMCW path length in timesteps of a signal (rsimAmcwPathFromPhases of its phasors' phases).
+// delaySteps is added to the phase (tS_i for a triangle, 0 for a pixel whose signal already
+// holds the sensor delay). Returns RSIM_NO_ECHO when the signal is zero.
+RSIM_SIGNAL_FN float rsimAmcwPath(uint T, uint P, vec4 omegaLo, vec4 omegaHi, int count,
+                                  float delaySteps, float maxPathSteps RSIM_SIGNAL_ARGS) {
+    float phi[RSIM_MAX_FREQUENCIES];
+    for (int k = 0; k < RSIM_MAX_FREQUENCIES; ++k) phi[k] = 0.0f;
+    for (int k = 0; k < count; ++k) {
+        float omega = k < 4 ? omegaLo[k] : omegaHi[k - 4];
+        vec2 ph = rsimPhasor(T, omega RSIM_SIGNAL_PASS);
+        if (ph.x == 0.0f && ph.y == 0.0f) return RSIM_NO_ECHO;
+        float p = -atan(ph.y, ph.x) + rsimPulsePhase(P, omega RSIM_SIGNAL_PASS) + omega * delaySteps;
+        phi[k] = p - 6.28318530718f * floor(p / 6.28318530718f);
     }
+    return rsimAmcwPathFromPhases(phi, omegaLo, omegaHi, count, maxPathSteps);
+}
+
+// Gated camera (MODEL §6): `gates` (2 or 3) contiguous gates of W bins (the rectangular pulse's
+// length), gate k summing s(t) over bins [start + k W, start + (k + 1) W).
+RSIM_SIGNAL_FN vec3 rsimGateSums(uint T, uint W, uint start, uint gates RSIM_SIGNAL_ARGS) {
+    vec3 G = vec3(0.0f);
+    for (uint k = 0u; k < gates && k < 3u; ++k)
+        for (uint t = start + k * W; t < start + (k + 1u) * W && t < T; ++t) G[int(k)] += rsimSignal(t);
+    return G;
+}
+
+// The gated path from the gate sums G: the adjacent pair (k, k + 1), (1, 2) when there are three
+// gates and G_2 > G_0, gives tau = start + k W + W G_{k+1} / (G_k + G_{k+1}), exact for a pure
+// delay tau in [start, start + (gates - 1) W) (the linear split makes the sums linear in tau).
+// RSIM_NO_ECHO when the pair holds nothing; RSIM_GATE_OUT_OF_RANGE when its first gate is empty
+// (or its second negative, as noise can make it): the echo began after the pair's first gate
+// closed, so tau would stop at the range's end however far the surface is.
+RSIM_CONST float RSIM_GATE_OUT_OF_RANGE = -3.0f;
+RSIM_FN float rsimGatedFromGates(vec3 G, uint W, uint start, uint gates) {
     uint k = gates == 3u && G[2] > G[0] ? 1u : 0u;
-    float sum = G[k] + G[k + 1u];
+    float first = G[int(k)], second = G[int(k + 1u)];
+    float sum = first + second;
     if (!(sum > 0.0f)) return RSIM_NO_ECHO;
-    return float(start + k * W) + float(W) * (G[k + 1u] / sum);
+    if (!(first > 0.0f) || second < 0.0f) return RSIM_GATE_OUT_OF_RANGE;
+    return float(start + k * W) + float(W) * (second / sum);
+}
+
+RSIM_SIGNAL_FN float rsimGatedPath(uint T, uint W, uint start, uint gates RSIM_SIGNAL_ARGS) {
+    return rsimGatedFromGates(rsimGateSums(T, W, start, gates RSIM_SIGNAL_PASS), W, start, gates);
 }
 
 // Path length in timesteps of one signal with the sensor's mode (MODEL §6), the delay

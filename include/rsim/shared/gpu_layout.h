@@ -527,8 +527,10 @@ struct SignalPush {
 struct PrimaryPush {
     uint64_t triangles;   // GpuTriangle[n]
     uint64_t lightSensor; // LightSensorRecord
-    uint64_t results;       // vec4[pixels]: hit triangle (as float, -1 none), hit t, direct amount, direct delay (steps)
-    uint64_t pad64;
+    uint64_t results;       // vec4[pixels][raysPerPixel]: hit triangle (as float, -1 none), hit t, direct amount,
+                            // direct delay (steps)
+    uint raysPerPixel;      // SimConfig::primaryRaysPerPixel (rsimPrimaryRayDirection)
+    uint seed;              // of the rays' points in their pixel
     float rayEps;
     float invCdt;         // 1 / (c dt), steps per metre
     uint begin;
@@ -587,13 +589,19 @@ struct PixelPush {
 struct PixelOutputs {
     uint64_t amcw;      // float[pixels][frequencies][taps + 3]: Re P, Im P, taps, taps' phase; 0: none
     uint64_t transient; // float[roi.w][roi.h][bins] as [y][x][bin]; 0: none
+    uint64_t gates;     // float[pixels][gates]: the gated camera's gate sums (rsimGateSums); 0: none
+    uint64_t directTransient; // as transient, of the direct signal alone; 0: none
+    uint64_t unused;    // keeps the vectors below 16-byte aligned
+    uint raysPerPixel;  // primary hit records per pixel: the centre's, then (when > 1) the samples'
+                        // whose signals the pixel averages; 0 stands for 1
+    uint pad;
     uint taps;
     uint waveform;       // RSIM_WAVEFORM_*
     uint transientStart; // first bin
     uint transientBins;
     uvec4 roi;           // x0, y0, w, h of the transient's pixels
-    vec4 noise;          // sensor model, or 0 per unit: electrons per unit signal and of ambient per bin (on
-                         // the axis), read noise per bin, seed (as bits)
+    vec4 noise;          // pulsed mode's sensor model, or 0 per unit: electrons per unit signal and of
+                         // ambient per bin (on the axis), read noise per bin, seed (as bits)
 };
 
 // The formula probe (shaders/formula_probe.comp, tests only): shared functions evaluated by the
@@ -653,7 +661,7 @@ static_assert(sizeof(rsim::shared::DistancePush) == 112);
 static_assert(sizeof(rsim::shared::PrimaryPush) == 48);
 static_assert(sizeof(rsim::shared::SignalPush) == 64);
 static_assert(sizeof(rsim::shared::PixelPush) == 128);
-static_assert(sizeof(rsim::shared::PixelOutputs) == 64);
+static_assert(sizeof(rsim::shared::PixelOutputs) == 96);
 // Vulkan guarantees 128 bytes of push constants on every device.
 static_assert(sizeof(rsim::shared::PixelPush) <= 128 && sizeof(rsim::shared::DistancePush) <= 128);
 #endif

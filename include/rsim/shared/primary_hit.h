@@ -4,10 +4,12 @@
 // renderSensorImageCpu): (triangle, hit distance in m, direct amount, direct delay in steps).
 // The triangle is the twin that faces the ray; the amount is reflectance x the light's weight at
 // the hit point, 0 when its shadow ray is blocked. core/results.h PrimaryHits holds these records
-// as four floats each.
+// as four floats each, R per pixel ([pixel][ray]; SimConfig::primaryRaysPerPixel): ray 0 through
+// the pixel's centre, and with pixel_samples P > 1 rays 1..P through uniform points of its square.
 #ifndef RSIM_SHARED_PRIMARY_HIT_H
 #define RSIM_SHARED_PRIMARY_HIT_H
 
+#include "paths.h"
 #include "physics.h"
 
 RSIM_SHARED_BEGIN
@@ -25,6 +27,15 @@ RSIM_FN vec4 rsimPrimaryFront(uint triangle, float t, float amount, float delayS
 // (RSIM_NO_TWIN: none; then it sees the back of a one-sided triangle).
 RSIM_CONST uint RSIM_NO_TWIN = 0xffffffffu;
 RSIM_FN bool rsimSeesTwin(vec3 normal, vec3 dir, uint twin) { return dot(normal, dir) >= 0.0f && twin != RSIM_NO_TWIN; }
+
+// Direction of primary ray `ray` of pixel (px, py): ray 0 through the pixel's centre, ray k > 0
+// through the point of the pixel's square where camera path k - 1 of the paths transport crosses
+// it (rsimPixelOffset, uniform over the square).
+RSIM_FN vec3 rsimPrimaryRayDirection(PinholeSensor s, uint px, uint py, uint width, uint height, uint ray, uint seed) {
+    if (ray == 0u) return rsimPixelDirection(s, px, py, width, height);
+    vec2 offset = rsimPixelOffset(seed, py * width + px, ray - 1u, true);
+    return rsimImagePointDirection(s, vec2(float(px), float(py)) + offset, width, height);
+}
 
 RSIM_FN bool rsimPrimaryHits(vec4 r) { return r.x >= 0.0f; }
 // A hit that gives the pixel a signal (a front face).

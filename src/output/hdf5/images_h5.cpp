@@ -49,10 +49,11 @@ void writeAmcwMetadata(const H5Writer& h5, hid_t root, const ResultsView& view) 
 // The sensor model's constants, as attributes of the noise group.
 void writeNoiseMetadata(const H5Writer& h5, hid_t root, const SimConfig& c) {
     H5Id g(h5.check(H5Gopen2(root, "noise", H5P_DEFAULT), "H5Gopen2"), H5Gclose);
-    const double perUnit = c.noise.electronsPerUnit, perBin = c.noise.ambientPerBin, read = c.noise.readSigmaPerBin;
+    const double perUnit = c.noise.electronsPerUnit, ambient = c.noise.ambientPerReadout, read = c.noise.readSigma;
     h5.attribute(g.get(), "electrons_per_unit_signal_on_axis", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &perUnit);
-    h5.attribute(g.get(), "ambient_electrons_per_bin_on_axis_per_reflectance", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &perBin);
-    h5.attribute(g.get(), "read_noise_electrons_per_bin", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &read);
+    h5.attribute(g.get(), "ambient_electrons_per_readout_on_axis_per_reflectance", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                 &ambient);
+    h5.attribute(g.get(), "read_noise_electrons_per_readout", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &read);
     h5.check(g.close(), "H5Gclose");
 }
 

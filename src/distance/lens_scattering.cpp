@@ -21,25 +21,29 @@ std::vector<double> gaussianTaps(double sigma) {
     return w;
 }
 
-// One plane (n values of stride `stride` from `at`) convolved along one axis of `count` lines of
-// `length` values: line l's value i is at at + (l * lineStep + i * step) * stride.
-struct Axis {
-    std::size_t length, count, step, lineStep;
-};
-
-void convolve(const std::vector<float>& in, std::vector<double>& out, std::size_t at, std::size_t stride, Axis a,
+// One pass of the Gaussian `taps` along one axis of image `at` ([height][width][inner] floats from
+// data + at): out[y][x][:] = sum_j taps[j] in[y'][x'][:], with (y', x') j - R pixels along the axis
+// from (y, x) (rows: along x; else along y), pixels past the edge contributing nothing. Each
+// pixel's `inner` values are contiguous: they are summed together.
+void convolve(const float* in, float* out, std::uint32_t width, std::uint32_t height, std::size_t inner, bool rows,
               const std::vector<double>& taps) {
-    const long R = long(taps.size() / 2), n = long(a.length);
-    parallelFor(a.count, 16, [&](std::size_t begin, std::size_t end, unsigned) {
-        for (std::size_t l = begin; l < end; ++l) {
-            const std::size_t line = at + l * a.lineStep * stride;
-            for (long i = 0; i < n; ++i) {
-                double acc = 0.0;
-                for (long j = std::max(0L, i - R); j <= std::min(n - 1, i + R); ++j)
-                    acc += taps[std::size_t(j - i + R)] * double(in[line + std::size_t(j) * a.step * stride]);
-                out[line + std::size_t(i) * a.step * stride] = acc;
+    const long R = long(taps.size() / 2);
+    const long n = rows ? long(width) : long(height);
+    const std::size_t step = rows ? inner : std::size_t(width) * inner; // between neighbours along the axis
+    parallelFor(height, 1, [&](std::size_t begin, std::size_t end, unsigned) {
+        std::vector<double> acc(inner);
+        for (std::size_t y = begin; y < end; ++y)
+            for (std::size_t x = 0; x < width; ++x) {
+                const long i = rows ? long(x) : long(y);
+                const std::size_t here = (y * width + x) * inner;
+                std::fill(acc.begin(), acc.end(), 0.0);
+                for (long j = std::max(0L, i - R); j <= std::min(n - 1, i + R); ++j) {
+                    const double w = taps[std::size_t(j - i + R)];
+                    const float* src = in + here + std::ptrdiff_t(j - i) * std::ptrdiff_t(step);
+                    for (std::size_t c = 0; c < inner; ++c) acc[c] += w * double(src[c]);
+                }
+                for (std::size_t c = 0; c < inner; ++c) out[here + c] = float(acc[c]);
             }
-        }
     });
 }
 
@@ -48,27 +52,19 @@ void convolve(const std::vector<float>& in, std::vector<double>& out, std::size_
 void scatterLight(std::vector<float>& data, std::uint32_t width, std::uint32_t height, std::size_t inner,
                   const SimConfig::Scattering& s) {
     if (!s.on()) return;
-    const std::size_t pixels = std::size_t(width) * height;
-    if (inner == 0 || data.size() % (pixels * inner) != 0) throw Error("internal: scattered images of another size");
-    const std::size_t planes = data.size() / pixels;
+    const std::size_t image = std::size_t(width) * height * inner;
+    if (inner == 0 || data.size() % image != 0) throw Error("internal: scattered images of another size");
     double kept = 1.0;
     for (double f : s.fractions) kept -= f;
-    std::vector<double> result(data.size());
-    for (std::size_t i = 0; i < data.size(); ++i) result[i] = kept * double(data[i]);
-    std::vector<float> rows(data.size());
-    std::vector<double> pass(data.size());
-    for (std::size_t k = 0; k < s.fractions.size(); ++k) {
-        const std::vector<double> taps = gaussianTaps(s.sigmasPx[k]);
-        for (std::size_t plane = 0; plane < planes; ++plane) {
-            // Plane (outer, inner) starts at outer * pixels * inner + inner and steps by `inner`.
-            const std::size_t at = (plane / inner) * pixels * inner + plane % inner;
-            convolve(data, pass, at, inner, Axis{width, height, 1, width}, taps);
-            for (std::size_t p = 0; p < pixels; ++p) rows[at + p * inner] = float(pass[at + p * inner]);
-            convolve(rows, pass, at, inner, Axis{height, width, width, 1}, taps);
-            for (std::size_t p = 0; p < pixels; ++p) result[at + p * inner] += s.fractions[k] * pass[at + p * inner];
+    std::vector<float> original = data, rows(image), both(image);
+    for (float& v : data) v = float(kept * double(v));
+    for (std::size_t at = 0; at < original.size(); at += image)
+        for (std::size_t k = 0; k < s.fractions.size(); ++k) {
+            const std::vector<double> taps = gaussianTaps(s.sigmasPx[k]);
+            convolve(original.data() + at, rows.data(), width, height, inner, true, taps);
+            convolve(rows.data(), both.data(), width, height, inner, false, taps);
+            for (std::size_t i = 0; i < image; ++i) data[at + i] += float(s.fractions[k] * double(both[i]));
         }
-    }
-    for (std::size_t i = 0; i < data.size(); ++i) data[i] = float(result[i]);
 }
 
 } // namespace rsim

@@ -16,7 +16,8 @@
 namespace rsim {
 
 // Scatters the images in `data`, laid out [outer][height][width][inner]: every (outer, inner)
-// plane is an image of width x height pixels.
+// plane is an image of width x height pixels (a pixel's `inner` values, e.g. its time bins, are
+// scattered together).
 void scatterLight(std::vector<float>& data, std::uint32_t width, std::uint32_t height, std::size_t inner,
                   const SimConfig::Scattering& scattering);
 

@@ -19,6 +19,7 @@
 #include "util/error.h"
 #include "util/host_memory.h"
 #include "util/parallel.h"
+#include "util/timer.h"
 
 namespace rsim {
 namespace {
@@ -87,6 +88,7 @@ public:
     }
 
     const PhaseTimes& times() const { return times_; }
+    void addTime(const std::string& phase, double seconds) { times_.add(phase, seconds); }
 
 private:
     // Every pixel output from the summed transients (scattered by the lens first, if it scatters),
@@ -186,7 +188,10 @@ BatchReport simulateLightsBatch(const PhaseBackends& b, const PreparedScene& s, 
         if (q % L == 0) sum.emplace(s, poses[p].config, opt.timeseries);
         sum->add(r, own);
         if (q % L != L - 1) return;
+        const Stopwatch summing;
         SimulationResult combined = sum->finish();
+        times.add("distance", summing.seconds()); // the distances and image from the sums
+        sum->addTime("distance", summing.seconds());
         if (p == 0) report.firstEchoesCutOff = combined.echoesCutOff;
         if (trianglesWithDistance(combined.distance) > 0) ++report.posesWithDistance;
         sink(p, combined, sum->times());

@@ -2,6 +2,7 @@
 // The camera's readout on the host (distance/camera_readout.h).
 #include "distance/camera_readout.h"
 
+#include <atomic>
 #include <cmath>
 #include <limits>
 
@@ -14,6 +15,7 @@
 #include "rsim/shared/pixel_outputs.h"
 #include "rsim/shared/sensor_noise.h"
 #include "util/error.h"
+#include "util/parallel.h"
 
 namespace rsim {
 namespace {
@@ -70,25 +72,25 @@ class Readout {
     void tapsRanges() {
         auto& out = img_.readout.tapsRange;
         out.assign(std::size_t(w_.count) * pixels_, kNaN);
-        for (std::size_t p = 0; p < pixels_; ++p) {
+        forEachPixel([&](std::size_t p) {
             float phi[shared::RSIM_MAX_FREQUENCIES] = {};
             for (std::uint32_t f = 0; f < w_.count; ++f) phi[f] = img_.tapsPhase[f * pixels_ + p];
             perFrequencyRanges(phi, p, out);
-        }
+        });
     }
 
     // Each pixel's electrons of one frame per unit of signal, and ambient electrons of a readout.
     void electrons(const PreparedScene& scene) {
         img_.readout.electronsPerUnit.assign(pixels_, 0.0f);
         img_.readout.ambientElectrons.assign(pixels_, 0.0f);
-        for (std::size_t p = 0; p < pixels_; ++p) {
+        forEachPixel([&](std::size_t p) {
             const float rho = img_.triangle[p] >= 0 ? scene.reflectance[std::size_t(img_.triangle[p])] : 0.0f;
             const glm::vec2 k = shared::rsimPixelElectrons(float(c_.noise.electronsPerUnit),
                                                            float(c_.noise.ambientPerReadout), rho,
                                                            glm::dot(direction(p), c_.sensor.forward));
             img_.readout.electronsPerUnit[p] = k.x;
             img_.readout.ambientElectrons[p] = k.y;
-        }
+        });
     }
 
     // AMCW with the sensor model: each tap the difference of a pixel's two buckets, which split
@@ -102,8 +104,8 @@ class Readout {
         img_.readout.noisyTapsRange.assign(std::size_t(w_.count) * pixels_, kNaN);
         img_.noisyDepth.assign(pixels_, kNaN);
         const float sigma = float(c_.noise.readSigma);
-        for (std::size_t p = 0; p < pixels_; ++p) {
-            if (!(img_.amplitude[p] > 0.0f)) continue;
+        forEachPixel([&](std::size_t p) {
+            if (!(img_.amplitude[p] > 0.0f)) return;
             const float e = img_.readout.electronsPerUnit[p], halfAmbient = 0.5f * img_.readout.ambientElectrons[p];
             const float total = img_.amplitude[p] * e;
             float phi[shared::RSIM_MAX_FREQUENCIES] = {};
@@ -122,7 +124,7 @@ class Readout {
                 phi[f] = tapsPhase(f, tap);
             }
             img_.noisyDepth[p] = rangeOf(perFrequencyRanges(phi, p, img_.readout.noisyTapsRange), p);
-        }
+        });
     }
 
     // Gated with the sensor model: each gate Poisson in its signal and ambient electrons, with
@@ -132,20 +134,28 @@ class Readout {
         auto& gates = img_.readout.noisyGates;
         gates.assign(std::size_t(G) * pixels_, 0.0f);
         img_.noisyDepth.assign(pixels_, kNaN);
-        for (std::size_t p = 0; p < pixels_; ++p) {
-            if (!(img_.amplitude[p] > 0.0f)) continue;
+        std::atomic<std::uint64_t> outOfRange{0};
+        forEachPixel([&](std::size_t p) {
+            if (!(img_.amplitude[p] > 0.0f)) return;
             const float e = img_.readout.electronsPerUnit[p], ambient = img_.readout.ambientElectrons[p];
             for (std::uint32_t k = 0; k < G; ++k)
                 gates[k * pixels_ + p] = shared::rsimNoisyElectrons(
                     img_.gates[k * pixels_ + p] * e, ambient, float(c_.noise.readSigma),
                     shared::rsimPairHash(std::uint32_t(p), k ^ kGateNoiseSalt, c_.noise.seed));
             const float steps = gatedSteps(gatesOf(gates, p));
-            img_.readout.noisyOutOfRange += steps == shared::RSIM_GATE_OUT_OF_RANGE;
+            if (steps == shared::RSIM_GATE_OUT_OF_RANGE) outOfRange.fetch_add(1, std::memory_order_relaxed);
             img_.noisyDepth[p] = rangeOf(steps, p);
-        }
+        });
+        img_.readout.noisyOutOfRange = outOfRange.load();
     }
 
   private:
+    // fn(p) for every pixel, on every core: each call writes pixel p's entries alone.
+    template <class Fn> void forEachPixel(Fn&& fn) const {
+        parallelFor(pixels_, 1024, [&](std::size_t begin, std::size_t end, unsigned) {
+            for (std::size_t p = begin; p < end; ++p) fn(p);
+        });
+    }
     float omega(std::uint32_t f) const { return f < 4 ? w_.lo[int(f)] : w_.hi[int(f - 4)]; }
     glm::vec3 direction(std::size_t p) const {
         return shared::rsimPixelDirection(c_.sensor, std::uint32_t(p % img_.width), std::uint32_t(p / img_.width),

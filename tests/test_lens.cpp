@@ -32,18 +32,7 @@ glm::dvec2 project(const Lens& l, double x, double y) {
     return {l.fx * xd + l.cx, l.fy * yd + l.cy};
 }
 
-struct Room {
-    PreparedScene scene;
-    SceneDesc desc;
-    Room() {
-        test::SceneBuilder b;
-        b.roomShell({0, 0, 0}, {4, 3, 2.5}, 4, b.material("walls", 0.6f));
-        b.box({2.4, 1.0, 0}, {3.0, 1.8, 1.0}, 2, b.material("box", 0.4f));
-        scene = b.prepare();
-        desc = test::basicScene({0.3, 1.5, 1.4}, {4, 1.4, 0.9});
-        desc.sim.timesteps = 300;
-    }
-};
+using Room = test::BoxRoom;
 
 SceneDesc withLens(SceneDesc d, const Lens& l) {
     d.sensor.intrinsics = std::array<double, 4>{l.fx, l.fy, l.cx, l.cy};

@@ -21,17 +21,9 @@ using Catch::Matchers::ContainsSubstring;
 namespace {
 
 // A room with a box; the camera's own light and a second one beside it, aimed elsewhere.
-struct Room {
-    PreparedScene scene;
-    SceneDesc desc;
+struct Room : test::BoxRoom {
     LightDesc second;
     Room() {
-        test::SceneBuilder b;
-        b.roomShell({0, 0, 0}, {4, 3, 2.5}, 4, b.material("walls", 0.6f));
-        b.box({2.4, 1.0, 0}, {3.0, 1.8, 1.0}, 2, b.material("box", 0.4f));
-        scene = b.prepare();
-        desc = test::basicScene({0.3, 1.5, 1.4}, {4, 1.4, 0.9});
-        desc.sim.timesteps = 300;
         desc.sim.samples = 8;
         desc.light.pulse = PulseShape::Gaussian;
         desc.light.pulse_fwhm_ns = 1.0;

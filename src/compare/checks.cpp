@@ -18,14 +18,6 @@ namespace {
 namespace fs = std::filesystem;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-[[gnu::format(printf, 1, 2)]] std::string fmt(const char* format, ...) {
-    char buf[160];
-    std::va_list args;
-    va_start(args, format);
-    std::vsnprintf(buf, sizeof buf, format, args);
-    va_end(args);
-    return buf;
-}
 
 std::string joined(const std::vector<std::string>& items, const char* separator = ", ") {
     std::string out;
@@ -307,6 +299,15 @@ Comparison compareDirectories(const ResultDir& a, const ResultDir& b, const Comp
     compareImageDatasets(a, b, options, out);
     checker.signal();
     return out;
+}
+
+std::string fmt(const char* format, ...) {
+    char buf[256];
+    std::va_list args;
+    va_start(args, format);
+    std::vsnprintf(buf, sizeof buf, format, args);
+    va_end(args);
+    return buf;
 }
 
 } // namespace rsim::compare

@@ -12,6 +12,9 @@
 
 namespace rsim::compare {
 
+// printf-style text for the report's lines (at most 255 characters).
+[[gnu::format(printf, 1, 2)]] std::string fmt(const char* format, ...);
+
 struct Check {
     std::string name;
     std::size_t compared = 0;

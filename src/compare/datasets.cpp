@@ -22,14 +22,6 @@ constexpr double kSpeedOfLight = 299792458.0; // m/s
 // Values of one side read at a time (whole rows of the first axis, at least one): 32 MiB.
 constexpr std::size_t kBlockValues = std::size_t(1) << 22;
 
-[[gnu::format(printf, 1, 2)]] std::string fmt(const char* format, ...) {
-    char buf[256];
-    std::va_list args;
-    va_start(args, format);
-    std::vsnprintf(buf, sizeof buf, format, args);
-    va_end(args);
-    return buf;
-}
 
 bool endsWith(const std::string& s, const char* tail) {
     const std::string t(tail);

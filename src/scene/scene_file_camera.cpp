@@ -16,15 +16,6 @@ namespace rsim {
 using namespace toml_reader;
 
 namespace {
-// A number as a person writes it (0.1, 2500), for messages.
-std::string fmtNumber(double v) {
-    std::ostringstream os;
-    os << v;
-    return os.str();
-}
-} // namespace
-
-namespace {
 
 // [sensor] intrinsics and distortion (OpenCV's model; issue 60): focal lengths positive, the
 // principal point within a few images of the image, distortion coefficients finite and of a

@@ -18,12 +18,6 @@ using namespace toml_reader;
 
 namespace {
 
-std::string fmtNumber(double v) {
-    std::ostringstream os;
-    os << v;
-    return os.str();
-}
-
 // The pulse: its shape and length, which must fit [simulation]'s time window.
 void readPulse(TableReader& r, SceneDesc& scene) {
     auto& l = scene.light;

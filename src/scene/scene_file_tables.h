@@ -5,6 +5,7 @@
 // model.
 #pragma once
 #include <filesystem>
+#include <sstream>
 #include <string>
 
 #include <toml++/toml.h>
@@ -13,6 +14,13 @@
 #include "scene/toml_reader.h"
 
 namespace rsim {
+
+// A number as a person writes it (0.1, 2500), for messages.
+inline std::string fmtNumber(double v) {
+    std::ostringstream os;
+    os << v;
+    return os.str();
+}
 
 // Every value is checked for type and range as it is read; each method ends with the table's
 // unknown keys reported. loadSceneFile calls them in an order of dependence: a table's checks use

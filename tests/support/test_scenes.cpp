@@ -114,6 +114,15 @@ SceneDesc basicScene(glm::dvec3 eye, glm::dvec3 lookAt) {
     return s;
 }
 
+BoxRoom::BoxRoom() {
+    SceneBuilder b;
+    b.roomShell({0, 0, 0}, {4, 3, 2.5}, 4, b.material("walls", 0.6f));
+    b.box({2.4, 1.0, 0}, {3.0, 1.8, 1.0}, 2, b.material("box", 0.4f));
+    scene = b.prepare();
+    desc = basicScene({0.3, 1.5, 1.4}, {4, 1.4, 0.9});
+    desc.sim.timesteps = 300;
+}
+
 std::unique_ptr<Backend> makeTestBackend(const std::string& backend,
                                          const std::function<void(BackendChoice&)>& tune) {
     if (backend == "cpu") return makeCpuBackend();

@@ -54,6 +54,14 @@ struct SceneBuilder {
 // A SceneDesc with the given light/sensor at `eye` looking along +x, for makeSimConfig.
 SceneDesc basicScene(glm::dvec3 eye, glm::dvec3 lookAt);
 
+// A 4 x 3 x 2.5 m room of 0.6 walls with a 0.4 box on its floor, and a camera (32 x 24 pixels, 300
+// timesteps) in it looking at the box: the camera tests' scene.
+struct BoxRoom {
+    PreparedScene scene;
+    SceneDesc desc;
+    BoxRoom();
+};
+
 // The named backend: "cpu", "vulkan-ray-query" or "vulkan-pipeline" (under the validation layer).
 // `tune` may change the Vulkan choice (devices, tuning) before the backend is made.
 std::unique_ptr<Backend> makeTestBackend(const std::string& backend,

@@ -12,6 +12,7 @@
 #include <catch2/matchers/catch_matchers_string.hpp>
 
 #include "scene/scene_config.h"
+#include "support/run_command.h"
 #include "support/test_scenes.h"
 #include "util/error.h"
 
@@ -200,4 +201,33 @@ TEST_CASE("lights: a pulsed camera's lens scattering pulls dark far pixels towar
     REQUIRE(far > clean.depth.size() / 4);
     CHECK(before < 0.01);
     CHECK(after < -0.05); // the near panel's light pulls the matched filter's centroid nearer
+}
+
+TEST_CASE("lights: a batch of poses sums each pose's lights as a run of that pose alone", "[lights][batch][cli]") {
+    test::TempDir dir;
+    const std::string obj = std::string(RSIM_SOURCE_DIR) + "/scenes/tiny-room/room.obj";
+    test::writeFile(dir / "s.toml", "[simulation]\ntimesteps = 300\nsamples = 4\n"
+                                    "[[light]]\nposition = [0.25, 1.48, 1.5]\ndirection = [1.0, 0.0, -0.1]\n"
+                                    "half_angle_deg = 60.0\npulse = \"gaussian\"\npulse_fwhm_ns = 1.0\n"
+                                    "[[light]]\noffset_camera = [0.0, 0.1, 0.0]\ndirection_camera = [0.0, 0.0, 1.0]\n"
+                                    "power_w = 0.5\ndelay_ns = 0.3\n"
+                                    "[sensor]\nposition = [0.25, 1.52, 1.5]\nlook_at = [4.0, 1.5, 1.0]\n"
+                                    "resolution = [40, 30]\nmode = \"amcw\"\n[[mesh]]\npath = \"" + obj + "\"\n");
+    const std::string header = "name,x,y,z,look_x,look_y,look_z\n";
+    const std::string a = "a,1.5,1.5,1.5,3.5,1.5,1.2\n", b = "b,2.4,1.2,1.4,0.5,1.6,1.0\n";
+    test::writeFile(dir / "both.csv", header + a + b);
+    test::writeFile(dir / "a.csv", header + a);
+    test::writeFile(dir / "b.csv", header + b);
+    const std::string run = "run " + (dir / "s.toml").string() + " --backend cpu --no-k-cache -q --no-progress --poses ";
+    for (const char* name : {"both", "a", "b"}) {
+        const auto r = test::runRsim(run + (dir / (std::string(name) + ".csv")).string() + " -o " + (dir / name).string());
+        INFO(r.output);
+        REQUIRE(r.exitCode == 0);
+    }
+    for (const char* pose : {"a", "b"}) {
+        const auto cmp = test::runRsim("compare " + (dir / "both" / pose).string() + " " + (dir / pose / pose).string() +
+                                       " --tol-m 0 --max-fraction 0 --tol-rel 0 --ignore-settings");
+        INFO(pose << ": " << cmp.output);
+        CHECK(cmp.exitCode == 0);
+    }
 }

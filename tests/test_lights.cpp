@@ -11,6 +11,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include "scene/light_profile.h"
 #include "scene/scene_config.h"
 #include "support/run_command.h"
 #include "support/test_scenes.h"
@@ -230,4 +231,93 @@ TEST_CASE("lights: a batch of poses sums each pose's lights as a run of that pos
         INFO(pose << ": " << cmp.output);
         CHECK(cmp.exitCode == 0);
     }
+}
+
+namespace {
+
+// A light's profile from CSV text, as the scene reader makes it (scene/light_profile.h).
+std::shared_ptr<const LightProfile> profileOf(const test::TempDir& dir, const std::string& csv, bool grid) {
+    test::writeFile(dir / "p.csv", csv);
+    std::shared_ptr<LightProfile> p =
+        grid ? readGridProfile(dir / "p.csv", "test") : readRadialProfile(dir / "p.csv", "test");
+    finishProfile(*p, "test");
+    return p;
+}
+
+} // namespace
+
+TEST_CASE("lights: an angular profile from a CSV table, normalised to the light's power", "[lights][profile]") {
+    const Room room;
+    test::TempDir dir;
+    SceneDesc d = room.desc;
+    d.sim.indirect = false;
+    auto amplitude = [&](const SceneDesc& s) { return run("cpu", room.scene, s).image.amplitude; };
+    const std::vector<float> isotropic = amplitude(d);
+    // A flat profile over every angle is the isotropic light.
+    SceneDesc flat = d;
+    flat.light.profile = profileOf(dir, "angle_deg,intensity\n0,1\n180,1\n", false);
+    // cos(theta) on the front hemisphere, normalised to the power: 4 times a cos^1 falloff light,
+    // whose P / (4 pi) only holds on the axis.
+    std::string cosine = "angle_deg,intensity\n";
+    for (int a = 0; a <= 180; ++a) cosine += std::to_string(a) + "," + std::to_string(std::max(0.0, std::cos(a * M_PI / 180))) + "\n";
+    SceneDesc cos = d;
+    cos.light.profile = profileOf(dir, cosine, false);
+    SceneDesc falloff = d;
+    falloff.light.falloff_exponent = 1.0;
+    // A flat grid over +-89 degrees both ways: nearly the front hemisphere, so twice the isotropic light.
+    SceneDesc grid = d;
+    grid.light.profile = profileOf(dir, "v/h,-89,0,89\n-89,1,1,1\n0,1,1,1\n89,1,1,1\n", true);
+    const std::vector<float> a = amplitude(flat), b = amplitude(cos), f = amplitude(falloff), g = amplitude(grid);
+    std::size_t lit = 0;
+    for (std::size_t p = 0; p < isotropic.size(); ++p) {
+        if (!(isotropic[p] > 0.0f)) continue;
+        ++lit;
+        CHECK(a[p] == Catch::Approx(isotropic[p]).epsilon(1e-4));
+        if (f[p] > 0.0f) CHECK(b[p] == Catch::Approx(4.0 * f[p]).epsilon(2e-3));
+        CHECK(g[p] == Catch::Approx(2.0 * isotropic[p]).epsilon(0.03));
+    }
+    CHECK(lit > isotropic.size() / 2);
+    // A window of the grid: no light beyond +-30 degrees horizontally of the light's axis (the image spans +-35).
+    SceneDesc window = d;
+    window.light.profile = profileOf(dir, "v/h,-30,-10,10,30\n-60,0,1,1,0\n60,0,1,1,0\n", true);
+    const std::vector<float> w = amplitude(window);
+    std::size_t inside = 0, outside = 0;
+    for (float v : w) (v > 0.0f ? inside : outside) += 1;
+    CHECK(inside > 0);
+    CHECK(outside > 0);
+}
+
+TEST_CASE("lights: a profile's table is checked, each error naming the file", "[lights][profile][scene]") {
+    test::TempDir dir;
+    auto error = [&](const std::string& csv, bool grid) {
+        test::writeFile(dir / "bad.csv", csv);
+        try {
+            auto p = grid ? readGridProfile(dir / "bad.csv", "t") : readRadialProfile(dir / "bad.csv", "t");
+            finishProfile(*p, (dir / "bad.csv").string());
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("(no error)");
+    };
+    CHECK_THAT(error("angle_deg,intensity\n0,1\n30,1\n20,1\n", false), ContainsSubstring("angles must increase"));
+    CHECK_THAT(error("angle_deg,intensity\n0,1\n30,-1\n", false), ContainsSubstring(">= 0"));
+    CHECK_THAT(error("angle_deg,intensity\n0,0\n30,0\n", false), ContainsSubstring("zero in every direction"));
+    CHECK_THAT(error("angle_deg,intensity\n0,1\n30,x\n", false), ContainsSubstring("bad.csv:3"));
+    CHECK_THAT(error("v/h,-10,10\n-10,1\n10,1,1\n", true), ContainsSubstring("expected 3 columns"));
+    CHECK_THAT(error("v/h,-10,10\n", true), ContainsSubstring("at least two rows"));
+    CHECK_THROWS_WITH(readRadialProfile(dir / "missing.csv", "[light] profile"), ContainsSubstring("missing.csv"));
+}
+
+TEST_CASE("lights: every backend lights a profiled light as the CPU does", "[lights][profile][backends]") {
+    const auto paths = test::vulkanPathsAvailable();
+    if (paths.empty()) SKIP("no Vulkan device with ray tracing");
+    const Room room;
+    test::TempDir dir;
+    SceneDesc d = room.desc;
+    d.light.profile = profileOf(dir, "v/h,-40,-10,10,40\n-30,0,1,1,0\n0,0.5,1,2,0.5\n30,0,1,1,0\n", true);
+    const SimulationResult cpu = run("cpu", room.scene, d), gpu = run(paths.front(), room.scene, d);
+    CHECK(sumError(cpu.image.amplitude, std::vector<float>(cpu.image.amplitude.size(), 0.0f), gpu.image.amplitude) <
+          1e-3);
+    CHECK(sumError(cpu.direct.irradiance, std::vector<float>(cpu.direct.irradiance.size(), 0.0f),
+                   gpu.direct.irradiance) < 1e-3);
 }

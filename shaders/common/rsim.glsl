@@ -32,6 +32,10 @@ PointLight rsimLight(LightSensorRecord r) {
     l.cosHalfAngle = r.lightPosCos.w;
     l.falloffExp = r.lightDirFalloff.w;
     l.intensity = r.lightIntensity.x;
+    l.profile = r.lightProfile;
+    l.profileShape = r.lightProfileShape;
+    l.profileRange = r.lightProfileRange;
+    l.profileRight = r.lightProfileRight.xyz;
     return l;
 }
 

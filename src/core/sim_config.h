@@ -4,6 +4,7 @@
 // light or the sensor, so one K serves every pose of a scene.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/k_format.h"
@@ -62,6 +63,16 @@ struct KSettings {
     std::uint32_t transportSteps = 1000;
 };
 
+// A light's angular profile (issue 60; rsim/shared/physics.h rsimProfileFactor): relative
+// intensities on an even grid of angles, radial (ny = 1) or horizontal x vertical.
+struct LightProfile {
+    std::uint32_t kind = 0;    // shared::RSIM_PROFILE_*
+    std::uint32_t nx = 0, ny = 1;
+    glm::vec4 range{0.0f};     // radians: the first and last column's angle, the first and last row's
+    std::vector<float> values; // [ny][nx]
+    double solidAngleSr = 0.0; // the integral of the profile over the sphere
+};
+
 struct SimConfig {
     KSettings k;
     double dtNs = 0.1;
@@ -75,6 +86,7 @@ struct SimConfig {
     struct Emitter {
         shared::PointLight light{};
         double delayNs = 0.0;
+        std::shared_ptr<const LightProfile> profile; // the table light.profile points into, or none
     };
     std::vector<Emitter> emitters;
     shared::PinholeSensor sensor{};

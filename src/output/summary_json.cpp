@@ -79,7 +79,8 @@ Json settings(const ResultsView& view) {
                   {"pulse_fwhm_ns", number(s.light.pulse_fwhm_ns)},
                   {"pulse_width_ns", number(s.light.pulse_width_ns)},
                   {"pulse_bins", view.config.pulse.size()},
-                  {"delay_ns", number(s.light.delay_ns)}};
+                  {"delay_ns", number(s.light.delay_ns)},
+                  {"profile", s.light.profile_file.empty() ? Json(nullptr) : Json(s.light.profile_file)}};
     // The second and later [[light]] tables (world positions and directions, as placed).
     Json more = Json::array();
     for (const LightDesc& l : s.moreLights)
@@ -88,7 +89,8 @@ Json settings(const ResultsView& view) {
                         {"half_angle_deg", number(l.half_angle_deg)},
                         {"power_w", number(l.power_w)},
                         {"falloff_exponent", number(l.falloff_exponent)},
-                        {"delay_ns", number(l.delay_ns)}});
+                        {"delay_ns", number(l.delay_ns)},
+                        {"profile", l.profile_file.empty() ? Json(nullptr) : Json(l.profile_file)}});
     j["more_lights"] = more;
     j["sensor"] = {{"position", vec3(s.sensorPosition())},
                    {"look_at", vec3(s.sensor.look_at)},

@@ -78,8 +78,9 @@ void setLens(const SensorDesc& se, shared::PinholeSensor& s) {
     s.tanHalfFovV = maxY * 1.001f;
 }
 
-// A light's shared record: its place, aim, cone and intensity.
-shared::PointLight pointLightOf(const LightDesc& l) {
+// A light's shared record: its place, aim, cone or profile, and intensity. `right`: the camera's
+// right, whose part across the light's axis is a profile grid's horizontal axis.
+shared::PointLight pointLightOf(const LightDesc& l, const glm::dvec3& right) {
     shared::PointLight p{};
     p.position = glm::vec3(l.position);
     p.direction = glm::vec3(unitOf(l.direction));
@@ -88,6 +89,19 @@ shared::PointLight pointLightOf(const LightDesc& l) {
     p.cosHalfAngle = l.half_angle_deg >= 180.0 ? -2.0f : float(std::cos(l.half_angle_deg * M_PI / 180.0));
     p.falloffExp = float(l.falloff_exponent);
     p.intensity = float(l.power_w / (4.0 * M_PI));
+    if (!l.profile) return p;
+    const LightProfile& t = *l.profile;
+    p.cosHalfAngle = -2.0f;
+    p.falloffExp = 0.0f;
+    p.profile = reinterpret_cast<std::uint64_t>(t.values.data());
+    p.profileShape = glm::uvec4(t.kind, t.nx, t.ny, 0u);
+    p.profileRange = t.range;
+    const glm::dvec3 d = unitOf(l.direction);
+    glm::dvec3 across = right - glm::dot(right, d) * d;
+    if (glm::length(across) < 1e-6) across = glm::cross(d, std::abs(d.z) < 0.9 ? glm::dvec3(0, 0, 1) : glm::dvec3(1, 0, 0));
+    p.profileRight = glm::vec3(glm::normalize(across));
+    // power_w is the profile's total power: I(w) = P f(w) / (integral of f over the sphere).
+    p.intensity = float(l.power_w / t.solidAngleSr);
     return p;
 }
 
@@ -112,9 +126,6 @@ SimConfig makeSimConfig(const SceneDesc& scene) {
     c.invCdtSq = float(1.0 / (c.cdtM * c.cdtM));
 
     const auto& l = scene.light;
-    c.light = pointLightOf(l);
-    c.emitters.push_back({c.light, l.delay_ns});
-    for (const LightDesc& more : scene.moreLights) c.emitters.push_back({pointLightOf(more), more.delay_ns});
     c.pulse = makePulse(l.pulse, l.pulse_fwhm_ns / s.dt_ns, l.pulse_width_ns / s.dt_ns);
 
     const auto& se = scene.sensor;
@@ -130,6 +141,11 @@ SimConfig makeSimConfig(const SceneDesc& scene) {
     c.sensor.tanHalfFovV = float(std::tan(0.5 * se.fov_v_deg * M_PI / 180.0));
     c.width = se.width;
     c.height = se.height;
+    // The lights, once the camera's frame is known (a profile grid's axes ride on it).
+    c.emitters.push_back({pointLightOf(l, right), l.delay_ns, l.profile});
+    for (const LightDesc& more : scene.moreLights)
+        c.emitters.push_back({pointLightOf(more, right), more.delay_ns, more.profile});
+    c.light = c.emitters[0].light;
     setLens(se, c.sensor);
     c.mode = se.mode;
     c.modulationMhz = se.modulation_mhz;

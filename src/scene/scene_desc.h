@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +44,10 @@ struct LightDesc {
     // the rig: resolved into position / direction once the sensor is read.
     std::optional<glm::dvec3> offset_camera, direction_camera;
     double delay_ns = 0.0; // the pulse leaves this light this much later
+    // An angular profile from a CSV table (profile: against the angle to the axis; profile_2d:
+    // horizontal x vertical angle), instead of the cone; power_w is then its total power.
+    std::shared_ptr<const LightProfile> profile;
+    std::string profile_file; // as written, with its key: "profile = x.csv" (summary.json)
     double half_angle_deg = 180.0;
     double power_w = 1.0;
     double falloff_exponent = 0.0; // cos^m falloff inside the cone; 0 = none

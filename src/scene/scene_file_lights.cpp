@@ -5,12 +5,15 @@
 #include "scene/scene_file_tables.h"
 
 #include <cmath>
+#include <optional>
 #include <sstream>
 
 #include <glm/geometric.hpp>
 #include <glm/mat3x3.hpp>
 
+#include "scene/light_profile.h"
 #include "scene/unit_vector.h"
+#include "util/error.h"
 
 namespace rsim {
 
@@ -52,8 +55,36 @@ void readPulse(TableReader& r, SceneDesc& scene) {
     }
 }
 
-// One light's place, aim, power, cone and delay into `l`.
-void readEmitter(TableReader& r, const SceneDesc& scene, LightDesc& l) {
+// A light's angular profile: a CSV table's path (relative to the scene file) under `profile`
+// (against the angle to the axis) or `profile_2d` (horizontal x vertical), instead of the cone.
+void readProfile(TableReader& r, const std::filesystem::path& baseDir, LightDesc& l) {
+    r.find("profile"); // known keys, for the messages about unknown ones
+    r.find("profile_2d");
+    if (r.at("profile") && r.at("profile_2d"))
+        r.fail(r.at("profile_2d"), "profile_2d", "give profile or profile_2d, not both");
+    const char* key = r.at("profile") ? "profile" : "profile_2d";
+    const std::optional<std::string> path = r.string(key);
+    if (!path) return;
+    for (const char* cone : {"half_angle_deg", "falloff_exponent"})
+        if (r.at(cone))
+            r.fail(r.at(cone), cone, std::string("a light with a ") + key + " has no cone: the table gives its shape");
+    const std::filesystem::path file = baseDir / *path;
+    const std::string where = r.context() + " " + key;
+    try {
+        std::shared_ptr<LightProfile> p =
+            key == std::string("profile") ? readRadialProfile(file, where) : readGridProfile(file, where);
+        finishProfile(*p, file.string());
+        l.profile = std::move(p);
+        l.profile_file = std::string(key) + " = " + *path;
+    } catch (const InputError& e) {
+        r.fail(r.at(key), key, e.what());
+    }
+}
+
+// One light's place, aim, power, cone or profile, and delay into `l`.
+void readEmitter(TableReader& r, const SceneDesc& scene, const std::filesystem::path& baseDir, LightDesc& l) {
+    r.find("offset_camera"); // known keys, for the messages about unknown ones
+    r.find("direction_camera");
     if (r.at("position") && r.at("offset_camera"))
         r.fail(r.at("offset_camera"), "offset_camera", "give position or offset_camera, not both");
     if (r.at("direction") && r.at("direction_camera"))
@@ -70,6 +101,7 @@ void readEmitter(TableReader& r, const SceneDesc& scene, LightDesc& l) {
     l.falloff_exponent = r.number("falloff_exponent", l.falloff_exponent, 0.0, 1e4);
     const double windowNs = double(scene.sim.timesteps) * scene.sim.dt_ns;
     l.delay_ns = r.number("delay_ns", l.delay_ns, 0.0, windowNs);
+    readProfile(r, baseDir, l);
 }
 
 } // namespace
@@ -79,7 +111,7 @@ void SceneTables::readLight(SceneDesc& scene) const {
     const toml::node* n = root_.get("light");
     if (!n || n->is_table()) {
         TableReader r(section("light"), "[light]", fileName_, &origins_, "light");
-        readEmitter(r, scene, scene.light);
+        readEmitter(r, scene, baseDir_, scene.light);
         readPulse(r, scene);
         r.finish();
         return;
@@ -87,7 +119,7 @@ void SceneTables::readLight(SceneDesc& scene) const {
     std::size_t index = 0;
     forEachArrayTable(root_, "light", fileName_, [&](TableReader& r, const toml::node&) {
         if (index++ == 0) {
-            readEmitter(r, scene, scene.light);
+            readEmitter(r, scene, baseDir_, scene.light);
             readPulse(r, scene);
         } else {
             for (const char* key : {"pulse", "pulse_width_ns", "pulse_fwhm_ns"})
@@ -96,7 +128,7 @@ void SceneTables::readLight(SceneDesc& scene) const {
                            "the pulse's shape is the first [[light]]'s for every light (one driver fires them); "
                            "give a later light delay_ns instead");
             LightDesc l;
-            readEmitter(r, scene, l);
+            readEmitter(r, scene, baseDir_, l);
             scene.moreLights.push_back(l);
         }
         r.finish();

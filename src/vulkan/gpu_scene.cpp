@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "vulkan/gpu_scene.h"
 
+#include <algorithm>
+
 namespace rsim {
 
 shared::LightSensorRecord makeLightSensorRecord(const SimConfig& c) {
@@ -16,8 +18,32 @@ shared::LightSensorRecord makeLightSensorRecord(const SimConfig& c) {
     r.sensorIntrinsics = c.sensor.intrinsics;
     r.sensorDistortion = c.sensor.distortion;
     r.sensorDistortionK3Image = c.sensor.distortionK3Image;
+    // The host's table (GpuPose puts the device's copy in its place): a new table, a new pose.
+    r.lightProfile = c.light.profile;
+    r.lightProfileShape = c.light.profileShape;
+    r.lightProfileRange = c.light.profileRange;
+    r.lightProfileRight = glm::vec4(c.light.profileRight, 0.0f);
     return r;
 }
+
+namespace {
+
+// The light's profile table on the device (an empty buffer without one).
+vk::Buffer profileOnDevice(vk::Device& device, const shared::PointLight& l) {
+    if (l.profile == 0) return {};
+    const auto* values = reinterpret_cast<const float*>(l.profile);
+    const std::size_t n = std::size_t(l.profileShape.y) * std::max(l.profileShape.z, 1u);
+    return vk::makeStorage(device, std::vector<float>(values, values + n), "light profile");
+}
+
+// The pose's record, pointing at the device's profile table.
+shared::LightSensorRecord recordOnDevice(const SimConfig& c, const vk::Buffer& profile) {
+    shared::LightSensorRecord r = makeLightSensorRecord(c);
+    r.lightProfile = c.light.profile ? profile.address() : 0;
+    return r;
+}
+
+} // namespace
 
 GpuGeometry::GpuGeometry(vk::Device& device, const PreparedScene& s, const std::vector<shared::RayBvhNode>& nodes,
                          const std::vector<std::uint32_t>& prims, const std::vector<glm::uvec3>& edges)
@@ -37,8 +63,8 @@ GpuGeometry::GpuGeometry(vk::Device& device, const PreparedScene& s, const std::
 }
 
 GpuPose::GpuPose(vk::Device& device, const SimConfig& c)
-    : lightSensor(vk::makeStorage(device,
-                                  std::vector<shared::LightSensorRecord>{makeLightSensorRecord(c)},
+    : profile(profileOnDevice(device, c.light)),
+      lightSensor(vk::makeStorage(device, std::vector<shared::LightSensorRecord>{recordOnDevice(c, profile)},
                                   "light and sensor")),
       pulse(vk::makeStorage(device, c.pulse, "pulse")) {}
 

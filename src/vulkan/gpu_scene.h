@@ -25,6 +25,7 @@ struct GpuGeometry {
 };
 
 struct GpuPose {
+    vk::Buffer profile;     // the light's angular profile table, if it has one
     vk::Buffer lightSensor; // LightSensorRecord
     vk::Buffer pulse;       // float[P]
 

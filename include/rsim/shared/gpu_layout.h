@@ -412,6 +412,11 @@ struct LightSensorRecord {
     vec4 sensorIntrinsics; // fx, fy, cx, cy (fx = 0: no lens model)
     vec4 sensorDistortion; // k1, k2, p1, p2
     vec4 sensorDistortionK3Image; // k3, width, height, unused
+    uint64_t lightProfile;        // the light's angular profile (PointLight::profile), 0: none
+    uint64_t unused;
+    uvec4 lightProfileShape;      // PointLight::profileShape
+    vec4 lightProfileRange;       // PointLight::profileRange
+    vec4 lightProfileRight;       // PointLight::profileRight, unused
 };
 
 // A pair gathered step by step (delay < RSIM_TIME_BLOCK), from the receiver's list.
@@ -652,7 +657,7 @@ static_assert(sizeof(rsim::shared::FacingListHeader) == rsim::shared::RSIM_FACIN
 static_assert(sizeof(rsim::shared::DirectPush) == 64);
 static_assert(sizeof(rsim::shared::FormFactorPush) == 72);
 static_assert(sizeof(rsim::shared::KEncodePush) == 64);
-static_assert(sizeof(rsim::shared::LightSensorRecord) == 176);
+static_assert(sizeof(rsim::shared::LightSensorRecord) == 240);
 static_assert(sizeof(rsim::shared::NearPair) == 16);
 static_assert(sizeof(rsim::shared::RadiosityFarPush) == 80);
 static_assert(sizeof(rsim::shared::RadiosityNearPush) == 80);

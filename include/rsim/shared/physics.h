@@ -193,13 +193,65 @@ struct PointLight {
     vec3 direction;     // unit
     float cosHalfAngle; // cos(theta_L); -2 for isotropic (below any rounded cosine)
     float falloffExp;   // m of the optional cos^m falloff inside the cone; 0 = flat
-    float intensity;    // P / (4 pi), W/sr
+    float intensity;    // P / (4 pi), W/sr; with a profile, P / (integral of the profile over the sphere)
+    // An angular profile (issue 60), or profile = 0 for none: its table's address (in C++ the
+    // host's pointer), its kind and size (RSIM_PROFILE_*, nx, ny, unused), the angles its first
+    // and last columns and rows stand for, radians (x0, x1, y0, y1), and for a grid the light's
+    // horizontal axis (unit, across `direction`).
+    uint64_t profile;
+    uvec4 profileShape;
+    vec4 profileRange;
+    vec3 profileRight;
 };
+
+// Profile kinds: relative intensity against the angle to the light's axis (nx samples), or a
+// grid of ny rows (vertical angle, up positive) by nx columns (horizontal angle, right positive),
+// angles measured as atan2 of the direction's component along the axis across.
+RSIM_CONST uint RSIM_PROFILE_RADIAL = 1u;
+RSIM_CONST uint RSIM_PROFILE_GRID = 2u;
+
+#ifdef __cplusplus
+inline float rsimProfileValue(uint64_t table, uint i) { return reinterpret_cast<const float*>(table)[i]; }
+#else
+layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer RsimProfileValues { float v[]; };
+float rsimProfileValue(uint64_t table, uint i) { return RsimProfileValues(table).v[i]; }
+#endif
+
+// The profile's value at angles (a, b) in radians (b unused for a radial profile): linear
+// between its samples, 0 outside their range.
+RSIM_FN float rsimProfileAt(PointLight l, float a, float b) {
+    uint nx = l.profileShape.y, ny = l.profileShape.z;
+    vec4 r = l.profileRange;
+    float fx = (a - r.x) / (r.y - r.x) * float(nx - 1u);
+    if (!(fx >= 0.0f && fx <= float(nx - 1u))) return 0.0f;
+    uint ix = min(uint(fx), nx - 2u);
+    float tx = fx - float(ix);
+    if (l.profileShape.x == RSIM_PROFILE_RADIAL)
+        return (1.0f - tx) * rsimProfileValue(l.profile, ix) + tx * rsimProfileValue(l.profile, ix + 1u);
+    float fy = (b - r.z) / (r.w - r.z) * float(ny - 1u);
+    if (!(fy >= 0.0f && fy <= float(ny - 1u))) return 0.0f;
+    uint iy = min(uint(fy), ny - 2u);
+    float ty = fy - float(iy);
+    float v0 = (1.0f - tx) * rsimProfileValue(l.profile, iy * nx + ix) + tx * rsimProfileValue(l.profile, iy * nx + ix + 1u);
+    float v1 = (1.0f - tx) * rsimProfileValue(l.profile, (iy + 1u) * nx + ix) +
+               tx * rsimProfileValue(l.profile, (iy + 1u) * nx + ix + 1u);
+    return (1.0f - ty) * v0 + ty * v1;
+}
+
+// The profile's relative intensity towards unit direction w.
+RSIM_FN float rsimProfileFactor(PointLight l, vec3 w) {
+    float c = dot(w, l.direction);
+    if (l.profileShape.x == RSIM_PROFILE_RADIAL) return rsimProfileAt(l, acos(clamp(c, -1.0f, 1.0f)), 0.0f);
+    if (!(c > 0.0f)) return 0.0f;
+    vec3 up = cross(l.profileRight, l.direction);
+    return rsimProfileAt(l, atan(dot(w, l.profileRight), c), atan(dot(w, up), c));
+}
 
 // I(w) for a unit direction w leaving the light.
 RSIM_FN float rsimLightIntensity(PointLight l, vec3 w) {
     float c = dot(w, l.direction);
     if (c < l.cosHalfAngle) return 0.0f;
+    if (l.profile != 0ul) return l.intensity * rsimProfileFactor(l, w);
     if (l.falloffExp > 0.0f) return l.intensity * pow(max(c, 0.0f), l.falloffExp);
     return l.intensity;
 }

@@ -5,7 +5,8 @@
 # 16), two lights ([[light]], the second 5 cm below the lens), AMCW with the sensor model and
 # with lens scattering, and a pulsed camera with lens scattering (every pixel's histogram). A
 # line a run: the whole process and the phases. Then the camera's tests under the validation layer.
-# c108 ran it at 82f3fe6; c109 at ed34c8e (lens scattering summed a pixel's bins together) with
+# c108 ran it at 82f3fe6; c109 at ed34c8e (lens scattering summed a pixel's bins together), c110 at
+# c1e4567 (angular profiles in the shaders), both with
 # TESTS_FILTER="" TESTS_TIMEOUT=480 (the whole suite).
 set -uo pipefail
 OUT=${OUT:-/tmp/out}

@@ -83,8 +83,7 @@ void writeOutputs(uint p, bool valid) {
             for (uint k = 0u; k < o.taps; ++k) {
                 float tap = valid ? rsimTap(pc.timesteps, omega, o.waveform, k, o.taps, ph) : 0.0;
                 dst.v[at + 2u + k] = tap;
-                float theta = rsimTapPhase(k, o.taps);
-                weighted += tap * vec2(cos(theta), sin(theta));
+                weighted += tap * rsimTapWeight(k, o.taps);
             }
             dst.v[at + 2u + o.taps] = ph.x != 0.0 || ph.y != 0.0
                                           ? rsimTapsPhase(weighted, rsimPulsePhase(pc.pulseLength, omega))

@@ -96,7 +96,6 @@ struct CameraReadout {
     std::vector<float> ambientElectrons; // [pixels]: mean ambient electrons of one readout
     std::vector<std::int32_t> outOfRangeMask; // gated [pixels]: 1 where the echo is past the gates
     std::uint64_t outOfRange = 0;        // gated pixels whose echo is past the gates (NaN range)
-    std::uint64_t noisyOutOfRange = 0;   // the same for the noisy range
     bool scattered = false;              // lens scattering was applied to the raw data
 };
 

@@ -2,7 +2,6 @@
 // The camera's readout on the host (distance/camera_readout.h).
 #include "distance/camera_readout.h"
 
-#include <atomic>
 #include <cmath>
 #include <limits>
 
@@ -29,7 +28,12 @@ class Readout {
   public:
     Readout(SensorImage& img, const SimConfig& c)
         : img_(img), c_(c), pixels_(std::size_t(img.width) * img.height), w_(amcwOmegas(c)),
-          lightToSensor_(c.sensor.position - c.light.position) {
+          lightToSensor_(c.sensor.position - c.light.position), directions_(pixels_) {
+        parallelFor(pixels_, 1024, [&](std::size_t begin, std::size_t end, unsigned) {
+            for (std::size_t p = begin; p < end; ++p)
+                directions_[p] = shared::rsimPixelDirection(c.sensor, std::uint32_t(p % img.width),
+                                                            std::uint32_t(p / img.width), img.width, img.height);
+        });
         const float P = float(c.pulse.size());
         auto noSignal = [](std::uint32_t) { return 0.0f; };
         auto pulse = [&c](std::uint32_t k) { return c.pulse[k]; };
@@ -134,7 +138,6 @@ class Readout {
         auto& gates = img_.readout.noisyGates;
         gates.assign(std::size_t(G) * pixels_, 0.0f);
         img_.noisyDepth.assign(pixels_, kNaN);
-        std::atomic<std::uint64_t> outOfRange{0};
         forEachPixel([&](std::size_t p) {
             if (!(img_.amplitude[p] > 0.0f)) return;
             const float e = img_.readout.electronsPerUnit[p], ambient = img_.readout.ambientElectrons[p];
@@ -142,11 +145,8 @@ class Readout {
                 gates[k * pixels_ + p] = shared::rsimNoisyElectrons(
                     img_.gates[k * pixels_ + p] * e, ambient, float(c_.noise.readSigma),
                     shared::rsimPairHash(std::uint32_t(p), k ^ kGateNoiseSalt, c_.noise.seed));
-            const float steps = gatedSteps(gatesOf(gates, p));
-            if (steps == shared::RSIM_GATE_OUT_OF_RANGE) outOfRange.fetch_add(1, std::memory_order_relaxed);
-            img_.noisyDepth[p] = rangeOf(steps, p);
+            img_.noisyDepth[p] = rangeOf(gatedSteps(gatesOf(gates, p)), p);
         });
-        img_.readout.noisyOutOfRange = outOfRange.load();
     }
 
   private:
@@ -157,10 +157,8 @@ class Readout {
         });
     }
     float omega(std::uint32_t f) const { return f < 4 ? w_.lo[int(f)] : w_.hi[int(f - 4)]; }
-    glm::vec3 direction(std::size_t p) const {
-        return shared::rsimPixelDirection(c_.sensor, std::uint32_t(p % img_.width), std::uint32_t(p / img_.width),
-                                          img_.width, img_.height);
-    }
+    // Pixel p's ray (rsimPixelDirection, with its lens undistortion: worked out once a pixel).
+    const glm::vec3& direction(std::size_t p) const { return directions_[p]; }
     // The sensor distance of a path of `steps` timesteps seen by pixel p (NaN for a negative
     // estimator code or NaN).
     float rangeOf(float steps, std::size_t p) const {
@@ -187,8 +185,7 @@ class Readout {
         glm::vec2 weighted(0.0f);
         bool any = false;
         for (std::uint32_t k = 0; k < c_.taps; ++k) {
-            const float theta = shared::rsimTapPhase(k, c_.taps);
-            weighted += taps[k] * glm::vec2(std::cos(theta), std::sin(theta));
+            weighted += taps[k] * shared::rsimTapWeight(k, c_.taps);
             any = any || taps[k] != 0.0f;
         }
         return any ? shared::rsimTapsPhase(weighted, pulsePhase_[f]) : kNaN;
@@ -217,6 +214,7 @@ class Readout {
     std::size_t pixels_;
     AmcwOmegas w_;
     glm::vec3 lightToSensor_;
+    std::vector<glm::vec3> directions_;
     float pulsePhase_[shared::RSIM_MAX_FREQUENCIES] = {};
 };
 

@@ -100,14 +100,11 @@ glm::vec4 primaryRecord(const PreparedScene& s, const SimConfig& c, const Embree
                                     float(c.steps(double(glm::length(c.light.position - x)) + double(hit.t))));
 }
 
-// The signal of the ray whose record is `hit` (a front face) into `sig`: the direct term at its
-// hit point, delayed by light -> x -> sensor, and unless `directOnly` the indirect part B_i - E_i
-// of its triangle, delayed by x -> sensor.
-void raySignal(const glm::vec4& hit, const SimConfig& c, const Histories& r, bool directOnly, float* sig) {
+// Adds to `sig` the indirect part B_i - E_i of the triangle of the ray whose record is `hit`,
+// delayed by x -> sensor.
+void addRayIndirect(const glm::vec4& hit, const SimConfig& c, const Histories& r, float* sig) {
+    if (!c.indirect) return;
     const std::size_t T = c.timesteps;
-    std::fill(sig, sig + T, 0.0f);
-    if (hit.z > 0.0f) depositPulse(hit.z, hit.w, c.pulse, c.timesteps, sig);
-    if (directOnly || !c.indirect) return;
     const std::size_t i = shared::rsimPrimaryTriangle(hit);
     const glm::vec3 split = shared::rsimLinearSplit(float(c.steps(double(hit.y))));
     const std::size_t shift = std::size_t(split.x);
@@ -118,6 +115,14 @@ void raySignal(const glm::vec4& hit, const SimConfig& c, const Histories& r, boo
         float x1 = t > shift ? b[t - shift - 1] - e[t - shift - 1] : 0.0f;
         sig[t] += shared::rsimDelayedValue(split, x0, x1);
     }
+}
+
+// The signal of the ray whose record is `hit` (a front face) into `sig`: the direct term at its
+// hit point, delayed by light -> x -> sensor, and unless `directOnly` the indirect part.
+void raySignal(const glm::vec4& hit, const SimConfig& c, const Histories& r, bool directOnly, float* sig) {
+    std::fill(sig, sig + c.timesteps, 0.0f);
+    if (hit.z > 0.0f) depositPulse(hit.z, hit.w, c.pulse, c.timesteps, sig);
+    if (!directOnly) addRayIndirect(hit, c, r, sig);
 }
 
 // A pixel's signal into `sig` from its R primary-hit records `hits`: its centre ray's when R is
@@ -191,7 +196,9 @@ SensorImage renderSensorImageCpu(const PreparedScene& s, const SimConfig& c, con
                 if (!signal) continue;
                 pixelSignal(records, R, c, r, true, ones[w], sig.data());
                 out.directFrom(p, dir, sig.data());
-                pixelSignal(records, R, c, r, false, ones[w], sig.data());
+                // One ray: its direct signal is in `sig` already; several: their mean again.
+                if (R == 1) addRayIndirect(centre, c, r, sig.data());
+                else pixelSignal(records, R, c, r, false, ones[w], sig.data());
                 out.from(p, dir, sig.data(), reflectanceSeen, noisy[w]);
             }
         progress.add(end - begin);

@@ -43,12 +43,15 @@ void CpuPixelOutputs::hit(std::size_t p, std::uint32_t triangle, float t) {
     image_.trueDepth[p] = t;
 }
 
-void CpuPixelOutputs::directFrom(std::size_t p, const glm::vec3& dir, const float* sig) {
+void CpuPixelOutputs::keepTransient(std::size_t p, const float* sig, std::vector<float>& into) const {
     const SimConfig::Transient& tr = c_.transient;
     const std::size_t px = p % c_.width, py = p / c_.width;
-    if (tr.direct && px >= tr.x0 && px < tr.x0 + tr.w && py >= tr.y0 && py < tr.y0 + tr.h)
-        std::copy_n(sig + tr.start, tr.bins,
-                    image_.directTransient.begin() + std::ptrdiff_t(((py - tr.y0) * tr.w + (px - tr.x0)) * tr.bins));
+    if (px >= tr.x0 && px < tr.x0 + tr.w && py >= tr.y0 && py < tr.y0 + tr.h)
+        std::copy_n(sig + tr.start, tr.bins, into.begin() + std::ptrdiff_t(((py - tr.y0) * tr.w + (px - tr.x0)) * tr.bins));
+}
+
+void CpuPixelOutputs::directFrom(std::size_t p, const glm::vec3& dir, const float* sig) {
+    if (c_.transient.direct) keepTransient(p, sig, image_.directTransient);
     if (const double direct = pathSteps(sig, c_.timesteps, c_, 0.0f, nullptr, true); !std::isnan(direct))
         image_.directDepth[p] = shared::rsimSensorDistance(float(direct * c_.cdtM), lightToSensor_, dir);
 }
@@ -57,7 +60,6 @@ void CpuPixelOutputs::from(std::size_t p, const glm::vec3& dir, const float* sig
                            std::vector<float>& noisy) {
     const SimConfig& c = c_;
     const std::size_t T = c.timesteps;
-    const std::size_t px = p % c.width, py = p / c.width;
     if (c.mode == SensorMode::Amcw) amcw(p, sig);
     if (c.mode == SensorMode::Gated) {
         auto signal = [sig](std::uint32_t t) { return sig[t]; };
@@ -66,10 +68,7 @@ void CpuPixelOutputs::from(std::size_t p, const glm::vec3& dir, const float* sig
                                                  signal, pulse);
         for (std::uint32_t k = 0; k < c.gates; ++k) image_.gates[k * pixels_ + p] = G[int(k)];
     }
-    const SimConfig::Transient& tr = c.transient;
-    if (px >= tr.x0 && px < tr.x0 + tr.w && py >= tr.y0 && py < tr.y0 + tr.h)
-        std::copy_n(sig + tr.start, tr.bins,
-                    image_.transient.begin() + std::ptrdiff_t(((py - tr.y0) * tr.w + (px - tr.x0)) * tr.bins));
+    keepTransient(p, sig, image_.transient);
     double amp = 0.0;
     for (std::size_t t = 0; t < T; ++t) amp += double(sig[t]);
     image_.amplitude[p] = float(amp);
@@ -106,8 +105,7 @@ void CpuPixelOutputs::amcw(std::size_t p, const float* sig) {
         for (std::uint32_t k = 0; k < K; ++k) {
             const float tap = shared::rsimTap(c.timesteps, omega, c.waveform, k, K, ph, signal, pulse);
             img.taps[(f * pixels_ + p) * K + k] = tap;
-            const float theta = shared::rsimTapPhase(k, K);
-            weighted += tap * glm::vec2(std::cos(theta), std::sin(theta));
+            weighted += tap * shared::rsimTapWeight(k, K);
         }
         if (ph.x != 0.0f || ph.y != 0.0f)
             img.tapsPhase[f * pixels_ + p] = shared::rsimTapsPhase(weighted, shared::rsimPulsePhase(P, omega, signal, pulse));

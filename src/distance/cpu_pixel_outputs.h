@@ -33,6 +33,8 @@ class CpuPixelOutputs {
 
   private:
     void amcw(std::size_t p, const float* signal);
+    // Pixel p's bins of SimConfig::transient's region from `signal` into `into`, if p is in it.
+    void keepTransient(std::size_t p, const float* signal, std::vector<float>& into) const;
 
     const SimConfig& c_;
     SensorImage image_;

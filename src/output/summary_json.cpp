@@ -30,6 +30,17 @@ Json numbers(const std::vector<double>& values) {
     return a;
 }
 
+// One light's place, aim, cone or profile, power and delay.
+Json lightSettings(const LightDesc& l) {
+    return {{"position", vec3(l.position)},
+            {"direction", vec3(l.direction)},
+            {"half_angle_deg", number(l.half_angle_deg)},
+            {"power_w", number(l.power_w)},
+            {"falloff_exponent", number(l.falloff_exponent)},
+            {"delay_ns", number(l.delay_ns)},
+            {"profile", l.profile_file.empty() ? Json(nullptr) : Json(l.profile_file)}};
+}
+
 // The [tuning] keys the run set (docs/tuning.md); an empty object when none.
 Json tuningSettings(const TuningDesc& t) {
     Json j = Json::object();
@@ -68,29 +79,17 @@ Json settings(const ResultsView& view) {
                        {"max_edge_m", number(s.sim.max_edge_m)},
                        {"transport", transportName(s.sim.transport)},
                        {"max_bounces", s.sim.max_bounces}};
-    j["light"] = {{"position", vec3(s.light.position)},
-                  {"direction", vec3(s.light.direction)},
-                  {"half_angle_deg", number(s.light.half_angle_deg)},
-                  {"power_w", number(s.light.power_w)},
-                  {"falloff_exponent", number(s.light.falloff_exponent)},
-                  {"pulse", s.light.pulse == PulseShape::Gaussian      ? "gaussian"
-                            : s.light.pulse == PulseShape::Rectangular ? "rectangular"
-                                                                       : "delta"},
-                  {"pulse_fwhm_ns", number(s.light.pulse_fwhm_ns)},
-                  {"pulse_width_ns", number(s.light.pulse_width_ns)},
-                  {"pulse_bins", view.config.pulse.size()},
-                  {"delay_ns", number(s.light.delay_ns)},
-                  {"profile", s.light.profile_file.empty() ? Json(nullptr) : Json(s.light.profile_file)}};
-    // The second and later [[light]] tables (world positions and directions, as placed).
+    // The first light with the pulse; the second and later [[light]] tables (world positions and
+    // directions, as placed) without it.
+    j["light"] = lightSettings(s.light);
+    j["light"].update({{"pulse", s.light.pulse == PulseShape::Gaussian      ? "gaussian"
+                                 : s.light.pulse == PulseShape::Rectangular ? "rectangular"
+                                                                            : "delta"},
+                       {"pulse_fwhm_ns", number(s.light.pulse_fwhm_ns)},
+                       {"pulse_width_ns", number(s.light.pulse_width_ns)},
+                       {"pulse_bins", view.config.pulse.size()}});
     Json more = Json::array();
-    for (const LightDesc& l : s.moreLights)
-        more.push_back({{"position", vec3(l.position)},
-                        {"direction", vec3(l.direction)},
-                        {"half_angle_deg", number(l.half_angle_deg)},
-                        {"power_w", number(l.power_w)},
-                        {"falloff_exponent", number(l.falloff_exponent)},
-                        {"delay_ns", number(l.delay_ns)},
-                        {"profile", l.profile_file.empty() ? Json(nullptr) : Json(l.profile_file)}});
+    for (const LightDesc& l : s.moreLights) more.push_back(lightSettings(l));
     j["more_lights"] = more;
     j["sensor"] = {{"position", vec3(s.sensorPosition())},
                    {"look_at", vec3(s.sensor.look_at)},

@@ -41,6 +41,12 @@ RSIM_SIGNAL_FN float rsimTap(uint T, float omega, uint waveform, uint k, uint K,
     return acc;
 }
 
+// Tap k's weight (cos theta_k, sin theta_k) in the sum whose angle is the taps' phase.
+RSIM_FN vec2 rsimTapWeight(uint k, uint K) {
+    float theta = rsimTapPhase(k, K);
+    return vec2(cos(theta), sin(theta));
+}
+
 // The phase a K-tap camera computes, wrapped to [0, 2 pi): atan2(sum_k c_k sin theta_k,
 // sum_k c_k cos theta_k) plus the emitted pulse's own phase (as rsimAmcwPath adds it), so that
 // for sinusoidal modulation it equals the phasor's phase -arg P + that offset.

@@ -17,6 +17,7 @@
 #include "core/sim_config.h"
 #include "k/host_k.h"
 #include "k/row_share.h"
+#include "transport/phasor_system.h"
 #include "util/error.h"
 
 namespace rsim {
@@ -141,6 +142,12 @@ class Backend {
     // paths, with no K, direct terms or histories. A backend that cannot trace paths says so.
     virtual SensorImage pathTraced(const SimConfig&) {
         throw InputError("this backend cannot trace paths (simulation.transport = \"paths\"); use --backend cpu");
+    }
+    // The `phasors` transport's solve (MODEL.md §11) of one group's system over `K` (null: no
+    // indirect light); its columns are the group's poses and frequencies. A backend that cannot
+    // says so.
+    virtual PhasorSolution phasors(KHandle*, const PhasorSystem&) {
+        throw InputError("this backend cannot solve phasors (simulation.transport = \"phasors\"); use --backend cpu");
     }
     // s_fwd(t) and s_adj(t) (MODEL §5).
     virtual void signals(const Histories& histories, const DirectTerms& direct, const SimConfig& config,

@@ -111,6 +111,10 @@ class CpuBackend final : public Backend {
 
     SensorImage pathTraced(const SimConfig& c) override { return pathTracedImageCpu(scene(), c, *rays_); }
 
+    PhasorSolution phasors(KHandle* K, const PhasorSystem& system) override {
+        return solvePhasorsCpu(scene(), K ? &K->host() : nullptr, system, share_);
+    }
+
   private:
     const PreparedScene& scene() const {
         if (!scene_) throw Error("internal: the CPU backend ran a phase before prepare()");

@@ -121,6 +121,20 @@ struct SensorImage {
     std::uint64_t rays = 0;             // primary rays (one per pixel)
 };
 
+// How the phasors transport's solve of a pose's group went (MODEL.md §11; summary.json `phasors`),
+// per angular frequency of the pose: the steady state (0) first, then the modulation
+// frequencies, then their harmonics.
+struct PhasorReport {
+    std::vector<double> omegas;            // radians per timestep
+    std::vector<std::uint32_t> iterations; // until the column's change fell below its tolerance
+    std::vector<double> change;            // the last change, largest |B^(k+1) - B^(k)|
+    std::vector<double> tolerance;         // the tolerance it was held to
+    std::uint32_t sweeps = 0;              // iterations of the group (passes over K)
+    std::uint32_t groupPoses = 0;          // poses solved together
+    double q = -1.0; // the contraction bound max_m rho_m sum_n F_mn from K's row sums (< 0: unknown)
+    bool converged = true;
+};
+
 struct SimulationResult {
     std::uint32_t n = 0, timesteps = 0;
     // Time series, [i * T + t].
@@ -135,6 +149,7 @@ struct SimulationResult {
     VisibilityStats visibility;
     std::vector<double> signalFwd, signalAdj; // s_fwd(t), s_adj(t) (MODEL §5)
     std::uint64_t echoesCutOff = 0;           // triangles whose echo ran past the simulated time
+    PhasorReport phasors;                     // the phasors transport's solve (empty otherwise)
 };
 
 // The bytes a result's arrays hold (what a writer queue holds per pose).

@@ -15,11 +15,14 @@ namespace rsim {
 
 enum class PulseShape { Delta, Gaussian, Rectangular };
 enum class SensorMode { Pulsed, Amcw, Gated };
-// How light goes from the light to the pixels: the radiosity pipeline over K (MODEL.md §2-6), or
-// Monte Carlo paths traced from each pixel (MODEL.md §10.2).
-enum class Transport { Radiosity, Paths };
-// "radiosity" or "paths", as the scene file and summary.json write it.
-inline const char* transportName(Transport t) { return t == Transport::Paths ? "paths" : "radiosity"; }
+// How light goes from the light to the pixels: the radiosity pipeline over K (MODEL.md §2-6),
+// Monte Carlo paths traced from each pixel (MODEL.md §10.2), or AMCW phasors solved over K in the
+// frequency domain (MODEL.md §11).
+enum class Transport { Radiosity, Paths, Phasors };
+// "radiosity", "paths" or "phasors", as the scene file and summary.json write it.
+inline const char* transportName(Transport t) {
+    return t == Transport::Paths ? "paths" : t == Transport::Phasors ? "phasors" : "radiosity";
+}
 // Camera paths per pixel of the `paths` transport unless sensor.pixel_samples says otherwise.
 inline constexpr std::uint32_t kDefaultPathsPerPixel = 64;
 
@@ -122,11 +125,22 @@ struct SimConfig {
     struct Paths {
         std::uint32_t maxBounces = 0;
     } paths;
+    // The `phasors` transport (MODEL.md §11): a column stops when its largest change falls below
+    // `tolerance` of its largest source; at most `maxIterations`; `roundedDelays`: section 3's
+    // rounded pair delays and linearly split light and sensor delays (the test mode whose result
+    // is the time-stepped transport's discrete-time transform).
+    struct Phasors {
+        double tolerance = 1e-6;
+        std::uint32_t maxIterations = 1000;
+        bool roundedDelays = false;
+    } phasors;
     // The radiosity image's primary rays per pixel: its centre's alone, or with pixel_samples > 1
     // the centre's (range_true_m, the triangle seen) and then the samples' (MODEL.md §6).
     std::uint32_t primaryRaysPerPixel() const { return pixelSampling.perPixel > 1 ? 1 + pixelSampling.perPixel : 1; }
     std::uint32_t taps = 4;                                      // AMCW taps per frequency
     std::uint32_t waveform = 0;                                  // shared::RSIM_WAVEFORM_*
+    // Square waveform with the phasors transport: the odd harmonics solved, up to this one.
+    std::uint32_t harmonics = 63;
     // The per-pixel transient: bins [start, start + bins) of pixels x in [x0, x0 + w), y in
     // [y0, y0 + h); w = 0: none.
     struct Transient {

@@ -271,6 +271,29 @@ void readAmcwData(vk::Device& device, const vk::Buffer& amcw, std::uint64_t amcw
 
 } // namespace
 
+PrimaryHits primaryHitsVulkan(vk::Device& device, const GpuGeometry& scene, const GpuPose& pose,
+                              const vk::SceneAccel& accel, vk::PosePasses& passes, const PreparedScene& prepared,
+                              const SimConfig& c) {
+    const std::uint32_t R = c.primaryRaysPerPixel(), pixels = c.width * c.height;
+    if (!passes.primary) passes.primary = makeRayPassPipeline(device, primaryRecipe(device), accel);
+    const std::uint64_t hitBytes = std::uint64_t(pixels) * R * sizeof(glm::vec4);
+    const vk::Buffer& hits =
+        passes.pixelHits.get(device, hitBytes, vk::kStorageUsage, vk::MemoryKind::Device, "pixel hits");
+    const shared::PrimaryPush pp = primaryPush(scene, pose, hits, prepared, c);
+    vk::HostReadback back(device, passes.readback, vk::HostReadback::rounded(hitBytes));
+    std::uint64_t at = 0;
+    device.submitAndWait([&](VkCommandBuffer cmd) {
+        passes.primary->bind(cmd, nullptr);
+        launchRayPassLinear(device, *passes.primary, cmd, pp, std::uint64_t(pixels) * R);
+        at = back.add(cmd, hits, hitBytes);
+    });
+    PrimaryHits out;
+    out.rays = std::uint64_t(pixels) * R;
+    const float* v = back.at<float>(at);
+    out.values.assign(v, v + out.rays * 4);
+    return out;
+}
+
 SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& scene, const GpuPose& pose,
                                     const vk::SceneAccel* accel, const PrimaryHits* given, vk::PosePasses& passes,
                                     const DeviceHistoryView& history, const PreparedScene& prepared,

@@ -34,6 +34,12 @@ void sensorSignalsVulkan(vk::Device& device, const GpuPose& pose, vk::PosePasses
                          const DeviceHistoryView& history, std::uint32_t n, const SimConfig& config,
                          std::vector<double>& fwd, std::vector<double>& adj);
 
+// The primary rays' hits of the sensor image (R records per pixel, rsim/shared/primary_hit.h),
+// cast through `accel` and brought to the host.
+PrimaryHits primaryHitsVulkan(vk::Device& device, const GpuGeometry& geometry, const GpuPose& pose,
+                              const vk::SceneAccel& accel, vk::PosePasses& passes, const PreparedScene& prepared,
+                              const SimConfig& config);
+
 // The sensor image: each pixel's primary ray (cast through `accel`, or given as `hits`, from
 // another backend), then the pixel pass over the history.
 SensorImage renderSensorImageVulkan(vk::Device& device, const GpuGeometry& geometry, const GpuPose& pose,

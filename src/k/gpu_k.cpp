@@ -225,7 +225,8 @@ HostK downloadDeviceK(vk::Device& device, const DeviceK& K) {
 vk::Buffer placeChunk(vk::Device& device, const std::vector<std::uint32_t>& words, std::uint32_t c, bool streamed) {
     if (!streamed) return vk::makeStorage(device, words, "K chunk " + std::to_string(c));
     const std::uint64_t bytes = words.size() * 4;
-    vk::Buffer pinned(device, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryKind::Upload,
+    // Copied to the device by the time-stepped transport, read in place by the phasors' gathers.
+    vk::Buffer pinned(device, bytes, vk::kStorageUsage, vk::MemoryKind::Upload,
                       "K chunk " + std::to_string(c) + " (host)");
     std::memcpy(pinned.mapped(), words.data(), bytes);
     return pinned;

@@ -30,6 +30,28 @@ Json numbers(const std::vector<double>& values) {
     return a;
 }
 
+// MODEL.md §11: how the solve of the pose's group went, per angular frequency.
+Json phasorsJson(const PhasorReport& r) {
+    Json j;
+    j["omegas_rad_per_step"] = Json::array();
+    for (double w : r.omegas) j["omegas_rad_per_step"].push_back(number(w));
+    j["iterations"] = r.iterations;
+    j["sweeps"] = r.sweeps;
+    j["group_poses"] = r.groupPoses;
+    j["converged"] = r.converged;
+    j["last_change"] = Json::array();
+    j["tolerance"] = Json::array();
+    j["error_bound"] = Json::array();
+    for (std::size_t f = 0; f < r.change.size(); ++f) {
+        j["last_change"].push_back(number(r.change[f]));
+        j["tolerance"].push_back(number(r.tolerance[f]));
+        // |B^ - B^(k)| <= q / (1 - q) x the last change, where q < 1 bounds the contraction.
+        j["error_bound"].push_back(r.q >= 0.0 && r.q < 1.0 ? number(r.q / (1.0 - r.q) * r.change[f]) : Json());
+    }
+    j["q_bound"] = r.q >= 0.0 ? number(r.q) : Json();
+    return j;
+}
+
 // One light's place, aim, cone or profile, power and delay.
 Json lightSettings(const LightDesc& l) {
     return {{"position", vec3(l.position)},
@@ -78,7 +100,10 @@ Json settings(const ResultsView& view) {
                        {"indirect", s.sim.indirect},
                        {"max_edge_m", number(s.sim.max_edge_m)},
                        {"transport", transportName(s.sim.transport)},
-                       {"max_bounces", s.sim.max_bounces}};
+                       {"max_bounces", s.sim.max_bounces},
+                       {"phasor_tolerance", number(s.sim.phasor_tolerance)},
+                       {"phasor_max_iterations", s.sim.phasor_max_iterations},
+                       {"phasor_delays", s.sim.phasor_rounded_delays ? "rounded" : "exact"}};
     // The first light with the pulse; the second and later [[light]] tables (world positions and
     // directions, as placed) without it.
     j["light"] = lightSettings(s.light);
@@ -104,6 +129,7 @@ Json settings(const ResultsView& view) {
                    {"modulation_mhz", numbers(s.sensor.modulation_mhz)},
                    {"taps", s.sensor.taps},
                    {"waveform", s.sensor.waveform},
+                   {"harmonics", s.sensor.harmonics},
                    {"pixel_samples", s.sensor.pixel_samples},
                    {"pixel_filter", s.sensor.pixel_filter_box ? "box" : "centre"}};
     Json materials = Json::array();
@@ -200,6 +226,7 @@ std::string summaryJsonText(const ResultsView& view, const PhaseTimes& times) {
     j["scene_file"] = view.scene.file.string();
     if (!view.info.pose.empty()) j["pose"] = view.info.pose;
     j["transport"] = transportName(view.config.transport);
+    if (view.config.transport == Transport::Phasors) j["phasors"] = phasorsJson(view.result.phasors);
     j["materials_approximated"] = output::materialsApproximated(view);
     const RunMetadata& m = view.meta;
     j["backend"] = m.backend;

@@ -15,6 +15,7 @@
 #include "pipeline/k_phase.h"
 #include "pipeline/lights_batch.h"
 #include "pipeline/paths_batch.h"
+#include "pipeline/phasors_batch.h"
 #include "pipeline/run_checks.h"
 #include "pipeline/run_estimate.h"
 #include "transport/sources.h"
@@ -68,7 +69,13 @@ public:
         // Geometry phase, part 2: K (it depends on the triangles and the K settings alone).
         k_ = batchK(*b_.geometry, s_, first_, poses_.size(), opt_, share_ ? &*share_ : nullptr, times_, meta_);
         if (opt_.kReady) opt_.kReady();
-        transportInGroups();
+        if (first_.transport == Transport::Phasors) {
+            const PhasorBatch batch{b_, s_, poses_, opt_, times_, meta_, sink_, direct_, directSeconds_,
+                                    first_.indirect ? k_.used : nullptr, k_.stats, poseOutputsHere_};
+            PhasorPoses(batch).run(report_);
+        } else {
+            transportInGroups();
+        }
         finish();
         return report_;
     }
@@ -329,7 +336,7 @@ BatchReport simulateBatch(const PhaseBackends& b, const PreparedScene& s, const 
                           const RunOptions& opt, PhaseTimes& times, RunMetadata& meta, const PoseSink& sink) {
     if (poses.empty()) throw Error("internal: a batch without poses");
     if (needsLightSum(poses[0].config)) {
-        if (poses[0].config.transport == Transport::Paths)
+        if (poses[0].config.transport != Transport::Radiosity)
             throw InputError("several lights, a delayed light and a pulsed camera's lens scattering need "
                              "simulation.transport = \"radiosity\" for now");
         return simulateLightsBatch(b, s, poses, opt, times, meta, sink);

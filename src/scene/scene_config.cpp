@@ -178,6 +178,10 @@ SimConfig makeSimConfig(const SceneDesc& scene) {
     c.pixelSampling.perPixel = se.pixel_samples;
     c.pixelSampling.boxFilter = se.pixel_filter_box;
     c.paths.maxBounces = s.max_bounces;
+    c.phasors.tolerance = s.phasor_tolerance;
+    c.phasors.maxIterations = s.phasor_max_iterations;
+    c.phasors.roundedDelays = s.phasor_rounded_delays;
+    c.harmonics = se.harmonics;
     // simulation.indirect = false is the direct light alone: for paths, their first vertex only.
     if (s.transport == Transport::Paths && !s.indirect) c.paths.maxBounces = 1;
     c.waveform = se.waveform == "square" ? shared::RSIM_WAVEFORM_SQUARE : shared::RSIM_WAVEFORM_SINUSOIDAL;

@@ -33,6 +33,9 @@ struct SimulationSettings {
     double max_edge_m = 0.0;
     Transport transport = Transport::Radiosity; // MODEL.md §10.2
     std::uint32_t max_bounces = 0;              // paths: most vertices per path (0: no cap)
+    double phasor_tolerance = 1e-6;             // phasors: MODEL.md §11
+    std::uint32_t phasor_max_iterations = 1000;
+    bool phasor_rounded_delays = false;         // phasor_delays = "rounded" (test mode)
 };
 
 // One emitter ([light], or each [[light]]; issue 60). Its pulse's shape is the first light's for
@@ -74,6 +77,7 @@ struct SensorDesc {
     std::uint32_t gates = 2;             // gated: 2 or 3 contiguous gates as long as the pulse
     std::uint32_t taps = 4;             // AMCW correlation taps per frequency (images.h5)
     std::string waveform = "sinusoidal"; // AMCW modulation: "sinusoidal" or "square"
+    std::uint32_t harmonics = 63;        // phasors, square waveform: the odd harmonics solved
     // Rays (radiosity) or camera paths (paths) per pixel, and where in the pixel they start
     // (MODEL.md §10.2): uniformly over its square ("box") or at its centre ("centre").
     std::uint32_t pixel_samples = 1;

@@ -111,12 +111,13 @@ void SceneTables::readSimulation(SceneDesc& scene) const {
     s.indirect = r.boolean("indirect", s.indirect);
     s.max_edge_m = r.number("max_edge_m", s.max_edge_m, 0.0, 1e9);
     const std::string transport = r.choice("transport", "radiosity", {"radiosity", "paths", "phasors"});
-    if (transport == "phasors")
-        r.fail(r.at("transport"), "transport",
-               "\"phasors\" (AMCW in the frequency domain, MODEL.md §11) is not implemented yet; use \"radiosity\" "
-               "or \"paths\"");
-    s.transport = transport == "paths" ? Transport::Paths : Transport::Radiosity;
+    s.transport = transport == "paths"     ? Transport::Paths
+                  : transport == "phasors" ? Transport::Phasors
+                                           : Transport::Radiosity;
     s.max_bounces = r.integer("max_bounces", s.max_bounces, 0, 1 << 16);
+    s.phasor_tolerance = r.number("phasor_tolerance", s.phasor_tolerance, 1e-12, 0.1);
+    s.phasor_max_iterations = r.integer("phasor_max_iterations", s.phasor_max_iterations, 1, 1 << 20);
+    s.phasor_rounded_delays = r.choice("phasor_delays", "exact", {"exact", "rounded"}) == "rounded";
     r.finish();
 }
 
@@ -161,7 +162,9 @@ void SceneTables::readOutput(SceneDesc& scene) const {
     } else {
         scene.output.dir = baseDir_ / scene.output.dir;
     }
-    scene.output.timeseries = r.boolean("timeseries", scene.output.timeseries);
+    // The phasors transport has no time series to write (MODEL.md §11): off unless asked for.
+    scene.output.timeseries =
+        r.boolean("timeseries", scene.output.timeseries && scene.sim.transport != Transport::Phasors);
     scene.output.kij = r.boolean("kij", scene.output.kij);
     scene.output.images = r.boolean("images", scene.output.images);
     auto& o = scene.output;
@@ -188,6 +191,14 @@ void SceneTables::readOutput(SceneDesc& scene) const {
         r.fail(t.get("transient_roi"), "transient_roi",
                "[x, y, width, height] must lie inside the " + std::to_string(scene.sensor.width) + " x " +
                    std::to_string(scene.sensor.height) + " image (width 0: the whole image)");
+    if (scene.sim.transport == Transport::Phasors && o.timeseries)
+        r.fail(t.get("timeseries"), "timeseries",
+               "simulation.transport = \"phasors\" solves phasors, not time series (no B or Z: MODEL.md §11); drop it "
+               "or use simulation.transport = \"radiosity\"");
+    if (scene.sim.transport == Transport::Phasors && o.transient)
+        r.fail(t.get("transient"), "transient",
+               "simulation.transport = \"phasors\" computes no per-pixel transients (MODEL.md §11); drop it or use "
+               "simulation.transport = \"radiosity\"");
     r.finish();
 }
 

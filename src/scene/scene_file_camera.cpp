@@ -127,6 +127,15 @@ void SceneTables::readSensor(SceneDesc& scene) const {
                        "), got " + fmtNumber(f) + " MHz; lower the frequency or simulation.dt_ns");
     s.taps = r.integer("taps", s.taps, 3, 16);
     s.waveform = r.choice("waveform", s.waveform, {"sinusoidal", "square"});
+    s.harmonics = r.integer("harmonics", s.harmonics, 1, 1023);
+    if (s.harmonics % 2 == 0)
+        r.fail(t.get("harmonics"), "harmonics",
+               "the square waveform's correlation has odd harmonics only: give an odd number, got " +
+                   std::to_string(s.harmonics));
+    if (scene.sim.transport == Transport::Phasors && s.mode != SensorMode::Amcw)
+        r.fail(t.get("mode"), "mode",
+               "simulation.transport = \"phasors\" solves an AMCW camera's phasors (MODEL.md §11) and needs mode = "
+               "\"amcw\"; use simulation.transport = \"radiosity\" for a " + mode + " camera");
     readPixelSampling(r, scene);
     glm::dvec3 fwd = s.look_at - scene.sensorPosition();
     if (!(glm::length(fwd) >= 1e-9))

@@ -134,6 +134,9 @@ void SceneTables::readLight(SceneDesc& scene) const {
         r.finish();
     });
     if (index == 0) throw InputError(fileName_ + ": [[light]] is empty; give at least one light");
+    if (scene.sim.transport == Transport::Phasors && !scene.moreLights.empty())
+        throw InputError(fileName_ + ": several [[light]] tables need simulation.transport = \"radiosity\" for now "
+                                     "(the phasors transport solves one light)");
     if (scene.sim.transport == Transport::Paths && !scene.moreLights.empty())
         throw InputError(fileName_ + ": several [[light]] tables need simulation.transport = \"radiosity\" for now "
                                      "(the paths transport's camera paths meet one light)");

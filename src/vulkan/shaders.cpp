@@ -10,6 +10,7 @@
 #include "shaders/formula_probe.spv.h"
 #include "shaders/facing_pairs.spv.h"
 #include "shaders/near_launch.spv.h"
+#include "shaders/phasors_gather.spv.h"
 #include "shaders/active_pairs.spv.h"
 #include "shaders/pixels.spv.h"
 #include "shaders/sensor_signals.spv.h"
@@ -60,6 +61,7 @@ ShaderCode rtClosestHit() { return code(rsim_spv_rt_closest_hit); }
 ShaderCode radiosityFar() { return code(rsim_spv_radiosity_far); }
 ShaderCode radiosityFarLanes() { return code(rsim_spv_radiosity_far_lanes); }
 ShaderCode radiosityNear() { return code(rsim_spv_radiosity_near); }
+ShaderCode phasorsGather() { return code(rsim_spv_phasors_gather); }
 ShaderCode historyFromLanes() { return code(rsim_spv_history_from_lanes); }
 ShaderCode nearPairs() { return code(rsim_spv_near_pairs); }
 ShaderCode facingPairs() { return code(rsim_spv_facing_pairs); }

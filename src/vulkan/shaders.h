@@ -17,6 +17,7 @@ ShaderCode rtClosestHit();
 ShaderCode radiosityFar();
 ShaderCode radiosityFarLanes();
 ShaderCode radiosityNear();
+ShaderCode phasorsGather(); // the phasors transport (MODEL.md §11)
 ShaderCode historyFromLanes();
 ShaderCode nearPairs();
 ShaderCode facingPairs();

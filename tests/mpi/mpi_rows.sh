@@ -8,7 +8,7 @@
 # (or, with several devices per rank, the full rows of its chunks); ranks started with different settings, or a rank
 # that cannot start, end the job by themselves with a message naming the rank, and leave no results;
 # so do ranks with and without a poses file, or with other meshes. Collectives in small pieces
-# give the same results.
+# give the same results. The phasors transport too, on the CPU bit for bit, on Vulkan within tolerance.
 #   mpi_rows.sh RSIM MPIEXEC SOURCE_DIR WORK_DIR
 set -eu
 log() { echo "mpi_rows.sh: $* ($(date +%T))"; }
@@ -70,6 +70,19 @@ timeout 300 "$mpiexec" --oversubscribe -np 1 "$rsim" run "$tiny" $opts --chunk-m
 grep -q '"group_size": 1' "$work/batch-groups/summary.json"
 for pose in a b; do same "$work/batch-one/$pose" "$work/batch-groups/$pose"; done
 log "a batch over 3 ranks agrees"
+# The phasors transport (MODEL.md section 11): the ranks swap their rows of each iterate; one
+# pose and a batch give one process's results bit for bit.
+phasors="--set sensor.mode=amcw --set simulation.transport=phasors --set output.timeseries=false"
+"$rsim" run "$tiny" $opts $phasors --chunk-mb 0.01 -o "$work/ph-one"
+timeout 300 "$mpiexec" --oversubscribe -np 3 "$rsim" run "$tiny" $opts $phasors --chunk-mb 0.01 -o "$work/ph-rows3"
+grep -q '"split": "rows"' "$work/ph-rows3/summary.json"
+same "$work/ph-one" "$work/ph-rows3"
+"$rsim" run "$tiny" $opts $phasors --chunk-mb 0.01 --poses "$work/poses.csv" -o "$work/ph-batch-one"
+timeout 300 "$mpiexec" --oversubscribe -np 2 "$rsim" run "$tiny" $opts $phasors --chunk-mb 0.01 \
+  --poses "$work/poses.csv" --mpi-split rows -o "$work/ph-batch-rows2"
+cmp "$work/ph-batch-one/batch.csv" "$work/ph-batch-rows2/batch.csv"
+for pose in a b; do same "$work/ph-batch-one/$pose" "$work/ph-batch-rows2/$pose"; done
+log "phasors: 3 ranks and a batch over 2 agree"
 # The Vulkan backend, where a device is there. --host-rays never: one process's K is the GPU's
 # (a small scene's K would otherwise go to the CPU on a machine with enough threads).
 if "$rsim" devices 2>/dev/null | grep -q "usable:     yes"; then
@@ -107,6 +120,13 @@ if "$rsim" devices 2>/dev/null | grep -q "usable:     yes"; then
     -np 1 "$rsim" run "$tiny" $vopts --devices 0,0 -o "$work/vk-mixed" >"$work/vk-mixed.log" 2>&1 ||
     { cat "$work/vk-mixed.log"; exit 1; }
   "$rsim" compare "$work/vk-one" "$work/vk-mixed" -q >/dev/null || "$rsim" compare "$work/vk-one" "$work/vk-mixed"
+  # The phasors transport on the ranks' devices, their rows swapped through the hosts.
+  "$rsim" run "$tiny" $vopts $phasors -q -o "$work/vk-ph-one"
+  timeout 300 "$mpiexec" --oversubscribe -np 2 "$rsim" run "$tiny" $vopts $phasors -o "$work/vk-ph-rows2" \
+    >"$work/vk-ph.log" 2>&1 || { cat "$work/vk-ph.log"; exit 1; }
+  grep -q "Vulkan validation: 0 error(s)" "$work/vk-ph.log" && ! grep -q "\[error\]" "$work/vk-ph.log" ||
+    { cat "$work/vk-ph.log"; exit 1; }
+  "$rsim" compare "$work/vk-ph-one" "$work/vk-ph-rows2" -q >/dev/null || "$rsim" compare "$work/vk-ph-one" "$work/vk-ph-rows2"
   log "Vulkan: 2 and 3 ranks agree with one process"
 else
   log "no usable Vulkan device: the Vulkan part is skipped"

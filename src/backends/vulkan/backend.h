@@ -54,6 +54,10 @@ public:
                  std::vector<double>& adj) override;
     SensorImage image(const Histories& h, const DirectTerms& direct, const SimConfig& c, const PrimaryHits* hits) override;
     SensorImage pathTraced(const SimConfig& c) override;
+    // The phasors transport (backend_phasors.cpp): the solve on the devices that hold K, and the
+    // primary rays whose hits the host's phasor image reads.
+    PhasorSolution phasors(KHandle* K, const PhasorSystem& system) override;
+    PrimaryHits primaryHits(const SimConfig& c) override;
     std::vector<std::uint64_t> deviceBytesInUse() const override;
     void saveCaches() override;
 

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+// One Jacobi iteration of the phasors transport (MODEL.md §11) for the receivers of one K chunk:
+// B^(k+1)_i = E^_i + rho_i sum_j F_ij exp(-j Omega r_ij) B^(k)_j for FREQS frequencies x POSES
+// poses of the columns (include/rsim/shared/phasors.h, PhasorPush). The 32 invocations of a row
+// are 32 consecutive receivers, so a source's K elements are read together and its column values
+// are one broadcast; the rows (y) are slices of the sources, summed at the end. A frozen column
+// (active 0) keeps its value.
+#version 460
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#include "common/rsim.glsl"
+#include "common/kread.glsl"
+#include "rsim/shared/phasors.h"
+layout(constant_id = RSIM_SPEC_PHASOR_FREQS) const uint FREQS = 1u;
+layout(constant_id = RSIM_SPEC_PHASOR_POSES) const uint POSES = 1u;
+layout(constant_id = RSIM_SPEC_PHASOR_SLICES) const uint SLICES = 8u;
+layout(local_size_x = RSIM_PHASOR_RECEIVERS, local_size_y_id = RSIM_SPEC_PHASOR_SLICES) in;
+layout(push_constant) uniform Push { PhasorPush pc; };
+
+shared vec2 partial[RSIM_PHASOR_RECEIVERS * SLICES];
+#include "common/kread_table.glsl"
+
+void main() {
+    uint lane = gl_LocalInvocationID.x, slice = gl_LocalInvocationID.y;
+    rsimLoadKTable(slice * RSIM_PHASOR_RECEIVERS + lane, RSIM_PHASOR_RECEIVERS * SLICES);
+    uint rows = pc.k.rowEnd - pc.k.rowBegin;
+    uint col = gl_WorkGroupID.x * RSIM_PHASOR_RECEIVERS + lane;
+    bool isActive = col < rows;
+    uint i = pc.k.rowBegin + (isActive ? col : 0u);
+    uint pose0 = gl_WorkGroupID.y * POSES;
+    uint frequencies = pc.columns / pc.poses;
+    Vec4Refs tris = Vec4Refs(pc.tris);
+    Vec2Refs x = Vec2Refs(pc.x);
+    float omega[FREQS];
+    [[unroll]] for (uint f = 0u; f < FREQS; ++f)
+        omega[f] = pc.freq0 + f < frequencies ? FloatRefs(pc.omegas).v[pc.freq0 + f] : 0.0;
+    vec2 acc[FREQS * POSES];
+    [[unroll]] for (uint a = 0u; a < FREQS * POSES; ++a) acc[a] = vec2(0.0);
+    vec3 ci = tris.v[i].xyz;
+    for (uint j = slice; j < pc.n; j += SLICES) {
+        float k = isActive ? loadK(j * rows + col) : 0.0;
+        if (k == 0.0) continue;
+        vec4 cj = tris.v[j];
+        float F = rsimFormFactor(k, cj.w);
+        float r = rsimPairDelay(ci, cj.xyz, pc.invCdtSq, pc.rounded != 0u);
+        [[unroll]] for (uint f = 0u; f < FREQS; ++f) {
+            if (pc.freq0 + f >= frequencies) break;
+            vec2 coef = rsimPhasorCoefficient(F, omega[f], r);
+            uint base = j * pc.columns + (pc.freq0 + f) * pc.poses + pose0;
+            [[unroll]] for (uint u = 0u; u < POSES; ++u)
+                if (pose0 + u < pc.poses) acc[f * POSES + u] += rsimComplexMul(coef, x.v[base + u]);
+        }
+    }
+    // The slices' sums, one accumulator at a time; slice 0 writes the new value.
+    float rho = FloatRefs(pc.rho).v[i];
+    [[unroll]] for (uint a = 0u; a < FREQS * POSES; ++a) {
+        partial[slice * RSIM_PHASOR_RECEIVERS + lane] = acc[a];
+        barrier();
+        uint f = a / POSES, u = a % POSES;
+        if (slice == 0u && isActive && pc.freq0 + f < frequencies && pose0 + u < pc.poses) {
+            vec2 sum = partial[lane];
+            for (uint s = 1u; s < SLICES; ++s) sum += partial[s * RSIM_PHASOR_RECEIVERS + lane];
+            uint c = (pc.freq0 + f) * pc.poses + pose0 + u;
+            uint at = i * pc.columns + c;
+            vec2 old = x.v[at];
+            vec2 v = UintRefs(pc.iterated).v[c] != 0u ? rsimPhasorUpdate(Vec2Refs(pc.sources).v[at], rho, sum) : old;
+            Vec2Refs(pc.next).v[at] = v;
+            atomicMax(UintRefs(pc.changes).v[c], floatBitsToUint(length(v - old)));
+        }
+        barrier();
+    }
+}

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+// The phasors transport (MODEL.md §11) on Vulkan (lavapipe in CI, under the validation layer):
+// with the CPU's K, the CPU's solution; several devices and a streamed K, one device's; and
+// invariant 12 against the time-stepped transport on the device.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include <catch2/catch_test_macros.hpp>
+
+#include "geometry/prepare.h"
+#include "scene/mesh_loader.h"
+#include "scene/poses.h"
+#include "support/test_scenes.h"
+
+using namespace rsim;
+
+namespace {
+
+// The test::BoxRoom camera as AMCW at 20 and 50 MHz (square: their harmonics up to 7 too), by the
+// phasors transport.
+SimConfig boxRoomPhasors(const test::BoxRoom& room) {
+    SceneDesc d = room.desc;
+    d.sensor.mode = SensorMode::Amcw;
+    d.sensor.modulation_mhz = {20.0, 50.0};
+    d.sensor.waveform = "square";
+    d.sensor.harmonics = 7;
+    d.sim.transport = Transport::Phasors;
+    d.sim.phasor_tolerance = 1e-7;
+    return makeSimConfig(d);
+}
+
+// The largest |a - b| over the largest |b|, of (re, im) pairs or values.
+double relativeError(const std::vector<float>& a, const std::vector<float>& b) {
+    REQUIRE(a.size() == b.size());
+    double worst = 0.0, scale = 0.0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        worst = std::max(worst, std::abs(double(a[i]) - double(b[i])));
+        scale = std::max(scale, std::abs(double(b[i])));
+    }
+    return worst / std::max(scale, 1e-30);
+}
+
+double relativeError(const std::vector<double>& a, const std::vector<double>& b) {
+    return relativeError(std::vector<float>(a.begin(), a.end()), std::vector<float>(b.begin(), b.end()));
+}
+
+template <class T>
+bool sameBits(const std::vector<T>& a, const std::vector<T>& b) {
+    return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+std::unique_ptr<Backend> vulkanBackend(const std::string& devices, const std::string& stream) {
+    return test::makeTestBackend(test::vulkanPathsAvailable().front(), [&](BackendChoice& c) {
+        c.devices = devices;
+        c.stream = stream;
+    });
+}
+
+} // namespace
+
+TEST_CASE("phasors on Vulkan: with the CPU's K, the CPU's solution", "[phasors][backends]") {
+    if (test::vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
+    const test::BoxRoom room;
+    const SimConfig c = boxRoomPhasors(room);
+    const auto cpu = test::makeTestBackend("cpu");
+    const auto gpu = vulkanBackend("0", "never");
+    Backend *C = cpu.get(), *G = gpu.get();
+    const SimulationResult alone = test::simulateOn(PhaseBackends::all(*C), room.scene, c, false, true);
+    // K (and the direct terms, distances and primary rays) on the CPU, the solve on the device.
+    const SimulationResult mixed = test::simulateOn({C, C, G, C, C, C}, room.scene, c, false, true);
+    REQUIRE(alone.phasors.converged);
+    CHECK(mixed.phasors.converged);
+    // The same iteration in fp32, other summation order: a few ulps of the largest value, so the
+    // columns stop within an iteration of each other.
+    REQUIRE(mixed.phasors.iterations.size() == alone.phasors.iterations.size());
+    for (std::size_t f = 0; f < alone.phasors.iterations.size(); ++f) {
+        CAPTURE(f);
+        CHECK(std::abs(int(mixed.phasors.iterations[f]) - int(alone.phasors.iterations[f])) <= 1);
+    }
+    CHECK(relativeError(mixed.totalEnergy, alone.totalEnergy) < 1e-5);
+    CHECK(relativeError(mixed.image.phasor, alone.image.phasor) < 1e-5);
+    CHECK(relativeError(mixed.image.taps, alone.image.taps) < 1e-5);
+    std::size_t both = 0;
+    for (std::size_t i = 0; i < alone.distance.size(); ++i) {
+        CAPTURE(i);
+        REQUIRE(std::isfinite(alone.distance[i]) == std::isfinite(mixed.distance[i]));
+        if (!std::isfinite(alone.distance[i])) continue;
+        ++both;
+        CHECK(std::abs(alone.distance[i] - mixed.distance[i]) < 1e-5); // 10 um
+    }
+    CHECK(both > 10);
+}
+
+TEST_CASE("phasors on Vulkan: several devices and a streamed K give one device's results",
+          "[phasors][backends][streaming]") {
+    if (test::vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
+    const test::BoxRoom room;
+    SimConfig c = boxRoomPhasors(room);
+    c.k.chunkBytes = 8 << 10; // several chunks to share among the devices
+    auto run = [&](const std::string& devices, const std::string& stream) {
+        const auto b = vulkanBackend(devices, stream);
+        RunMetadata meta;
+        SimulationResult r = test::simulateOn(PhaseBackends::all(*b), room.scene, c, false, true, &meta);
+        return std::make_pair(std::move(r), meta);
+    };
+    const auto [one, oneMeta] = run("0", "never");
+    REQUIRE(oneMeta.k.chunks > 2);
+    CHECK_FALSE(oneMeta.k.streaming);
+    // Each row computed by one device with the same shader, the rows merged on the host: the
+    // same bits; a streamed K is the same K read in place.
+    for (const auto& [devices, stream] : {std::pair{"0,0", "never"}, {"0", "always"}, {"0,0,0", "always"}}) {
+        CAPTURE(devices, stream);
+        const auto [other, meta] = run(devices, stream);
+        CHECK(meta.devices.size() == std::size_t(std::count(devices, devices + std::strlen(devices), ',') + 1));
+        CHECK(meta.k.streaming == (std::string(stream) == "always"));
+        CHECK(other.phasors.iterations == one.phasors.iterations);
+        CHECK(sameBits(other.totalEnergy, one.totalEnergy));
+        CHECK(sameBits(other.image.phasor, one.image.phasor));
+        CHECK(sameBits(other.distance, one.distance));
+    }
+}
+
+// Invariant 12 (MODEL.md §11) on the device: the time-stepped transport at dt = 0.05 ns and
+// T = 4000 and the phasors give the tiny room's pixels ranges a median of 1 mm apart.
+TEST_CASE("phasors on Vulkan: invariant 12, the time-stepped transport's ranges converge to the phasors'",
+          "[phasors][invariants][backends]") {
+    if (test::vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
+    SceneDesc d = loadSceneFile(std::string(RSIM_SOURCE_DIR) + "/scenes/tiny-room/scene.toml",
+                                {{"sensor.mode", "\"amcw\""}, {"sensor.resolution", "[80, 60]"},
+                                 {"output.timeseries", "false"}, {"simulation.phasor_tolerance", "1e-7"},
+                                 {"simulation.dt_ns", "0.05"}, {"simulation.timesteps", "4000"},
+                                 {"simulation.samples", "4"}});
+    const PreparedScene s = prepareScene(loadMeshes(d), d.sim.max_edge_m);
+    const auto b = vulkanBackend("0", "never");
+    HeldK held;
+    RunOptions opt;
+    opt.k.held = &held;
+    opt.images = true;
+    auto run = [&](Transport t) {
+        d.sim.transport = t;
+        PhaseTimes times;
+        RunMetadata meta;
+        SimulationResult r = simulate(PhaseBackends::all(*b), s, makeSimConfig(d), opt, times, meta);
+        CHECK(meta.validationErrors == 0);
+        return r;
+    };
+    const SimulationResult stepped = run(Transport::Radiosity), phasors = run(Transport::Phasors);
+    REQUIRE(held.K); // the second run's K is the first's
+    std::vector<double> diff;
+    std::size_t onlyOne = 0;
+    for (std::size_t i = 0; i < phasors.image.depth.size(); ++i) {
+        const float a = stepped.image.depth[i], p = phasors.image.depth[i];
+        onlyOne += std::isfinite(a) != std::isfinite(p);
+        if (std::isfinite(a) && std::isfinite(p)) diff.push_back(std::abs(double(a) - double(p)));
+    }
+    REQUIRE(diff.size() > phasors.image.depth.size() / 2);
+    std::sort(diff.begin(), diff.end());
+    const double median = diff[diff.size() / 2], p95 = diff[diff.size() * 95 / 100];
+    CAPTURE(median, p95, onlyOne);
+    CHECK(onlyOne == 0);
+    CHECK((median < 1e-3 && p95 < 3e-3));
+}

@@ -100,8 +100,9 @@ class Simulator(_Simulator):
     scene's); k_format: as `--kij` ("" for the default); k_cache: reuse K across calls and runs
     (k_cache_dir: where; None: the user's cache directory). K stays on the simulator's devices
     from one run() to the next ("k_kept" in the results says so). transport: None (the
-    scene's simulation.transport), "radiosity" or "paths" (MODEL.md section 10.2: camera paths
-    per pixel, no K; per-triangle arrays are NaN).
+    scene's simulation.transport), "radiosity", "paths" (MODEL.md section 10.2: camera paths
+    per pixel, no K; per-triangle arrays are NaN) or "phasors" (section 11: AMCW cameras only,
+    one complex solve per modulation frequency, every pose of a group at once; "signal" is NaN).
 
     run(poses=None, histories=False) simulates the scene's own camera, or each pose of `poses`: an array of shape
     [P, 6] (position, look_at) or [P, 9] (and up), or a list of dicts with "position",
@@ -139,7 +140,7 @@ class Simulator(_Simulator):
             _require("k_cache_dir", k_cache_dir, (str, bytes, os.PathLike), "a folder's path (or None)")
             k_cache_dir = os.fspath(k_cache_dir)
         if transport is not None:
-            _require("transport", transport, (str,), '"radiosity" or "paths" (or None: the scene\'s)')
+            _require("transport", transport, (str,), '"radiosity", "paths" or "phasors" (or None: the scene\'s)')
         super().__init__(scene, backend, devices, samples, k_format, bool(k_cache), k_cache_dir, transport)
 
     def run(self, poses=None, histories=False):

@@ -62,11 +62,16 @@ public:
         // The triangles do not depend on S or the transport: the scene's prepared geometry serves.
         SceneDesc desc = scene_->desc();
         if (transport) {
-            if (*transport != "radiosity" && *transport != "paths")
-                throw InputError("transport=\"" + *transport + "\": expected \"radiosity\" or \"paths\"");
+            if (*transport != "radiosity" && *transport != "paths" && *transport != "phasors")
+                throw InputError("transport=\"" + *transport +
+                                 "\": expected \"radiosity\", \"paths\" or \"phasors\"");
             // Read again with the transport set, so that its defaults (sensor.pixel_samples and
             // pixel_filter) and checks are the scene file's.
             req_.overrides.push_back({"simulation.transport", "\"" + *transport + "\"", "transport=\"" + *transport + "\""});
+            // A simulator writes no files: the scene's [output] timeseries (which phasors refuse)
+            // has no say here; run(histories=...) asks for B and Z.
+            if (*transport == "phasors")
+                req_.overrides.push_back({"output.timeseries", "false", "transport=\"phasors\""});
             desc = withoutGil([&] { return loadSceneFile(scene_->file(), req_.overrides); });
             desc.meshes = scene_->desc().meshes;
         }
@@ -84,6 +89,9 @@ public:
     py::dict run(const py::object& poses, bool histories) {
         if (histories && plan_.config.transport == Transport::Paths)
             throw InputError("histories=True: the paths transport computes no B or Z (MODEL.md section 10.2); drop it");
+        if (histories && plan_.config.transport == Transport::Phasors)
+            throw InputError("histories=True: the phasors transport computes no B or Z, only their phasors (MODEL.md "
+                             "section 11); drop it");
         const SceneDesc& desc = plan_.scene;
         const std::vector<PoseDesc> descs = posesFrom(poses, desc);
         // One run at a time on this simulator (its backend, its held K): a second thread waits.

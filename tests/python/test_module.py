@@ -222,7 +222,7 @@ def test_paths_transport_gives_images_and_no_per_triangle_results(tiny_room):
     with pytest.raises(ValueError, match="pixel_filter"):  # eight rays through one point
         rsim.Scene.load(tiny_room, set=SETTINGS + ["sensor.pixel_samples=8", 'sensor.pixel_filter="centre"'])
     scene = rsim.Scene.load(tiny_room, set=SETTINGS + ["sensor.resolution=[32, 24]"])
-    with pytest.raises(ValueError, match='expected "radiosity" or "paths"'):
+    with pytest.raises(ValueError, match='expected "radiosity", "paths" or "phasors"'):
         rsim.Simulator(scene, backend="cpu", transport="path")
     sim = rsim.Simulator(scene, backend="cpu", transport="paths")
     with pytest.raises(ValueError, match="computes no B or Z"):
@@ -235,3 +235,24 @@ def test_paths_transport_gives_images_and_no_per_triangle_results(tiny_room):
     assert np.isnan(out["distance_m"]).all()
     assert out["summary"][0]["transport"] == "paths"
     assert out["summary"][0]["settings"]["sensor"]["pixel_samples"] == 64
+
+
+def test_phasors_transport_solves_a_batch_of_amcw_poses(tiny_room):
+    with pytest.raises(ValueError, match="sensor.*phasors"):  # the tiny room's camera is pulsed
+        rsim.Simulator(rsim.Scene.load(tiny_room, set=SETTINGS), backend="cpu", transport="phasors")
+    scene = rsim.Scene.load(tiny_room, set=SETTINGS + ['sensor.mode="amcw"', "sensor.resolution=[32, 24]"])
+    sim = rsim.Simulator(scene, backend="cpu", transport="phasors", k_cache=False)
+    with pytest.raises(ValueError, match="computes no B or Z"):
+        sim.run(histories=True)
+    poses = [{"position": [0.25, 1.52, 1.5], "look_at": [4.0, 1.5, 1.0]},
+             {"position": [0.5, 1.0, 1.2], "look_at": [3.0, 2.0, 0.8]}]
+    out = sim.run(poses)
+    assert out["amcw/phasor"].shape == (2, 1, 24, 32, 2)
+    assert np.isfinite(out["range_m"]).mean() > 0.9
+    assert np.isnan(out["signal"]).all()  # no time series
+    summary = out["summary"][0]
+    assert summary["transport"] == "phasors"
+    assert summary["phasors"]["converged"] and summary["phasors"]["group_poses"] == 2
+    # A pose solved in a group gets what it gets alone.
+    alone = sim.run(poses[1:])
+    np.testing.assert_array_equal(out["amcw/phasor"][1], alone["amcw/phasor"][0])

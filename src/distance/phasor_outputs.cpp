@@ -34,7 +34,7 @@ float pathFromPhasors(const AmcwOmegas& w, PhasorOf phasor, float pulsePhase[], 
         const glm::vec2 ph = phasor(f);
         if (ph.x == 0.0f && ph.y == 0.0f) return shared::RSIM_NO_ECHO;
         const float omega = f < 4 ? w.lo[int(f)] : w.hi[int(f - 4)];
-        phi[f] = shared::rsimWrapPhase(-std::atan2(ph.y, ph.x) + pulsePhase[f] + omega * delaySteps);
+        phi[f] = shared::rsimPathPhase(ph, pulsePhase[f], omega, delaySteps);
     }
     return shared::rsimAmcwPathFromPhases(phi, w.lo, w.hi, int(w.count), maxSteps);
 }

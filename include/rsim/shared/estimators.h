@@ -109,6 +109,13 @@ RSIM_FN float rsimAmcwPathFromPhases(float phi[RSIM_MAX_FREQUENCIES], vec4 omega
     return rsimUnwrapPath(L, U, count, maxPathSteps);
 }
 
+// The phase in [0, 2 pi) of a path whose phasor at omega is `ph` (nonzero), with the pulse's
+// phase removed and `delaySteps` added (section 8).
+RSIM_FN float rsimPathPhase(vec2 ph, float pulsePhase, float omega, float delaySteps) {
+    float p = -atan(ph.y, ph.x) + pulsePhase + omega * delaySteps;
+    return p - 6.28318530718f * floor(p / 6.28318530718f);
+}
+
 // AMCW path length in timesteps of a signal (rsimAmcwPathFromPhases of its phasors' phases).
 // delaySteps is added to the phase (tS_i for a triangle, 0 for a pixel whose signal already
 // holds the sensor delay). Returns RSIM_NO_ECHO when the signal is zero.
@@ -120,8 +127,7 @@ RSIM_SIGNAL_FN float rsimAmcwPath(uint T, uint P, vec4 omegaLo, vec4 omegaHi, in
         float omega = k < 4 ? omegaLo[k] : omegaHi[k - 4];
         vec2 ph = rsimPhasor(T, omega RSIM_SIGNAL_PASS);
         if (ph.x == 0.0f && ph.y == 0.0f) return RSIM_NO_ECHO;
-        float p = -atan(ph.y, ph.x) + rsimPulsePhase(P, omega RSIM_SIGNAL_PASS) + omega * delaySteps;
-        phi[k] = p - 6.28318530718f * floor(p / 6.28318530718f);
+        phi[k] = rsimPathPhase(ph, rsimPulsePhase(P, omega RSIM_SIGNAL_PASS), omega, delaySteps);
     }
     return rsimAmcwPathFromPhases(phi, omegaLo, omegaHi, count, maxPathSteps);
 }

@@ -11,6 +11,7 @@
 #include "k/vulkan_log_encode.h"
 #include "util/parallel.h"
 #include "util/timer.h"
+#include "vulkan/bulk_upload.h"
 #include "vulkan/pass.h"
 #include "vulkan/ray_pass.h"
 #include "vulkan/shaders.h"
@@ -241,10 +242,22 @@ DeviceK uploadChunks(vk::Device& device, const HostK& K,
     out.chunkIds = ids;
     out.streamed = streamed;
     out.streamGroup = streamGroup;
+    // Device-local chunks through one pipelined upload (vulkan/bulk_upload.h); a streamed K's
+    // chunks go to pinned memory, read in place or copied as the transport needs them.
+    vk::BulkUpload bulk(device);
     for (std::uint32_t c : ids) {
-        out.buffers.push_back(placeChunk(device, K.chunk(c).words, c, streamed));
+        const std::vector<std::uint32_t>& words = K.chunk(c).words;
+        if (streamed) {
+            out.buffers.push_back(placeChunk(device, words, c, true));
+        } else {
+            vk::Buffer b(device, std::max<std::uint64_t>(4, words.size() * 4), vk::kStorageUsage, vk::MemoryKind::Device,
+                         "K chunk " + std::to_string(c));
+            if (!words.empty()) bulk.add(b, words.data(), words.size() * 4);
+            out.buffers.push_back(std::move(b));
+        }
         if (uploaded) uploaded(c);
     }
+    bulk.finish();
     const std::uint32_t size = shared::rsimKTableSize(out.chunking.storage());
     if (size) {
         std::vector<float> tables(std::size_t(out.chunking.chunks()) * size, 0.0f);

@@ -4,7 +4,7 @@
 // poses of the columns (include/rsim/shared/phasors.h, PhasorPush). The 32 invocations of a row
 // are 32 consecutive receivers, so a source's K elements are read together and its column values
 // are one broadcast; the rows (y) are slices of the sources, summed at the end. A frozen column
-// (active 0) keeps its value.
+// (iterated 0) keeps its value.
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -31,24 +31,44 @@ void main() {
     uint frequencies = pc.columns / pc.poses;
     Vec4Refs tris = Vec4Refs(pc.tris);
     Vec2Refs x = Vec2Refs(pc.x);
+    // A frequency is live while one of the invocation's columns of it is iterated: a frozen
+    // frequency costs no trigonometry (its columns keep their values).
     float omega[FREQS];
-    [[unroll]] for (uint f = 0u; f < FREQS; ++f)
-        omega[f] = pc.freq0 + f < frequencies ? FloatRefs(pc.omegas).v[pc.freq0 + f] : 0.0;
+    bool live[FREQS];
+    bool anyLive = false;
+    [[unroll]] for (uint f = 0u; f < FREQS; ++f) {
+        uint fr = pc.freq0 + f;
+        omega[f] = fr < frequencies ? FloatRefs(pc.omegas).v[fr] : 0.0;
+        live[f] = false;
+        for (uint u = 0u; fr < frequencies && u < POSES && pose0 + u < pc.poses; ++u)
+            live[f] = live[f] || UintRefs(pc.iterated).v[fr * pc.poses + pose0 + u] != 0u;
+        anyLive = anyLive || live[f];
+    }
     vec2 acc[FREQS * POSES];
     [[unroll]] for (uint a = 0u; a < FREQS * POSES; ++a) acc[a] = vec2(0.0);
     vec3 ci = tris.v[i].xyz;
-    for (uint j = slice; j < pc.n; j += SLICES) {
-        float k = isActive ? loadK(j * rows + col) : 0.0;
-        if (k == 0.0) continue;
-        vec4 cj = tris.v[j];
-        float F = rsimFormFactor(k, cj.w);
-        float r = rsimPairDelay(ci, cj.xyz, pc.invCdtSq, pc.rounded != 0u);
-        [[unroll]] for (uint f = 0u; f < FREQS; ++f) {
-            if (pc.freq0 + f >= frequencies) break;
-            vec2 coef = rsimPhasorCoefficient(F, omega[f], r);
-            uint base = j * pc.columns + (pc.freq0 + f) * pc.poses + pose0;
-            [[unroll]] for (uint u = 0u; u < POSES; ++u)
-                if (pose0 + u < pc.poses) acc[f * POSES + u] += rsimComplexMul(coef, x.v[base + u]);
+    // RSIM_PHASOR_AHEAD of the slice's sources at a time: their K elements are loaded together
+    // (the loop waited on each load before), then summed in order.
+    for (uint j0 = slice; anyLive && j0 < pc.n; j0 += SLICES * RSIM_PHASOR_AHEAD) {
+        float ks[RSIM_PHASOR_AHEAD];
+        [[unroll]] for (uint t = 0u; t < RSIM_PHASOR_AHEAD; ++t) {
+            uint j = j0 + t * SLICES;
+            ks[t] = isActive && j < pc.n ? loadK(j * rows + col) : 0.0;
+        }
+        [[unroll]] for (uint t = 0u; t < RSIM_PHASOR_AHEAD; ++t) {
+            float k = ks[t];
+            if (k == 0.0) continue;
+            uint j = j0 + t * SLICES;
+            vec4 cj = tris.v[j];
+            float F = rsimFormFactor(k, cj.w);
+            float r = rsimPairDelay(ci, cj.xyz, pc.invCdtSq, pc.rounded != 0u);
+            [[unroll]] for (uint f = 0u; f < FREQS; ++f) {
+                if (!live[f]) continue;
+                vec2 coef = rsimPhasorCoefficient(F, omega[f], r);
+                uint base = j * pc.columns + (pc.freq0 + f) * pc.poses + pose0;
+                [[unroll]] for (uint u = 0u; u < POSES; ++u)
+                    if (pose0 + u < pc.poses) acc[f * POSES + u] += rsimComplexMul(coef, x.v[base + u]);
+            }
         }
     }
     // The slices' sums, one accumulator at a time; slice 0 writes the new value.

@@ -25,15 +25,38 @@ namespace {
 // Source slices of a workgroup (its rows): 32 receivers x 8 slices, 256 invocations.
 constexpr std::uint32_t kSlices = 8;
 
-// How an invocation's accumulators are spent: POSES poses (a power of two, at most 16) x FREQS
-// frequencies, at most RSIM_PHASOR_MAX_ACC in all.
+// How an invocation's accumulators are spent: POSES poses x FREQS frequencies, at most
+// RSIM_PHASOR_MAX_ACC in all. A group of RSIM_PHASOR_TILED_POSES poses or more takes the tiled
+// gather (shaders/phasors_tiled.comp: a pair's factors once for every pose of a block of
+// RSIM_PHASOR_TILE x POSES), a smaller one the plain gather (a pair's factors per invocation).
 struct AccumulatorShape {
     std::uint32_t poses = 1, freqs = 1;
+    bool tiled = false;
     static AccumulatorShape of(std::uint32_t P, std::uint32_t F) {
         AccumulatorShape a;
-        while (a.poses < P && a.poses * 2 <= shared::RSIM_PHASOR_MAX_ACC) a.poses *= 2;
-        a.freqs = std::max(1u, std::min(F, shared::RSIM_PHASOR_MAX_ACC / a.poses));
+        a.tiled = P >= shared::RSIM_PHASOR_TILED_POSES;
+        // Tiled: poses per invocation, each block RSIM_PHASOR_TILE times that.
+        const std::uint32_t perInvocation = a.tiled ? (P + shared::RSIM_PHASOR_TILE - 1) / shared::RSIM_PHASOR_TILE : P;
+        while (a.poses < perInvocation && a.poses * 2 <= (a.tiled ? 4 : shared::RSIM_PHASOR_MAX_ACC)) a.poses *= 2;
+        // Tiled: two receivers per invocation, 12 accumulators each (3 frequencies x 4 poses: the
+        // commonest group, two modulation frequencies and the steady state, in one pass).
+        a.freqs = std::max(1u, std::min(F, (a.tiled ? 12u : shared::RSIM_PHASOR_MAX_ACC) / a.poses));
         return a;
+    }
+    // Receivers of a workgroup (the dispatch's x counts blocks of them).
+    std::uint32_t receivers() const { return tiled ? shared::RSIM_PHASOR_TILED_RECEIVERS : shared::RSIM_PHASOR_RECEIVERS; }
+    // Poses of a workgroup (the dispatch's y counts blocks of them).
+    std::uint32_t blockPoses() const { return tiled ? poses * shared::RSIM_PHASOR_TILE : poses; }
+    vk::ShaderCode shader() const { return tiled ? vk::shaders::phasorsTiled() : vk::shaders::phasorsGather(); }
+    vk::SpecConstants constants(std::uint32_t kStorage) const {
+        if (tiled)
+            return vk::specConstants({{shared::RSIM_SPEC_K_FORMAT, kStorage},
+                                      {shared::RSIM_SPEC_PHASOR_FREQS, freqs},
+                                      {shared::RSIM_SPEC_PHASOR_POSES, poses}});
+        return vk::specConstants({{shared::RSIM_SPEC_K_FORMAT, kStorage},
+                                  {shared::RSIM_SPEC_PHASOR_FREQS, freqs},
+                                  {shared::RSIM_SPEC_PHASOR_POSES, poses},
+                                  {shared::RSIM_SPEC_PHASOR_SLICES, kSlices}});
     }
 };
 
@@ -43,12 +66,8 @@ class DevicePhasors {
   public:
     DevicePhasors(const PhasorDevice& d, const PreparedScene& s, const PhasorSystem& sys, AccumulatorShape shape)
         : dev_(*d.device), k_(*d.k), sys_(sys), C_(sys.columns.count()), shape_(shape),
-          pass_(dev_, vk::shaders::phasorsGather(),
-                vk::specConstants({{shared::RSIM_SPEC_K_FORMAT, d.k->chunking.storage()},
-                                   {shared::RSIM_SPEC_PHASOR_FREQS, shape.freqs},
-                                   {shared::RSIM_SPEC_PHASOR_POSES, shape.poses},
-                                   {shared::RSIM_SPEC_PHASOR_SLICES, kSlices}}),
-                "phasor gather") {
+          pass_(dev_, shape.shader(), shape.constants(d.k->chunking.storage()),
+                shape.tiled ? "phasor tiled gather" : "phasor gather") {
         std::vector<glm::vec4> tris(s.size());
         for (std::size_t m = 0; m < s.size(); ++m) tris[m] = glm::vec4(s.centroid[m], s.area[m]);
         tris_ = vk::makeStorage(dev_, tris, "phasor triangles");
@@ -87,9 +106,9 @@ class DevicePhasors {
             for (std::size_t h = 0; h < k_.chunkIds.size(); ++h) {
                 shared::PhasorPush p = push(h);
                 const std::uint32_t groups =
-                    (k_.chunking.rows(k_.chunkIds[h]) + shared::RSIM_PHASOR_RECEIVERS - 1) / shared::RSIM_PHASOR_RECEIVERS;
+                    (k_.chunking.rows(k_.chunkIds[h]) + shape_.receivers() - 1) / shape_.receivers();
                 for (p.freq0 = 0; p.freq0 < F; p.freq0 += shape_.freqs)
-                    pass_.dispatch(cmd, p, groups, (P + shape_.poses - 1) / shape_.poses);
+                    pass_.dispatch(cmd, p, groups, (P + shape_.blockPoses() - 1) / shape_.blockPoses());
             }
             vk::computeBarrier(dev_, cmd);
             const VkBufferCopy changes{0, rowBytes() * sys_.n, std::uint64_t(C_) * 4};
@@ -201,9 +220,9 @@ PhasorSolution solvePhasorsVulkan(const std::vector<PhasorDevice>& devices, cons
     out.details.emplace_back("phasors_setup", setupSeconds);
     out.details.emplace_back("phasors_loop", loop.seconds());
     if (viaHost) out.details.emplace_back("phasors_exchange", exchange);
-    out.summary = fmt::format("{} device(s){}, {} x {} accumulators per invocation, setup {:.3f} s", dev.size(),
-                              share ? fmt::format(" and {} other rank(s)", share->count() - 1) : std::string(),
-                              shape.freqs, shape.poses, setupSeconds);
+    out.summary = fmt::format("{} device(s){}, {} gather, {} x {} accumulators per invocation, setup {:.3f} s",
+                              dev.size(), share ? fmt::format(" and {} other rank(s)", share->count() - 1) : std::string(),
+                              shape.tiled ? "tiled" : "plain", shape.freqs, shape.poses, setupSeconds);
     return out;
 }
 

@@ -18,6 +18,7 @@ ShaderCode radiosityFar();
 ShaderCode radiosityFarLanes();
 ShaderCode radiosityNear();
 ShaderCode phasorsGather(); // the phasors transport (MODEL.md §11)
+ShaderCode phasorsTiled();  // its gather for a pose group
 ShaderCode historyFromLanes();
 ShaderCode nearPairs();
 ShaderCode facingPairs();

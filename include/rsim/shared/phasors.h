@@ -56,6 +56,15 @@ RSIM_CONST uint RSIM_SPEC_PHASOR_POSES = 8u;
 RSIM_CONST uint RSIM_SPEC_PHASOR_SLICES = 9u;
 // Accumulators of one invocation at most: frequencies x poses.
 RSIM_CONST uint RSIM_PHASOR_MAX_ACC = 16u;
+// Sources whose K elements an invocation of the plain gather loads at once.
+RSIM_CONST uint RSIM_PHASOR_AHEAD = 4u;
+// The tiled gather of a pose group (shaders/phasors_tiled.comp): sources per tile, which is also
+// its pose lanes (the workgroup is RSIM_PHASOR_RECEIVERS x RSIM_PHASOR_TILE invocations), and the
+// receivers of a workgroup (two per invocation); it takes groups of at least
+// RSIM_PHASOR_TILED_POSES poses.
+RSIM_CONST uint RSIM_PHASOR_TILE = 8u;
+RSIM_CONST uint RSIM_PHASOR_TILED_RECEIVERS = 64u;
+RSIM_CONST uint RSIM_PHASOR_TILED_POSES = 8u;
 
 struct PhasorPush {
     KChunkRef k;

@@ -6,12 +6,17 @@
 #include "transport/cpu_transport.h"
 
 #include <algorithm>
+#include <optional>
+
+#include <spdlog/spdlog.h>
 
 #include "rsim/shared/gpu_layout.h"
 #include "rsim/shared/transport.h"
+#include "transport/cpu_far_pairs.h"
 #include "transport/near_pairs.h"
 #include "transport/row_exchange.h"
 #include "util/error.h"
+#include "util/host_memory.h"
 #include "util/parallel.h"
 #include "util/progress.h"
 
@@ -31,14 +36,21 @@ constexpr std::uint32_t kParts = 2;
 class CpuTransport {
 public:
     CpuTransport(const PreparedScene& s, const HostK& K, const std::vector<CpuTransportPose>& poses,
-                 const RowShare* share, double* exchangeSeconds);
+                 const RowShare* share, double* exchangeSeconds, std::optional<std::uint64_t> farPairBytes);
     // Every time block: its far sums, then its near steps.
     void run();
 
 private:
-    // The far sums of the block [t0, t0 + steps) of rows [a, b) of `chunk`, on worker w.
+    // The far sums of the block [t0, t0 + steps) of rows [a, b) of `chunk`, on worker w: from
+    // the tile's list of far pairs, or else from K (each element decoded, each delay worked out).
     void gatherTile(std::size_t t0, std::size_t steps, std::uint32_t chunk, std::uint32_t a, std::uint32_t b,
                     unsigned w);
+    void gatherListed(std::size_t t0, std::size_t steps, std::uint32_t chunk, std::uint32_t a, unsigned w);
+    void gatherDecoded(std::size_t t0, std::size_t steps, std::uint32_t chunk, std::uint32_t a, std::uint32_t b,
+                       unsigned w);
+    // Adds a far pair's contribution to the block's sums of receiver row `row` of the tile.
+    void addFarPair(std::size_t t0, std::size_t steps, std::uint32_t i, std::uint32_t j, float k, std::size_t tau,
+                    std::uint32_t row, unsigned w);
     // The far sums of the block [t0, t0 + steps) of every row (row-block mode: every rank's).
     void gatherFarSums(std::size_t t0, std::size_t steps);
     // Near pairs and the new values, one step at a time.
@@ -57,6 +69,7 @@ private:
     std::vector<float> rhoA_; // rho_j A_j, the per-source factor of the importance gather
     const KChunking& ch_;
     NearLists near_;
+    std::optional<FarPairLists> far_; // where they fit the host's memory
     // Far sums, [(p * n + i) * kBlock + q].
     std::vector<double> sumB_, sumZ_;
     std::vector<std::vector<double>> scratchB_, scratchZ_;
@@ -66,7 +79,7 @@ private:
 };
 
 CpuTransport::CpuTransport(const PreparedScene& s, const HostK& K, const std::vector<CpuTransportPose>& poses,
-                           const RowShare* share, double* exchangeSeconds)
+                           const RowShare* share, double* exchangeSeconds, std::optional<std::uint64_t> farPairBytes)
     : s_(s), K_(K), poses_(poses), share_(share), exchangeSeconds_(exchangeSeconds), c_(*poses[0].config),
       n_(s.size()), T_(c_.timesteps), P_(poses.size()), Bp_(P_), Zp_(P_), ch_(K.chunking()) {
     const std::size_t n = n_, T = T_, P = P_;
@@ -84,6 +97,18 @@ CpuTransport::CpuTransport(const PreparedScene& s, const HostK& K, const std::ve
     near_ = share ? shareNearLists(buildNearLists(s, c_, getK, kBlock, share->rowBegin(), share->rowEnd()), *share)
                   : buildNearLists(s, c_, getK);
 
+    // The far pairs listed once where they fit a quarter of the host's memory and half of what
+    // is free: 12 bytes a pair, read once per block instead of K decoded and its delays worked out.
+    const std::uint64_t budget =
+        farPairBytes ? *farPairBytes
+                     : std::min<std::uint64_t>(std::uint64_t(hostShareBytes()), availableHostBytes() / 2);
+    far_ = FarPairLists::build(s, K, c_.invCdtSq, kTileRows, std::uint32_t(kBlock), budget);
+    if (far_)
+        spdlog::debug("radiosity (CPU): far pairs listed once, {:.1f} MiB", double(far_->bytes()) / 1048576.0);
+    else
+        spdlog::info("radiosity (CPU): K decoded for every block of {} steps: its far pairs' lists would take more "
+                     "than the {:.1f} GiB of host memory they may have",
+                     kBlock, double(budget) / 1073741824.0);
     sumB_ = std::vector<double>(P * n * kBlock);
     sumZ_ = std::vector<double>(P * n * kBlock);
     scratchB_ = std::vector<std::vector<double>>(threadCount(), std::vector<double>(P * kTileRows * kBlock));
@@ -107,41 +132,19 @@ void CpuTransport::run() {
 }
 
 // Far pairs: every step of the block at once (sources strictly before t0), a tile of receivers
-// per task. Each receiver adds its sources in order of j, for every pose.
+// per task. Each receiver adds its sources in order of j, for every pose: the same sums in the
+// same order from the lists as from K.
 void CpuTransport::gatherTile(std::size_t t0, std::size_t steps, std::uint32_t chunk, std::uint32_t a,
                               std::uint32_t b, unsigned w) {
-    const PreparedScene& s = s_;
-    const std::size_t n = n_, T = T_, P = P_;
-    const std::uint32_t r0 = ch_.rowBegin(chunk), rows = ch_.rows(chunk);
+    const std::size_t n = n_, P = P_;
+    const std::uint32_t r0 = ch_.rowBegin(chunk);
     // This worker's sums of the tile, [(p * kTileRows + r - a) * kBlock + q].
     std::vector<double>& accB = scratchB_[w];
     std::vector<double>& accZ = scratchZ_[w];
     std::fill(accB.begin(), accB.end(), 0.0);
     std::fill(accZ.begin(), accZ.end(), 0.0);
-    for (std::uint32_t j = 0; j < n; ++j) {
-        const glm::vec3 cj = s.centroid[j];
-        for (std::uint32_t r = a; r < b; ++r) {
-            const float k = decodeElement(K_.chunk(chunk), ch_.storage(), std::uint64_t(j) * rows + r);
-            if (k == 0.0f) continue;
-            const std::uint32_t i = r0 + r;
-            const std::size_t tau = shared::rsimDelaySteps(s.centroid[i], cj, c_.invCdtSq);
-            if (tau < kBlock || tau > t0 + steps - 1) continue; // near, or not yet arrived
-            const glm::vec2 f = shared::rsimGatherCoefficients(k, s.area[i], s.area[j], rhoA_[j]);
-            // Step q reads time t0 + q - tau; steps before t = tau read nothing.
-            const std::size_t first = tau > t0 ? tau - t0 : 0;
-            const std::size_t src = std::size_t(j) * T + t0 + first - tau;
-            for (std::size_t p = 0; p < P; ++p) {
-                double* aB = &accB[(p * kTileRows + r - a) * kBlock];
-                double* aZ = &accZ[(p * kTileRows + r - a) * kBlock];
-                const float* hB = Bp_[p] + src - first;
-                const float* hZ = Zp_[p] + src - first;
-                for (std::size_t q = first; q < steps; ++q) {
-                    aB[q] += double(f.x) * double(hB[q]);
-                    aZ[q] += double(f.y) * double(hZ[q]);
-                }
-            }
-        }
-    }
+    if (far_) gatherListed(t0, steps, chunk, a, w);
+    else gatherDecoded(t0, steps, chunk, a, b, w);
     for (std::size_t p = 0; p < P; ++p)
         for (std::uint32_t r = a; r < b; ++r) {
             const std::size_t from = (p * kTileRows + r - a) * kBlock, to = (p * n + r0 + r) * kBlock;
@@ -150,6 +153,62 @@ void CpuTransport::gatherTile(std::size_t t0, std::size_t steps, std::uint32_t c
         }
     // The calling thread lets the exchange of the first half move on (Ranks::Pending).
     for (RowExchange& x : exchanges_) x.poll();
+}
+
+void CpuTransport::gatherListed(std::size_t t0, std::size_t steps, std::uint32_t chunk, std::uint32_t a, unsigned w) {
+    const std::uint32_t i0 = ch_.rowBegin(chunk) + a;
+    const std::size_t last = t0 + steps - 1;
+    for (const FarPair& e : far_->tile(chunk, a)) {
+        const std::size_t tau = e.delayRow >> 8;
+        if (tau > last) continue; // not yet arrived
+        const std::uint32_t row = e.delayRow & 0xffu;
+        addFarPair(t0, steps, i0 + row, e.source, e.k, tau, row, w);
+    }
+}
+
+void CpuTransport::gatherDecoded(std::size_t t0, std::size_t steps, std::uint32_t chunk, std::uint32_t a,
+                                 std::uint32_t b, unsigned w) {
+    const PreparedScene& s = s_;
+    const std::uint32_t r0 = ch_.rowBegin(chunk), rows = ch_.rows(chunk), storage = ch_.storage();
+    const EncodedChunk& K = K_.chunk(chunk);
+    for (std::uint32_t j = 0; j < n_; ++j) {
+        const glm::vec3 cj = s.centroid[j];
+        for (std::uint32_t r = a; r < b; ++r) {
+            const float k = decodeElement(K, storage, std::uint64_t(j) * rows + r);
+            if (k == 0.0f) continue;
+            const std::uint32_t i = r0 + r;
+            const std::size_t tau = shared::rsimDelaySteps(s.centroid[i], cj, c_.invCdtSq);
+            if (tau < kBlock || tau > t0 + steps - 1) continue; // near, or not yet arrived
+            addFarPair(t0, steps, i, j, k, tau, r - a, w);
+        }
+    }
+}
+
+void CpuTransport::addFarPair(std::size_t t0, std::size_t steps, std::uint32_t i, std::uint32_t j, float k,
+                              std::size_t tau, std::uint32_t row, unsigned w) {
+    const std::size_t T = T_, P = P_;
+    const glm::vec2 f = shared::rsimGatherCoefficients(k, s_.area[i], s_.area[j], rhoA_[j]);
+    // Step q reads time t0 + q - tau; steps before t = tau read nothing.
+    const std::size_t first = tau > t0 ? tau - t0 : 0;
+    const std::size_t src = std::size_t(j) * T + t0 + first - tau;
+    const bool whole = first == 0 && steps == kBlock; // most pairs: a loop of known length
+    for (std::size_t p = 0; p < P; ++p) {
+        double* aB = &scratchB_[w][(p * kTileRows + row) * kBlock];
+        double* aZ = &scratchZ_[w][(p * kTileRows + row) * kBlock];
+        const float* hB = Bp_[p] + src - first;
+        const float* hZ = Zp_[p] + src - first;
+        if (whole) {
+            for (std::size_t q = 0; q < kBlock; ++q) {
+                aB[q] += double(f.x) * double(hB[q]);
+                aZ[q] += double(f.y) * double(hZ[q]);
+            }
+            continue;
+        }
+        for (std::size_t q = first; q < steps; ++q) {
+            aB[q] += double(f.x) * double(hB[q]);
+            aZ[q] += double(f.y) * double(hZ[q]);
+        }
+    }
 }
 
 void CpuTransport::gatherFarSums(std::size_t t0, std::size_t steps) {
@@ -203,7 +262,7 @@ void CpuTransport::nearSteps(std::size_t t0, std::size_t steps) {
 } // namespace
 
 void runTransportCpu(const PreparedScene& s, const HostK* K, const std::vector<CpuTransportPose>& poses,
-                     const RowShare* share, double* exchangeSeconds) {
+                     const RowShare* share, double* exchangeSeconds, std::optional<std::uint64_t> farPairBytes) {
     if (poses.empty()) return;
     const SimConfig& c = *poses[0].config; // the time axis and `indirect` of every pose
     const std::size_t T = c.timesteps;
@@ -217,7 +276,7 @@ void runTransportCpu(const PreparedScene& s, const HostK* K, const std::vector<C
         }
         return;
     }
-    CpuTransport(s, *K, poses, share, exchangeSeconds).run();
+    CpuTransport(s, *K, poses, share, exchangeSeconds, farPairBytes).run();
 }
 
 } // namespace rsim

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Time-resolved radiosity B and importance Z on the CPU (MODEL §5).
 #pragma once
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "core/prepared_scene.h"
@@ -27,7 +29,11 @@ struct CpuTransportPose {
 // of its rows, the ranks exchange them after each time block, and every rank runs the near
 // steps of all rows: B and Z are every rank's, bit for bit those of one process. The seconds
 // spent waiting for the exchanges are added to *exchangeSeconds.
+// K's far pairs are listed once (transport/cpu_far_pairs.h) where the lists fit `farPairBytes`
+// (by default a quarter of the host's memory and half of what is free), else K is decoded for
+// every block of steps: the same sums in the same order either way.
 void runTransportCpu(const PreparedScene& scene, const HostK* K, const std::vector<CpuTransportPose>& poses,
-                     const RowShare* share = nullptr, double* exchangeSeconds = nullptr);
+                     const RowShare* share = nullptr, double* exchangeSeconds = nullptr,
+                     std::optional<std::uint64_t> farPairBytes = std::nullopt);
 
 } // namespace rsim

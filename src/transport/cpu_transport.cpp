@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <span>
 
 #include <spdlog/spdlog.h>
 
@@ -30,6 +31,8 @@ constexpr std::uint32_t kTileRows = 64;
 // Row-block mode: this rank's rows in two halves, the first half's sums travelling while the
 // second half is gathered.
 constexpr std::uint32_t kParts = 2;
+// How many pairs ahead the listed gather fetches a pair's history.
+constexpr std::size_t kPrefetch = 16;
 
 // The transport of a batch with indirect light: the poses' histories, a block's far sums, the
 // workers' scratch, the near lists and (row-block mode) the exchanges, and each block's steps.
@@ -158,7 +161,17 @@ void CpuTransport::gatherTile(std::size_t t0, std::size_t steps, std::uint32_t c
 void CpuTransport::gatherListed(std::size_t t0, std::size_t steps, std::uint32_t chunk, std::uint32_t a, unsigned w) {
     const std::uint32_t i0 = ch_.rowBegin(chunk) + a;
     const std::size_t last = t0 + steps - 1;
-    for (const FarPair& e : far_->tile(chunk, a)) {
+    const std::span<const FarPair> pairs = far_->tile(chunk, a);
+    for (std::size_t x = 0; x < pairs.size(); ++x) {
+        // The history that a later pair reads is fetched ahead: the reads follow the list, not
+        // the memory, and waiting for them took most of the time.
+        if (x + kPrefetch < pairs.size()) {
+            const FarPair& ahead = pairs[x + kPrefetch];
+            const std::size_t from = std::size_t(ahead.source) * T_ + t0 - std::min<std::size_t>(t0, ahead.delayRow >> 8);
+            __builtin_prefetch(Bp_[0] + from);
+            __builtin_prefetch(Zp_[0] + from);
+        }
+        const FarPair& e = pairs[x];
         const std::size_t tau = e.delayRow >> 8;
         if (tau > last) continue; // not yet arrived
         const std::uint32_t row = e.delayRow & 0xffu;

@@ -2,13 +2,12 @@
 // One Jacobi iteration of the phasors transport (MODEL.md §11) for a pose group: the sums of
 // phasors_gather.comp, B^(k+1)_i = E^_i + rho_i sum_j F_ij exp(-j Omega r_ij) B^(k)_j, tiled as a
 // matrix product whose factors are worked out once per pair and frequency and used for every pose.
-// A workgroup is 32 invocations (x) x RSIM_PHASOR_TILE pose lanes (y) and covers
-// RSIM_PHASOR_TILED_RECEIVERS receivers of a K chunk, FREQS frequencies (from freq0) and
-// RSIM_PHASOR_TILE * POSES poses (block z of the group's poses). An invocation owns the columns
-// of poses y, y + TILE, ... of receivers x, x + 32, ... Per tile of RSIM_PHASOR_TILE sources:
-// each invocation works out its pairs' factors into shared memory, the workgroup copies the
-// sources' column values beside them, and each invocation accumulates its columns; a tile whose
-// K block is all zero is skipped. Each sum runs over the sources in order; a frozen column
+// A workgroup is 32 receivers of a K chunk (x) x RSIM_PHASOR_TILE pose lanes (y); it sums FREQS
+// frequencies (from freq0) x RSIM_PHASOR_TILE * POSES poses (block z of the group's poses). An
+// invocation owns receiver x's columns of poses y, y + TILE, ... Per tile of RSIM_PHASOR_TILE
+// sources: each invocation works out one pair's factors into shared memory, the workgroup copies
+// the sources' column values beside them, and each invocation accumulates its columns; a tile
+// whose K block is all zero is skipped. Each sum runs over the sources in order; a frozen column
 // (iterated 0) keeps its value, and a frequency whose columns are all frozen costs nothing.
 #version 460
 #extension GL_GOOGLE_include_directive : require
@@ -25,11 +24,9 @@ layout(push_constant) uniform Push { PhasorPush pc; };
 
 const uint TILE = RSIM_PHASOR_TILE;
 const uint LANES = RSIM_PHASOR_TILE; // pose lanes: one per source of a tile
-const uint WIDTH = RSIM_PHASOR_TILED_RECEIVERS;
-const uint PER = RSIM_PHASOR_TILED_RECEIVERS / RSIM_PHASOR_RECEIVERS; // receivers per invocation
 const uint INVOCATIONS = RSIM_PHASOR_RECEIVERS * LANES;
-shared vec2 factors[FREQS * TILE * WIDTH];        // [f][source][receiver]
-shared vec2 values[TILE * FREQS * LANES * POSES]; // [source][f][pose of the block]
+shared vec2 factors[FREQS * TILE * RSIM_PHASOR_RECEIVERS]; // [f][source][receiver]
+shared vec2 values[TILE * FREQS * LANES * POSES];          // [source][f][pose of the block]
 shared uint tileLive;
 #include "common/kread_table.glsl"
 
@@ -40,20 +37,15 @@ void main() {
     barrier();
     rsimLoadKTable(local, INVOCATIONS);
     uint rows = pc.k.rowEnd - pc.k.rowBegin;
+    uint col = gl_WorkGroupID.x * RSIM_PHASOR_RECEIVERS + lane;
+    bool isActive = col < rows;
+    uint i = pc.k.rowBegin + (isActive ? col : 0u);
     uint blockPoses = LANES * POSES;
     uint pose0 = gl_WorkGroupID.y * blockPoses;
     uint frequencies = pc.columns / pc.poses;
     Vec4Refs tris = Vec4Refs(pc.tris);
     Vec2Refs x = Vec2Refs(pc.x);
     UintRefs iterated = UintRefs(pc.iterated);
-    uint col[PER];
-    bool isActive[PER];
-    vec3 ci[PER];
-    [[unroll]] for (uint r = 0u; r < PER; ++r) {
-        col[r] = gl_WorkGroupID.x * WIDTH + r * RSIM_PHASOR_RECEIVERS + lane;
-        isActive[r] = col[r] < rows;
-        ci[r] = tris.v[pc.k.rowBegin + (isActive[r] ? col[r] : 0u)].xyz;
-    }
     // A frequency is live while one of the block's columns of it is iterated.
     float omega[FREQS];
     bool live[FREQS];
@@ -66,28 +58,25 @@ void main() {
             live[f] = live[f] || iterated.v[fr * pc.poses + pose0 + q] != 0u;
         anyLive = anyLive || live[f];
     }
-    vec2 acc[PER * FREQS * POSES];
-    [[unroll]] for (uint a = 0u; a < PER * FREQS * POSES; ++a) acc[a] = vec2(0.0);
+    vec2 acc[FREQS * POSES];
+    [[unroll]] for (uint a = 0u; a < FREQS * POSES; ++a) acc[a] = vec2(0.0);
+    vec3 ci = tris.v[i].xyz;
     for (uint j0 = 0u; anyLive && j0 < pc.n; j0 += TILE) {
-        // The pairs (receivers of the invocation, source j0 + poseLane): their live factors.
+        // The pair (receiver lane, source j0 + poseLane): its factors for the live frequencies.
         uint j = j0 + poseLane;
-        bool nonzero = false;
-        vec4 cj = tris.v[min(j, pc.n - 1u)];
-        [[unroll]] for (uint r = 0u; r < PER; ++r) {
-            float k = isActive[r] && j < pc.n ? loadK(j * rows + col[r]) : 0.0;
-            vec2 factor[FREQS];
-            [[unroll]] for (uint f = 0u; f < FREQS; ++f) factor[f] = vec2(0.0);
-            if (k != 0.0) {
-                nonzero = true;
-                float F = rsimFormFactor(k, cj.w);
-                float delay = rsimPairDelay(ci[r], cj.xyz, pc.invCdtSq, pc.rounded != 0u);
-                [[unroll]] for (uint f = 0u; f < FREQS; ++f)
-                    if (live[f]) factor[f] = rsimPhasorCoefficient(F, omega[f], delay);
-            }
+        float k = isActive && j < pc.n ? loadK(j * rows + col) : 0.0;
+        vec2 factor[FREQS];
+        [[unroll]] for (uint f = 0u; f < FREQS; ++f) factor[f] = vec2(0.0);
+        if (k != 0.0) {
+            vec4 cj = tris.v[j];
+            float F = rsimFormFactor(k, cj.w);
+            float r = rsimPairDelay(ci, cj.xyz, pc.invCdtSq, pc.rounded != 0u);
             [[unroll]] for (uint f = 0u; f < FREQS; ++f)
-                factors[(f * TILE + poseLane) * WIDTH + r * RSIM_PHASOR_RECEIVERS + lane] = factor[f];
+                if (live[f]) factor[f] = rsimPhasorCoefficient(F, omega[f], r);
         }
-        if (subgroupAny(nonzero) && subgroupElect()) tileLive = 1u;
+        [[unroll]] for (uint f = 0u; f < FREQS; ++f)
+            factors[(f * TILE + poseLane) * RSIM_PHASOR_RECEIVERS + lane] = factor[f];
+        if (subgroupAny(k != 0.0) && subgroupElect()) tileLive = 1u;
         barrier();
         bool tile = tileLive != 0u;
         if (tile) { // the tile's sources' column values
@@ -103,45 +92,35 @@ void main() {
             [[unroll]] for (uint s = 0u; s < TILE; ++s)
                 [[unroll]] for (uint f = 0u; f < FREQS; ++f) {
                     if (!live[f]) continue;
-                    vec2 c[PER];
-                    [[unroll]] for (uint r = 0u; r < PER; ++r)
-                        c[r] = factors[(f * TILE + s) * WIDTH + r * RSIM_PHASOR_RECEIVERS + lane];
-                    [[unroll]] for (uint u = 0u; u < POSES; ++u) {
-                        vec2 v = values[(s * FREQS + f) * blockPoses + poseLane + LANES * u];
-                        [[unroll]] for (uint r = 0u; r < PER; ++r)
-                            acc[(r * FREQS + f) * POSES + u] += rsimComplexMul(c[r], v);
-                    }
+                    vec2 c = factors[(f * TILE + s) * RSIM_PHASOR_RECEIVERS + lane];
+                    [[unroll]] for (uint u = 0u; u < POSES; ++u)
+                        acc[f * POSES + u] += rsimComplexMul(c, values[(s * FREQS + f) * blockPoses + poseLane + LANES * u]);
                 }
         }
         barrier();
     }
     // Each column's new value and change; one atomic per subgroup and column where a subgroup
     // holds one pose lane.
-    [[unroll]] for (uint r = 0u; r < PER; ++r) {
-        uint i = pc.k.rowBegin + (isActive[r] ? col[r] : 0u);
-        float rho = FloatRefs(pc.rho).v[i];
-        [[unroll]] for (uint f = 0u; f < FREQS; ++f)
-            [[unroll]] for (uint u = 0u; u < POSES; ++u) {
-                uint fr = pc.freq0 + f, p = pose0 + poseLane + LANES * u;
-                bool mine = isActive[r] && fr < frequencies && p < pc.poses;
-                uint c = fr * pc.poses + p;
-                float change = 0.0;
-                if (mine) {
-                    uint at = i * pc.columns + c;
-                    vec2 old = x.v[at];
-                    vec2 v = iterated.v[c] != 0u
-                                 ? rsimPhasorUpdate(Vec2Refs(pc.sources).v[at], rho, acc[(r * FREQS + f) * POSES + u])
-                                 : old;
-                    Vec2Refs(pc.next).v[at] = v;
-                    change = length(v - old);
-                }
-                if (gl_SubgroupSize <= RSIM_PHASOR_RECEIVERS) {
-                    float most = subgroupMax(change);
-                    if (subgroupElect() && fr < frequencies && p < pc.poses)
-                        atomicMax(UintRefs(pc.changes).v[c], floatBitsToUint(most));
-                } else if (mine) {
-                    atomicMax(UintRefs(pc.changes).v[c], floatBitsToUint(change));
-                }
+    float rho = FloatRefs(pc.rho).v[i];
+    [[unroll]] for (uint f = 0u; f < FREQS; ++f)
+        [[unroll]] for (uint u = 0u; u < POSES; ++u) {
+            uint fr = pc.freq0 + f, p = pose0 + poseLane + LANES * u;
+            bool mine = isActive && fr < frequencies && p < pc.poses;
+            uint c = fr * pc.poses + p;
+            float change = 0.0;
+            if (mine) {
+                uint at = i * pc.columns + c;
+                vec2 old = x.v[at];
+                vec2 v = iterated.v[c] != 0u ? rsimPhasorUpdate(Vec2Refs(pc.sources).v[at], rho, acc[f * POSES + u]) : old;
+                Vec2Refs(pc.next).v[at] = v;
+                change = length(v - old);
             }
-    }
+            if (gl_SubgroupSize <= RSIM_PHASOR_RECEIVERS) {
+                float most = subgroupMax(change);
+                if (subgroupElect() && fr < frequencies && p < pc.poses)
+                    atomicMax(UintRefs(pc.changes).v[c], floatBitsToUint(most));
+            } else if (mine) {
+                atomicMax(UintRefs(pc.changes).v[c], floatBitsToUint(change));
+            }
+        }
 }

@@ -38,13 +38,9 @@ struct AccumulatorShape {
         // Tiled: poses per invocation, each block RSIM_PHASOR_TILE times that.
         const std::uint32_t perInvocation = a.tiled ? (P + shared::RSIM_PHASOR_TILE - 1) / shared::RSIM_PHASOR_TILE : P;
         while (a.poses < perInvocation && a.poses * 2 <= (a.tiled ? 4 : shared::RSIM_PHASOR_MAX_ACC)) a.poses *= 2;
-        // Tiled: two receivers per invocation, 12 accumulators each (3 frequencies x 4 poses: the
-        // commonest group, two modulation frequencies and the steady state, in one pass).
-        a.freqs = std::max(1u, std::min(F, (a.tiled ? 12u : shared::RSIM_PHASOR_MAX_ACC) / a.poses));
+        a.freqs = std::max(1u, std::min(F, shared::RSIM_PHASOR_MAX_ACC / a.poses));
         return a;
     }
-    // Receivers of a workgroup (the dispatch's x counts blocks of them).
-    std::uint32_t receivers() const { return tiled ? shared::RSIM_PHASOR_TILED_RECEIVERS : shared::RSIM_PHASOR_RECEIVERS; }
     // Poses of a workgroup (the dispatch's y counts blocks of them).
     std::uint32_t blockPoses() const { return tiled ? poses * shared::RSIM_PHASOR_TILE : poses; }
     vk::ShaderCode shader() const { return tiled ? vk::shaders::phasorsTiled() : vk::shaders::phasorsGather(); }
@@ -106,7 +102,7 @@ class DevicePhasors {
             for (std::size_t h = 0; h < k_.chunkIds.size(); ++h) {
                 shared::PhasorPush p = push(h);
                 const std::uint32_t groups =
-                    (k_.chunking.rows(k_.chunkIds[h]) + shape_.receivers() - 1) / shape_.receivers();
+                    (k_.chunking.rows(k_.chunkIds[h]) + shared::RSIM_PHASOR_RECEIVERS - 1) / shared::RSIM_PHASOR_RECEIVERS;
                 for (p.freq0 = 0; p.freq0 < F; p.freq0 += shape_.freqs)
                     pass_.dispatch(cmd, p, groups, (P + shape_.blockPoses() - 1) / shape_.blockPoses());
             }

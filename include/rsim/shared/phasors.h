@@ -59,11 +59,9 @@ RSIM_CONST uint RSIM_PHASOR_MAX_ACC = 16u;
 // Sources whose K elements an invocation of the plain gather loads at once.
 RSIM_CONST uint RSIM_PHASOR_AHEAD = 4u;
 // The tiled gather of a pose group (shaders/phasors_tiled.comp): sources per tile, which is also
-// its pose lanes (the workgroup is RSIM_PHASOR_RECEIVERS x RSIM_PHASOR_TILE invocations), and the
-// receivers of a workgroup (two per invocation); it takes groups of at least
-// RSIM_PHASOR_TILED_POSES poses.
+// its pose lanes (the workgroup is RSIM_PHASOR_RECEIVERS x RSIM_PHASOR_TILE invocations); it takes
+// groups of at least RSIM_PHASOR_TILED_POSES poses.
 RSIM_CONST uint RSIM_PHASOR_TILE = 8u;
-RSIM_CONST uint RSIM_PHASOR_TILED_RECEIVERS = 64u;
 RSIM_CONST uint RSIM_PHASOR_TILED_POSES = 8u;
 
 struct PhasorPush {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The CPU's time-stepped transport reads its far pairs from lists made once (transport/
 // cpu_far_pairs.h) where they fit the host's memory, else from K decoded block by block: both
-// must give the same B and Z bit for bit, for every K format, several poses and a time axis that
-// ends inside a block.
+// must give the same B and Z bit for bit, for every K format, one pose and several (a pose of a
+// batch is bit for bit the pose alone) and a time axis that ends inside a block.
 #include <cstring>
 #include <vector>
 
@@ -45,7 +45,12 @@ TEST_CASE("CPU transport: the far pairs' lists give K decoded block by block's B
         runTransportCpu(room.scene, &K, {{&c, &r.E, &r.R, &B1, &Z1}, {&c, &E2, &R2, &B2, &Z2}});
         runTransportCpu(room.scene, &K, {{&c, &r.E, &r.R, &b1, &z1}, {&c, &E2, &R2, &b2, &z2}}, nullptr, nullptr,
                         std::uint64_t(0)); // no room for the lists: K decoded
-        for (const auto& [listed, decoded] : {std::pair{&B1, &b1}, {&Z1, &z1}, {&B2, &b2}, {&Z2, &z2}}) {
+        // One pose alone takes the listed gather's own loop for whole blocks.
+        std::vector<float> B0, Z0, b0, z0;
+        runTransportCpu(room.scene, &K, {{&c, &r.E, &r.R, &B0, &Z0}});
+        runTransportCpu(room.scene, &K, {{&c, &r.E, &r.R, &b0, &z0}}, nullptr, nullptr, std::uint64_t(0));
+        for (const auto& [listed, decoded] :
+             {std::pair{&B1, &b1}, {&Z1, &z1}, {&B2, &b2}, {&Z2, &z2}, {&B0, &b0}, {&Z0, &z0}, {&B0, &B1}, {&Z0, &Z1}}) {
             REQUIRE(listed->size() == std::size_t(n) * T);
             REQUIRE(decoded->size() == listed->size());
             CHECK(std::memcmp(listed->data(), decoded->data(), listed->size() * sizeof(float)) == 0);

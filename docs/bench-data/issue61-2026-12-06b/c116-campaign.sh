@@ -7,7 +7,7 @@
 # alternate, three rounds. Then the large room's time-stepped transport once per build (K's
 # placement is inside its phase too), `rsim compare` of the two builds' 32-pose phasors runs;
 # issue 62's CPU radiosity (old against new, the medium room, K from the cache); and the
-# phasors tests under the validation layer. Run with the code of cd957fc, whose tiled gather
+# phasors tests under the validation layer. Run with the code of 952f425, whose tiled gather
 # took two receivers an invocation: slower than c115's, and reverted (its 32-pose figures are
 # superseded by c115's); the one-pose figures (plain gather, loads ahead, 8 MiB pieces), the K
 # placement and the CPU figures stand.

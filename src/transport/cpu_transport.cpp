@@ -28,6 +28,7 @@ namespace {
 constexpr std::size_t kBlock = shared::RSIM_TIME_BLOCK;
 // Receivers gathered together: their K elements for one source j are neighbours in the chunk.
 constexpr std::uint32_t kTileRows = 64;
+static_assert(kTileRows <= 256, "a far pair's row in its tile has 8 bits (transport/cpu_far_pairs.h)");
 // Row-block mode: this rank's rows in two halves, the first half's sums travelling while the
 // second half is gathered.
 constexpr std::uint32_t kParts = 2;
@@ -170,9 +171,9 @@ void CpuTransport::gatherListed(std::size_t t0, std::size_t steps, std::uint32_t
         // the memory, and waiting for them took most of the time.
         if (x + kPrefetch < pairs.size()) {
             const FarPair& ahead = pairs[x + kPrefetch];
-            const std::size_t from = std::size_t(ahead.source) * T_ + t0 - std::min<std::size_t>(t0, ahead.delayRow >> 8);
-            __builtin_prefetch(Bp_[0] + from);
-            __builtin_prefetch(Zp_[0] + from);
+            const std::size_t from = std::size_t(ahead.source) * T + t0 - std::min<std::size_t>(t0, ahead.delayRow >> 8);
+            __builtin_prefetch(B + from);
+            __builtin_prefetch(Z + from);
         }
         const FarPair& e = pairs[x];
         const std::size_t tau = e.delayRow >> 8;
@@ -222,19 +223,11 @@ void CpuTransport::addFarPair(std::size_t t0, std::size_t steps, std::uint32_t i
     // Step q reads time t0 + q - tau; steps before t = tau read nothing.
     const std::size_t first = tau > t0 ? tau - t0 : 0;
     const std::size_t src = std::size_t(j) * T + t0 + first - tau;
-    const bool whole = first == 0 && steps == kBlock; // most pairs: a loop of known length
     for (std::size_t p = 0; p < P; ++p) {
         double* aB = &scratchB_[w][(p * kTileRows + row) * kBlock];
         double* aZ = &scratchZ_[w][(p * kTileRows + row) * kBlock];
         const float* hB = Bp_[p] + src - first;
         const float* hZ = Zp_[p] + src - first;
-        if (whole) {
-            for (std::size_t q = 0; q < kBlock; ++q) {
-                aB[q] += double(f.x) * double(hB[q]);
-                aZ[q] += double(f.y) * double(hZ[q]);
-            }
-            continue;
-        }
         for (std::size_t q = first; q < steps; ++q) {
             aB[q] += double(f.x) * double(hB[q]);
             aZ[q] += double(f.y) * double(hZ[q]);

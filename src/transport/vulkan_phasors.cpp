@@ -24,6 +24,9 @@ namespace {
 
 // Source slices of a workgroup (its rows): 32 receivers x 8 slices, 256 invocations.
 constexpr std::uint32_t kSlices = 8;
+// The tiled gather's poses per invocation at most: its shared memory (the tile's pair factors
+// and its sources' column values) is 16 KiB at 4 frequencies x 4 poses, of lavapipe's 32 KiB.
+constexpr std::uint32_t kTiledPoses = 4;
 
 // How an invocation's accumulators are spent: POSES poses x FREQS frequencies, at most
 // RSIM_PHASOR_MAX_ACC in all. A group of RSIM_PHASOR_TILED_POSES poses or more takes the tiled
@@ -37,7 +40,7 @@ struct AccumulatorShape {
         a.tiled = P >= shared::RSIM_PHASOR_TILED_POSES;
         // Tiled: poses per invocation, each block RSIM_PHASOR_TILE times that.
         const std::uint32_t perInvocation = a.tiled ? (P + shared::RSIM_PHASOR_TILE - 1) / shared::RSIM_PHASOR_TILE : P;
-        while (a.poses < perInvocation && a.poses * 2 <= (a.tiled ? 4 : shared::RSIM_PHASOR_MAX_ACC)) a.poses *= 2;
+        while (a.poses < perInvocation && a.poses * 2 <= (a.tiled ? kTiledPoses : shared::RSIM_PHASOR_MAX_ACC)) a.poses *= 2;
         a.freqs = std::max(1u, std::min(F, shared::RSIM_PHASOR_MAX_ACC / a.poses));
         return a;
     }

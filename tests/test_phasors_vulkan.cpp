@@ -48,6 +48,19 @@ double relativeError(const std::vector<double>& a, const std::vector<double>& b)
     return relativeError(std::vector<float>(a.begin(), a.end()), std::vector<float>(b.begin(), b.end()));
 }
 
+// The same iteration in fp32, other summation order: a few ulps of the largest value, so the
+// columns stop within an iteration of each other.
+void checkSameToRounding(const SimulationResult& r, const SimulationResult& reference) {
+    REQUIRE(r.phasors.iterations.size() == reference.phasors.iterations.size());
+    for (std::size_t f = 0; f < reference.phasors.iterations.size(); ++f) {
+        CAPTURE(f);
+        CHECK(std::abs(int(r.phasors.iterations[f]) - int(reference.phasors.iterations[f])) <= 1);
+    }
+    CHECK(relativeError(r.totalEnergy, reference.totalEnergy) < 1e-5);
+    CHECK(relativeError(r.image.phasor, reference.image.phasor) < 1e-5);
+    CHECK(relativeError(r.image.taps, reference.image.taps) < 1e-5);
+}
+
 template <class T>
 bool sameBits(const std::vector<T>& a, const std::vector<T>& b) {
     return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
@@ -74,16 +87,7 @@ TEST_CASE("phasors on Vulkan: with the CPU's K, the CPU's solution", "[phasors][
     const SimulationResult mixed = test::simulateOn({C, C, G, C, C, C}, room.scene, c, false, true);
     REQUIRE(alone.phasors.converged);
     CHECK(mixed.phasors.converged);
-    // The same iteration in fp32, other summation order: a few ulps of the largest value, so the
-    // columns stop within an iteration of each other.
-    REQUIRE(mixed.phasors.iterations.size() == alone.phasors.iterations.size());
-    for (std::size_t f = 0; f < alone.phasors.iterations.size(); ++f) {
-        CAPTURE(f);
-        CHECK(std::abs(int(mixed.phasors.iterations[f]) - int(alone.phasors.iterations[f])) <= 1);
-    }
-    CHECK(relativeError(mixed.totalEnergy, alone.totalEnergy) < 1e-5);
-    CHECK(relativeError(mixed.image.phasor, alone.image.phasor) < 1e-5);
-    CHECK(relativeError(mixed.image.taps, alone.image.taps) < 1e-5);
+    checkSameToRounding(mixed, alone);
     std::size_t both = 0;
     for (std::size_t i = 0; i < alone.distance.size(); ++i) {
         CAPTURE(i);
@@ -200,13 +204,7 @@ TEST_CASE("phasors on Vulkan: a pose group's tiled gather gives each pose what i
         const SimulationResult& t = together[p];
         REQUIRE((t.phasors.groupPoses == configs.size() && alone.phasors.groupPoses == 1));
         REQUIRE(t.phasors.converged);
-        for (std::size_t f = 0; f < alone.phasors.iterations.size(); ++f) {
-            CAPTURE(f);
-            CHECK(std::abs(int(t.phasors.iterations[f]) - int(alone.phasors.iterations[f])) <= 1);
-        }
-        CHECK(relativeError(t.totalEnergy, alone.totalEnergy) < 1e-5);
-        CHECK(relativeError(t.image.phasor, alone.image.phasor) < 1e-5);
-        CHECK(relativeError(t.image.taps, alone.image.taps) < 1e-5);
+        checkSameToRounding(t, alone);
         std::size_t both = 0;
         for (std::size_t i = 0; i < alone.distance.size(); ++i) {
             if (!std::isfinite(alone.distance[i]) || !std::isfinite(t.distance[i])) continue;

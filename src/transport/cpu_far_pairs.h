@@ -3,7 +3,7 @@
 // listed once per tile of receivers: K's non-zero elements with their delays, in the order in
 // which the tile's gather reads them (source j, then receiver). Each time block then reads the
 // pairs instead of decoding the tile's whole K block and working out every delay again (the
-// medium room: 131 M elements and 43 M square roots per block of 8 steps, 125 blocks per 1000).
+// medium room: 131 M elements and 21 M square roots per block of 8 steps, 125 blocks per 1000).
 #pragma once
 #include <cstdint>
 #include <optional>

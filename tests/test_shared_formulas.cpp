@@ -12,6 +12,7 @@
 #include "rsim/shared/gpu_layout.h"
 #include "rsim/shared/physics.h"
 #include "rsim/shared/estimators.h"
+#include "distance/cpu_distance.h"
 #include "transport/sources.h"
 
 using namespace rsim;
@@ -198,4 +199,66 @@ TEST_CASE("a visibility launch's pairs as one word and back: every pair, one ind
                 REQUIRE(back.y == col);
             }
     }
+}
+
+// The CPU computes the pulsed estimator's matched filter for every t at once (distance/
+// cpu_distance.cpp); it must give rsimPathSteps's answer bit for bit: echoes anywhere in the
+// window (at its start, cut off at its end), several echoes, noise below zero, no signal, and
+// pulses of 1 to 41 bins; and its matched filter is rsimMatchedFilter's at every t.
+TEST_CASE("the CPU's pulsed estimator is rsimPathSteps's, bit for bit", "[shared][distance]") {
+    std::mt19937 rng(7);
+    std::normal_distribution<float> noise(0.0f, 1e-3f);
+    SimConfig c;
+    c.mode = SensorMode::Pulsed;
+    c.timesteps = 300;
+    const std::uint32_t T = c.timesteps;
+    int cases = 0, echoes = 0, cutOffs = 0;
+    for (const auto& pulse : {makePulse(PulseShape::Delta, 1.0), makePulse(PulseShape::Gaussian, 3.0),
+                              makePulse(PulseShape::Gaussian, 10.0), makePulse(PulseShape::Rectangular, 1.0, 7.0)}) {
+        c.pulse = pulse;
+        for (int trial = 0; trial < 40; ++trial) {
+            std::vector<float> s(T, 0.0f);
+            // Echoes at the start, at the end, anywhere; none in the last trial.
+            const int count = trial == 39 ? 0 : 1 + trial % 3;
+            for (int e = 0; e < count; ++e) {
+                const float at = trial % 10 == 0 ? 0.3f : trial % 10 == 1 ? float(T) - 1.5f
+                                                                            : float(rng() % (T - 1)) + 0.25f;
+                const float amount = 0.1f + 0.01f * float(rng() % 90);
+                const std::uint32_t k = std::uint32_t(at);
+                s[k] += amount * (1.0f - (at - float(k)));
+                s[k + 1] += amount * (at - float(k));
+            }
+            if (trial % 2 == 1)
+                for (float& v : s) v += noise(rng);
+            auto signal = [&s](std::uint32_t t) { return s[t]; };
+            auto pulseAt = [&c](std::uint32_t k) { return c.pulse[k]; };
+            const glm::vec4 none(0.0f);
+            const float delay = 0.5f * float(trial);
+            const double want = shared::rsimPathSteps(shared::RSIM_MODE_PULSED, T, std::uint32_t(pulse.size()), none,
+                                                      none, 0, glm::uvec2(0), delay, signal, pulseAt);
+            std::vector<float> padded, m;
+            matchedFilterAll(s.data(), T, pulse, padded, m);
+            REQUIRE(m.size() == T + pulse.size() - 1);
+            int filterDiffers = 0;
+            for (int t = 1 - int(pulse.size()); t < int(T); ++t)
+                filterDiffers += m[std::size_t(t - 1 + int(pulse.size()))] !=
+                                 shared::rsimMatchedFilter(t, T, std::uint32_t(pulse.size()), signal, pulseAt);
+            CHECK(filterDiffers == 0);
+            bool cutOff = false;
+            const double got = pathSteps(s.data(), T, c, delay, &cutOff, true);
+            CAPTURE(pulse.size(), trial, want, got);
+            if (want < 0.0) {
+                CHECK(std::isnan(got));
+                CHECK(cutOff == (want == double(shared::RSIM_ECHO_CUT_OFF)));
+                cutOffs += cutOff;
+            } else {
+                CHECK(got == want);
+                ++echoes;
+            }
+            ++cases;
+        }
+    }
+    CHECK(cases == 160);
+    CHECK(echoes > 100);
+    CHECK(cutOffs > 0);
 }

@@ -28,6 +28,11 @@ std::uint32_t pixelModeId(SensorMode mode);
 // gates, by the camera readout (distance/camera_readout.h).
 inline bool pulsedNoise(const SimConfig& c) { return c.noise.on && c.mode == SensorMode::Pulsed; }
 
+// The pulsed estimator's matched filter m(t) = sum_k s(t + k) p[k] (rsimMatchedFilter) of every
+// t in [1 - P, T) at once, into m[t - 1 + P]; `padded` is scratch.
+void matchedFilterAll(const float* s, std::uint32_t T, const std::vector<float>& pulse, std::vector<float>& padded,
+                      std::vector<float>& m);
+
 // Path length in timesteps of one signal with the configured mode, through rsimPathSteps of
 // include/rsim/shared/estimators.h (`pixel`: pixelModeId, else sensorModeId). delaySteps is the
 // sensor delay added to the estimate (tS_i for triangles, 0 for pixels). Returns NaN when the

@@ -14,10 +14,16 @@
 #define RSIM_SIGNAL_FN template <class SignalFn, class PulseFn> inline
 #define RSIM_SIGNAL_ARGS , [[maybe_unused]] SignalFn rsimSignal, [[maybe_unused]] PulseFn rsimPulse
 #define RSIM_SIGNAL_PASS , rsimSignal, rsimPulse
+// rsimPulsedPeakOf reads the matched filter m(t) through a callable `rsimMatched(int t)` (the
+// CPU's pixels pass m computed for every t at once); in GLSL, rsimMatchedFilter of the signal.
+#define RSIM_MATCHED_FN template <class MatchedFn> inline
+#define RSIM_MATCHED_ARGS , MatchedFn rsimMatched
 #else
 #define RSIM_SIGNAL_FN
 #define RSIM_SIGNAL_ARGS
 #define RSIM_SIGNAL_PASS
+#define RSIM_MATCHED_FN
+#define RSIM_MATCHED_ARGS
 #endif
 
 RSIM_SHARED_BEGIN
@@ -46,12 +52,16 @@ RSIM_CONST uint RSIM_MODE_GATED = 2u; // pixels only: triangles use the pulsed e
 // Pulsed estimator: t* = centroid of m over [argmax - h, argmax + h], h = P + 1. Returns t* in
 // timesteps, RSIM_NO_ECHO when the signal is zero, RSIM_ECHO_CUT_OFF when the peak window runs
 // past the last timestep (the echo may be cut off).
-RSIM_SIGNAL_FN float rsimPulsedPeak(uint T, uint P RSIM_SIGNAL_ARGS) {
+#ifndef __cplusplus
+float rsimMatched(int t, uint T, uint P) { return rsimMatchedFilter(t, T, P); }
+#endif
+// The estimator from m(t), t in [1 - P, T): rsimMatched(t, T, P).
+RSIM_MATCHED_FN float rsimPulsedPeakOf(uint T, uint P RSIM_MATCHED_ARGS) {
     int first = 1 - int(P); // the earliest t with m(t) != 0
     int arg = first - 1;
     float best = 0.0f;
     for (int t = first; t < int(T); ++t) {
-        float m = rsimMatchedFilter(t, T, P RSIM_SIGNAL_PASS);
+        float m = rsimMatched(t, T, P);
         if (m > best) {
             best = m;
             arg = t;
@@ -62,11 +72,19 @@ RSIM_SIGNAL_FN float rsimPulsedPeak(uint T, uint P RSIM_SIGNAL_ARGS) {
     if (arg + h > int(T) - 1) return RSIM_ECHO_CUT_OFF;
     float sum = 0.0f, moment = 0.0f;
     for (int t = max(first, arg - h); t <= arg + h; ++t) {
-        float m = rsimMatchedFilter(t, T, P RSIM_SIGNAL_PASS);
+        float m = rsimMatched(t, T, P);
         sum += m;
         moment += m * float(t - arg); // relative to argmax: keeps fp32 precision at large t
     }
     return sum > 0.0f ? float(arg) + moment / sum : RSIM_NO_ECHO;
+}
+
+RSIM_SIGNAL_FN float rsimPulsedPeak(uint T, uint P RSIM_SIGNAL_ARGS) {
+#ifdef __cplusplus
+    return rsimPulsedPeakOf(T, P, [&](int t, uint TT, uint PP) { return rsimMatchedFilter(t, TT, PP RSIM_SIGNAL_PASS); });
+#else
+    return rsimPulsedPeakOf(T, P);
+#endif
 }
 
 // Phasor sum_t s(t) exp(-i w t) as (re, im), w in radians per timestep.
@@ -161,20 +179,20 @@ RSIM_SIGNAL_FN float rsimGatedPath(uint T, uint W, uint start, uint gates RSIM_S
     return rsimGatedFromGates(rsimGateSums(T, W, start, gates RSIM_SIGNAL_PASS), W, start, gates);
 }
 
+// A path in timesteps from an estimator's t (or RSIM_NO_ECHO, RSIM_ECHO_CUT_OFF, ...) and the
+// delay added to it.
+RSIM_FN RSIM_WIDE rsimPathWithDelay(float t, float delaySteps) {
+    return t < 0.0f ? RSIM_WIDE(t) : RSIM_WIDE(t) + RSIM_WIDE(delaySteps);
+}
+
 // Path length in timesteps of one signal with the sensor's mode (MODEL §6), the delay
 // delaySteps added (tS_i for a triangle, 0 for a pixel), or RSIM_NO_ECHO / RSIM_ECHO_CUT_OFF.
 // omegaLo/Hi hold w_k = 2 pi f_k dt of the AMCW frequencies.
 // gating = (first bin of the gates, number of gates) in RSIM_MODE_GATED.
 RSIM_SIGNAL_FN RSIM_WIDE rsimPathSteps(uint mode, uint T, uint P, vec4 omegaLo, vec4 omegaHi, int count,
                                        uvec2 gating, float delaySteps RSIM_SIGNAL_ARGS) {
-    if (mode == RSIM_MODE_GATED) {
-        float t = rsimGatedPath(T, P, gating.x, gating.y RSIM_SIGNAL_PASS);
-        return t < 0.0f ? RSIM_WIDE(t) : RSIM_WIDE(t) + RSIM_WIDE(delaySteps);
-    }
-    if (mode == RSIM_MODE_PULSED) {
-        float t = rsimPulsedPeak(T, P RSIM_SIGNAL_PASS);
-        return t < 0.0f ? RSIM_WIDE(t) : RSIM_WIDE(t) + RSIM_WIDE(delaySteps);
-    }
+    if (mode == RSIM_MODE_GATED) return rsimPathWithDelay(rsimGatedPath(T, P, gating.x, gating.y RSIM_SIGNAL_PASS), delaySteps);
+    if (mode == RSIM_MODE_PULSED) return rsimPathWithDelay(rsimPulsedPeak(T, P RSIM_SIGNAL_PASS), delaySteps);
     return RSIM_WIDE(rsimAmcwPath(T, P, omegaLo, omegaHi, count, delaySteps, float(T) + delaySteps RSIM_SIGNAL_PASS));
 }
 

@@ -33,6 +33,9 @@ class BulkUpload {
     TimelineSemaphore copied_;
     std::uint64_t pieceDone_[4] = {}; // per piece: the semaphore value that frees it
     std::uint32_t next_ = 0;
+    // For the debug log: bytes queued, seconds filling pieces and waiting for free ones.
+    std::uint64_t bytes_ = 0;
+    double fillSeconds_ = 0.0, waitSeconds_ = 0.0;
 };
 
 } // namespace rsim::vk

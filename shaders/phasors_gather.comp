@@ -2,9 +2,13 @@
 // One Jacobi iteration of the phasors transport (MODEL.md §11) for the receivers of one K chunk:
 // B^(k+1)_i = E^_i + rho_i sum_j F_ij exp(-j Omega r_ij) B^(k)_j for FREQS frequencies x POSES
 // poses of the columns (include/rsim/shared/phasors.h, PhasorPush). The 32 invocations of a row
-// are 32 consecutive receivers, so a source's K elements are read together and its column values
-// are one broadcast; the rows (y) are slices of the sources, summed at the end. A frozen column
-// (iterated 0) keeps its value.
+// are 32 consecutive receivers, so a source's K elements are read together; the rows (y) are
+// slices of the sources, summed at the end. The workgroup takes the blocks of RSIM_K_BLOCK sources
+// in which its receivers (one receiver group of pc.occupancy) have a non-zero K element, and
+// stages RSIM_PHASOR_STEP of their sources' centroids and column values in shared memory at a
+// time, so that a non-zero pair waits for no load but its K element's. Each sum runs over its
+// sources in order, as over all of them (the skipped terms are zeros). A frozen column (iterated
+// 0) keeps its value.
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -14,10 +18,17 @@
 layout(constant_id = RSIM_SPEC_PHASOR_FREQS) const uint FREQS = 1u;
 layout(constant_id = RSIM_SPEC_PHASOR_POSES) const uint POSES = 1u;
 layout(constant_id = RSIM_SPEC_PHASOR_SLICES) const uint SLICES = 8u;
+// Sources whose K elements an invocation loads at once; SLICES x AHEAD divides RSIM_PHASOR_STEP.
+layout(constant_id = RSIM_SPEC_PHASOR_AHEAD) const uint AHEAD = 4u;
 layout(local_size_x = RSIM_PHASOR_RECEIVERS, local_size_y_id = RSIM_SPEC_PHASOR_SLICES) in;
 layout(push_constant) uniform Push { PhasorPush pc; };
 
+const uint STEP = RSIM_PHASOR_STEP;
+const uint INVOCATIONS = RSIM_PHASOR_RECEIVERS * SLICES;
 shared vec2 partial[RSIM_PHASOR_RECEIVERS * SLICES];
+shared vec4 stagedTris[STEP];                 // centroid, area
+shared vec2 stagedX[STEP * FREQS * POSES];    // [source][f][pose]
+shared uint stagedSource[STEP];               // j, or pc.n past the step's blocks
 #include "common/kread_table.glsl"
 
 void main() {
@@ -47,27 +58,62 @@ void main() {
     vec2 acc[FREQS * POSES];
     [[unroll]] for (uint a = 0u; a < FREQS * POSES; ++a) acc[a] = vec2(0.0);
     vec3 ci = tris.v[i].xyz;
-    // RSIM_PHASOR_AHEAD of the slice's sources at a time: their K elements are loaded together
-    // (the loop waited on each load before), then summed in order.
-    for (uint j0 = slice; anyLive && j0 < pc.n; j0 += SLICES * RSIM_PHASOR_AHEAD) {
-        float ks[RSIM_PHASOR_AHEAD];
-        [[unroll]] for (uint t = 0u; t < RSIM_PHASOR_AHEAD; ++t) {
-            uint j = j0 + t * SLICES;
-            ks[t] = isActive && j < pc.n ? loadK(j * rows + col) : 0.0;
+    // Per step of up to STEP / RSIM_K_BLOCK non-zero blocks: the workgroup stages their sources,
+    // then each slice sums its sources of the step in order, AHEAD of them at a time (their K
+    // elements are loaded together). The blocks, anyLive and so the barriers are the same for the
+    // whole workgroup.
+    uint local = slice * RSIM_PHASOR_RECEIVERS + lane;
+    UintRefs occupied = UintRefs(pc.occupancy);
+    uint words = rsimKOccupancyWords(pc.n), base = gl_WorkGroupID.x * words;
+    uint w = 0u, bits = occupied.v[base];
+    while (anyLive) {
+        uint blocks[STEP / RSIM_K_BLOCK];
+        uint count = 0u;
+        while (count < STEP / RSIM_K_BLOCK) {
+            if (bits == 0u) {
+                if (++w >= words) break;
+                bits = occupied.v[base + w];
+                continue;
+            }
+            blocks[count++] = w * 32u + uint(findLSB(bits));
+            bits &= bits - 1u;
         }
-        [[unroll]] for (uint t = 0u; t < RSIM_PHASOR_AHEAD; ++t) {
-            float k = ks[t];
-            if (k == 0.0) continue;
-            uint j = j0 + t * SLICES;
-            vec4 cj = tris.v[j];
-            float F = rsimFormFactor(k, cj.w);
-            float r = rsimPairDelay(ci, cj.xyz, pc.invCdtSq, pc.rounded != 0u);
-            [[unroll]] for (uint f = 0u; f < FREQS; ++f) {
-                if (!live[f]) continue;
-                vec2 coef = rsimPhasorCoefficient(F, omega[f], r);
-                uint base = j * pc.columns + (pc.freq0 + f) * pc.poses + pose0;
-                [[unroll]] for (uint u = 0u; u < POSES; ++u)
-                    if (pose0 + u < pc.poses) acc[f * POSES + u] += rsimComplexMul(coef, x.v[base + u]);
+        if (count == 0u) break;
+        barrier(); // the previous step's staged sources have been read
+        for (uint e = local; e < STEP; e += INVOCATIONS) {
+            uint j = e < count * RSIM_K_BLOCK ? blocks[e / RSIM_K_BLOCK] * RSIM_K_BLOCK + e % RSIM_K_BLOCK : pc.n;
+            j = min(j, pc.n);
+            stagedSource[e] = j;
+            stagedTris[e] = j < pc.n ? tris.v[j] : vec4(0.0);
+            [[unroll]] for (uint f = 0u; f < FREQS; ++f)
+                [[unroll]] for (uint u = 0u; u < POSES; ++u) {
+                    uint fr = pc.freq0 + f;
+                    stagedX[(e * FREQS + f) * POSES + u] = j < pc.n && fr < frequencies && pose0 + u < pc.poses
+                                                               ? x.v[j * pc.columns + fr * pc.poses + pose0 + u]
+                                                               : vec2(0.0);
+                }
+        }
+        barrier();
+        for (uint b = slice; b < count * RSIM_K_BLOCK; b += SLICES * AHEAD) {
+            float ks[AHEAD];
+            [[unroll]] for (uint t = 0u; t < AHEAD; ++t) {
+                uint s = b + t * SLICES;
+                uint j = s < STEP ? stagedSource[s] : pc.n;
+                ks[t] = isActive && j < pc.n ? loadK(j * rows + col) : 0.0;
+            }
+            [[unroll]] for (uint t = 0u; t < AHEAD; ++t) {
+                float k = ks[t];
+                if (k == 0.0) continue;
+                uint s = b + t * SLICES;
+                vec4 cj = stagedTris[s];
+                float F = rsimFormFactor(k, cj.w);
+                float r = rsimPairDelay(ci, cj.xyz, pc.invCdtSq, pc.rounded != 0u);
+                [[unroll]] for (uint f = 0u; f < FREQS; ++f) {
+                    if (!live[f]) continue;
+                    vec2 coef = rsimPhasorCoefficient(F, omega[f], r);
+                    [[unroll]] for (uint u = 0u; u < POSES; ++u)
+                        acc[f * POSES + u] += rsimComplexMul(coef, stagedX[(s * FREQS + f) * POSES + u]);
+                }
             }
         }
     }

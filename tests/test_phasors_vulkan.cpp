@@ -171,7 +171,8 @@ TEST_CASE("phasors on Vulkan: invariant 12, the time-stepped transport's ranges 
 
 // A group of RSIM_PHASOR_TILED_POSES poses or more takes the tiled gather (shaders/
 // phasors_tiled.comp), a pose alone the plain one: the same sums in another order. Nine poses fill
-// a block of 16 partly, and the square wave's nine frequencies take two passes of eight.
+// a block of 16 partly (two poses an invocation), and the square wave's nine frequencies take two
+// passes of eight; eight poses are one block of one pose an invocation.
 TEST_CASE("phasors on Vulkan: a pose group's tiled gather gives each pose what it gets alone",
           "[phasors][backends][batch]") {
     if (test::vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
@@ -212,5 +213,16 @@ TEST_CASE("phasors on Vulkan: a pose group's tiled gather gives each pose what i
             CHECK(std::abs(alone.distance[i] - t.distance[i]) < 1e-5); // 10 um
         }
         CHECK(both > 10);
+    }
+    // Eight poses: one an invocation (nine take two), the same sums in the same order.
+    const std::vector<PoseConfig> eight(configs.begin(), configs.begin() + 8);
+    std::vector<SimulationResult> byEight(eight.size());
+    simulateBatch(PhaseBackends::all(*b), room.scene, eight, opt, times, meta,
+                  [&](std::size_t p, SimulationResult& r, const PhaseTimes&) { byEight[p] = std::move(r); });
+    CHECK(meta.validationErrors == 0);
+    for (std::size_t p = 0; p < eight.size(); ++p) {
+        CAPTURE(p);
+        REQUIRE(byEight[p].phasors.groupPoses == eight.size());
+        checkSameToRounding(byEight[p], together[p]);
     }
 }

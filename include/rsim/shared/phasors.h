@@ -54,10 +54,13 @@ RSIM_CONST uint RSIM_PHASOR_RECEIVERS = 32u;
 RSIM_CONST uint RSIM_SPEC_PHASOR_FREQS = 7u;
 RSIM_CONST uint RSIM_SPEC_PHASOR_POSES = 8u;
 RSIM_CONST uint RSIM_SPEC_PHASOR_SLICES = 9u;
+RSIM_CONST uint RSIM_SPEC_PHASOR_AHEAD = 10u;
 // Accumulators of one invocation at most: frequencies x poses.
 RSIM_CONST uint RSIM_PHASOR_MAX_ACC = 16u;
-// Sources whose K elements an invocation of the plain gather loads at once.
+// Sources whose K elements an invocation of the plain gather loads at once, and sources whose
+// centroids and column values its workgroup stages in shared memory at once.
 RSIM_CONST uint RSIM_PHASOR_AHEAD = 4u;
+RSIM_CONST uint RSIM_PHASOR_STEP = 128u;
 // The tiled gather of a pose group (shaders/phasors_tiled.comp): sources per tile, which is also
 // its pose lanes (the workgroup is RSIM_PHASOR_RECEIVERS x RSIM_PHASOR_TILE invocations); it takes
 // groups of at least RSIM_PHASOR_TILED_POSES poses.
@@ -74,6 +77,7 @@ struct PhasorPush {
     uint64_t omegas;  // float [frequencies]
     uint64_t iterated; // uint [columns]: 1 while the column is iterated (0: frozen)
     uint64_t changes; // uint [columns]: float bits of the largest |B^(k+1) - B^(k)|
+    uint64_t occupancy; // the chunk's non-zero blocks (KOccupancyPush): the gathers skip the others
     uint n;
     uint columns;
     uint poses;       // of the group: column = frequency * poses + pose
@@ -86,5 +90,9 @@ struct PhasorPush {
 RSIM_FN vec2 rsimPhasorUpdate(vec2 source, float rho, vec2 gathered) { return source + rho * gathered; }
 
 RSIM_SHARED_END
+
+#ifdef __cplusplus
+static_assert(sizeof(rsim::shared::PhasorPush) == 120); // within the 128 bytes every device has
+#endif
 
 #endif

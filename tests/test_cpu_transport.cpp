@@ -2,13 +2,17 @@
 // The CPU's time-stepped transport reads its far pairs from lists made once (transport/
 // cpu_far_pairs.h) where they fit the host's memory, else from K decoded block by block: both
 // must give the same B and Z bit for bit, for every K format, one pose and several (a pose of a
-// batch is bit for bit the pose alone) and a time axis that ends inside a block.
+// batch is bit for bit the pose alone) and a time axis that ends inside a block; and whatever the
+// number of threads.
 #include <cstring>
+#include <filesystem>
 #include <vector>
 
 #include <catch2/catch_test_macros.hpp>
+#include <hdf5.h>
 
 #include "k/host_k.h"
+#include "support/run_command.h"
 #include "rsim/shared/kformat.h"
 #include "support/test_scenes.h"
 #include "transport/cpu_transport.h"
@@ -59,5 +63,47 @@ TEST_CASE("CPU transport: the far pairs' lists give K decoded block by block's B
         double late = 0.0;
         for (std::size_t i = 0; i < n; ++i) late += B1[i * T + T - 1] - r.E[i * T + T - 1];
         CHECK(late > 0.0);
+    }
+}
+
+namespace {
+
+// Dataset `name` (float32) of an HDF5 file, whole.
+std::vector<float> readFloats(const std::filesystem::path& file, const char* name) {
+    const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    REQUIRE(f >= 0);
+    const hid_t ds = H5Dopen2(f, name, H5P_DEFAULT);
+    REQUIRE(ds >= 0);
+    const hid_t space = H5Dget_space(ds);
+    std::vector<float> v(std::size_t(H5Sget_simple_extent_npoints(space)));
+    H5Sclose(space);
+    const herr_t read = H5Dread(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
+    H5Dclose(ds);
+    H5Fclose(f);
+    REQUIRE(read >= 0);
+    return v;
+}
+
+} // namespace
+
+// The receivers' tiles shrink when there are many threads and few triangles (every worker has
+// tiles): they group the rows only, so B and Z do not depend on the thread count.
+TEST_CASE("CPU transport: one thread and sixteen give the same B and Z bit for bit", "[transport][cpu]") {
+    const test::TempDir dir;
+    const std::string scene = std::string(RSIM_SOURCE_DIR) + "/scenes/tiny-room/scene.toml";
+    for (const char* threads : {"1", "16"}) {
+        const auto r = test::runRsim(std::string("--threads ") + threads + " run '" + scene + "' --backend cpu " +
+                                     "--no-k-cache --timesteps 300 -q --no-progress --output '" +
+                                     (dir / threads).string() + "'");
+        CAPTURE(r.output);
+        REQUIRE(r.exitCode == 0);
+    }
+    for (const char* name : {"/B", "/Z"}) {
+        CAPTURE(name);
+        const std::vector<float> one = readFloats(dir / "1" / "timeseries.h5", name);
+        const std::vector<float> many = readFloats(dir / "16" / "timeseries.h5", name);
+        REQUIRE(one.size() == many.size());
+        CHECK(!one.empty());
+        CHECK(std::memcmp(one.data(), many.data(), one.size() * sizeof(float)) == 0);
     }
 }

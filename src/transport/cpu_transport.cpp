@@ -26,9 +26,15 @@ namespace {
 
 // Time blocking, as in the GPU transport (RSIM_TIME_BLOCK in include/rsim/shared/gpu_layout.h).
 constexpr std::size_t kBlock = shared::RSIM_TIME_BLOCK;
-// Receivers gathered together: their K elements for one source j are neighbours in the chunk.
-constexpr std::uint32_t kTileRows = 64;
-static_assert(kTileRows <= 256, "a far pair's row in its tile has 8 bits (transport/cpu_far_pairs.h)");
+// Receivers gathered together (their K elements for one source j are neighbours in the chunk): 64,
+// or fewer in a small scene, so that every worker has tiles to take (four each). The tiles group
+// the rows only: each row's sums run over its sources in the same order whatever their size.
+constexpr std::uint32_t kMaxTileRows = 64;
+static_assert(kMaxTileRows <= 256, "a far pair's row in its tile has 8 bits (transport/cpu_far_pairs.h)");
+std::uint32_t tileRowsFor(std::size_t n) {
+    const std::size_t tiles = 4 * std::size_t(threadCount()), perTile = (n + tiles - 1) / tiles;
+    return std::uint32_t(std::clamp<std::size_t>((perTile + 7) / 8 * 8, 8, kMaxTileRows));
+}
 // Row-block mode: this rank's rows in two halves, the first half's sums travelling while the
 // second half is gathered.
 constexpr std::uint32_t kParts = 2;
@@ -67,6 +73,7 @@ private:
     double* exchangeSeconds_;
     const SimConfig& c_; // the time axis and `indirect` of every pose
     const std::size_t n_, T_, P_;
+    const std::uint32_t tileRows_; // tileRowsFor(n)
     // B and Z are [i * T + t] and double as the history: the rows of a block read earlier
     // entries only.
     std::vector<float*> Bp_, Zp_;
@@ -85,7 +92,8 @@ private:
 CpuTransport::CpuTransport(const PreparedScene& s, const HostK& K, const std::vector<CpuTransportPose>& poses,
                            const RowShare* share, double* exchangeSeconds, std::optional<std::uint64_t> farPairBytes)
     : s_(s), K_(K), poses_(poses), share_(share), exchangeSeconds_(exchangeSeconds), c_(*poses[0].config),
-      n_(s.size()), T_(c_.timesteps), P_(poses.size()), Bp_(P_), Zp_(P_), ch_(K.chunking()) {
+      n_(s.size()), T_(c_.timesteps), P_(poses.size()), tileRows_(tileRowsFor(n_)), Bp_(P_), Zp_(P_),
+      ch_(K.chunking()) {
     const std::size_t n = n_, T = T_, P = P_;
     for (std::size_t p = 0; p < P; ++p) {
         poses[p].B->assign(n * T, 0.0f);
@@ -106,7 +114,7 @@ CpuTransport::CpuTransport(const PreparedScene& s, const HostK& K, const std::ve
     const std::uint64_t budget =
         farPairBytes ? *farPairBytes
                      : std::min<std::uint64_t>(std::uint64_t(hostShareBytes()), availableHostBytes() / 2);
-    far_ = FarPairLists::build(s, K, c_.invCdtSq, kTileRows, std::uint32_t(kBlock), budget);
+    far_ = FarPairLists::build(s, K, c_.invCdtSq, tileRows_, std::uint32_t(kBlock), budget);
     if (far_)
         spdlog::debug("radiosity (CPU): far pairs listed once, {:.1f} MiB", double(far_->bytes()) / 1048576.0);
     else
@@ -115,8 +123,8 @@ CpuTransport::CpuTransport(const PreparedScene& s, const HostK& K, const std::ve
                      kBlock, double(budget) / 1073741824.0);
     sumB_ = std::vector<double>(P * n * kBlock);
     sumZ_ = std::vector<double>(P * n * kBlock);
-    scratchB_ = std::vector<std::vector<double>>(threadCount(), std::vector<double>(P * kTileRows * kBlock));
-    scratchZ_ = std::vector<std::vector<double>>(threadCount(), std::vector<double>(P * kTileRows * kBlock));
+    scratchB_ = std::vector<std::vector<double>>(threadCount(), std::vector<double>(P * tileRows_ * kBlock));
+    scratchZ_ = std::vector<std::vector<double>>(threadCount(), std::vector<double>(P * tileRows_ * kBlock));
     exchanges_.reserve(2 * kParts);
     for (std::uint32_t part = 0; share && part < kParts; ++part)
         for (int sums = 0; sums < 2; ++sums)
@@ -142,7 +150,7 @@ void CpuTransport::gatherTile(std::size_t t0, std::size_t steps, std::uint32_t c
                               std::uint32_t b, unsigned w) {
     const std::size_t n = n_, P = P_;
     const std::uint32_t r0 = ch_.rowBegin(chunk);
-    // This worker's sums of the tile, [(p * kTileRows + r - a) * kBlock + q].
+    // This worker's sums of the tile, [(p * tileRows_ + r - a) * kBlock + q].
     std::vector<double>& accB = scratchB_[w];
     std::vector<double>& accZ = scratchZ_[w];
     std::fill(accB.begin(), accB.end(), 0.0);
@@ -151,7 +159,7 @@ void CpuTransport::gatherTile(std::size_t t0, std::size_t steps, std::uint32_t c
     else gatherDecoded(t0, steps, chunk, a, b, w);
     for (std::size_t p = 0; p < P; ++p)
         for (std::uint32_t r = a; r < b; ++r) {
-            const std::size_t from = (p * kTileRows + r - a) * kBlock, to = (p * n + r0 + r) * kBlock;
+            const std::size_t from = (p * tileRows_ + r - a) * kBlock, to = (p * n + r0 + r) * kBlock;
             std::copy(&accB[from], &accB[from] + kBlock, &sumB_[to]);
             std::copy(&accZ[from], &accZ[from] + kBlock, &sumZ_[to]);
         }
@@ -224,8 +232,8 @@ void CpuTransport::addFarPair(std::size_t t0, std::size_t steps, std::uint32_t i
     const std::size_t first = tau > t0 ? tau - t0 : 0;
     const std::size_t src = std::size_t(j) * T + t0 + first - tau;
     for (std::size_t p = 0; p < P; ++p) {
-        double* aB = &scratchB_[w][(p * kTileRows + row) * kBlock];
-        double* aZ = &scratchZ_[w][(p * kTileRows + row) * kBlock];
+        double* aB = &scratchB_[w][(p * tileRows_ + row) * kBlock];
+        double* aZ = &scratchZ_[w][(p * tileRows_ + row) * kBlock];
         const float* hB = Bp_[p] + src - first;
         const float* hZ = Zp_[p] + src - first;
         for (std::size_t q = first; q < steps; ++q) {
@@ -240,13 +248,13 @@ void CpuTransport::gatherFarSums(std::size_t t0, std::size_t steps) {
         gatherTile(t0, steps, chunk, a, b, w);
     };
     if (!share_) {
-        parallelRowTiles(ch_, kTileRows, gatherTileOfBlock);
+        parallelRowTiles(ch_, tileRows_, gatherTileOfBlock);
         return;
     }
     // This rank's rows in two halves: the first half's sums travel while the second half is
     // gathered.
     for (std::uint32_t part = 0; part < kParts; ++part) {
-        parallelRowTiles(ch_, kTileRows, gatherTileOfBlock, share_->partChunk(share_->rank(), part, kParts),
+        parallelRowTiles(ch_, tileRows_, gatherTileOfBlock, share_->partChunk(share_->rank(), part, kParts),
                          share_->partChunk(share_->rank(), part + 1, kParts));
         exchanges_[2 * part].start(sumB_.data());
         exchanges_[2 * part + 1].start(sumZ_.data());

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 """How sparse a scene's K is, for the choice of a sparse K format (issue 63) and for gathers that
 skip all-zero blocks: the share of non-zero elements, the share of blocks of b x b elements that
-hold one (triangles in file order, and in Morton order of their centroids, with and without the
-normals), and the bytes per non-zero of delta-coded column indices (LEB128 varints).
+hold one (triangles in the scene's order, as output.kij writes K; in Morton order of their centroids,
+about rsim's internal order; and of centroid and normal), and the bytes per non-zero of delta-coded
+column indices (LEB128 varints).
 
   rsim run SCENE --backend cpu --no-k-cache --set output.kij=true --set simulation.indirect=false \\
       --timesteps 200 -o DIR

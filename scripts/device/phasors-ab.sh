@@ -34,7 +34,7 @@ for sub in sorted(os.listdir(d)):  # a batch: its first pose's summary
 det = j.get('timings_detail_s') or pose.get('timings_detail_s') or {}
 ph = j.get('phasors') or pose.get('phasors') or {}
 it = '/'.join(str(x) for x in ph.get('iterations', [])) if isinstance(ph.get('iterations'), list) else ph.get('iterations', '')
-print(f"{b},{s},{p},{r},{j['timings_s'].get('transport', 0):.4f},{det.get('phasors_setup', 0):.4f},"
+print(f"{b},{s},{p},{r},{j['timings_s'].get('phasors', 0):.4f},{det.get('phasors_setup', 0):.4f},"
       f"{det.get('phasors_loop', 0):.4f},{det.get('k_placement', 0):.4f},{it},{wall}")
 PY
 }
@@ -54,7 +54,7 @@ run1() { # label binary scene poses round [env]
     $B/rsim poses scenes/generated/$s/scene.toml --orbit 32 -o /tmp/p32-$s.csv -q
     for b in old rsim; do $B/$b run scenes/generated/$s/scene.toml $o --set simulation.transport=\"phasors\" -o /tmp/warm-$b; done
   done
-  echo "label,scene,poses,round,transport_s,phasors_setup,phasors_loop,k_placement,iterations,process_s"
+  echo "label,scene,poses,round,phasors_s,phasors_setup,phasors_loop,k_placement,iterations,process_s"
   for r in 1 2 3; do
     for s in medium-room large-room; do
       run1 old old $s 1 $r

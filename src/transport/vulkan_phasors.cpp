@@ -172,10 +172,12 @@ class DevicePhasors {
                                               "K occupancy");
         const std::uint32_t words = shared::rsimKOccupancyWords(sys_.n);
         const std::uint32_t blocks = (sys_.n + shared::RSIM_K_BLOCK - 1) / shared::RSIM_K_BLOCK;
+        std::vector<std::uint32_t> groups; // receiver groups of each chunk held
         for (const std::uint32_t c : k_.chunkIds) {
-            const std::uint64_t groups = (k_.chunking.rows(c) + shared::RSIM_K_BLOCK - 1) / shared::RSIM_K_BLOCK;
-            occupancy_.emplace_back(dev_, std::max<std::uint64_t>(4, groups * words * 4), vk::kStorageUsage,
-                                    vk::MemoryKind::Device, "K occupancy");
+            groups.push_back((k_.chunking.rows(c) + shared::RSIM_K_BLOCK - 1) / shared::RSIM_K_BLOCK);
+            occupancy_.emplace_back(dev_, std::max<std::uint64_t>(4, std::uint64_t(groups.back()) * words * 4),
+                                    vk::kStorageUsage, vk::MemoryKind::Device, "K occupancy");
+            blocks_ += std::uint64_t(groups.back()) * blocks;
         }
         // For measurements, RSIM_PHASOR_EVERY_BLOCK=1 marks every block: the gathers then read all
         // of K, as they did before the marks (the same sums).
@@ -191,17 +193,17 @@ class DevicePhasors {
                 p.k = k_.chunkRef(h);
                 p.bits = occupancy_[h].address();
                 p.n = sys_.n;
-                const std::uint32_t groups =
-                    (k_.chunking.rows(k_.chunkIds[h]) + shared::RSIM_K_BLOCK - 1) / shared::RSIM_K_BLOCK;
-                mark.dispatch(cmd, p, groups, (blocks + shared::RSIM_K_OCCUPANCY_BLOCKS - 1) / shared::RSIM_K_OCCUPANCY_BLOCKS);
+                mark.dispatch(cmd, p, groups[h],
+                              (blocks + shared::RSIM_K_OCCUPANCY_BLOCKS - 1) / shared::RSIM_K_OCCUPANCY_BLOCKS);
             }
         });
-        for (std::size_t h = 0; h < k_.chunkIds.size(); ++h) {
-            const std::uint64_t groups = (k_.chunking.rows(k_.chunkIds[h]) + shared::RSIM_K_BLOCK - 1) / shared::RSIM_K_BLOCK;
-            for (const std::uint32_t bits : vk::download<std::uint32_t>(dev_, occupancy_[h], groups * words))
-                blocksHeld_ += std::uint64_t(std::popcount(bits));
-            blocks_ += groups * blocks;
+        if (every) { // the fill set the bits past the last block too
+            blocksHeld_ = blocks_;
+            return;
         }
+        for (std::size_t h = 0; h < k_.chunkIds.size(); ++h)
+            for (const std::uint32_t bits : vk::download<std::uint32_t>(dev_, occupancy_[h], std::size_t(groups[h]) * words))
+                blocksHeld_ += std::uint64_t(std::popcount(bits));
     }
 
     shared::PhasorPush push(std::size_t held) const {

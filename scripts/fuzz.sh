@@ -12,7 +12,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# --timeout: above the 10 s that rsim itself gives assimp on a small file (mesh_import.cpp).
+# --timeout: above the 10 s that rsim itself gives assimp on a small file (mesh_import.cpp). An
+# input slower than that but under --timeout is rsim stopping a looping assimp, as it should: so
+# libFuzzer's slow-unit report (default 10 s, kept in findings/) starts at --timeout too.
 seconds=40 jobs=1 reseed=0 timeout=25 targets=()
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -35,8 +37,10 @@ fi
 cmake --build build-fuzz -j "${RSIM_JOBS:-$(nproc)}" --target "${targets[@]/#/fuzz_}"
 
 # Sanitizer settings of every run: stop at the first report, with a usable stack.
-# Allocations over 2 GiB fail (std::bad_alloc) instead of ending the run: a hostile header may ask
-# for anything, and the answer expected of rsim is an error, not a crash.
+# Allocations over 2 GiB fail: malloc returns null; operator new is reported as out of memory
+# (AddressSanitizer does not throw std::bad_alloc), which ends assimp's child process (an input
+# error for rsim) and is a finding in rsim's own code: a hostile header may ask for anything, and
+# rsim must check sizes before it allocates.
 export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:allocator_may_return_null=1:max_allocation_size_mb=2048
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
@@ -74,7 +78,7 @@ for t in "${targets[@]}"; do
   log=build-fuzz/fuzz-$t.log
   echo "fuzz.sh: $t for ${seconds} s (log: $log)"
   # New inputs go to $work; the committed corpus is only read.
-  if "build-fuzz/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=4096 -malloc_limit_mb=65536 -max_len=65536 \
+  if "build-fuzz/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout="$timeout" -report_slow_units="$timeout" -rss_limit_mb=4096 -malloc_limit_mb=65536 -max_len=65536 \
       $([[ $jobs -gt 1 ]] && echo "-jobs=$jobs -workers=$jobs") -print_final_stats=1 -artifact_prefix="$findings/" "$work" "fuzz/corpus/$t" \
       >"$log" 2>&1 && [[ -z $(ls -A "$findings") ]]; then
     grep -E '^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)' "$log" | tail -4 |

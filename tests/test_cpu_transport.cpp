@@ -3,7 +3,7 @@
 // cpu_far_pairs.h) where they fit the host's memory, else from K decoded block by block: both
 // must give the same B and Z bit for bit, for every K format, one pose and several (a pose of a
 // batch is bit for bit the pose alone) and a time axis that ends inside a block; and whatever the
-// number of threads.
+// number of threads and the vector instructions of the lists' gather.
 #include <cstring>
 #include <filesystem>
 #include <vector>
@@ -16,10 +16,12 @@
 #include "rsim/shared/kformat.h"
 #include "support/test_scenes.h"
 #include "transport/cpu_transport.h"
+#include "util/cpu_isa.h"
 
 using namespace rsim;
 
-TEST_CASE("CPU transport: the far pairs' lists give K decoded block by block's B and Z bit for bit",
+TEST_CASE("CPU transport: the far pairs' lists give K decoded block by block's B and Z bit for bit, in every "
+          "instruction set",
           "[transport][cpu]") {
     const test::BoxRoom room;
     SimConfig c = makeSimConfig(room.desc);
@@ -45,19 +47,26 @@ TEST_CASE("CPU transport: the far pairs' lists give K decoded block by block's B
             for (std::uint32_t j = 0; j < n; ++j) K.store(i, j, r.K[std::size_t(i) * n + j]);
         for (std::uint32_t k = 0; k < ch.chunks(); ++k) K.encodeChunkAs(k, f);
         K.finishEncoding(f);
-        std::vector<float> B1, Z1, B2, Z2, b1, z1, b2, z2;
-        runTransportCpu(room.scene, &K, {{&c, &r.E, &r.R, &B1, &Z1}, {&c, &E2, &R2, &B2, &Z2}});
+        std::vector<float> b1, z1, b2, z2, b0, z0;
         runTransportCpu(room.scene, &K, {{&c, &r.E, &r.R, &b1, &z1}, {&c, &E2, &R2, &b2, &z2}}, nullptr, nullptr,
                         std::uint64_t(0)); // no room for the lists: K decoded
-        // One pose alone takes the listed gather's own loop for whole blocks.
-        std::vector<float> B0, Z0, b0, z0;
-        runTransportCpu(room.scene, &K, {{&c, &r.E, &r.R, &B0, &Z0}});
         runTransportCpu(room.scene, &K, {{&c, &r.E, &r.R, &b0, &z0}}, nullptr, nullptr, std::uint64_t(0));
-        for (const auto& [listed, decoded] :
-             {std::pair{&B1, &b1}, {&Z1, &z1}, {&B2, &b2}, {&Z2, &z2}, {&B0, &b0}, {&Z0, &z0}, {&B0, &B1}, {&Z0, &Z1}}) {
-            REQUIRE(listed->size() == std::size_t(n) * T);
-            REQUIRE(decoded->size() == listed->size());
-            CHECK(std::memcmp(listed->data(), decoded->data(), listed->size() * sizeof(float)) == 0);
+        // The listed gather in each instruction set the machine runs (util/cpu_isa.h); one pose
+        // alone takes its own loop.
+        std::vector<float> B1, Z1, B2, Z2, B0, Z0;
+        for (CpuIsa isa : cpuIsasOfMachine()) {
+            CAPTURE(cpuIsaName(isa));
+            setCpuIsaLimit(isa);
+            REQUIRE(cpuIsa() == isa);
+            runTransportCpu(room.scene, &K, {{&c, &r.E, &r.R, &B1, &Z1}, {&c, &E2, &R2, &B2, &Z2}});
+            runTransportCpu(room.scene, &K, {{&c, &r.E, &r.R, &B0, &Z0}});
+            setCpuIsaLimit(CpuIsa::X86_64_V4);
+            for (const auto& [listed, decoded] : {std::pair{&B1, &b1}, {&Z1, &z1}, {&B2, &b2}, {&Z2, &z2}, {&B0, &b0},
+                                                  {&Z0, &z0}, {&B0, &B1}, {&Z0, &Z1}}) {
+                REQUIRE(listed->size() == std::size_t(n) * T);
+                REQUIRE(decoded->size() == listed->size());
+                CHECK(std::memcmp(listed->data(), decoded->data(), listed->size() * sizeof(float)) == 0);
+            }
         }
         // Not trivially equal: light arrives late (after the near steps) in both poses.
         double late = 0.0;

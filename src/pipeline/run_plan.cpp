@@ -6,6 +6,7 @@
 #include "k/k_cache.h"
 #include "pipeline/job_agreement.h"
 #include "scene/scene_config.h"
+#include "util/cpu_isa.h"
 #include "util/error.h"
 #include "util/ranks.h"
 
@@ -83,6 +84,8 @@ void checkPaths(const RunPlan& plan) {
 void settle(RunPlan& plan) {
     checkPaths(plan);
     plan.hostRays = parseHostRays(plan.request.hostRays);
+    // Process-wide, like --threads: each run sets it, so that one run's limit does not outlast it.
+    setCpuIsaLimit(parseCpuIsa(plan.request.cpuIsa));
     plan.config = configFor(plan.scene, plan.request);
     plan.options = optionsFor(plan.scene, plan.request);
 }

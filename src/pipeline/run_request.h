@@ -29,6 +29,7 @@ struct RunRequest {
     double kCacheMaxGb = 20.0;              // --k-cache-max-gb
     std::string mpiSplit;                   // --mpi-split rows|poses (empty: poses for a batch, else rows)
     std::string hostRays = "auto";          // tuning.host_rays auto|always|never (pipeline/host_rays.h)
+    std::string cpuIsa = "auto";            // tuning.cpu_isa auto|baseline|x86-64-v3|x86-64-v4 (util/cpu_isa.h)
 };
 
 // `request` with the scene's [tuning] table applied (pipeline/run_tuning.cpp, docs/tuning.md);

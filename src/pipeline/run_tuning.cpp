@@ -27,6 +27,7 @@ RunRequest tunedRequest(const RunRequest& request, const SceneDesc& scene) {
     if (t.chunkMb) r.chunkMb = *t.chunkMb;
     if (t.kijErrors) r.kFormatErrors = *t.kijErrors;
     if (t.hostRays) r.hostRays = *t.hostRays;
+    if (t.cpuIsa) r.cpuIsa = *t.cpuIsa;
     if (t.writers) r.writers = *t.writers;
     if (t.poseGroup) r.maxPoseGroup = *t.poseGroup;
     if (r.kFormatErrors && r.kFormat != "fp32")

@@ -20,6 +20,7 @@ struct TuningDesc {
     std::optional<double> chunkMb;                       // chunk_mb: K chunk size, MiB
     std::optional<bool> kijErrors;                       // kij_errors: every format's error against fp32 K
     std::optional<std::string> hostRays;                 // host_rays: auto | always | never
+    std::optional<std::string> cpuIsa;                   // cpu_isa: auto | baseline | x86-64-v3 | x86-64-v4
     std::optional<std::uint32_t> writers;                // writers: a batch's background writers
     std::optional<std::uint32_t> poseGroup;              // pose_group: poses whose transport runs at once
     std::optional<bool> validation;                      // validation: the Khronos validation layer

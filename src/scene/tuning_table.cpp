@@ -30,6 +30,7 @@ TuningDesc readTuningTable(const toml::table& table, const std::string& fileName
     if (r.find("chunk_mb")) t.chunkMb = r.number("chunk_mb", 16.0, 0.001, 1048576.0);
     t.kijErrors = flag("kij_errors");
     t.hostRays = choice("host_rays", {"auto", "always", "never"});
+    t.cpuIsa = choice("cpu_isa", {"auto", "baseline", "x86-64-v3", "x86-64-v4"});
     t.writers = integer("writers", 1, 256);
     t.poseGroup = integer("pose_group", 1, 1 << 20);
     t.validation = flag("validation");

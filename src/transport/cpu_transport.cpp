@@ -13,6 +13,7 @@
 
 #include "rsim/shared/gpu_layout.h"
 #include "rsim/shared/transport.h"
+#include "transport/cpu_far_gather.h"
 #include "transport/cpu_far_pairs.h"
 #include "transport/near_pairs.h"
 #include "transport/row_exchange.h"
@@ -38,8 +39,6 @@ std::uint32_t tileRowsFor(std::size_t n) {
 // Row-block mode: this rank's rows in two halves, the first half's sums travelling while the
 // second half is gathered.
 constexpr std::uint32_t kParts = 2;
-// How many pairs ahead the listed gather fetches a pair's history.
-constexpr std::size_t kPrefetch = 16;
 
 // The transport of a batch with indirect light: the poses' histories, a block's far sums, the
 // workers' scratch, the near lists and (row-block mode) the exchanges, and each block's steps.
@@ -168,42 +167,19 @@ void CpuTransport::gatherTile(std::size_t t0, std::size_t steps, std::uint32_t c
 }
 
 void CpuTransport::gatherListed(std::size_t t0, std::size_t steps, std::uint32_t chunk, std::uint32_t a, unsigned w) {
-    const std::uint32_t i0 = ch_.rowBegin(chunk) + a;
-    const std::size_t last = t0 + steps - 1, T = T_;
-    const std::span<const FarPair> pairs = far_->tile(chunk, a);
-    const bool fast = P_ == 1 && steps == kBlock;
-    const float *area = s_.area.data(), *rhoA = rhoA_.data(), *B = Bp_[0], *Z = Zp_[0];
-    double *accB = scratchB_[w].data(), *accZ = scratchZ_[w].data();
-    for (std::size_t x = 0; x < pairs.size(); ++x) {
-        // The history that a later pair reads is fetched ahead: the reads follow the list, not
-        // the memory, and waiting for them took most of the time.
-        if (x + kPrefetch < pairs.size()) {
-            const FarPair& ahead = pairs[x + kPrefetch];
-            const std::size_t from = std::size_t(ahead.source) * T + t0 - std::min<std::size_t>(t0, ahead.delayRow >> 8);
-            __builtin_prefetch(B + from);
-            __builtin_prefetch(Z + from);
-        }
-        const FarPair& e = pairs[x];
-        const std::size_t tau = e.delayRow >> 8;
-        if (tau > last) continue; // not yet arrived
-        const std::uint32_t row = e.delayRow & 0xffu;
-        if (!fast || tau > t0) { // a pair that arrives inside the block, or several poses
-            addFarPair(t0, steps, i0 + row, e.source, e.k, tau, row, w);
-            continue;
-        }
-        // One pose, a whole block from a pair that arrived before it: addFarPair's sums, inline.
-        const std::uint32_t j = e.source;
-        const glm::vec2 f = shared::rsimGatherCoefficients(e.k, area[i0 + row], area[j], rhoA[j]);
-        const double fB = f.x, fZ = f.y;
-        const float* hB = B + std::size_t(j) * T + t0 - tau;
-        const float* hZ = Z + std::size_t(j) * T + t0 - tau;
-        double* aB = accB + std::size_t(row) * kBlock;
-        double* aZ = accZ + std::size_t(row) * kBlock;
-        for (std::size_t q = 0; q < kBlock; ++q) {
-            aB[q] += fB * double(hB[q]);
-            aZ[q] += fZ * double(hZ[q]);
-        }
-    }
+    gatherFarTile({.pairs = far_->tile(chunk, a),
+                   .t0 = t0,
+                   .steps = steps,
+                   .T = T_,
+                   .firstRow = ch_.rowBegin(chunk) + a,
+                   .tileRows = tileRows_,
+                   .area = s_.area.data(),
+                   .rhoA = rhoA_.data(),
+                   .B = Bp_.data(),
+                   .Z = Zp_.data(),
+                   .poses = P_,
+                   .sumB = scratchB_[w].data(),
+                   .sumZ = scratchZ_[w].data()});
 }
 
 void CpuTransport::gatherDecoded(std::size_t t0, std::size_t steps, std::uint32_t chunk, std::uint32_t a,

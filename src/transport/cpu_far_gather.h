@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+// The hot loop of the CPU's time-stepped transport: one tile of receivers gathers its listed far
+// pairs (transport/cpu_far_pairs.h) into the sums of one block of steps, every pose at once.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "transport/cpu_far_pairs.h"
+
+namespace rsim {
+
+struct FarGatherTile {
+    std::span<const FarPair> pairs; // the tile's far pairs, in order of source, then row
+    std::size_t t0, steps;          // the block [t0, t0 + steps), steps <= RSIM_TIME_BLOCK
+    std::size_t T;                  // the histories' stride per triangle
+    std::uint32_t firstRow;         // the triangle index of the tile's row 0
+    std::uint32_t tileRows;         // the sums' rows per pose
+    const float* area;              // A_i of every triangle
+    const float* rhoA;              // rho_j A_j of every triangle
+    const float* const* B;          // per pose: B, [j * T + t], steps before t0 complete
+    const float* const* Z;          // per pose: Z, likewise
+    std::size_t poses;
+    double* sumB; // [(p * tileRows + row) * RSIM_TIME_BLOCK + q], added to
+    double* sumZ;
+};
+
+// Adds every far pair of the tile that has arrived by the block's last step: receiver row r
+// gathers F_ij B_j(t - tau) and rho_j A_j F_ji Z_j(t - tau) for each step t of the block, its
+// sources in the list's order (rsimGatherCoefficients). Each element is one product and one sum in double, whatever the
+// vector width of the machine (util/cpu_isa.h).
+void gatherFarTile(const FarGatherTile& g);
+
+} // namespace rsim

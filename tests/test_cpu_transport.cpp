@@ -15,6 +15,7 @@
 #include "support/run_command.h"
 #include "rsim/shared/kformat.h"
 #include "support/test_scenes.h"
+#include "transport/cpu_far_gather.h"
 #include "transport/cpu_transport.h"
 #include "util/cpu_isa.h"
 
@@ -25,7 +26,7 @@ TEST_CASE("CPU transport: the far pairs' lists give K decoded block by block's B
           "[transport][cpu]") {
     const test::BoxRoom room;
     SimConfig c = makeSimConfig(room.desc);
-    REQUIRE(c.timesteps % 8 != 0); // the last block is short
+    REQUIRE(c.timesteps % kCpuTimeBlock != 0); // the last block is short
     const SimulationResult r = test::simulate("cpu", room.scene, c, true);
     const std::uint32_t n = std::uint32_t(room.scene.size());
     const std::size_t T = c.timesteps;

@@ -12,8 +12,7 @@ namespace {
 // How many pairs ahead the gather fetches a pair's history (the reads follow the list, not the
 // memory): 64, a source or two ahead; 16 was 7% slower on the small room.
 constexpr std::size_t kPrefetch = 64;
-// The sums' steps per row.
-constexpr std::size_t kBlock = shared::RSIM_TIME_BLOCK;
+constexpr std::size_t kBlock = kCpuTimeBlock;
 
 // `count` steps of one row's sums from a source's history, h[q] read by sum[q]. The two loops
 // are apart so that each becomes a few vector operations: the compiler may not assume that

@@ -10,9 +10,16 @@
 
 namespace rsim {
 
+// The CPU transport's time block: a pair whose delay is at least this many steps is gathered for
+// a whole block at once (a far pair); shorter ones step by step (the near pairs). Most of a far
+// pair's cost is per block, not per step (docs/architecture.md, "CPU transport"): small room, 2
+// cores, radiosity 4.92 s with blocks of 8 steps (the GPU's RSIM_TIME_BLOCK), 3.18 s with 32,
+// 5.36 s with 64 (too many near pairs).
+constexpr std::size_t kCpuTimeBlock = 32;
+
 struct FarGatherTile {
     std::span<const FarPair> pairs; // the tile's far pairs, in order of source, then row
-    std::size_t t0, steps;          // the block [t0, t0 + steps), steps <= RSIM_TIME_BLOCK
+    std::size_t t0, steps;          // the block [t0, t0 + steps), steps <= kCpuTimeBlock
     std::size_t T;                  // the histories' stride per triangle
     std::uint32_t firstRow;         // the triangle index of the tile's row 0
     std::uint32_t tileRows;         // the sums' rows per pose
@@ -21,7 +28,7 @@ struct FarGatherTile {
     const float* const* B;          // per pose: B, [j * T + t], steps before t0 complete
     const float* const* Z;          // per pose: Z, likewise
     std::size_t poses;
-    double* sumB; // [(p * tileRows + row) * RSIM_TIME_BLOCK + q], added to
+    double* sumB; // [(p * tileRows + row) * kCpuTimeBlock + q], added to
     double* sumZ;
 };
 

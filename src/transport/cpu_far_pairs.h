@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The far pairs of the CPU's time-stepped transport (a delay of RSIM_TIME_BLOCK steps or more),
+// The far pairs of the CPU's time-stepped transport (a delay of kCpuTimeBlock steps or more),
 // listed once per tile of receivers: K's non-zero elements with their delays, in the order in
 // which the tile's gather reads them (source j, then receiver). Each time block then reads the
 // pairs instead of decoding the tile's whole K block and working out every delay again (the

@@ -25,8 +25,8 @@
 namespace rsim {
 namespace {
 
-// Time blocking, as in the GPU transport (RSIM_TIME_BLOCK in include/rsim/shared/gpu_layout.h).
-constexpr std::size_t kBlock = shared::RSIM_TIME_BLOCK;
+// Time blocking, as in the GPU transport (transport/cpu_far_gather.h).
+constexpr std::size_t kBlock = kCpuTimeBlock;
 // Receivers gathered together (their K elements for one source j are neighbours in the chunk): 64,
 // or fewer in a small scene, so that every worker has tiles to take (four each). The tiles group
 // the rows only: each row's sums run over its sources in the same order whatever their size.
@@ -106,7 +106,7 @@ CpuTransport::CpuTransport(const PreparedScene& s, const HostK& K, const std::ve
         throw Error("internal: the transport's K does not hold this rank's rows");
     auto getK = [&K](std::uint32_t i, std::uint32_t j) { return K.get(i, j); };
     near_ = share ? shareNearLists(buildNearLists(s, c_, getK, kBlock, share->rowBegin(), share->rowEnd()), *share)
-                  : buildNearLists(s, c_, getK);
+                  : buildNearLists(s, c_, getK, kBlock);
 
     // The far pairs listed once where they fit a quarter of the host's memory and half of what
     // is free: 12 bytes a pair, read once per block instead of K decoded and its delays worked out.

@@ -117,3 +117,29 @@ TEST_CASE("CPU transport: one thread and sixteen give the same B and Z bit for b
         CHECK(std::memcmp(one.data(), many.data(), one.size() * sizeof(float)) == 0);
     }
 }
+
+TEST_CASE("CPU visibility and transport give the same K, B and Z bit for bit in every instruction set",
+          "[transport][cpu]") {
+    // The samples' formulas and the far gather are compiled for x86-64-v3 and -v4 beside the
+    // baseline (util/cpu_isa.h); -ffp-contract=off keeps every product and sum rounded as there.
+    const test::BoxRoom room;
+    SimConfig c = makeSimConfig(room.desc);
+    c.k.format = KFormat::Fp32; // a code of 8 bits would hide a last bit
+    std::vector<SimulationResult> runs;
+    for (CpuIsa isa : cpuIsasOfMachine()) {
+        setCpuIsaLimit(isa);
+        runs.push_back(test::simulate("cpu", room.scene, c, true));
+    }
+    setCpuIsaLimit(CpuIsa::X86_64_V4);
+    REQUIRE(!runs.empty());
+    REQUIRE(!runs[0].K.empty());
+    for (std::size_t x = 1; x < runs.size(); ++x) {
+        CAPTURE(cpuIsaName(cpuIsasOfMachine()[x]));
+        REQUIRE(runs[x].K.size() == runs[0].K.size());
+        REQUIRE(runs[x].B.size() == runs[0].B.size());
+        REQUIRE(runs[x].Z.size() == runs[0].Z.size());
+        CHECK(std::memcmp(runs[x].K.data(), runs[0].K.data(), runs[0].K.size() * sizeof(float)) == 0);
+        CHECK(std::memcmp(runs[x].B.data(), runs[0].B.data(), runs[0].B.size() * sizeof(float)) == 0);
+        CHECK(std::memcmp(runs[x].Z.data(), runs[0].Z.data(), runs[0].Z.size() * sizeof(float)) == 0);
+    }
+}

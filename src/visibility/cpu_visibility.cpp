@@ -9,6 +9,7 @@
 #include "rsim/shared/form_factor.h"
 #include "rsim/shared/shaft.h"
 #include "util/cancel.h"
+#include "util/cpu_isa.h"
 #include "util/error.h"
 #include "util/parallel.h"
 #include "util/progress.h"
@@ -67,8 +68,14 @@ bool pairIsClear(const PreparedScene& s, const ShaftBvh& shafts, std::size_t i, 
     return shafts.candidates(s, shaft, std::uint32_t(i), std::uint32_t(j), eps, 1) == 0;
 }
 
-float kernelEntry(const PreparedScene& s, const KSettings& c, std::size_t i, std::size_t j,
-                  const EmbreeScene& scene, const ShaftBvh* shafts, std::uint64_t& rays, bool* clear) {
+namespace {
+
+// kernelEntry's work, compiled for each instruction set (util/cpu_isa.h), with the samples'
+// formulas inlined (flatten): they take most of the time, and x86-64-v4 makes the small room's
+// visibility 11% faster on 2 cores (15.7 -> 14.0 s), the same K bit for bit.
+[[gnu::always_inline]] inline float kernelEntryBody(const PreparedScene& s, const KSettings& c, std::size_t i,
+                                                   std::size_t j, const EmbreeScene& scene, const ShaftBvh* shafts,
+                                                   std::uint64_t& rays, bool* clear) {
     PacketTracer tracer(scene, rays);
     if (c.estimator == KEstimator::Area) return areaKernelEntry(s, c, i, j, tracer);
     const shared::KSampling k = kSampling(c, s.rayEps);
@@ -91,6 +98,31 @@ float kernelEntry(const PreparedScene& s, const KSettings& c, std::size_t i, std
     }
     tracer.flush();
     return shared::rsimKPairValue(tracer.sums[0], tracer.sums[1], perSide, s.area[i], s.area[j], k.estimator);
+}
+
+#if RSIM_HAS_CPU_ISAS
+RSIM_TARGET_V3 [[gnu::flatten]] float kernelEntryV3(const PreparedScene& s, const KSettings& c, std::size_t i, std::size_t j,
+                                   const EmbreeScene& scene, const ShaftBvh* shafts, std::uint64_t& rays, bool* clear) {
+    return kernelEntryBody(s, c, i, j, scene, shafts, rays, clear);
+}
+RSIM_TARGET_V4 [[gnu::flatten]] float kernelEntryV4(const PreparedScene& s, const KSettings& c, std::size_t i, std::size_t j,
+                                   const EmbreeScene& scene, const ShaftBvh* shafts, std::uint64_t& rays, bool* clear) {
+    return kernelEntryBody(s, c, i, j, scene, shafts, rays, clear);
+}
+#endif
+
+} // namespace
+
+float kernelEntry(const PreparedScene& s, const KSettings& c, std::size_t i, std::size_t j,
+                  const EmbreeScene& scene, const ShaftBvh* shafts, std::uint64_t& rays, bool* clear) {
+#if RSIM_HAS_CPU_ISAS
+    switch (cpuIsa()) {
+    case CpuIsa::X86_64_V4: return kernelEntryV4(s, c, i, j, scene, shafts, rays, clear);
+    case CpuIsa::X86_64_V3: return kernelEntryV3(s, c, i, j, scene, shafts, rays, clear);
+    case CpuIsa::Baseline: break;
+    }
+#endif
+    return kernelEntryBody(s, c, i, j, scene, shafts, rays, clear);
 }
 
 namespace {

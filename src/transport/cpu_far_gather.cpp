@@ -17,15 +17,19 @@ constexpr std::size_t kBlock = kCpuTimeBlock;
 // `count` steps of one row's sums from a source's history, h[q] read by sum[q]. The two loops
 // are apart so that each becomes a few vector operations: the compiler may not assume that
 // sumB and sumZ do not overlap, but they do not alias the floats they read.
-[[gnu::always_inline]] inline void addSteps(double* sumB, double* sumZ, const float* hB, const float* hZ, double fB, double fZ,
-                     std::size_t count) {
-    for (std::size_t q = 0; q < count; ++q) sumB[q] += fB * double(hB[q]);
-    for (std::size_t q = 0; q < count; ++q) sumZ[q] += fZ * double(hZ[q]);
+[[gnu::always_inline]] inline void addSteps(double* sumB, double* sumZ, const float* hB,
+                                            const float* hZ, double fB, double fZ,
+                                            std::size_t count) {
+    for (std::size_t q = 0; q < count; ++q)
+        sumB[q] += fB * double(hB[q]);
+    for (std::size_t q = 0; q < count; ++q)
+        sumZ[q] += fZ * double(hZ[q]);
 }
 
 // The tile's pairs for `Poses` poses (0: g.poses, known at run time only). With one pose the
 // histories and sums stay in registers instead of being looked up per pair and pose.
-template <std::size_t Poses> [[gnu::always_inline]] inline void gatherPairs(const FarGatherTile& g) {
+template <std::size_t Poses>
+[[gnu::always_inline]] inline void gatherPairs(const FarGatherTile& g) {
     const std::size_t last = g.t0 + g.steps - 1, t0 = g.t0, T = g.T, rows = g.tileRows;
     const std::size_t poses = Poses ? Poses : g.poses;
     const bool wholeBlocks = g.steps == kBlock;
@@ -37,7 +41,8 @@ template <std::size_t Poses> [[gnu::always_inline]] inline void gatherPairs(cons
     for (std::size_t x = 0; x < count; ++x) {
         if (x + kPrefetch < count) {
             const FarPair& ahead = pairs[x + kPrefetch];
-            const std::size_t from = std::size_t(ahead.source) * T + t0 - std::min<std::size_t>(t0, ahead.delayRow >> 8);
+            const std::size_t from =
+                std::size_t(ahead.source) * T + t0 - std::min<std::size_t>(t0, ahead.delayRow >> 8);
             for (std::size_t p = 0; p < poses; ++p) {
                 __builtin_prefetch(B[p] + from);
                 __builtin_prefetch(Z[p] + from);
@@ -47,7 +52,8 @@ template <std::size_t Poses> [[gnu::always_inline]] inline void gatherPairs(cons
         const std::size_t tau = e.delayRow >> 8;
         if (tau > last) continue; // not yet arrived
         const std::size_t row = e.delayRow & 0xffu, j = e.source;
-        const glm::vec2 f = shared::rsimGatherCoefficients(e.k, area[g.firstRow + row], area[j], rhoA[j]);
+        const glm::vec2 f =
+            shared::rsimGatherCoefficients(e.k, area[g.firstRow + row], area[j], rhoA[j]);
         const double fB = f.x, fZ = f.y;
         // Step q reads time t0 + q - tau; steps before t = tau read nothing.
         const std::size_t first = tau > t0 ? tau - t0 : 0;
@@ -63,20 +69,26 @@ template <std::size_t Poses> [[gnu::always_inline]] inline void gatherPairs(cons
     }
 }
 
-// The gather compiled for each instruction set: the same code, its loops over eight doubles one
-// AVX-512 instruction, two AVX2 ones or four SSE2 ones (util/cpu_isa.h).
+// The gather compiled for each instruction set (util/cpu_isa.h): the same code, eight doubles an
+// AVX-512 instruction, four an AVX2 one, two an SSE2 one.
 void gatherBaseline(const FarGatherTile& g) {
-    if (g.poses == 1) gatherPairs<1>(g);
-    else gatherPairs<0>(g);
+    if (g.poses == 1)
+        gatherPairs<1>(g);
+    else
+        gatherPairs<0>(g);
 }
 #if RSIM_HAS_CPU_ISAS
 RSIM_TARGET_V3 void gatherV3(const FarGatherTile& g) {
-    if (g.poses == 1) gatherPairs<1>(g);
-    else gatherPairs<0>(g);
+    if (g.poses == 1)
+        gatherPairs<1>(g);
+    else
+        gatherPairs<0>(g);
 }
 RSIM_TARGET_V4 void gatherV4(const FarGatherTile& g) {
-    if (g.poses == 1) gatherPairs<1>(g);
-    else gatherPairs<0>(g);
+    if (g.poses == 1)
+        gatherPairs<1>(g);
+    else
+        gatherPairs<0>(g);
 }
 #endif
 
@@ -85,9 +97,12 @@ RSIM_TARGET_V4 void gatherV4(const FarGatherTile& g) {
 void gatherFarTile(const FarGatherTile& g) {
 #if RSIM_HAS_CPU_ISAS
     switch (cpuIsa()) {
-    case CpuIsa::X86_64_V4: return gatherV4(g);
-    case CpuIsa::X86_64_V3: return gatherV3(g);
-    case CpuIsa::Baseline: break;
+    case CpuIsa::X86_64_V4:
+        return gatherV4(g);
+    case CpuIsa::X86_64_V3:
+        return gatherV3(g);
+    case CpuIsa::Baseline:
+        break;
     }
 #endif
     gatherBaseline(g);

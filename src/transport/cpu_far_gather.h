@@ -34,8 +34,8 @@ struct FarGatherTile {
 
 // Adds every far pair of the tile that has arrived by the block's last step: receiver row r
 // gathers F_ij B_j(t - tau) and rho_j A_j F_ji Z_j(t - tau) for each step t of the block, its
-// sources in the list's order (rsimGatherCoefficients). Each element is one product and one sum in double, whatever the
-// vector width of the machine (util/cpu_isa.h).
+// sources in the list's order (rsimGatherCoefficients). Each element is one product and one sum in
+// double, whatever the vector width of the machine (util/cpu_isa.h).
 void gatherFarTile(const FarGatherTile& g);
 
 } // namespace rsim

@@ -25,7 +25,7 @@
 namespace rsim {
 namespace {
 
-// Time blocking, as in the GPU transport (transport/cpu_far_gather.h).
+// Time blocking as in the GPU transport, with blocks of its own (transport/cpu_far_gather.h).
 constexpr std::size_t kBlock = kCpuTimeBlock;
 // Receivers gathered together (their K elements for one source j are neighbours in the chunk): 64,
 // or fewer in a small scene, so that every worker has tiles to take (four each). The tiles group

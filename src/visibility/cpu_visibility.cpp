@@ -101,12 +101,14 @@ namespace {
 }
 
 #if RSIM_HAS_CPU_ISAS
-RSIM_TARGET_V3 [[gnu::flatten]] float kernelEntryV3(const PreparedScene& s, const KSettings& c, std::size_t i, std::size_t j,
-                                   const EmbreeScene& scene, const ShaftBvh* shafts, std::uint64_t& rays, bool* clear) {
+RSIM_TARGET_V3 [[gnu::flatten]] float kernelEntryV3(const PreparedScene& s, const KSettings& c, std::size_t i,
+                                                    std::size_t j, const EmbreeScene& scene,
+                                                    const ShaftBvh* shafts, std::uint64_t& rays, bool* clear) {
     return kernelEntryBody(s, c, i, j, scene, shafts, rays, clear);
 }
-RSIM_TARGET_V4 [[gnu::flatten]] float kernelEntryV4(const PreparedScene& s, const KSettings& c, std::size_t i, std::size_t j,
-                                   const EmbreeScene& scene, const ShaftBvh* shafts, std::uint64_t& rays, bool* clear) {
+RSIM_TARGET_V4 [[gnu::flatten]] float kernelEntryV4(const PreparedScene& s, const KSettings& c, std::size_t i,
+                                                    std::size_t j, const EmbreeScene& scene,
+                                                    const ShaftBvh* shafts, std::uint64_t& rays, bool* clear) {
     return kernelEntryBody(s, c, i, j, scene, shafts, rays, clear);
 }
 #endif

@@ -8,6 +8,7 @@
 #include "output/output_util.h"
 #include "output/results_writer.h"
 #include "output/startup_json.h"
+#include "util/cpu_isa.h"
 
 namespace rsim {
 namespace {
@@ -78,6 +79,7 @@ Json tuningSettings(const TuningDesc& t) {
     put("chunk_mb", t.chunkMb);
     put("kij_errors", t.kijErrors);
     put("host_rays", t.hostRays);
+    put("cpu_isa", t.cpuIsa);
     put("writers", t.writers);
     put("pose_group", t.poseGroup);
     put("validation", t.validation);
@@ -232,6 +234,7 @@ std::string summaryJsonText(const ResultsView& view, const PhaseTimes& times) {
     j["backend"] = m.backend;
     j["devices"] = m.devices;
     j["threads"] = m.threads;
+    j["cpu_isa"] = cpuIsaName(cpuIsa()); // what the CPU's hot loops ran (util/cpu_isa.h)
     j["visibility_path"] = m.visibilityPath;
     j["cpu_phases"] = m.cpuPhases;
     j["k_format"] = m.k.format;

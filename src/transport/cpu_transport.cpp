@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <optional>
-#include <span>
 
 #include <spdlog/spdlog.h>
 

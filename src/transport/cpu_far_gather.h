@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The hot loop of the CPU's time-stepped transport: one tile of receivers gathers its listed far
-// pairs (transport/cpu_far_pairs.h) into the sums of one block of steps, every pose at once.
+// pairs (transport/cpu_far_pairs.h) into the sums of one block of steps, one pose after another.
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -108,7 +108,8 @@ CpuTransport::CpuTransport(const PreparedScene& s, const HostK& K, const std::ve
                   : buildNearLists(s, c_, getK, kBlock);
 
     // The far pairs listed once where they fit a quarter of the host's memory and half of what
-    // is free: 12 bytes a pair, read once per block instead of K decoded and its delays worked out.
+    // is free: 12 bytes a pair, read once per block and pose instead of K decoded and its delays
+    // worked out.
     const std::uint64_t budget =
         farPairBytes ? *farPairBytes
                      : std::min<std::uint64_t>(std::uint64_t(hostShareBytes()), availableHostBytes() / 2);

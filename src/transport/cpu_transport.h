@@ -22,7 +22,7 @@ struct CpuTransportPose {
 };
 
 // B and Z of every pose from its sources and K in any format; the poses share the time axis,
-// the materials and `indirect`. Each K element read serves every pose, and each pose's sums
+// the materials and `indirect`. K is read (or its far pairs listed) once for all of them, and each pose's sums
 // are added in the order of a pose run alone, so its B and Z are bit for bit the same. A null
 // K, or indirect == false, gives B = E, Z = R.
 // With `share` (an MPI row-block run; K holds this rank's rows), this rank gathers the far sums

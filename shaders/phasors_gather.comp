@@ -3,12 +3,10 @@
 // B^(k+1)_i = E^_i + rho_i sum_j F_ij exp(-j Omega r_ij) B^(k)_j for FREQS frequencies x POSES
 // poses of the columns (include/rsim/shared/phasors.h, PhasorPush). The 32 invocations of a row
 // are 32 consecutive receivers, so a source's K elements are read together; the rows (y) are
-// slices of the sources, summed at the end. The workgroup takes the blocks of RSIM_K_BLOCK sources
-// in which its receivers (one receiver group of pc.occupancy) have a non-zero K element, and
-// stages RSIM_PHASOR_STEP of their sources' centroids and column values in shared memory at a
-// time, so that a non-zero pair waits for no load but its K element's. Each sum runs over its
-// sources in order, as over all of them (the skipped terms are zeros). A frozen column (iterated
-// 0) keeps its value.
+// slices of the sources, summed at the end. The workgroup stages RSIM_PHASOR_STEP sources'
+// centroids and column values in shared memory at a time, so that a non-zero pair waits for no
+// load but its K element's. Each sum runs over its sources in order. A frozen column (iterated 0)
+// keeps its value.
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -28,7 +26,6 @@ const uint INVOCATIONS = RSIM_PHASOR_RECEIVERS * SLICES;
 shared vec2 partial[RSIM_PHASOR_RECEIVERS * SLICES];
 shared vec4 stagedTris[STEP];                 // centroid, area
 shared vec2 stagedX[STEP * FREQS * POSES];    // [source][f][pose]
-shared uint stagedSource[STEP];               // j, or pc.n past the step's blocks
 #include "common/kread_table.glsl"
 
 void main() {
@@ -58,32 +55,14 @@ void main() {
     vec2 acc[FREQS * POSES];
     [[unroll]] for (uint a = 0u; a < FREQS * POSES; ++a) acc[a] = vec2(0.0);
     vec3 ci = tris.v[i].xyz;
-    // Per step of up to STEP / RSIM_K_BLOCK non-zero blocks: the workgroup stages their sources,
-    // then each slice sums its sources of the step in order, AHEAD of them at a time (their K
-    // elements are loaded together). The blocks, anyLive and so the barriers are the same for the
-    // whole workgroup.
+    // Per step of STEP sources: the workgroup stages them, then each slice sums its sources of the
+    // step in order, AHEAD of them at a time (their K elements are loaded together). anyLive and so
+    // the barriers are the same for the whole workgroup.
     uint local = slice * RSIM_PHASOR_RECEIVERS + lane;
-    UintRefs occupied = UintRefs(pc.occupancy);
-    uint words = rsimKOccupancyWords(pc.n), base = gl_WorkGroupID.x * words;
-    uint w = 0u, bits = occupied.v[base];
-    while (anyLive) {
-        uint blocks[STEP / RSIM_K_BLOCK];
-        uint count = 0u;
-        while (count < STEP / RSIM_K_BLOCK) {
-            if (bits == 0u) {
-                if (++w >= words) break;
-                bits = occupied.v[base + w];
-                continue;
-            }
-            blocks[count++] = w * 32u + uint(findLSB(bits));
-            bits &= bits - 1u;
-        }
-        if (count == 0u) break;
+    for (uint j0 = 0u; anyLive && j0 < pc.n; j0 += STEP) {
         barrier(); // the previous step's staged sources have been read
         for (uint e = local; e < STEP; e += INVOCATIONS) {
-            uint j = e < count * RSIM_K_BLOCK ? blocks[e / RSIM_K_BLOCK] * RSIM_K_BLOCK + e % RSIM_K_BLOCK : pc.n;
-            j = min(j, pc.n);
-            stagedSource[e] = j;
+            uint j = min(j0 + e, pc.n);
             stagedTris[e] = j < pc.n ? tris.v[j] : vec4(0.0);
             [[unroll]] for (uint f = 0u; f < FREQS; ++f)
                 [[unroll]] for (uint u = 0u; u < POSES; ++u) {
@@ -94,11 +73,10 @@ void main() {
                 }
         }
         barrier();
-        for (uint b = slice; b < count * RSIM_K_BLOCK; b += SLICES * AHEAD) {
+        for (uint b = slice; b < STEP; b += SLICES * AHEAD) {
             float ks[AHEAD];
             [[unroll]] for (uint t = 0u; t < AHEAD; ++t) {
-                uint s = b + t * SLICES;
-                uint j = s < STEP ? stagedSource[s] : pc.n;
+                uint j = j0 + b + t * SLICES;
                 ks[t] = isActive && j < pc.n ? loadK(j * rows + col) : 0.0;
             }
             [[unroll]] for (uint t = 0u; t < AHEAD; ++t) {

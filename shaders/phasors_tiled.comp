@@ -4,13 +4,11 @@
 // matrix product whose factors are worked out once per pair and frequency and used for every pose.
 // A workgroup is 32 receivers of a K chunk (x) x RSIM_PHASOR_TILE pose lanes (y); it sums FREQS
 // frequencies (from freq0) x RSIM_PHASOR_TILE * POSES poses (block z of the group's poses). An
-// invocation owns receiver x's columns of POSES consecutive poses, y POSES, y POSES + 1, ..., so
-// that two of its sources' column values are one shared-memory load. Per tile of RSIM_PHASOR_TILE
+// invocation owns receiver x's columns of poses y, y + TILE, ... Per tile of RSIM_PHASOR_TILE
 // sources: each invocation works out one pair's factors into shared memory, the workgroup copies
-// the sources' column values beside them, and each invocation accumulates its columns. Only the
-// tiles of the blocks that pc.occupancy marks are read (RSIM_K_BLOCK / TILE tiles a block), and a
-// tile whose K elements are all zero is skipped. Each sum runs over the sources in order; a frozen
-// column (iterated 0) keeps its value, and a frequency whose columns are all frozen costs nothing.
+// the sources' column values beside them, and each invocation accumulates its columns; a tile
+// whose K block is all zero is skipped. Each sum runs over the sources in order; a frozen column
+// (iterated 0) keeps its value, and a frequency whose columns are all frozen costs nothing.
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -28,8 +26,7 @@ const uint TILE = RSIM_PHASOR_TILE;
 const uint LANES = RSIM_PHASOR_TILE; // pose lanes: one per source of a tile
 const uint INVOCATIONS = RSIM_PHASOR_RECEIVERS * LANES;
 shared vec2 factors[FREQS * TILE * RSIM_PHASOR_RECEIVERS]; // [f][source][receiver]
-// [source][f][pose of the block], two vec2 a vec4 (POSES is 1 or even)
-shared vec4 values[(TILE * FREQS * LANES * POSES + 1u) / 2u];
+shared vec2 values[TILE * FREQS * LANES * POSES];          // [source][f][pose of the block]
 shared uint tileLive;
 #include "common/kread_table.glsl"
 
@@ -64,70 +61,50 @@ void main() {
     vec2 acc[FREQS * POSES];
     [[unroll]] for (uint a = 0u; a < FREQS * POSES; ++a) acc[a] = vec2(0.0);
     vec3 ci = tris.v[i].xyz;
-    // The tiles of the blocks of RSIM_K_BLOCK sources where the workgroup's receivers (one receiver
-    // group of pc.occupancy) have a non-zero K element, in order: the same for the whole workgroup.
-    UintRefs occupied = UintRefs(pc.occupancy);
-    uint words = rsimKOccupancyWords(pc.n), base = gl_WorkGroupID.x * words;
-    for (uint w = 0u; anyLive && w < words; ++w) {
-        for (uint bits = occupied.v[base + w]; bits != 0u; bits &= bits - 1u) {
-            uint first = (w * 32u + uint(findLSB(bits))) * RSIM_K_BLOCK;
-            for (uint j0 = first; j0 < min(pc.n, first + RSIM_K_BLOCK); j0 += TILE) {
-                // The pair (receiver lane, source j0 + poseLane): its factors for the live frequencies.
-                uint j = j0 + poseLane;
-                float k = isActive && j < pc.n ? loadK(j * rows + col) : 0.0;
-                vec2 factor[FREQS];
-                [[unroll]] for (uint f = 0u; f < FREQS; ++f) factor[f] = vec2(0.0);
-                if (k != 0.0) {
-                    vec4 cj = tris.v[j];
-                    float F = rsimFormFactor(k, cj.w);
-                    float r = rsimPairDelay(ci, cj.xyz, pc.invCdtSq, pc.rounded != 0u);
-                    [[unroll]] for (uint f = 0u; f < FREQS; ++f)
-                        if (live[f]) factor[f] = rsimPhasorCoefficient(F, omega[f], r);
-                }
-                [[unroll]] for (uint f = 0u; f < FREQS; ++f)
-                    factors[(f * TILE + poseLane) * RSIM_PHASOR_RECEIVERS + lane] = factor[f];
-                if (subgroupAny(k != 0.0) && subgroupElect()) tileLive = 1u;
-                barrier();
-                bool tile = tileLive != 0u;
-                if (tile) { // the tile's sources' column values
-                    for (uint e = local; e < TILE * FREQS * blockPoses; e += INVOCATIONS) {
-                        uint q = e % blockPoses, f = (e / blockPoses) % FREQS, s = e / (blockPoses * FREQS);
-                        uint js = j0 + s, fr = pc.freq0 + f, p = pose0 + q;
-                        vec2 v = js < pc.n && fr < frequencies && p < pc.poses ? x.v[js * pc.columns + fr * pc.poses + p] : vec2(0.0);
-                        if ((e & 1u) == 0u) values[e / 2u].xy = v;
-                        else values[e / 2u].zw = v;
-                    }
-                }
-                barrier();
-                if (local == 0u) tileLive = 0u; // read by every invocation before the barrier above
-                if (tile) {
-                    [[unroll]] for (uint s = 0u; s < TILE; ++s)
-                        [[unroll]] for (uint f = 0u; f < FREQS; ++f) {
-                            if (!live[f]) continue;
-                            vec2 c = factors[(f * TILE + s) * RSIM_PHASOR_RECEIVERS + lane];
-                            uint at = (s * FREQS + f) * blockPoses + poseLane * POSES;
-                            if (POSES == 1u) {
-                                vec4 v = values[at / 2u];
-                                acc[f] += rsimComplexMul(c, (at & 1u) != 0u ? v.zw : v.xy);
-                            } else {
-                                [[unroll]] for (uint u = 0u; u < POSES; u += 2u) {
-                                    vec4 v = values[(at + u) / 2u];
-                                    acc[f * POSES + u] += rsimComplexMul(c, v.xy);
-                                    acc[f * POSES + u + 1u] += rsimComplexMul(c, v.zw);
-                                }
-                            }
-                        }
-                }
-                barrier();
+    for (uint j0 = 0u; anyLive && j0 < pc.n; j0 += TILE) {
+        // The pair (receiver lane, source j0 + poseLane): its factors for the live frequencies.
+        uint j = j0 + poseLane;
+        float k = isActive && j < pc.n ? loadK(j * rows + col) : 0.0;
+        vec2 factor[FREQS];
+        [[unroll]] for (uint f = 0u; f < FREQS; ++f) factor[f] = vec2(0.0);
+        if (k != 0.0) {
+            vec4 cj = tris.v[j];
+            float F = rsimFormFactor(k, cj.w);
+            float r = rsimPairDelay(ci, cj.xyz, pc.invCdtSq, pc.rounded != 0u);
+            [[unroll]] for (uint f = 0u; f < FREQS; ++f)
+                if (live[f]) factor[f] = rsimPhasorCoefficient(F, omega[f], r);
+        }
+        [[unroll]] for (uint f = 0u; f < FREQS; ++f)
+            factors[(f * TILE + poseLane) * RSIM_PHASOR_RECEIVERS + lane] = factor[f];
+        if (subgroupAny(k != 0.0) && subgroupElect()) tileLive = 1u;
+        barrier();
+        bool tile = tileLive != 0u;
+        if (tile) { // the tile's sources' column values
+            for (uint e = local; e < TILE * FREQS * blockPoses; e += INVOCATIONS) {
+                uint q = e % blockPoses, f = (e / blockPoses) % FREQS, s = e / (blockPoses * FREQS);
+                uint js = j0 + s, fr = pc.freq0 + f, p = pose0 + q;
+                values[e] = js < pc.n && fr < frequencies && p < pc.poses ? x.v[js * pc.columns + fr * pc.poses + p] : vec2(0.0);
             }
         }
+        barrier();
+        if (local == 0u) tileLive = 0u; // read by every invocation before the barrier above
+        if (tile) {
+            [[unroll]] for (uint s = 0u; s < TILE; ++s)
+                [[unroll]] for (uint f = 0u; f < FREQS; ++f) {
+                    if (!live[f]) continue;
+                    vec2 c = factors[(f * TILE + s) * RSIM_PHASOR_RECEIVERS + lane];
+                    [[unroll]] for (uint u = 0u; u < POSES; ++u)
+                        acc[f * POSES + u] += rsimComplexMul(c, values[(s * FREQS + f) * blockPoses + poseLane + LANES * u]);
+                }
+        }
+        barrier();
     }
     // Each column's new value and change; one atomic per subgroup and column where a subgroup
     // holds one pose lane.
     float rho = FloatRefs(pc.rho).v[i];
     [[unroll]] for (uint f = 0u; f < FREQS; ++f)
         [[unroll]] for (uint u = 0u; u < POSES; ++u) {
-            uint fr = pc.freq0 + f, p = pose0 + poseLane * POSES + u;
+            uint fr = pc.freq0 + f, p = pose0 + poseLane + LANES * u;
             bool mine = isActive && fr < frequencies && p < pc.poses;
             uint c = fr * pc.poses + p;
             float change = 0.0;

@@ -1,17 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Issue 61's speed, paired on one GPU: an earlier build ("old", e.g. 8c9d886: the gathers read all
-# of K, the plain one loads each non-zero pair's source data from memory) against this tree
-# ("new": K's non-zero blocks of 32 x 32 marked once per solve and only they read; the plain
-# gather stages its sources in shared memory; the tiled gather's poses consecutive per
-# invocation). RSIM_PHASOR_EVERY_BLOCK=1 marks every block (the new gathers without skipping);
-# RSIM_PHASOR_GATHER varies the plain gather's shape (slices x sources loaded at once) on one pose.
-# Medium and large rooms, one pose and 32 (`rsim poses --orbit 32`), K from the K cache, AMCW at
-# 20 and 50 MHz, no timeseries.h5; builds alternate, three rounds. Then `rsim compare` of old and
-# new, the K placement's debug line (fill or copy bound), and issue 62's tiny room on the CPU.
+# Issue 61's speed, paired on one GPU: an earlier build ("old", e.g. 8c9d886) against this tree
+# ("new"). Medium and large rooms, one pose and 32 (`rsim poses --orbit 32`), K from the K cache,
+# AMCW at 20 and 50 MHz, no timeseries.h5; builds alternate, three rounds. Then `rsim compare` of
+# old and new, and the large room's log (the K placement's debug line: fill or copy bound).
 # Prepare here: scripts/make-bundle.sh .device/rsim-bundle; the old build's rsim and rsim-*.so in
 # a folder old/ packed as .device/old-bin.tgz; .device/prelude.sh from the shared tools. Run:
-#   OUT=... bash scripts/device/phasors-ab.sh   (carry the three .device files)
+#   OUT=... bash scripts/device/phasors-ab.sh   (carry the three .device/ files)
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -38,7 +33,7 @@ print(f"{b},{s},{p},{r},{j['timings_s'].get('phasors', 0):.4f},{det.get('phasors
       f"{det.get('phasors_loop', 0):.4f},{det.get('k_placement', 0):.4f},{it},{wall}")
 PY
 }
-run1() { # label binary scene poses round [env]
+run1() { # label binary scene poses round
   local label=$1 bin=$2 s=$3 p=$4 r=$5 d=/tmp/r-$1-$3-$4 extra=""
   [[ $p == 32 ]] && extra="--poses /tmp/p32-$s.csv"
   local t0=$(date +%s.%N)
@@ -57,33 +52,18 @@ run1() { # label binary scene poses round [env]
   echo "label,scene,poses,round,phasors_s,phasors_setup,phasors_loop,k_placement,iterations,process_s"
   for r in 1 2 3; do
     for s in medium-room large-room; do
-      run1 old old $s 1 $r
-      for shape in 8x4 16x8; do RSIM_PHASOR_GATHER=$shape run1 new$shape rsim $s 1 $r; done
-      RSIM_PHASOR_EVERY_BLOCK=1 run1 newevery rsim $s 1 $r
-      run1 old old $s 32 $r
-      run1 new rsim $s 32 $r
-      RSIM_PHASOR_EVERY_BLOCK=1 run1 newevery rsim $s 32 $r
+      for p in 1 32; do
+        run1 old old $s $p $r
+        run1 new rsim $s $p $r
+      done
     done
   done
   for s in medium-room large-room; do
     for p in 1 32; do
-      n=new; [[ $p == 1 ]] && n=new8x4
-      echo "compare old $n $s $p:"
-      $B/rsim compare /tmp/r-old-$s-$p /tmp/r-$n-$s-$p | tail -3
+      echo "compare old new $s $p:"
+      $B/rsim compare /tmp/r-old-$s-$p /tmp/r-new-$s-$p | tail -3
     done
   done
-  # Issue 62: the tiny room on the CPU backend, whole process, K cache off (the pulsed
-  # estimator's matched filter for every t at once in the new build), old and new alternating.
-  echo "build,scene,round,process_s,visibility_s,radiosity_s,distance_s"
-  for r in 1 2 3 4 5; do
-    for b in old rsim; do
-      t0=$(date +%s.%N)
-      $B/$b run scenes/tiny-room/scene.toml --backend cpu --no-k-cache --no-progress -q -o /tmp/tiny-$b || echo "FAILED tiny $b"
-      t1=$(date +%s.%N)
-      python3 -c "import json; j=json.load(open('/tmp/tiny-$b/summary.json'))['timings_s']; print('${b/rsim/new},tiny-room,$r,%.3f,%.3f,%.3f,%.3f' % ($t1-$t0, j['visibility'], j['radiosity'], j['distance']))"
-    done
-  done
-  $B/rsim compare /tmp/tiny-old /tmp/tiny-rsim --tol-m 0 --max-fraction 0 | tail -2
   echo "K placement, large room, one pose (debug log):"
   $B/rsim run scenes/generated/large-room/scene.toml ${o/-q/--log-level debug} --set simulation.transport=\"phasors\" -o /tmp/dbg 2>&1 | grep -E "bulk upload|k_placement|phasors" | head -8
 } 2>&1 | tee "$OUT/phasors-ab.txt"

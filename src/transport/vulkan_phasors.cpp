@@ -3,9 +3,6 @@
 #include "transport/vulkan_phasors.h"
 
 #include <algorithm>
-#include <bit>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <memory>
@@ -48,22 +45,6 @@ struct AccumulatorShape {
         a.freqs = std::max(1u, std::min(F, shared::RSIM_PHASOR_MAX_ACC / a.poses));
         return a;
     }
-    // The plain gather's slices x sources loaded at once: kSlices x RSIM_PHASOR_AHEAD, or for
-    // measurements RSIM_PHASOR_GATHER=SLICESxAHEAD (docs/architecture.md, "Phasors on Vulkan").
-    static std::pair<std::uint32_t, std::uint32_t> gatherShape() {
-        std::uint32_t s = kSlices, a = shared::RSIM_PHASOR_AHEAD;
-        const char* e = std::getenv("RSIM_PHASOR_GATHER");
-        if (!e) return {s, a};
-        const bool valid = std::sscanf(e, "%ux%u", &s, &a) == 2 && s >= 1 && s <= 32 && a >= 1 && a <= 16 &&
-                           shared::RSIM_PHASOR_STEP % (s * a) == 0 && shared::RSIM_K_BLOCK % s == 0;
-        if (!valid)
-            throw InputError(fmt::format("RSIM_PHASOR_GATHER={}: expected SLICESxAHEAD, SLICES dividing {} (at most 32) "
-                                         "and SLICES x AHEAD dividing {}, e.g. 8x4",
-                                         e, shared::RSIM_K_BLOCK, shared::RSIM_PHASOR_STEP));
-        return {s, a};
-    }
-    static std::uint32_t slices() { return gatherShape().first; }
-    static std::uint32_t ahead() { return gatherShape().second; }
     // Poses of a workgroup (the dispatch's y counts blocks of them).
     std::uint32_t blockPoses() const { return tiled ? poses * shared::RSIM_PHASOR_TILE : poses; }
     vk::ShaderCode shader() const { return tiled ? vk::shaders::phasorsTiled() : vk::shaders::phasorsGather(); }
@@ -75,8 +56,8 @@ struct AccumulatorShape {
         return vk::specConstants({{shared::RSIM_SPEC_K_FORMAT, kStorage},
                                   {shared::RSIM_SPEC_PHASOR_FREQS, freqs},
                                   {shared::RSIM_SPEC_PHASOR_POSES, poses},
-                                  {shared::RSIM_SPEC_PHASOR_SLICES, slices()},
-                                  {shared::RSIM_SPEC_PHASOR_AHEAD, ahead()}});
+                                  {shared::RSIM_SPEC_PHASOR_SLICES, kSlices},
+                                  {shared::RSIM_SPEC_PHASOR_AHEAD, shared::RSIM_PHASOR_AHEAD}});
     }
 };
 
@@ -105,15 +86,9 @@ class DevicePhasors {
             rows_.push_back({k_.chunking.rowBegin(c) * rowBytes(), k_.chunking.rowBegin(c) * rowBytes(),
                              k_.chunking.rows(c) * rowBytes()});
         }
-        markOccupancy();
     }
 
     std::uint64_t rowBytes() const { return std::uint64_t(C_) * sizeof(glm::vec2); }
-    // Blocks of K (RSIM_K_BLOCK receivers x RSIM_K_BLOCK sources) on this device, and those with a
-    // non-zero element, which the gathers read.
-    std::uint64_t blocks() const { return blocks_; }
-    std::uint64_t blocksHeld() const { return blocksHeld_; }
-
     // The columns still iterated (1) or frozen (0).
     void setActive(const std::vector<std::uint8_t>& active) {
         auto* flags = static_cast<std::uint32_t*>(active_.mapped());
@@ -163,49 +138,6 @@ class DevicePhasors {
     std::vector<glm::vec2> values() const { return vk::download<glm::vec2>(dev_, x_, std::size_t(sys_.n) * C_); }
 
   private:
-    // Which blocks of each chunk hold a non-zero K element (KOccupancyPush): worked out once (one
-    // read of K), then every iteration's gather reads only those blocks.
-    void markOccupancy() {
-        static_assert(shared::RSIM_PHASOR_RECEIVERS == shared::RSIM_K_BLOCK, "a gather's workgroup is a receiver group");
-        vk::Pass<shared::KOccupancyPush> mark(dev_, vk::shaders::kOccupancy(),
-                                              vk::specConstants({{shared::RSIM_SPEC_K_FORMAT, k_.chunking.storage()}}),
-                                              "K occupancy");
-        const std::uint32_t words = shared::rsimKOccupancyWords(sys_.n);
-        const std::uint32_t blocks = (sys_.n + shared::RSIM_K_BLOCK - 1) / shared::RSIM_K_BLOCK;
-        std::vector<std::uint32_t> groups; // receiver groups of each chunk held
-        for (const std::uint32_t c : k_.chunkIds) {
-            groups.push_back((k_.chunking.rows(c) + shared::RSIM_K_BLOCK - 1) / shared::RSIM_K_BLOCK);
-            occupancy_.emplace_back(dev_, std::max<std::uint64_t>(4, std::uint64_t(groups.back()) * words * 4),
-                                    vk::kStorageUsage, vk::MemoryKind::Device, "K occupancy");
-            blocks_ += std::uint64_t(groups.back()) * blocks;
-        }
-        // For measurements, RSIM_PHASOR_EVERY_BLOCK=1 marks every block: the gathers then read all
-        // of K, as they did before the marks (the same sums).
-        const bool every = std::getenv("RSIM_PHASOR_EVERY_BLOCK") != nullptr;
-        dev_.submitAndWait([&](VkCommandBuffer cmd) {
-            for (const vk::Buffer& b : occupancy_)
-                dev_.vk().vkCmdFillBuffer(cmd, b.handle(), 0, VK_WHOLE_SIZE, every ? ~0u : 0u);
-            vk::computeBarrier(dev_, cmd);
-            if (every) return;
-            mark.bind(cmd);
-            for (std::size_t h = 0; h < k_.chunkIds.size(); ++h) {
-                shared::KOccupancyPush p{};
-                p.k = k_.chunkRef(h);
-                p.bits = occupancy_[h].address();
-                p.n = sys_.n;
-                mark.dispatch(cmd, p, groups[h],
-                              (blocks + shared::RSIM_K_OCCUPANCY_BLOCKS - 1) / shared::RSIM_K_OCCUPANCY_BLOCKS);
-            }
-        });
-        if (every) { // the fill set the bits past the last block too
-            blocksHeld_ = blocks_;
-            return;
-        }
-        for (std::size_t h = 0; h < k_.chunkIds.size(); ++h)
-            for (const std::uint32_t bits : vk::download<std::uint32_t>(dev_, occupancy_[h], std::size_t(groups[h]) * words))
-                blocksHeld_ += std::uint64_t(std::popcount(bits));
-    }
-
     shared::PhasorPush push(std::size_t held) const {
         shared::PhasorPush p{};
         p.k = k_.chunkRef(held);
@@ -217,7 +149,6 @@ class DevicePhasors {
         p.omegas = omegas_.address();
         p.iterated = active_.address();
         p.changes = changes_.address();
-        p.occupancy = occupancy_[held].address();
         p.n = sys_.n;
         p.columns = C_;
         p.poses = sys_.columns.poses;
@@ -233,8 +164,6 @@ class DevicePhasors {
     AccumulatorShape shape_;
     vk::Pass<shared::PhasorPush> pass_;
     vk::Buffer tris_, rho_, x_, next_, sources_, omegas_, changes_, active_, readback_;
-    std::vector<vk::Buffer> occupancy_; // per chunk held (markOccupancy)
-    std::uint64_t blocks_ = 0, blocksHeld_ = 0;
     std::vector<VkBufferCopy> rows_; // this device's rows of an iterate, as copy regions
 };
 
@@ -291,17 +220,9 @@ PhasorSolution solvePhasorsVulkan(const std::vector<PhasorDevice>& devices, cons
     out.details.emplace_back("phasors_setup", setupSeconds);
     out.details.emplace_back("phasors_loop", loop.seconds());
     if (viaHost) out.details.emplace_back("phasors_exchange", exchange);
-    std::uint64_t blocks = 0, blocksRead = 0;
-    for (const auto& d : dev) {
-        blocks += d->blocks();
-        blocksRead += d->blocksHeld();
-    }
-    out.summary = fmt::format("{} device(s){}, {} gather, {} x {} accumulators per invocation, {:.1f}% of K's blocks "
-                              "of {} x {} read, setup {:.3f} s",
+    out.summary = fmt::format("{} device(s){}, {} gather, {} x {} accumulators per invocation, setup {:.3f} s",
                               dev.size(), share ? fmt::format(" and {} other rank(s)", share->count() - 1) : std::string(),
-                              shape.tiled ? "tiled" : "plain", shape.freqs, shape.poses,
-                              blocks ? 100.0 * double(blocksRead) / double(blocks) : 0.0, shared::RSIM_K_BLOCK,
-                              shared::RSIM_K_BLOCK, setupSeconds);
+                              shape.tiled ? "tiled" : "plain", shape.freqs, shape.poses, setupSeconds);
     return out;
 }
 

@@ -12,7 +12,6 @@
 #include "shaders/near_launch.spv.h"
 #include "shaders/phasors_gather.spv.h"
 #include "shaders/phasors_tiled.spv.h"
-#include "shaders/k_occupancy.spv.h"
 #include "shaders/active_pairs.spv.h"
 #include "shaders/pixels.spv.h"
 #include "shaders/sensor_signals.spv.h"
@@ -65,7 +64,6 @@ ShaderCode radiosityFarLanes() { return code(rsim_spv_radiosity_far_lanes); }
 ShaderCode radiosityNear() { return code(rsim_spv_radiosity_near); }
 ShaderCode phasorsGather() { return code(rsim_spv_phasors_gather); }
 ShaderCode phasorsTiled() { return code(rsim_spv_phasors_tiled); }
-ShaderCode kOccupancy() { return code(rsim_spv_k_occupancy); }
 ShaderCode historyFromLanes() { return code(rsim_spv_history_from_lanes); }
 ShaderCode nearPairs() { return code(rsim_spv_near_pairs); }
 ShaderCode facingPairs() { return code(rsim_spv_facing_pairs); }

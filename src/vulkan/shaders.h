@@ -19,7 +19,6 @@ ShaderCode radiosityFarLanes();
 ShaderCode radiosityNear();
 ShaderCode phasorsGather(); // the phasors transport (MODEL.md §11)
 ShaderCode phasorsTiled();  // its gather for a pose group
-ShaderCode kOccupancy();     // which blocks of a K chunk hold a non-zero element
 ShaderCode historyFromLanes();
 ShaderCode nearPairs();
 ShaderCode facingPairs();

@@ -347,21 +347,6 @@ struct KChunkRef {
     uint rowEnd;
 };
 
-// Which blocks of a K chunk hold a non-zero element (shaders/k_occupancy.comp), so that a gather
-// skips the others without reading them: the chunk's rows in groups of RSIM_K_BLOCK receivers (a
-// gather's workgroup), the sources in blocks of RSIM_K_BLOCK. Bit b % 32 of word
-// [g * rsimKOccupancyWords(n) + b / 32] is set when receiver group g has a non-zero element in
-// source block b.
-RSIM_CONST uint RSIM_K_BLOCK = 32u;
-RSIM_CONST uint RSIM_K_OCCUPANCY_BLOCKS = 8u; // source blocks of a k_occupancy workgroup (y)
-RSIM_FN uint rsimKOccupancyWords(uint n) { return (n + RSIM_K_BLOCK * 32u - 1u) / (RSIM_K_BLOCK * 32u); }
-struct KOccupancyPush {
-    KChunkRef k;
-    uint64_t bits; // uint [groups][rsimKOccupancyWords(n)], zeroed before the pass
-    uint n;        // sources
-    uint pad0;
-};
-
 // Form-factor diagnostics of K: row sums sum_j min(1, K_ij A_j) of the rows of one chunk, in two
 // phases. RSIM_ROW_SUMS_BLOCKS: invocation (row i, workgroup y = b) sums columns
 // [b columns, (b + 1) columns) into partials[b n + i]: a row's n terms one after the other, one
@@ -659,7 +644,6 @@ static_assert(sizeof(rsim::shared::FormulaProbeRecord) == 144);
 static_assert(sizeof(rsim::shared::FormulaProbeOutput) == 96);
 static_assert(sizeof(rsim::shared::FormulaProbePush) == 24);
 static_assert(sizeof(rsim::shared::KChunkRef) == 24);
-static_assert(sizeof(rsim::shared::KOccupancyPush) == 40);
 static_assert(sizeof(rsim::shared::GpuTriangle) == 96);
 static_assert(sizeof(rsim::shared::RayBvhHeader) == 16);
 static_assert(sizeof(rsim::shared::RayBvhNode) == 128);

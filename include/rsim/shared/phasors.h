@@ -77,7 +77,6 @@ struct PhasorPush {
     uint64_t omegas;  // float [frequencies]
     uint64_t iterated; // uint [columns]: 1 while the column is iterated (0: frozen)
     uint64_t changes; // uint [columns]: float bits of the largest |B^(k+1) - B^(k)|
-    uint64_t occupancy; // the chunk's non-zero blocks (KOccupancyPush): the gathers skip the others
     uint n;
     uint columns;
     uint poses;       // of the group: column = frequency * poses + pose
@@ -92,7 +91,7 @@ RSIM_FN vec2 rsimPhasorUpdate(vec2 source, float rho, vec2 gathered) { return so
 RSIM_SHARED_END
 
 #ifdef __cplusplus
-static_assert(sizeof(rsim::shared::PhasorPush) == 120); // within the 128 bytes every device has
+static_assert(sizeof(rsim::shared::PhasorPush) == 112); // within the 128 bytes every device has
 #endif
 
 #endif

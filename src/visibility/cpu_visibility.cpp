@@ -90,9 +90,11 @@ namespace {
         const std::size_t e = side == 0 ? i : j, o = side == 0 ? j : i;
         const glm::vec4 offset = shared::rsimKSideOffset(s.id[e], s.id[o], k.seed);
         const glm::uvec2 stride = shared::rsimKSideStride(k, perSide, s.id[e], s.id[o]);
+        const shared::Tri te = s.tri(e), to = s.tri(o);
+        const shared::FormFactorSide fs = shared::rsimFormFactorSideOf(te, s.normal[e], to);
         for (std::uint32_t n = 0; n < perSide; ++n) {
-            const shared::RaySegment seg = shared::rsimKSideSample(
-                s.tri(e), s.normal[e], s.tri(o), s.normal[o], s.area[o], share, n, stride, offset, k.eps);
+            const shared::RaySegment seg = shared::rsimKSideSampleOf(fs, te, s.normal[e], to, s.normal[o], s.area[o],
+                                                                     share, n, stride, offset, k.eps);
             if (seg.weight > 0.0f) tracer.add(seg, side);
         }
     }

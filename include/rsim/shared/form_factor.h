@@ -277,8 +277,31 @@ RSIM_FN float rsimKRayPad(float ulp, float c, float eps) {
 // angle): the rest has cos_e <= 0 and contributes nothing. weight is the estimate
 // Omega cos_e / (pi pdf_warp), or A_o cos_e cos_o / (pi r^2) in the fallback, to be counted when
 // the segment is unoccluded; 0 means no contribution and no ray.
-RSIM_FN RaySegment rsimFormFactorSample(Tri e, vec3 ne, Tri o, vec3 no, float areaO,
-                                        bool shareVertex, vec4 u, float eps) {
+// What every sample of one side (e towards o) shares, worked out once by a caller that loops over
+// the side's samples (the CPU): o clipped to the front of e's plane, the lengths of the cross
+// products of its sub-triangles (twice their areas) and the largest vertex coordinates of e and o.
+struct FormFactorSide {
+    FrontPolygon poly;
+    float twiceArea1; // (poly.v0, v1, v2)
+    float twiceArea2; // (poly.v0, v2, v3) when poly.count is 4, else 0
+    float atE;        // rsimMaxAbs of e's vertices, the largest
+    float atO;        // and of o's
+};
+
+RSIM_FN FormFactorSide rsimFormFactorSideOf(Tri e, vec3 ne, Tri o) {
+    FormFactorSide side;
+    side.poly = rsimClipToFront(o, ne, e.v0);
+    side.twiceArea1 = length(cross(side.poly.v1 - side.poly.v0, side.poly.v2 - side.poly.v0));
+    side.twiceArea2 =
+        side.poly.count == 4u ? length(cross(side.poly.v2 - side.poly.v0, side.poly.v3 - side.poly.v0)) : 0.0f;
+    side.atE = max(rsimMaxAbs(e.v0), max(rsimMaxAbs(e.v1), rsimMaxAbs(e.v2)));
+    side.atO = max(rsimMaxAbs(o.v0), max(rsimMaxAbs(o.v1), rsimMaxAbs(o.v2)));
+    return side;
+}
+
+// rsimFormFactorSample with its side's shared terms given.
+RSIM_FN RaySegment rsimFormFactorSampleOf(FormFactorSide side, Tri e, vec3 ne, Tri o, vec3 no, float areaO,
+                                          bool shareVertex, vec4 u, float eps) {
     vec3 x = rsimPointOnTriangle(e, vec2(u.x, u.y));
     RaySegment seg;
     seg.origin = x;
@@ -289,19 +312,14 @@ RSIM_FN RaySegment rsimFormFactorSample(Tri e, vec3 ne, Tri o, vec3 no, float ar
     // Height of x above o's plane: on or behind it, nothing of o's front side is visible.
     float height = rsimDotExact(no, x - o.v0);
     if (!(height > 0.0f)) return seg;
-    FrontPolygon poly = rsimClipToFront(o, ne, e.v0);
+    FrontPolygon poly = side.poly;
     if (poly.count == 0u) return seg;
     vec3 d0 = poly.v0 - x, d1 = poly.v1 - x, d2 = poly.v2 - x, d3 = poly.v3 - x;
     float l0 = length(d0), l1 = length(d1), l2 = length(d2), l3 = length(d3);
     vec3 p0 = d0 / l0, p1 = d1 / l1, p2 = d2 / l2, p3 = d3 / l3;
     // |a.(b x c)| = 2 area height for the sub-triangles (poly.v0, v1, v2) and (v0, v2, v3).
-    float omega1 = rsimSolidAngleOf(p0, p1, p2, l0, l1, l2,
-                                    height * length(cross(poly.v1 - poly.v0, poly.v2 - poly.v0)));
-    float omega2 =
-        poly.count == 4u
-            ? rsimSolidAngleOf(p0, p2, p3, l0, l2, l3,
-                               height * length(cross(poly.v2 - poly.v0, poly.v3 - poly.v0)))
-            : 0.0f;
+    float omega1 = rsimSolidAngleOf(p0, p1, p2, l0, l1, l2, height * side.twiceArea1);
+    float omega2 = poly.count == 4u ? rsimSolidAngleOf(p0, p2, p3, l0, l2, l3, height * side.twiceArea2) : 0.0f;
     float omega = omega1 + omega2;
     float weight = 0.0f;
     float r = 0.0f;
@@ -337,12 +355,15 @@ RSIM_FN RaySegment rsimFormFactorSample(Tri e, vec3 ne, Tri o, vec3 no, float ar
     // The rounding scale at the start is that of e's vertices (x lies on e, and a tracer's error
     // on a triangle grows with its vertices' size); at the end, that of o's vertices and of
     // t = r itself (a tracer hits o's plane at r within a unit or two of it).
-    float atE = max(rsimMaxAbs(e.v0), max(rsimMaxAbs(e.v1), rsimMaxAbs(e.v2)));
-    float atO = max(r, max(rsimMaxAbs(o.v0), max(rsimMaxAbs(o.v1), rsimMaxAbs(o.v2))));
-    seg.tmin = rsimKRayPad(rsimUlpOf(atE), cosE, eps);
-    seg.tmax = max(r - rsimKRayPad(rsimUlpOf(atO), cosO, eps), seg.tmin);
+    seg.tmin = rsimKRayPad(rsimUlpOf(side.atE), cosE, eps);
+    seg.tmax = max(r - rsimKRayPad(rsimUlpOf(max(r, side.atO)), cosO, eps), seg.tmin);
     seg.weight = weight;
     return seg;
+}
+
+RSIM_FN RaySegment rsimFormFactorSample(Tri e, vec3 ne, Tri o, vec3 no, float areaO,
+                                        bool shareVertex, vec4 u, float eps) {
+    return rsimFormFactorSampleOf(rsimFormFactorSideOf(e, ne, o), e, ne, o, no, areaO, shareVertex, u, eps);
 }
 
 // ---- a pair: S/2 samples from each side, more for near pairs ------------------------------
@@ -430,6 +451,12 @@ RSIM_FN uvec2 rsimKSideStride(KSampling k, uint perSide, uint emitter, uint othe
 RSIM_FN RaySegment rsimKSideSample(Tri e, vec3 ne, Tri o, vec3 no, float areaO, bool shareVertex,
                                    uint s, uvec2 stride, vec4 offset, float eps) {
     return rsimFormFactorSample(e, ne, o, no, areaO, shareVertex, rsimR4Point(s * stride.x + stride.y, offset), eps);
+}
+// The same with the side's shared terms (rsimFormFactorSideOf(e, ne, o)) worked out once.
+RSIM_FN RaySegment rsimKSideSampleOf(FormFactorSide side, Tri e, vec3 ne, Tri o, vec3 no, float areaO,
+                                     bool shareVertex, uint s, uvec2 stride, vec4 offset, float eps) {
+    return rsimFormFactorSampleOf(side, e, ne, o, no, areaO, shareVertex, rsimR4Point(s * stride.x + stride.y, offset),
+                                  eps);
 }
 
 // K_ab from the sums of the unoccluded weights of each side over perSide samples (divided by the

@@ -5,7 +5,8 @@
 # loops vectorised and compiled for x86-64-v3/-v4, util/cpu_isa.h) and this tree capped at the
 # baseline instruction set (tuning.cpu_isa=baseline). Small and medium rooms, K from the K cache
 # (stored by a first run of the new build), 1000 steps, no timeseries.h5; builds alternate, three
-# rounds; then `rsim compare` of old and new, which must find no difference at all.
+# rounds; then `rsim compare` of old and new, which must find no difference at all; then the whole
+# process (K computed) of the tiny, small and medium rooms on the CPU and the GPU (cpu_gpu_benchmark.py).
 # Prepare here as for phasors-ab.sh (.device/rsim-bundle.tgz, .device/old-cpu-bin.tgz with old/,
 # .device/prelude.sh). Run:  OUT=... bash scripts/device/cpu-radiosity-ab.sh
 set -uo pipefail
@@ -40,4 +41,7 @@ scene() { [[ $1 == small-room ]] && echo scenes/small-room/scene.toml || echo sc
     echo "compare old new $s:"
     $B/rsim compare /tmp/r-old-$s /tmp/r-new-$s --tol-m 0 --max-fraction 0 | tail -2
   done
+  # Whole process, K computed (no cache), the CPU backend against the GPU on this machine.
+  python3 scripts/cpu_gpu_benchmark.py --rsim $B/rsim --scenes tiny-room,small-room,medium-room \
+    --repeat 3 --label "$(nproc)-cores" --out "$OUT/cpu-gpu"
 } 2>&1 | tee "$OUT/cpu-radiosity-ab.txt"

@@ -78,12 +78,18 @@ class CpuBackend final : public Backend {
             h.timesteps = poses[p].config->timesteps;
             work.push_back({poses[p].config, &poses[p].sources->E, &poses[p].sources->R, &h.B, &h.Z});
         }
-        double exchange = 0.0;
+        CpuTransportTimes times;
         if (loopStarted) loopStarted();
-        runTransportCpu(scene(), K ? &K->host() : nullptr, work, share_, &exchange);
+        runTransportCpu(scene(), K ? &K->host() : nullptr, work, share_, &times);
+        if (K) {
+            out.details.emplace_back("radiosity_lists", times.lists);
+            out.details.emplace_back("radiosity_far_sums", times.farSums);
+            out.details.emplace_back("radiosity_near_steps", times.nearSteps);
+        }
         if (share_) {
-            out.details.emplace_back("radiosity_exchange", exchange);
-            out.summary = fmt::format("{:.3f} s waiting for the far sums of {} other rank(s)", exchange, share_->count() - 1);
+            out.details.emplace_back("radiosity_exchange", times.exchange);
+            out.summary = fmt::format("{:.3f} s waiting for the far sums of {} other rank(s)", times.exchange,
+                                      share_->count() - 1);
         }
         return out;
     }

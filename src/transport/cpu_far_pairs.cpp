@@ -6,6 +6,7 @@
 #include "k/k_chunking.h"
 #include "k/k_encode.h"
 #include "rsim/shared/physics.h"
+#include "util/parallel.h"
 
 namespace rsim {
 
@@ -24,9 +25,18 @@ std::optional<FarPairLists> FarPairLists::build(const PreparedScene& s, const Ho
     }
     out.lists_.resize(tiles);
     const std::uint32_t n = std::uint32_t(s.size());
-    // Each tile's far pairs, in the gather's order: counted first, so that nothing is built
-    // beyond maxBytes and each list is allocated once.
-    auto eachFarPair = [&](std::uint32_t c, std::uint32_t a, std::uint32_t b, auto&& take) {
+    // Each tile's far pairs, in the gather's order, in one pass over K: a worker lists a tile into
+    // its scratch list, then the tile gets a copy of exactly that size. The lists' bytes are
+    // counted as they are made, and the build gives up once they pass maxBytes (or a delay does
+    // not fit 24 bits): nothing is held much beyond maxBytes.
+    std::vector<std::vector<FarPair>> scratch(threadCount());
+    std::atomic<std::uint64_t> bytes{0};
+    std::atomic<bool> giveUp{false};
+    parallelRowTiles(ch, tileRows, [&](std::uint32_t c, std::uint32_t a, std::uint32_t b, unsigned w) {
+        if (giveUp.load(std::memory_order_relaxed)) return;
+        std::vector<FarPair>& list = scratch[w];
+        list.clear();
+        bool tooLong = false;
         const EncodedChunk& chunk = K.chunk(c);
         const std::uint32_t r0 = ch.rowBegin(c), rows = ch.rows(c);
         for (std::uint32_t j = 0; j < n; ++j)
@@ -34,28 +44,19 @@ std::optional<FarPairLists> FarPairLists::build(const PreparedScene& s, const Ho
                 const float k = decodeElement(chunk, storage, std::uint64_t(j) * rows + r);
                 if (k == 0.0f) continue;
                 const std::uint32_t tau = shared::rsimDelaySteps(s.centroid[r0 + r], s.centroid[j], invCdtSq);
-                if (tau >= nearSteps) take(j, k, tau, r - a);
+                if (tau < nearSteps) continue;
+                tooLong = tooLong || tau >= (1u << 24);
+                list.push_back({j, k, tau << 8 | (r - a)});
             }
-    };
-    std::vector<std::uint64_t> counts(tiles, 0);
-    std::atomic<bool> tooLong{false};
-    parallelRowTiles(ch, tileRows, [&](std::uint32_t c, std::uint32_t a, std::uint32_t b, unsigned) {
-        std::uint64_t& count = counts[out.firstTile_[c - out.firstChunk_] + a / tileRows];
-        eachFarPair(c, a, b, [&](std::uint32_t, float, std::uint32_t tau, std::uint32_t) {
-            ++count;
-            if (tau >= (1u << 24)) tooLong = true;
-        });
+        const std::uint64_t size = list.size() * sizeof(FarPair);
+        if (tooLong || bytes.fetch_add(size) + size > maxBytes) {
+            giveUp = true;
+            return;
+        }
+        out.lists_[out.firstTile_[c - out.firstChunk_] + a / tileRows].assign(list.begin(), list.end());
     }, K.firstHeld(), K.endHeld());
-    for (std::uint64_t c : counts) out.bytes_ += c * sizeof(FarPair);
-    if (tooLong || out.bytes_ > maxBytes) return std::nullopt;
-    parallelRowTiles(ch, tileRows, [&](std::uint32_t c, std::uint32_t a, std::uint32_t b, unsigned) {
-        const std::uint32_t t = out.firstTile_[c - out.firstChunk_] + a / tileRows;
-        std::vector<FarPair>& list = out.lists_[t];
-        list.reserve(counts[t]);
-        eachFarPair(c, a, b, [&](std::uint32_t j, float k, std::uint32_t tau, std::uint32_t row) {
-            list.push_back({j, k, tau << 8 | row});
-        });
-    }, K.firstHeld(), K.endHeld());
+    if (giveUp) return std::nullopt;
+    out.bytes_ = bytes;
     return out;
 }
 

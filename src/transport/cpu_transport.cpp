@@ -20,6 +20,7 @@
 #include "util/host_memory.h"
 #include "util/parallel.h"
 #include "util/progress.h"
+#include "util/timer.h"
 
 namespace rsim {
 namespace {
@@ -44,7 +45,7 @@ constexpr std::uint32_t kParts = 2;
 class CpuTransport {
 public:
     CpuTransport(const PreparedScene& s, const HostK& K, const std::vector<CpuTransportPose>& poses,
-                 const RowShare* share, double* exchangeSeconds, std::optional<std::uint64_t> farPairBytes);
+                 const RowShare* share, CpuTransportTimes* times, std::optional<std::uint64_t> farPairBytes);
     // Every time block: its far sums, then its near steps.
     void run();
 
@@ -68,7 +69,7 @@ private:
     const HostK& K_;
     const std::vector<CpuTransportPose>& poses_;
     const RowShare* share_;
-    double* exchangeSeconds_;
+    CpuTransportTimes* times_; // may be null
     const SimConfig& c_; // the time axis and `indirect` of every pose
     const std::size_t n_, T_, P_;
     const std::uint32_t tileRows_; // tileRowsFor(n)
@@ -88,8 +89,8 @@ private:
 };
 
 CpuTransport::CpuTransport(const PreparedScene& s, const HostK& K, const std::vector<CpuTransportPose>& poses,
-                           const RowShare* share, double* exchangeSeconds, std::optional<std::uint64_t> farPairBytes)
-    : s_(s), K_(K), poses_(poses), share_(share), exchangeSeconds_(exchangeSeconds), c_(*poses[0].config),
+                           const RowShare* share, CpuTransportTimes* times, std::optional<std::uint64_t> farPairBytes)
+    : s_(s), K_(K), poses_(poses), share_(share), times_(times), c_(*poses[0].config),
       n_(s.size()), T_(c_.timesteps), P_(poses.size()), tileRows_(tileRowsFor(n_)), Bp_(P_), Zp_(P_),
       ch_(K.chunking()) {
     const std::size_t n = n_, T = T_, P = P_;
@@ -133,11 +134,20 @@ CpuTransport::CpuTransport(const PreparedScene& s, const HostK& K, const std::ve
 
 void CpuTransport::run() {
     Progress progress("radiosity", T_, "timesteps");
+    double far = 0.0, near = 0.0;
     for (std::size_t t0 = 0; t0 < T_; t0 += kBlock) {
         const std::size_t steps = std::min(kBlock, T_ - t0);
+        const Stopwatch farWatch;
         gatherFarSums(t0, steps);
+        far += farWatch.seconds();
+        const Stopwatch nearWatch;
         nearSteps(t0, steps);
+        near += nearWatch.seconds();
         progress.add(steps);
+    }
+    if (times_) {
+        times_->farSums += far;
+        times_->nearSteps += near;
     }
     progress.finish();
 }
@@ -236,7 +246,7 @@ void CpuTransport::gatherFarSums(std::size_t t0, std::size_t steps) {
         exchanges_[2 * part + 1].start(sumZ_.data());
     }
     for (std::size_t x = 0; x < exchanges_.size(); ++x)
-        exchanges_[x].finish((x % 2 ? sumZ_ : sumB_).data(), exchangeSeconds_);
+        exchanges_[x].finish((x % 2 ? sumZ_ : sumB_).data(), times_ ? &times_->exchange : nullptr);
 }
 
 void CpuTransport::nearSteps(std::size_t t0, std::size_t steps) {
@@ -270,7 +280,7 @@ void CpuTransport::nearSteps(std::size_t t0, std::size_t steps) {
 } // namespace
 
 void runTransportCpu(const PreparedScene& s, const HostK* K, const std::vector<CpuTransportPose>& poses,
-                     const RowShare* share, double* exchangeSeconds, std::optional<std::uint64_t> farPairBytes) {
+                     const RowShare* share, CpuTransportTimes* times, std::optional<std::uint64_t> farPairBytes) {
     if (poses.empty()) return;
     const SimConfig& c = *poses[0].config; // the time axis and `indirect` of every pose
     const std::size_t T = c.timesteps;
@@ -284,7 +294,10 @@ void runTransportCpu(const PreparedScene& s, const HostK* K, const std::vector<C
         }
         return;
     }
-    CpuTransport(s, *K, poses, share, exchangeSeconds, farPairBytes).run();
+    const Stopwatch lists;
+    CpuTransport transport(s, *K, poses, share, times, farPairBytes);
+    if (times) times->lists += lists.seconds();
+    transport.run();
 }
 
 } // namespace rsim

@@ -28,12 +28,18 @@ struct CpuTransportPose {
 // With `share` (an MPI row-block run; K holds this rank's rows), this rank gathers the far sums
 // of its rows, the ranks exchange them after each time block, and every rank runs the near
 // steps of all rows: B and Z are every rank's, bit for bit those of one process. The seconds
-// spent waiting for the exchanges are added to *exchangeSeconds.
+// spent waiting for the exchanges are added to times->exchange.
 // K's far pairs are listed once (transport/cpu_far_pairs.h) where the lists fit `farPairBytes`
 // (by default a quarter of the host's memory and half of what is free), else K is decoded for
 // every block of steps: the same sums in the same order either way.
+// Where a transport's seconds went (summary.json's timings_detail_s): the near and far lists,
+// the far sums of every block (with the exchanges), the near steps, and of the far sums the
+// seconds spent waiting for other ranks'.
+struct CpuTransportTimes {
+    double lists = 0.0, farSums = 0.0, nearSteps = 0.0, exchange = 0.0;
+};
 void runTransportCpu(const PreparedScene& scene, const HostK* K, const std::vector<CpuTransportPose>& poses,
-                     const RowShare* share = nullptr, double* exchangeSeconds = nullptr,
+                     const RowShare* share = nullptr, CpuTransportTimes* times = nullptr,
                      std::optional<std::uint64_t> farPairBytes = std::nullopt);
 
 } // namespace rsim

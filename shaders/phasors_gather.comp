@@ -89,6 +89,11 @@ void main() {
                 [[unroll]] for (uint f = 0u; f < FREQS; ++f) {
                     if (!live[f]) continue;
                     vec2 coef = rsimPhasorCoefficient(F, omega[f], r);
+                    if (omega[f] == 0.0) { // the steady state's coefficient is real: half the products
+                        [[unroll]] for (uint u = 0u; u < POSES; ++u)
+                            acc[f * POSES + u] += coef.x * stagedX[(s * FREQS + f) * POSES + u];
+                        continue;
+                    }
                     [[unroll]] for (uint u = 0u; u < POSES; ++u)
                         acc[f * POSES + u] += rsimComplexMul(coef, stagedX[(s * FREQS + f) * POSES + u]);
                 }

@@ -93,6 +93,11 @@ void main() {
                 [[unroll]] for (uint f = 0u; f < FREQS; ++f) {
                     if (!live[f]) continue;
                     vec2 c = factors[(f * TILE + s) * RSIM_PHASOR_RECEIVERS + lane];
+                    if (omega[f] == 0.0) { // the steady state's factor is real: half the products
+                        [[unroll]] for (uint u = 0u; u < POSES; ++u)
+                            acc[f * POSES + u] += c.x * values[(s * FREQS + f) * blockPoses + poseLane + LANES * u];
+                        continue;
+                    }
                     [[unroll]] for (uint u = 0u; u < POSES; ++u)
                         acc[f * POSES + u] += rsimComplexMul(c, values[(s * FREQS + f) * blockPoses + poseLane + LANES * u]);
                 }

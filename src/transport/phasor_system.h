@@ -7,6 +7,7 @@
 // builds the sources (phasorSources) and the outputs (distance/phasor_outputs.h).
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,10 @@ struct PhasorSystem {
     bool roundedDelays = false;
     float invCdtSq = 0.0f;
     bool indirect = true; // false: B^ = E^
+    // The CPU solve's bytes for its pairs listed with their factors (none: a quarter of the
+    // host's memory and half of what is free; 0: K decoded and the factors worked out every
+    // iteration, the same sums).
+    std::optional<std::uint64_t> pairListBytes;
 };
 
 struct PhasorSolution {

@@ -51,10 +51,11 @@ class CpuPhasorSolve {
         if (!share && !K.holdsAll()) throw Error("internal: the phasor solve's K holds only some rows");
         const KChunking& ch = K.chunking();
         for (std::uint32_t c = 0; c < ch.chunks(); ++c) {
-            tileBase_.push_back(std::uint32_t(tileCount_));
-            tileCount_ += (ch.rows(c) + kTileRows - 1) / kTileRows;
+            tileBase_.push_back(std::uint32_t(tiles_.size()));
+            const std::uint32_t tiles = (ch.rows(c) + kTileRows - 1) / kTileRows;
+            tiles_.resize(tiles_.size() + tiles);
+            if (!share || (c >= share->firstChunk() && c < share->endChunk())) ownTiles_ += tiles;
         }
-        tiles_.resize(tileCount_);
         // A source's index has 24 bits in a listed pair.
         listBudget_ = sys.n >= (1u << 24) ? 0
                       : sys.pairListBytes
@@ -99,7 +100,7 @@ class CpuPhasorSolve {
         std::size_t listed = 0;
         for (const TilePairs& t : tiles_) listed += t.listed;
         out.summary = fmt::format("pairs of {} of {} row tiles listed with their factors, {:.1f} MiB", listed,
-                                  tileCount_, double(listedBytes_.load()) / 1048576.0);
+                                  ownTiles_, double(listedBytes_.load()) / 1048576.0);
         if (share_) {
             out.details.emplace_back("phasors_exchange", exchange);
             out.summary += fmt::format(", {:.3f} s swapping rows with {} other rank(s)", exchange, share_->count() - 1);
@@ -204,8 +205,8 @@ class CpuPhasorSolve {
     std::vector<std::vector<double>> changes_; // per worker and column
     std::uint32_t sweep_ = 0;                  // the iteration under way
     std::vector<std::uint32_t> tileBase_;      // per chunk: its first tile's index in tiles_
-    std::size_t tileCount_ = 0;
-    std::vector<TilePairs> tiles_;
+    std::vector<TilePairs> tiles_;             // every chunk's (this rank's are used)
+    std::size_t ownTiles_ = 0;                 // this rank's
     std::uint64_t listBudget_ = 0;
     std::atomic<std::uint64_t> listedBytes_{0};
 };

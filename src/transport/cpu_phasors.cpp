@@ -38,7 +38,8 @@ struct TilePairs {
     std::vector<std::uint32_t> sourceRow; // source << 8 | row in the tile
     std::vector<glm::vec2> factors;       // [pair][frequency]
     bool listed = false;
-    std::uint64_t bytes() const { return sourceRow.size() * 4 + factors.size() * sizeof(glm::vec2); }
+    // What the lists hold of the host's memory (their capacity: push_back leaves room to spare).
+    std::uint64_t bytes() const { return sourceRow.capacity() * 4 + factors.capacity() * sizeof(glm::vec2); }
 };
 
 class CpuPhasorSolve {

@@ -58,10 +58,7 @@ class CpuPhasorSolve {
             if (!share || (c >= share->firstChunk() && c < share->endChunk())) ownTiles_ += tiles;
         }
         // A source's index has 24 bits in a listed pair.
-        listBudget_ = sys.n >= (1u << 24) ? 0
-                      : sys.pairListBytes
-                          ? *sys.pairListBytes
-                          : std::min<std::uint64_t>(std::uint64_t(hostShareBytes()), availableHostBytes() / 2);
+        listBudget_ = sys.n >= (1u << 24) ? 0 : sys.pairListBytes ? *sys.pairListBytes : hostListBudgetBytes();
     }
 
     PhasorSolution run() {

@@ -111,9 +111,7 @@ CpuTransport::CpuTransport(const PreparedScene& s, const HostK& K, const std::ve
     // The far pairs listed once where they fit a quarter of the host's memory and half of what
     // is free: 12 bytes a pair, read once per block and pose instead of K decoded and its delays
     // worked out.
-    const std::uint64_t budget =
-        farPairBytes ? *farPairBytes
-                     : std::min<std::uint64_t>(std::uint64_t(hostShareBytes()), availableHostBytes() / 2);
+    const std::uint64_t budget = farPairBytes ? *farPairBytes : hostListBudgetBytes();
     far_ = FarPairLists::build(s, K, c_.invCdtSq, tileRows_, std::uint32_t(kBlock), budget);
     if (far_)
         spdlog::debug("radiosity (CPU): far pairs listed once, {:.1f} MiB", double(far_->bytes()) / 1048576.0);

@@ -64,4 +64,8 @@ ProcessMemory processMemory() {
     return {pages * std::uint64_t(page), resident * std::uint64_t(page)};
 }
 
+std::uint64_t hostListBudgetBytes() {
+    return std::min<std::uint64_t>(std::uint64_t(hostShareBytes()), availableHostBytes() / 2);
+}
+
 } // namespace rsim

@@ -12,6 +12,10 @@ std::uint64_t availableHostBytes();
 // host arrays, or a copy of K for the K cache, may take.
 double hostShareBytes();
 
+// What a list made once to save work later (the CPU transport's far pairs, the CPU phasor
+// solve's pairs) may take: the smaller of hostShareBytes() and half of what is free now.
+std::uint64_t hostListBudgetBytes();
+
 // This process's mapped address space and resident set now, from /proc/self/statm (both 0
 // where it cannot be read).
 struct ProcessMemory {

@@ -10,6 +10,7 @@
 #include "direct/cpu_direct.h"
 #include "distance/cpu_distance.h"
 #include "k/k_diagnostics.h"
+#include "k/k_layout_choice.h"
 #include "paths/cpu_paths.h"
 #include "transport/cpu_transport.h"
 #include "transport/sources.h"
@@ -61,6 +62,8 @@ class CpuBackend final : public Backend {
         out.storage.rmsError = std::sqrt(K.sumSquaredError() / (n * n));
         out.storage.maxAbsError = K.maxAbsError();
         setEnergy(out.stats, formFactorDiagnostics(K, s.area));
+        K.toLayout(chooseKLayout(k.layout, K, share_ ? &share_->ranks() : nullptr));
+        noteKLayout(K, out.storage);
         out.K = std::make_unique<HostKHandle>(std::move(K));
         return out;
     }

@@ -160,8 +160,9 @@ void flatten(const nlohmann::json& j, const std::string& path, std::vector<std::
     }
 }
 
-// The same physics on both sides, unless told otherwise. The [output] and [tuning] tables and
-// simulation.tile_list_max (how a GPU tests its rays, not what it estimates) aside; a key in
+// The same physics on both sides, unless told otherwise. The [output] and [tuning] tables,
+// simulation.tile_list_max (how a GPU tests its rays, not what it estimates) and
+// simulation.k_layout (how K is stored, not its values) aside; a key in
 // one summary only was written by an rsim that knows a setting the other did not.
 void Checker::settings() {
     if (a_.summary.is_null() || b_.summary.is_null() || !o_.checkSettings) return;
@@ -176,7 +177,7 @@ void Checker::settings() {
     std::vector<std::string> keys, differences;
     for (const auto& [k, v] : sa)
         if (k.rfind("output.", 0) != 0 && k.rfind("tuning.", 0) != 0 && k != "simulation.tile_list_max" &&
-            valueIn(sb, k) != "(none)")
+            k != "simulation.k_layout" && valueIn(sb, k) != "(none)")
             keys.push_back(k);
     for (const auto& k : keys)
         if (valueIn(sa, k) != valueIn(sb, k)) differences.push_back(k + ": " + valueIn(sa, k) + " vs " + valueIn(sb, k));

@@ -29,6 +29,10 @@ const KFormatInfo& kFormatInfo(KFormat f) {
     return kFormats().front();
 }
 
+const char* kLayoutName(KLayout layout) {
+    return layout == KLayout::Auto ? "auto" : layout == KLayout::Dense ? "dense" : "segments";
+}
+
 KFormat parseKFormat(const std::string& name) {
     std::vector<std::string> names;
     for (const auto& i : kFormats()) {

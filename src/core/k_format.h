@@ -25,6 +25,13 @@ const std::vector<KFormatInfo>& kFormats();
 // Throws InputError (with a did-you-mean) for an unknown name.
 KFormat parseKFormat(const std::string& name);
 
+// How K's chunks are stored (issue 63; src/k/k_segments.h): every element, or only the segments
+// of 32 rows that hold a non-zero. Auto (simulation.k_layout's default) takes segments where they
+// save at least a quarter of K's bytes and the backend reads them (the CPU). Either layout
+// decodes to the same values.
+enum class KLayout { Auto, Dense, Segments };
+const char* kLayoutName(KLayout layout); // "auto", "dense", "segments"
+
 // The format `rsim run` uses unless told otherwise: the fewest bytes that keep the accuracy
 // bar of docs/model-choices.md (chosen by scripts/kij_accuracy_study.py; docs/benchmarks.md,
 // "K compression").

@@ -14,6 +14,8 @@ struct KStorageReport {
     std::string format = "fp32";
     bool streaming = false;
     std::uint64_t bytes = 0;
+    std::string layout = "dense";  // "dense" or "segments" (k/k_segments.h)
+    std::uint64_t segments = 0;    // as segments: how many (of every rank)
     std::uint32_t chunks = 0, rowsPerChunk = 0;
     double rmsError = 0.0; // decoded K against the fp32 values, over all N^2 entries
     double maxAbsError = 0.0;

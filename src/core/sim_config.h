@@ -61,6 +61,7 @@ struct KSettings {
     KFormat format = kDefaultKFormat;       // --kij
     std::uint64_t chunkBytes = 16ull << 20; // --chunk-mb: K chunk budget (rows per LUT)
     bool formatErrors = false;              // --kij-errors: errors of every format (fp32 runs)
+    KLayout layout = KLayout::Auto;         // simulation.k_layout
     // Memory the transport will need beside K on a device, per triangle (the B/Z history of T
     // steps): where K can live depends on it, its values do not.
     std::uint32_t transportSteps = 1000;

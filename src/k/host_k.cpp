@@ -75,6 +75,8 @@ double HostK::sumSquaredError() const {
     double s = 0.0;
     for (const auto& c : chunks_)
         s += c.sumSquaredError;
+    for (const auto& c : segmentChunks_)
+        s += c.sumSquaredError;
     return s;
 }
 
@@ -82,7 +84,69 @@ double HostK::maxAbsError() const {
     double m = 0.0;
     for (const auto& c : chunks_)
         m = std::max(m, c.maxAbsError);
+    for (const auto& c : segmentChunks_)
+        m = std::max(m, c.maxAbsError);
     return m;
+}
+
+std::uint32_t HostK::denseIndex(std::uint32_t c) const {
+    if (layout_ != KLayout::Dense) throw Error("internal: a dense chunk of K stored as segments");
+    return c;
+}
+
+const SegmentChunk& HostK::segments(std::uint32_t c) const {
+    if (layout_ != KLayout::Segments) throw Error("internal: segments of a dense K");
+    return segmentChunks_[c];
+}
+
+SegmentChunk& HostK::segments(std::uint32_t c) {
+    if (layout_ != KLayout::Segments) throw Error("internal: segments of a dense K");
+    return segmentChunks_[c];
+}
+
+void HostK::toLayout(KLayout layout) {
+    if (layout == layout_) return;
+    const std::uint32_t storage = chunking_.storage(), n = chunking_.n;
+    if (layout == KLayout::Segments) {
+        segmentChunks_.resize(chunks_.size());
+        parallelFor(endHeld_ - firstHeld_, 1, [&](std::size_t b, std::size_t e, unsigned) {
+            for (std::size_t c = firstHeld_ + b; c < firstHeld_ + e; ++c) {
+                segmentChunks_[c] = toSegments(chunks_[c], chunking_.rows(std::uint32_t(c)), n, storage);
+                EncodedChunk().words.swap(chunks_[c].words); // the dense words go as soon as they are copied
+            }
+        });
+        std::vector<EncodedChunk>().swap(chunks_);
+    } else {
+        chunks_.resize(segmentChunks_.size());
+        for (std::uint32_t c = 0; c < chunks_.size(); ++c) chunks_[c].count = chunking_.elements(c);
+        parallelFor(endHeld_ - firstHeld_, 1, [&](std::size_t b, std::size_t e, unsigned) {
+            for (std::size_t c = firstHeld_ + b; c < firstHeld_ + e; ++c) {
+                chunks_[c] = toDense(segmentChunks_[c], chunking_.rows(std::uint32_t(c)), n, storage);
+                SegmentChunk().words.swap(segmentChunks_[c].words);
+            }
+        });
+        std::vector<SegmentChunk>().swap(segmentChunks_);
+    }
+    layout_ = layout;
+}
+
+void HostK::setUnfilledSegments() {
+    segmentChunks_.resize(chunks_.size());
+    std::vector<EncodedChunk>().swap(chunks_);
+    layout_ = KLayout::Segments;
+}
+
+std::uint64_t HostK::segmentCount() const {
+    std::uint64_t count = 0;
+    for (const SegmentChunk& c : segmentChunks_) count += c.segmentCount();
+    return count;
+}
+
+std::uint64_t HostK::storedBytes() const {
+    std::uint64_t bytes = 0;
+    for (std::uint32_t c = firstHeld_; c < endHeld_; ++c)
+        bytes += layout_ == KLayout::Segments ? segmentChunks_[c].bytes() : chunks_[c].bytes(chunking_.storage());
+    return bytes;
 }
 
 std::vector<float> HostK::decodeAll() const {
@@ -95,8 +159,7 @@ std::vector<float> HostK::decodeAll() const {
                                 rows = chunking_.rows(std::uint32_t(c));
             for (std::uint32_t j = 0; j < n; ++j)
                 for (std::uint32_t r = 0; r < rows; ++r)
-                    out[std::size_t(r0 + r) * n + j] =
-                        decodeElement(chunks_[c], chunking_.storage(), std::uint64_t(j) * rows + r);
+                    out[std::size_t(r0 + r) * n + j] = get(r0 + r, j);
         }
     });
     return out;

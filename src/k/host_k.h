@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // K in host memory: the chunks of KChunking, each encoded in K's format (with its table for
-// the LUT formats). The CPU backend computes K into it; the Vulkan backend assembles K here
+// the LUT formats), stored dense or, once encoded, as segments (k/k_segments.h). The CPU backend computes K into it; the Vulkan backend assembles K here
 // when several devices compute it or it must be streamed, and reads a foreign K from here.
 #pragma once
 #include <cstdint>
@@ -8,6 +8,7 @@
 
 #include "k/k_chunking.h"
 #include "k/k_encode.h"
+#include "k/k_segments.h"
 
 namespace rsim {
 
@@ -28,13 +29,26 @@ class HostK {
     const KChunking& chunking() const { return chunking_; }
     std::uint32_t size() const { return chunking_.n; }
     KFormat format() const { return chunking_.format; }
-    std::uint32_t chunkCount() const { return std::uint32_t(chunks_.size()); }
+    std::uint32_t chunkCount() const { return chunking_.chunks(); }
     // The chunks it holds: [firstHeld(), endHeld()); all of them unless built for a row block.
     std::uint32_t firstHeld() const { return firstHeld_; }
     std::uint32_t endHeld() const { return endHeld_; }
     bool holdsAll() const { return firstHeld_ == 0 && endHeld_ == chunkCount(); }
-    const EncodedChunk& chunk(std::uint32_t c) const { return chunks_[c]; }
-    EncodedChunk& chunk(std::uint32_t c) { return chunks_[c]; }
+    // Dense chunk c (an internal error once K is stored as segments: read those, or every
+    // non-zero element through k/k_rows.h's forEachNonzero).
+    const EncodedChunk& chunk(std::uint32_t c) const { return chunks_[denseIndex(c)]; }
+    EncodedChunk& chunk(std::uint32_t c) { return chunks_[denseIndex(c)]; }
+    KLayout layout() const { return layout_; }
+    const SegmentChunk& segments(std::uint32_t c) const;
+    SegmentChunk& segments(std::uint32_t c);
+    // Stores the held chunks (encoded) as segments, or dense again: the same values.
+    void toLayout(KLayout layout);
+    // Chunks without data yet, stored as segments, for a copy of K to fill (the K cache).
+    void setUnfilledSegments();
+    // Bytes of the held chunks as they are stored (elements or segments, and tables).
+    std::uint64_t storedBytes() const;
+    // Segments of the held chunks (0 when dense).
+    std::uint64_t segmentCount() const;
     // fp32 values of chunk c while K is still fp32 (before compress).
     float* values(std::uint32_t c);
     const float* values(std::uint32_t c) const;
@@ -45,8 +59,10 @@ class HostK {
         values(chunking_.chunkOf(i))[chunking_.index(i, j)] = value;
     }
     float get(std::uint32_t i, std::uint32_t j) const {
-        return decodeElement(chunks_[chunking_.chunkOf(i)], chunking_.storage(),
-                             chunking_.index(i, j));
+        const std::uint32_t c = chunking_.chunkOf(i);
+        if (layout_ == KLayout::Segments)
+            return segmentElement(segmentChunks_[c], chunking_.storage(), i - chunking_.rowBegin(c), j);
+        return decodeElement(chunks_[c], chunking_.storage(), chunking_.index(i, j));
     }
 
     // Encodes chunk c (fp32) in `format`, with its errors against the fp32 values. The
@@ -65,8 +81,11 @@ class HostK {
     std::vector<float> decodeAll() const;
 
   private:
+    std::uint32_t denseIndex(std::uint32_t c) const;
     KChunking chunking_;
+    KLayout layout_ = KLayout::Dense;
     std::vector<EncodedChunk> chunks_;
+    std::vector<SegmentChunk> segmentChunks_; // as segments: chunks_ is empty, this holds them
     std::uint32_t firstHeld_ = 0, endHeld_ = 0;
 };
 

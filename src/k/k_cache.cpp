@@ -28,7 +28,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char kMagic[8] = {'R', 'S', 'I', 'M', 'K', 'C', 0, 1};
-constexpr std::uint32_t kFileVersion = 2; // 2: clearPairs
+constexpr std::uint32_t kFileVersion = 3; // 2: clearPairs; 3: K stored as segments (layout)
 constexpr std::uint32_t kByteOrder = 0x01020304;
 
 struct FileHeader {
@@ -36,13 +36,16 @@ struct FileHeader {
     std::uint32_t fileVersion, byteOrder;
     char key[32];
     std::uint32_t n, rowsPerChunk, format, chunks;
+    std::uint32_t layout, pad; // KLayout: Dense or Segments
     std::uint64_t candidatePairs, nonzeroPairs, raysCast, clearPairs, clampedFormFactors, rowsOverOne, kBytes;
     double maxRowSum, rmsError, maxAbsError;
     std::uint64_t checksum; // of everything above
 };
 
+// Dense: `count` elements in `words`. As segments (k/k_segments.h): `count` values in `words`,
+// after `tileEntries` tile starts and `segmentWords` words of segments.
 struct ChunkHeader {
-    std::uint64_t count, words, tableEntries;
+    std::uint64_t count, words, tableEntries, tileEntries, segmentWords;
     double sumSquaredError, maxAbsError;
     std::uint64_t dataChecksum;   // of the words, then the table
     std::uint64_t headerChecksum; // of everything above
@@ -52,11 +55,20 @@ template <class T> std::uint64_t checksumOfFields(const T& h) {
     return XXH3_64bits(&h, offsetof(T, checksum));
 }
 
-std::uint64_t dataChecksum(const EncodedChunk& c) {
+// A chunk's arrays as they lie in the file, one after the other: (address, bytes).
+using ChunkArrays = std::vector<std::pair<void*, std::uint64_t>>;
+template <class V> std::pair<void*, std::uint64_t> arrayOf(V& v) {
+    return {const_cast<void*>(static_cast<const void*>(v.data())), v.size() * sizeof(v[0])};
+}
+ChunkArrays arraysOf(const EncodedChunk& c) { return {arrayOf(c.words), arrayOf(c.table)}; }
+ChunkArrays arraysOf(const SegmentChunk& c) {
+    return {arrayOf(c.tileStart), arrayOf(c.segments), arrayOf(c.words), arrayOf(c.table)};
+}
+
+std::uint64_t dataChecksum(const ChunkArrays& arrays) {
     XXH3_state_t* st = XXH3_createState();
     XXH3_64bits_reset(st);
-    XXH3_64bits_update(st, c.words.data(), c.words.size() * sizeof(std::uint32_t));
-    XXH3_64bits_update(st, c.table.data(), c.table.size() * sizeof(float));
+    for (const auto& [data, bytes] : arrays) XXH3_64bits_update(st, data, bytes);
     const std::uint64_t h = XXH3_64bits_digest(st);
     XXH3_freeState(st);
     return h;
@@ -130,6 +142,8 @@ std::string headerProblem(const FileHeader& h, const std::string& key, const KCh
     if (h.n != chunking.n || h.rowsPerChunk != chunking.rowsPerChunk || h.format != std::uint32_t(chunking.format) ||
         h.chunks != chunking.chunks())
         return "its size, chunking or format differs from this run's";
+    if (h.layout != std::uint32_t(KLayout::Dense) && h.layout != std::uint32_t(KLayout::Segments))
+        return "its layout is unknown";
     return {};
 }
 
@@ -145,7 +159,8 @@ bool KCache::holds(const std::string& key, const KChunking& chunking) const {
     if (!read || !headerProblem(h, key, chunking).empty()) return false;
     // At least the chunks' words and headers (the tables add a little).
     std::uint64_t least = sizeof h + std::uint64_t(chunking.chunks()) * sizeof(ChunkHeader);
-    for (std::uint32_t c = 0; c < chunking.chunks(); ++c) least += chunking.chunkBytes(c);
+    if (h.layout == std::uint32_t(KLayout::Dense))
+        for (std::uint32_t c = 0; c < chunking.chunks(); ++c) least += chunking.chunkBytes(c);
     std::error_code ec;
     const std::uint64_t size = fs::file_size(file, ec);
     return !ec && size >= least;
@@ -174,6 +189,8 @@ std::optional<CachedK> KCache::load(const std::string& key, const KChunking& chu
     // (125 MiB for the medium room) was the longer of the two.
     CachedK out;
     out.K = HostK::unfilled(chunking);
+    const bool segments = h.layout == std::uint32_t(KLayout::Segments);
+    if (segments) out.K.setUnfilledSegments();
     std::vector<ChunkHeader> headers(h.chunks);
     std::vector<std::uint64_t> dataAt(h.chunks);
     std::uint64_t at = sizeof h;
@@ -183,11 +200,16 @@ std::optional<CachedK> KCache::load(const std::string& key, const KChunking& chu
             return reject("it is truncated (chunk " + std::to_string(c) + " of " + std::to_string(h.chunks) + ")");
         if (ch.headerChecksum != XXH3_64bits(&ch, offsetof(ChunkHeader, headerChecksum)))
             return reject("chunk " + std::to_string(c) + " is damaged (header checksum)");
-        const std::uint64_t expectedWords = chunking.chunkBytes(c) / sizeof(std::uint32_t);
-        if (ch.count != chunking.elements(c) || ch.words != expectedWords || ch.tableEntries > 1024)
-            return reject("chunk " + std::to_string(c) + " has the wrong size");
+        const std::uint32_t bits = shared::rsimKBits(chunking.storage());
+        const bool sized = segments ? ch.count <= chunking.elements(c) && ch.words * 32 / bits <= 2 * chunking.elements(c) &&
+                                          ch.tileEntries == segmentTiles(chunking.rows(c)) + 1 &&
+                                          ch.segmentWords % shared::RSIM_K_SEGMENT_WORDS == 0
+                                    : ch.count == chunking.elements(c) &&
+                                          ch.words == chunking.chunkBytes(c) / sizeof(std::uint32_t) &&
+                                          ch.tileEntries == 0 && ch.segmentWords == 0;
+        if (!sized || ch.tableEntries > 1024) return reject("chunk " + std::to_string(c) + " has the wrong size");
         dataAt[c] = at + sizeof ch;
-        at = dataAt[c] + (ch.words + ch.tableEntries) * 4;
+        at = dataAt[c] + (ch.words + ch.tableEntries + ch.tileEntries + ch.segmentWords) * 4;
         if (at > size) return reject("it is truncated (inside chunk " + std::to_string(c) + ")");
     }
     if (at != size) return reject("it has data past its last chunk");
@@ -195,16 +217,34 @@ std::optional<CachedK> KCache::load(const std::string& key, const KChunking& chu
     parallelFor(h.chunks, 1, [&](std::size_t begin, std::size_t end, unsigned) {
         for (std::size_t c = begin; c < end; ++c) {
             const ChunkHeader& ch = headers[c];
-            EncodedChunk& e = out.K.chunk(std::uint32_t(c));
-            e.count = ch.count;
-            e.words.resize(ch.words);
-            e.table.resize(ch.tableEntries);
-            e.sumSquaredError = ch.sumSquaredError;
-            e.maxAbsError = ch.maxAbsError;
-            const std::uint64_t wordBytes = e.words.size() * sizeof(std::uint32_t);
-            damaged[c] = !readAt(fd, e.words.data(), wordBytes, dataAt[c]) ||
-                         !readAt(fd, e.table.data(), e.table.size() * sizeof(float), dataAt[c] + wordBytes) ||
-                         dataChecksum(e) != ch.dataChecksum;
+            auto fill = [&](auto& e) {
+                e.words.resize(ch.words);
+                e.table.resize(ch.tableEntries);
+                e.sumSquaredError = ch.sumSquaredError;
+                e.maxAbsError = ch.maxAbsError;
+            };
+            ChunkArrays arrays;
+            if (segments) {
+                SegmentChunk& e = out.K.segments(std::uint32_t(c));
+                fill(e);
+                e.values = ch.count;
+                e.tileStart.resize(ch.tileEntries);
+                e.segments.resize(ch.segmentWords);
+                arrays = arraysOf(e);
+            } else {
+                EncodedChunk& e = out.K.chunk(std::uint32_t(c));
+                fill(e);
+                e.count = ch.count;
+                arrays = arraysOf(e);
+            }
+            std::uint64_t offset = dataAt[c];
+            bool read = true;
+            for (const auto& [data, bytes] : arrays) {
+                read = read && readAt(fd, data, bytes, offset);
+                offset += bytes;
+            }
+            damaged[c] = !read || dataChecksum(arrays) != ch.dataChecksum ||
+                         (segments && !segmentsSound(out.K.segments(std::uint32_t(c)), chunking.n, chunking.storage()));
         }
     });
     for (std::uint32_t c = 0; c < h.chunks; ++c)
@@ -217,6 +257,8 @@ std::optional<CachedK> KCache::load(const std::string& key, const KChunking& chu
     out.stats.rowsOverOne = h.rowsOverOne;
     out.stats.maxRowSum = h.maxRowSum;
     out.storage.format = kFormatInfo(chunking.format).name;
+    out.storage.layout = kLayoutName(KLayout(h.layout));
+    out.storage.segments = out.K.segmentCount();
     out.storage.bytes = h.kBytes;
     out.storage.chunks = h.chunks;
     out.storage.rowsPerChunk = h.rowsPerChunk;
@@ -229,9 +271,14 @@ std::optional<CachedK> KCache::load(const std::string& key, const KChunking& chu
 void KCache::store(const std::string& key, const HostK& K, const VisibilityStats& stats,
                    const KStorageReport& storage) const {
     const KChunking& ch = K.chunking();
+    const bool segments = K.layout() == KLayout::Segments;
+    std::vector<ChunkArrays> arrays;
     std::uint64_t bytes = sizeof(FileHeader);
-    for (std::uint32_t c = 0; c < K.chunkCount(); ++c)
-        bytes += sizeof(ChunkHeader) + K.chunk(c).words.size() * 4 + K.chunk(c).table.size() * 4;
+    for (std::uint32_t c = 0; c < K.chunkCount(); ++c) {
+        arrays.push_back(segments ? arraysOf(K.segments(c)) : arraysOf(K.chunk(c)));
+        bytes += sizeof(ChunkHeader);
+        for (const auto& a : arrays.back()) bytes += a.second;
+    }
     if (bytes > maxBytes_) {
         spdlog::info("K cache: K takes {:.1f} GiB, more than the cache may hold ({:.1f} GiB); not stored",
                      double(bytes) / 1073741824.0, double(maxBytes_) / 1073741824.0);
@@ -253,6 +300,7 @@ void KCache::store(const std::string& key, const HostK& K, const VisibilityStats
         h.rowsPerChunk = ch.rowsPerChunk;
         h.format = std::uint32_t(ch.format);
         h.chunks = ch.chunks();
+        h.layout = std::uint32_t(K.layout());
         h.candidatePairs = stats.candidatePairs;
         h.nonzeroPairs = stats.nonzeroPairs;
         h.raysCast = stats.raysCast;
@@ -266,13 +314,19 @@ void KCache::store(const std::string& key, const HostK& K, const VisibilityStats
         h.checksum = checksumOfFields(h);
         tmp.write(&h, sizeof h);
         for (std::uint32_t c = 0; c < K.chunkCount(); ++c) {
-            const EncodedChunk& e = K.chunk(c);
-            ChunkHeader chh{e.count, e.words.size(), e.table.size(), e.sumSquaredError, e.maxAbsError,
-                            dataChecksum(e), 0};
+            ChunkHeader chh{};
+            if (segments) {
+                const SegmentChunk& e = K.segments(c);
+                chh = {e.values, e.words.size(), e.table.size(), e.tileStart.size(), e.segments.size(),
+                       e.sumSquaredError, e.maxAbsError, dataChecksum(arrays[c]), 0};
+            } else {
+                const EncodedChunk& e = K.chunk(c);
+                chh = {e.count, e.words.size(), e.table.size(), 0, 0, e.sumSquaredError, e.maxAbsError,
+                       dataChecksum(arrays[c]), 0};
+            }
             chh.headerChecksum = XXH3_64bits(&chh, offsetof(ChunkHeader, headerChecksum));
             tmp.write(&chh, sizeof chh);
-            tmp.write(e.words.data(), e.words.size() * 4);
-            tmp.write(e.table.data(), e.table.size() * 4);
+            for (const auto& [data, size] : arrays[c]) tmp.write(data, size);
         }
         tmp.commit();
         spdlog::info("K cache: stored K ({:.1f} MiB) as {}", double(bytes) / 1048576.0, file.string());

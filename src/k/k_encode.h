@@ -56,11 +56,14 @@ EncodedChunk encodeChunk(const float* values, std::uint64_t count, KFormat forma
 
 // Decoded value of element e (the same arithmetic as the shaders, through kformat.h).
 // Chunks hold fewer than 2^32 elements (the shaders index them with 32 bits).
-inline float decodeElement(const EncodedChunk& c, std::uint32_t storage, std::uint64_t e) {
+inline float decodePacked(const std::uint32_t* words, const float* table, std::uint32_t storage, std::uint64_t e) {
     const std::uint32_t e32 = std::uint32_t(e);
-    const std::uint32_t word = c.words[shared::rsimKWord(storage, e32)];
+    const std::uint32_t word = words[shared::rsimKWord(storage, e32)];
     if (storage <= shared::RSIM_K_FP16) return shared::rsimKPlain(storage, word, e32);
-    return c.table[shared::rsimKCode(storage, word, e32)];
+    return table[shared::rsimKCode(storage, word, e32)];
+}
+inline float decodeElement(const EncodedChunk& c, std::uint32_t storage, std::uint64_t e) {
+    return decodePacked(c.words.data(), c.table.data(), storage, e);
 }
 
 // Errors of every format against fp32 K, given K's chunks as fp32 values (any layout): what

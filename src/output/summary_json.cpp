@@ -97,6 +97,7 @@ Json settings(const ResultsView& view) {
                        {"near_pair_factor", s.sim.near_pair_factor},
                        {"clear_pairs", s.sim.clear_pairs_formula ? "formula" : "rays"},
                        {"tile_list_max", s.sim.tile_list_max},
+                       {"k_layout", kLayoutName(s.sim.k_layout)},
                        {"direct_samples", s.sim.direct_samples},
                        {"seed", s.sim.seed},
                        {"indirect", s.sim.indirect},
@@ -246,6 +247,8 @@ std::string summaryJsonText(const ResultsView& view, const PhaseTimes& times) {
     }
     j["streaming"] = m.k.streaming;
     j["k_bytes"] = m.k.bytes;
+    j["k_stored_as"] = m.k.layout;
+    if (m.k.layout == "segments") j["k_segments"] = m.k.segments;
     j["k_chunks"] = m.k.chunks;
     j["k_rows_per_chunk"] = m.k.rowsPerChunk;
     j["k_rms_error"] = number(m.k.rmsError);

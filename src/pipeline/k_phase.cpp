@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "k/k_cache.h"
+#include "k/k_layout_choice.h"
 #include "pipeline/job_agreement.h"
 #include "pipeline/run_estimate.h"
 #include "util/host_memory.h"
@@ -58,6 +59,12 @@ void combineOverRanks(const Ranks& ranks, VisibilityStats& v, KStorageReport& k)
                                &v.raysListed,     &v.tilesListed,  &v.tilesLong,       &v.tileListEntries,
                                &v.raysByBlockers, &v.clampedFormFactors, &v.rowsOverOne};
     for (std::size_t f = 0; f < counts.size(); ++f) *fields[f] = counts[f];
+    if (k.layout == "segments") { // each rank's own segments (dense: k.bytes is the whole K's already)
+        std::vector<std::uint64_t> stored{k.bytes, k.segments};
+        ranks.sum(stored);
+        k.bytes = stored[0];
+        k.segments = stored[1];
+    }
     std::vector<double> maxima{v.maxRowSum, k.maxAbsError};
     ranks.max(maxima);
     v.maxRowSum = maxima[0];
@@ -107,6 +114,10 @@ std::unique_ptr<KHandle> computeK(Backend& geometry, const KSettings& k, PhaseTi
     noteDeviceMemory(geometry, meta, "visibility");
     meta.timingDetails.insert(meta.timingDetails.end(), v.details.begin(), v.details.end());
     logVisibility(stats, k, meta, secs, v.compressSeconds);
+    if (k.layout == KLayout::Segments && meta.k.layout != "segments")
+        spdlog::warn("simulation.k_layout = \"segments\": the {} backend stores K dense (segments are read by the "
+                     "CPU backend only so far)",
+                     meta.backend);
     return std::move(v.K);
 }
 
@@ -148,6 +159,14 @@ std::unique_ptr<KHandle> kFromCache(const PreparedScene& s, const SimConfig& fir
     stats = hit->stats;
     meta.k = hit->storage;
     meta.kFromCache = true;
+    // Stored as "auto" chose when it was computed; a layout asked for is honoured (segments on the
+    // CPU only: the GPU's passes read K dense).
+    const KLayout asked = first.k.layout;
+    if (asked != KLayout::Auto && meta.k.layout != kLayoutName(asked) && (asked == KLayout::Dense || meta.backend == "cpu")) {
+        hit->K.toLayout(asked);
+        meta.k.bytes = asked == KLayout::Dense ? chunking.bytes() : meta.k.bytes;
+        noteKLayout(hit->K, meta.k);
+    }
     times.add("k_cache", sw.seconds());
     spdlog::info("K cache: K ({}, {:.1f} MiB) read from {} in {:.3f} s", meta.k.format,
                  double(meta.k.bytes) / 1048576.0, cache->fileOf(key).string(), sw.seconds());

@@ -117,6 +117,7 @@ SimConfig makeSimConfig(const SceneDesc& scene) {
     c.k.nearPairFactor = s.near_pair_factor;
     c.k.clearPairsByFormula = s.clear_pairs_formula;
     c.k.tileListMax = s.tile_list_max;
+    c.k.layout = s.k_layout;
     c.k.seed = s.seed;
     c.k.transportSteps = s.timesteps;
     c.directSamples = s.direct_samples;

@@ -27,6 +27,7 @@ struct SimulationSettings {
     std::uint32_t near_pair_factor = 32; // near pairs take this many times `samples`
     bool clear_pairs_formula = false;    // clear_pairs = "formula" (default "rays")
     std::uint32_t tile_list_max = kDefaultTileListMax; // Vulkan: longest occluder list a tile tests
+    KLayout k_layout = KLayout::Auto;    // k_layout = "auto", "dense" or "segments" (issue 63)
     std::uint32_t direct_samples = 16;
     std::uint32_t seed = 1;
     bool indirect = true;

@@ -106,6 +106,8 @@ void SceneTables::readSimulation(SceneDesc& scene) const {
     s.clear_pairs_formula =
         r.choice("clear_pairs", s.clear_pairs_formula ? "formula" : "rays", {"formula", "rays"}) == "formula";
     s.tile_list_max = r.integer("tile_list_max", s.tile_list_max, 0, kMaxTileListMax);
+    const std::string layout = r.choice("k_layout", kLayoutName(s.k_layout), {"auto", "dense", "segments"});
+    s.k_layout = layout == "dense" ? KLayout::Dense : layout == "segments" ? KLayout::Segments : KLayout::Auto;
     s.direct_samples = r.integer("direct_samples", s.direct_samples, 1, 1 << 20);
     s.seed = r.integer("seed", s.seed, 0, 0xffffffffLL);
     s.indirect = r.boolean("indirect", s.indirect);

@@ -4,7 +4,7 @@
 #include <atomic>
 
 #include "k/k_chunking.h"
-#include "k/k_encode.h"
+#include "k/k_rows.h"
 #include "rsim/shared/physics.h"
 #include "util/parallel.h"
 
@@ -14,7 +14,6 @@ std::optional<FarPairLists> FarPairLists::build(const PreparedScene& s, const Ho
                                                 std::uint32_t tileRows, std::uint32_t nearSteps,
                                                 std::uint64_t maxBytes) {
     const KChunking& ch = K.chunking();
-    const std::uint32_t storage = ch.storage();
     FarPairLists out;
     out.tileRows_ = tileRows;
     out.firstChunk_ = K.firstHeld();
@@ -24,7 +23,6 @@ std::optional<FarPairLists> FarPairLists::build(const PreparedScene& s, const Ho
         tiles += (ch.rows(c) + tileRows - 1) / tileRows;
     }
     out.lists_.resize(tiles);
-    const std::uint32_t n = std::uint32_t(s.size());
     // Each tile's far pairs, in the gather's order, in one pass over K: a worker lists a tile into
     // its scratch list, then the tile gets a copy of exactly that size. The lists' bytes are
     // counted as they are made, and the build gives up once they pass maxBytes (or a delay does
@@ -37,17 +35,13 @@ std::optional<FarPairLists> FarPairLists::build(const PreparedScene& s, const Ho
         std::vector<FarPair>& list = scratch[w];
         list.clear();
         bool tooLong = false;
-        const EncodedChunk& chunk = K.chunk(c);
-        const std::uint32_t r0 = ch.rowBegin(c), rows = ch.rows(c);
-        for (std::uint32_t j = 0; j < n; ++j)
-            for (std::uint32_t r = a; r < b; ++r) {
-                const float k = decodeElement(chunk, storage, std::uint64_t(j) * rows + r);
-                if (k == 0.0f) continue;
-                const std::uint32_t tau = shared::rsimDelaySteps(s.centroid[r0 + r], s.centroid[j], invCdtSq);
-                if (tau < nearSteps) continue;
-                tooLong = tooLong || tau >= (1u << 24);
-                list.push_back({j, k, tau << 8 | (r - a)});
-            }
+        const std::uint32_t r0 = ch.rowBegin(c);
+        forEachNonzero(K, c, a, b, [&](std::uint32_t j, std::uint32_t r, float k) {
+            const std::uint32_t tau = shared::rsimDelaySteps(s.centroid[r0 + r], s.centroid[j], invCdtSq);
+            if (tau < nearSteps) return;
+            tooLong = tooLong || tau >= (1u << 24);
+            list.push_back({j, k, tau << 8 | (r - a)});
+        });
         const std::uint64_t size = list.size() * sizeof(FarPair);
         if (tooLong || bytes.fetch_add(size) + size > maxBytes) {
             giveUp = true;

@@ -14,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "k/host_k.h"
+#include "k/k_rows.h"
 #include "k/row_share.h"
 #include "rsim/shared/phasors.h"
 #include "transport/phasor_system.h"
@@ -150,27 +151,23 @@ class CpuPhasorSolve {
     void sumDecoded(std::uint32_t chunk, std::uint32_t a, std::uint32_t b, std::vector<double>& acc,
                     TilePairs* list) const {
         const KChunking& ch = K_.chunking();
-        const std::uint32_t r0 = ch.rowBegin(chunk), rows = ch.rows(chunk);
+        const std::uint32_t r0 = ch.rowBegin(chunk);
         const std::size_t A = active_.size(), F = sys_.columns.omegas.size();
         std::vector<glm::vec2> coef(F);
         std::vector<std::uint8_t> used(F, list ? 1 : 0);
         for (std::uint32_t c : active_) used[c / P_] = 1;
-        for (std::uint32_t j = 0; j < sys_.n; ++j) {
-            const glm::vec3 cj = s_.centroid[j];
-            for (std::uint32_t r = a; r < b; ++r) {
-                const float k = decodeElement(K_.chunk(chunk), ch.storage(), std::uint64_t(j) * rows + r);
-                if (k == 0.0f) continue;
-                const float F_ij = shared::rsimFormFactor(k, s_.area[j]);
-                const float delay = shared::rsimPairDelay(s_.centroid[r0 + r], cj, sys_.invCdtSq, sys_.roundedDelays);
-                for (std::size_t f = 0; f < F; ++f)
-                    if (used[f]) coef[f] = shared::rsimPhasorCoefficient(F_ij, sys_.columns.omegas[f], delay);
-                addPair(&acc[std::size_t(r - a) * A * 2], coef.data(), &x_[std::size_t(j) * C_]);
-                if (list) {
-                    list->sourceRow.push_back(j << 8 | (r - a));
-                    list->factors.insert(list->factors.end(), coef.begin(), coef.end());
-                }
+        forEachNonzero(K_, chunk, a, b, [&](std::uint32_t j, std::uint32_t r, float k) {
+            const float F_ij = shared::rsimFormFactor(k, s_.area[j]);
+            const float delay =
+                shared::rsimPairDelay(s_.centroid[r0 + r], s_.centroid[j], sys_.invCdtSq, sys_.roundedDelays);
+            for (std::size_t f = 0; f < F; ++f)
+                if (used[f]) coef[f] = shared::rsimPhasorCoefficient(F_ij, sys_.columns.omegas[f], delay);
+            addPair(&acc[std::size_t(r - a) * A * 2], coef.data(), &x_[std::size_t(j) * C_]);
+            if (list) {
+                list->sourceRow.push_back(j << 8 | (r - a));
+                list->factors.insert(list->factors.end(), coef.begin(), coef.end());
             }
-        }
+        });
     }
 
     void sumListed(const TilePairs& t, std::vector<double>& acc) const {

@@ -10,6 +10,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "k/k_rows.h"
 #include "rsim/shared/gpu_layout.h"
 #include "rsim/shared/transport.h"
 #include "transport/cpu_far_gather.h"
@@ -193,19 +194,13 @@ void CpuTransport::gatherListed(std::size_t t0, std::size_t steps, std::uint32_t
 void CpuTransport::gatherDecoded(std::size_t t0, std::size_t steps, std::uint32_t chunk, std::uint32_t a,
                                  std::uint32_t b, unsigned w) {
     const PreparedScene& s = s_;
-    const std::uint32_t r0 = ch_.rowBegin(chunk), rows = ch_.rows(chunk), storage = ch_.storage();
-    const EncodedChunk& K = K_.chunk(chunk);
-    for (std::uint32_t j = 0; j < n_; ++j) {
-        const glm::vec3 cj = s.centroid[j];
-        for (std::uint32_t r = a; r < b; ++r) {
-            const float k = decodeElement(K, storage, std::uint64_t(j) * rows + r);
-            if (k == 0.0f) continue;
-            const std::uint32_t i = r0 + r;
-            const std::size_t tau = shared::rsimDelaySteps(s.centroid[i], cj, c_.invCdtSq);
-            if (tau < kBlock || tau > t0 + steps - 1) continue; // near, or not yet arrived
-            addFarPair(t0, steps, i, j, k, tau, r - a, w);
-        }
-    }
+    const std::uint32_t r0 = ch_.rowBegin(chunk);
+    forEachNonzero(K_, chunk, a, b, [&](std::uint32_t j, std::uint32_t r, float k) {
+        const std::uint32_t i = r0 + r;
+        const std::size_t tau = shared::rsimDelaySteps(s.centroid[i], s.centroid[j], c_.invCdtSq);
+        if (tau < kBlock || tau > t0 + steps - 1) return; // near, or not yet arrived
+        addFarPair(t0, steps, i, j, k, tau, r - a, w);
+    });
 }
 
 void CpuTransport::addFarPair(std::size_t t0, std::size_t steps, std::uint32_t i, std::uint32_t j, float k,

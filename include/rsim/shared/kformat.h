@@ -44,6 +44,31 @@ RSIM_FN float rsimKPlain(uint storage, uint word, uint e) {
     return uintBitsToFloat(word);
 }
 
+// K stored as segments (issue 63; src/k/k_segments.h): a chunk's rows in tiles of
+// RSIM_K_SEGMENT_ROWS (rows [32 t, 32 t + 32) of the chunk, a warp of receivers), and for each
+// tile the columns j where one of its rows has K_ij != 0, ascending. A segment is three words:
+// its column j, the mask of its rows that are non-zero (bit r - 32 t), and the index of its first
+// value. The values are the non-zero elements in segment order, rows ascending, packed in the
+// format's bits exactly as a dense chunk packs its elements (rsimKWord, rsimKCode and
+// rsimKPlain read value v as they read element e), under the same table; each segment's first
+// value starts a word (rsimKSegmentSlots), so that segments are written and read word by word.
+RSIM_CONST uint RSIM_K_SEGMENT_ROWS = 32u;
+RSIM_CONST uint RSIM_K_SEGMENT_WORDS = 3u;
+
+// Value slots a segment of `values` values takes: whole words of the format.
+RSIM_FN uint rsimKSegmentSlots(uint storage, uint values) {
+    uint perWord = 32u / rsimKBits(storage);
+    return (values + perWord - 1u) / perWord * perWord;
+}
+
+// The value index of row `lane` (0..31) of a segment whose first value is `first`, or ~0u when
+// that row's element is zero.
+RSIM_FN uint rsimKSegmentValue(uint first, uint mask, uint lane) {
+    if (((mask >> lane) & 1u) == 0u) return ~0u;
+    uint below = lane == 0u ? 0u : mask & (0xffffffffu >> (32u - lane));
+    return first + uint(bitCount(below));
+}
+
 RSIM_SHARED_END
 
 #endif

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <future>
 #include <limits>
+#include <optional>
 
 #include <spdlog/spdlog.h>
 
@@ -217,7 +218,14 @@ VulkanK* VulkanBackend::onDevices(KHandle* K, const SimConfig& c) {
         std::vector<DeviceBudget> budgets;
         const KPlan plan = planKOnDevices(slots_, scene().size(), K->host().chunking(), c.timesteps, limits_, share_,
                                           budgets);
-        placed_ = std::make_unique<VulkanK>(slots_, placeK(slots_, K->host(), plan));
+        // The GPU's passes read K dense: a K stored as segments (the CPU's, issue 63) is placed
+        // from a dense copy.
+        std::optional<HostK> dense;
+        if (K->host().layout() == KLayout::Segments) {
+            dense.emplace(K->host());
+            dense->toLayout(KLayout::Dense);
+        }
+        placed_ = std::make_unique<VulkanK>(slots_, placeK(slots_, dense ? *dense : K->host(), plan));
         placedFrom_ = K;
         placementSeconds_ += sw.seconds();
     }

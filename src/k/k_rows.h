@@ -50,10 +50,13 @@ void forEachNonzero(const HostK& K, std::uint32_t c, std::uint32_t a, std::uint3
             if (at[x] >= end[x] || chunk.column(at[x]) != j) continue;
             const std::uint32_t s = at[x]++;
             std::uint32_t m = chunk.mask(s) & keep[x];
+            if (!m) continue;
+            // The kept rows are one run of lanes, so their values follow one another.
+            std::uint32_t v = shared::rsimKSegmentValue(chunk.first(s), chunk.mask(s), std::uint32_t(__builtin_ctz(m)));
             while (m) {
                 const std::uint32_t lane = std::uint32_t(__builtin_ctz(m));
                 m &= m - 1;
-                const float k = chunk.element(storage, s, lane);
+                const float k = decodePacked(chunk.words.data(), chunk.table.data(), storage, v++);
                 if (k != 0.0f) fn(j, (t0 + x) * R + lane, k);
             }
         }

@@ -8,7 +8,8 @@
 # (or, with several devices per rank, the full rows of its chunks); ranks started with different settings, or a rank
 # that cannot start, end the job by themselves with a message naming the rank, and leave no results;
 # so do ranks with and without a poses file, or with other meshes. Collectives in small pieces
-# give the same results. The phasors transport too, on the CPU bit for bit, on Vulkan within tolerance.
+# give the same results. The phasors transport too, on the CPU bit for bit, on Vulkan within tolerance;
+# and K stored as segments on the CPU.
 #   mpi_rows.sh RSIM MPIEXEC SOURCE_DIR WORK_DIR
 set -eu
 log() { echo "mpi_rows.sh: $* ($(date +%T))"; }
@@ -47,6 +48,18 @@ done
 RSIM_MPI_PIECE_BYTES=4096 timeout 300 "$mpiexec" --oversubscribe -x RSIM_MPI_PIECE_BYTES -np 3 "$rsim" run "$tiny" \
   $opts --chunk-mb 0.01 -o "$work/rows3-pieces"
 same "$work/one" "$work/rows3-pieces"
+# K stored as segments (issue 63) on every rank: the same results bit for bit, and the job's
+# segments counted over the ranks as one process counts them.
+"$rsim" run "$tiny" $opts --chunk-mb 0.01 --set simulation.k_layout=segments -o "$work/seg-one"
+timeout 300 "$mpiexec" --oversubscribe -np 3 "$rsim" run "$tiny" $opts --chunk-mb 0.01 \
+  --set simulation.k_layout=segments -o "$work/seg-rows3"
+same "$work/one" "$work/seg-rows3"
+python3 - "$work/seg-one/summary.json" "$work/seg-rows3/summary.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert a["k_stored_as"] == b["k_stored_as"] == "segments", (a["k_stored_as"], b["k_stored_as"])
+assert a["k_segments"] == b["k_segments"] and a["k_bytes"] == b["k_bytes"], (a["k_segments"], b["k_segments"], a["k_bytes"], b["k_bytes"])
+PY
 # Without indirect light there is no K to share: rank 0 alone writes, as one process would.
 "$rsim" run "$tiny" $opts --set simulation.indirect=false -o "$work/direct-one"
 timeout 300 "$mpiexec" --oversubscribe -np 2 "$rsim" run "$tiny" $opts --set simulation.indirect=false -o "$work/direct-rows2"

@@ -29,7 +29,7 @@ void main() {
         vec4 cj = tris.t[j].centroidArea;
         uint tau = rsimDelaySteps(me.xyz, cj.xyz, pc.invCdtSq);
         if (!rsimIsNearDelay(tau, pc.nearBelow)) continue;
-        float k = rsimLoadK(pc.k.data, pc.k.table, j * rows + col);
+        float k = rsimLoadKAt(pc.k.data, pc.k.table, pc.k.segments, rows, col, j);
         if (k == 0.0) continue;
         if (pc.pass == 1u) {
             vec2 f = rsimGatherCoefficients(k, me.w, cj.w, tris.t[j].extra.x);

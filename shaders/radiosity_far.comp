@@ -7,7 +7,9 @@
 // (workgroup z picks which). A workgroup is 32 receivers (x, one warp) by SPLIT slices of the
 // sources (y): a warp reads K[j][i..i+31] as one 128-byte line and computes tau and the
 // coefficients once per block for all its poses, then reads each pose's history of the source
-// as a short contiguous run (each pose's history is its own [n][T], gpu_layout.h).
+// as a short contiguous run (each pose's history is its own [n][T], gpu_layout.h). K stored as
+// segments (kformat.h): a workgroup's 32 receivers are one tile, and its slices go through the
+// tile's segments instead of every source.
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #include "common/rsim.glsl"
@@ -54,15 +56,30 @@ void main() {
         vec4 me = tris.t[i].centroidArea;
         uint rows = pc.k.rowEnd - pc.k.rowBegin, col = i - pc.k.rowBegin;
         uint last = pc.t0 + pc.steps - 1u;
-        for (uint j0 = slice; j0 < pc.n; j0 += SPLIT * UNROLL) {
+        // The sources to go through: every column (dense), or the segments of the workgroup's
+        // tile of 32 receivers (as segments: kformat.h), whose columns are the sources.
+        uint tiles = (rows + RSIM_K_SEGMENT_ROWS - 1u) / RSIM_K_SEGMENT_ROWS;
+        uint begin = KLAYOUT == RSIM_K_LAYOUT_DENSE ? 0u : rsimKTileStart(pc.k.segments, gl_WorkGroupID.x);
+        uint end = KLAYOUT == RSIM_K_LAYOUT_DENSE ? pc.n : rsimKTileStart(pc.k.segments, gl_WorkGroupID.x + 1u);
+        for (uint e0 = begin + slice; e0 < end; e0 += SPLIT * UNROLL) {
             float k[UNROLL];
             vec4 cj[UNROLL];
             float rhoA[UNROLL];
+            uint src[UNROLL];
             for (uint u = 0u; u < UNROLL; ++u) {
-                uint j = min(j0 + u * SPLIT, pc.n - 1u);
-                k[u] = j0 + u * SPLIT < pc.n ? loadK(j * rows + col) : 0.0;
-                cj[u] = tris.t[j].centroidArea;
-                rhoA[u] = tris.t[j].extra.x;
+                uint e = min(e0 + u * SPLIT, end - 1u);
+                bool some = e0 + u * SPLIT < end;
+                if (KLAYOUT == RSIM_K_LAYOUT_DENSE) {
+                    src[u] = e;
+                    k[u] = some ? loadK(e * rows + col) : 0.0;
+                } else {
+                    src[u] = rsimKSegmentWord(pc.k.segments, tiles, e, 0u);
+                    uint v = rsimKSegmentValue(rsimKSegmentWord(pc.k.segments, tiles, e, 2u),
+                                               rsimKSegmentWord(pc.k.segments, tiles, e, 1u), lane);
+                    k[u] = some && v != ~0u ? loadK(v) : 0.0;
+                }
+                cj[u] = tris.t[src[u]].centroidArea;
+                rhoA[u] = tris.t[src[u]].extra.x;
             }
             for (uint u = 0u; u < UNROLL; ++u) {
                 if (k[u] == 0.0) continue;
@@ -73,7 +90,7 @@ void main() {
                 uint first = tau > pc.t0 ? tau - pc.t0 : 0u;
                 // Each pose's history is its own [n][T] (rsimHistoryIndex), so every pose's run
                 // is read as a single pose's would be.
-                uint at = pose0 * pc.poseStride + (j0 + u * SPLIT) * pc.timesteps + pc.t0 - tau;
+                uint at = pose0 * pc.poseStride + src[u] * pc.timesteps + pc.t0 - tau;
                 if (first == 0u && pc.steps == RSIM_TIME_BLOCK) {
                     // The common case (a whole block whose every step has its source): no test per step.
                     for (uint q = 0u; q < RSIM_TIME_BLOCK; ++q) GATHER_STEP(q, at + q);

@@ -68,6 +68,8 @@ struct ExpectedPhases {
     // K's settings when this backend may compute K's visibility (it may still come from the K
     // cache); null when it will not.
     const KSettings* visibility = nullptr;
+    // The transport reads K by phasors (MODEL.md §11): whose Vulkan gathers read K dense only.
+    bool phasors = false;
 };
 
 // What a run's plan tells a backend before the first phase of a batch (simulateBatch), in one

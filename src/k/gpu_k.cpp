@@ -146,6 +146,7 @@ vk::PipelineRecipe formFactorSumsRecipe(std::uint32_t storage) {
 }
 
 DeviceRowSums formFactorRowSumsDevice(vk::Device& device, const GpuGeometry& geometry, const DeviceK& K) {
+    if (K.layout != KLayout::Dense) throw Error("internal: the row sums of K stored as segments");
     const Stopwatch sw;
     const KChunking& ch = K.chunking;
     // Blocks of at least 512 columns, at most 32 of them (their partial sums: 32 floats a row).
@@ -198,7 +199,37 @@ VisibilityStats formFactorDiagnosticsDevice(vk::Device& device, const GpuGeometr
     return summariseRowSums(std::vector<double>(r.sums.begin(), r.sums.end()), r.clamped);
 }
 
+namespace {
+
+// The held chunks of a K stored as segments into `into` (unfilled, or stored as segments).
+void copySegmentsToHost(vk::Device& device, const DeviceK& K, HostK& into) {
+    if (K.streamed) throw Error("internal: K stored as segments is not streamed yet");
+    if (into.layout() != KLayout::Segments) into.setUnfilledSegments();
+    const std::uint32_t size = shared::rsimKTableSize(K.chunking.storage());
+    for (std::size_t x = 0; x < K.chunkIds.size(); ++x) {
+        const std::uint32_t c = K.chunkIds[x], tiles = segmentTiles(K.chunking.rows(c));
+        const std::vector<std::uint32_t> all = vk::download<std::uint32_t>(device, K.buffers[x], K.buffers[x].size() / 4);
+        const std::size_t head = K.segmentBytes[x] / 4;
+        SegmentChunk& chunk = into.segments(c);
+        chunk.tileStart.assign(all.begin(), all.begin() + tiles + 1);
+        chunk.segments.assign(all.begin() + tiles + 1, all.begin() + std::ptrdiff_t(head));
+        chunk.words.assign(all.begin() + std::ptrdiff_t(head), all.end());
+        chunk.values = 0;
+        for (std::uint32_t s = 0; s < chunk.segmentCount(); ++s) chunk.values += std::uint32_t(__builtin_popcount(chunk.mask(s)));
+        chunk.table.clear();
+        if (size)
+            chunk.table.assign(K.hostTables.begin() + std::ptrdiff_t(c) * size,
+                               K.hostTables.begin() + std::ptrdiff_t(c + 1) * size);
+    }
+}
+
+} // namespace
+
 void copyChunksToHost(vk::Device& device, const DeviceK& K, HostK& into) {
+    if (K.layout == KLayout::Segments) {
+        copySegmentsToHost(device, K, into);
+        return;
+    }
     const std::uint32_t size = shared::rsimKTableSize(K.chunking.storage());
     for (std::size_t x = 0; x < K.chunkIds.size(); ++x) {
         const std::uint32_t c = K.chunkIds[x];
@@ -233,6 +264,45 @@ vk::Buffer placeChunk(vk::Device& device, const std::vector<std::uint32_t>& word
     return pinned;
 }
 
+namespace {
+
+// Every chunk's table in one buffer (LUT formats), and in host memory.
+void uploadTables(vk::Device& device, const HostK& K, DeviceK& out) {
+    const std::uint32_t size = shared::rsimKTableSize(out.chunking.storage());
+    if (!size) return;
+    std::vector<float> tables(std::size_t(out.chunking.chunks()) * size, 0.0f);
+    for (std::uint32_t c = 0; c < out.chunking.chunks(); ++c) {
+        const std::vector<float>& t = K.layout() == KLayout::Segments ? K.segments(c).table : K.chunk(c).table;
+        std::copy(t.begin(), t.end(), tables.begin() + std::ptrdiff_t(c) * size);
+    }
+    out.tables = vk::makeStorage(device, tables, "K tables");
+    out.hostTables = std::move(tables);
+}
+
+// K stored as segments, resident: each held chunk one buffer of its tile starts, segments and
+// values (DeviceK::segmentBytes), through the bulk upload.
+void uploadSegments(vk::Device& device, const HostK& K, DeviceK& out, vk::BulkUpload& bulk,
+                    const std::function<void(std::uint32_t)>& uploaded) {
+    if (out.streamed) throw Error("internal: K stored as segments is not streamed yet");
+    out.layout = KLayout::Segments;
+    for (std::uint32_t c : out.chunkIds) {
+        const SegmentChunk& s = K.segments(c);
+        const std::uint64_t head = (s.tileStart.size() + s.segments.size()) * 4, values = s.words.size() * 4;
+        vk::Buffer b(device, std::max<std::uint64_t>(4, head + values), vk::kStorageUsage, vk::MemoryKind::Device,
+                     "K chunk " + std::to_string(c) + " (segments)");
+        bulk.add(b, s.tileStart.data(), s.tileStart.size() * 4);
+        if (!s.segments.empty()) bulk.add(b, s.segments.data(), s.segments.size() * 4, s.tileStart.size() * 4);
+        if (!s.words.empty()) bulk.add(b, s.words.data(), values, head);
+        out.segmentBytes.push_back(head);
+        out.buffers.push_back(std::move(b));
+        if (uploaded) uploaded(c);
+    }
+    bulk.finish();
+    uploadTables(device, K, out);
+}
+
+} // namespace
+
 DeviceK uploadChunks(vk::Device& device, const HostK& K,
                      const std::vector<std::uint32_t>& ids, bool streamed,
                      std::uint32_t streamGroup,
@@ -245,6 +315,10 @@ DeviceK uploadChunks(vk::Device& device, const HostK& K,
     // Device-local chunks through one pipelined upload (vulkan/bulk_upload.h); a streamed K's
     // chunks go to pinned memory, read in place or copied as the transport needs them.
     vk::BulkUpload bulk(device);
+    if (K.layout() == KLayout::Segments) {
+        uploadSegments(device, K, out, bulk, uploaded);
+        return out;
+    }
     for (std::uint32_t c : ids) {
         const std::vector<std::uint32_t>& words = K.chunk(c).words;
         if (streamed) {
@@ -258,15 +332,7 @@ DeviceK uploadChunks(vk::Device& device, const HostK& K,
         if (uploaded) uploaded(c);
     }
     bulk.finish();
-    const std::uint32_t size = shared::rsimKTableSize(out.chunking.storage());
-    if (size) {
-        std::vector<float> tables(std::size_t(out.chunking.chunks()) * size, 0.0f);
-        for (std::uint32_t c = 0; c < out.chunking.chunks(); ++c)
-            std::copy(K.chunk(c).table.begin(), K.chunk(c).table.end(),
-                      tables.begin() + std::ptrdiff_t(c) * size);
-        out.tables = vk::makeStorage(device, tables, "K tables");
-        out.hostTables = std::move(tables);
-    }
+    uploadTables(device, K, out);
     return out;
 }
 

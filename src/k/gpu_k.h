@@ -24,6 +24,10 @@ struct DeviceK {
     std::uint32_t streamGroup = 1;       // streamed: held chunks per copy
     vk::Buffer tables;                   // LUT formats: every chunk's table, chunk c's at c * size
     std::vector<float> hostTables;       // the same in host memory (streamed K is read there too)
+    // As segments (k/k_segments.h): each held chunk's buffer holds its tile starts and segments,
+    // then its values, which start segmentBytes[held] in (KChunkRef's segments and data).
+    KLayout layout = KLayout::Dense;
+    std::vector<std::uint64_t> segmentBytes;
 
     VkDeviceAddress tableAddress(std::uint32_t c) const {
         const std::uint32_t size = shared::rsimKTableSize(chunking.storage());
@@ -33,8 +37,10 @@ struct DeviceK {
     // where the chunk is read from elsewhere (a streamed copy on the device).
     shared::KChunkRef chunkRef(std::size_t held, VkDeviceAddress data = 0) const {
         const std::uint32_t c = chunkIds[held];
-        return {data ? data : buffers[held].address(), tableAddress(c), chunking.rowBegin(c),
-                chunking.rowEnd(c)};
+        const VkDeviceAddress base = data ? data : buffers[held].address();
+        if (layout == KLayout::Segments)
+            return {base + segmentBytes[held], tableAddress(c), base, chunking.rowBegin(c), chunking.rowEnd(c)};
+        return {base, tableAddress(c), 0, chunking.rowBegin(c), chunking.rowEnd(c)};
     }
     bool holdsAll() const { return chunkIds.size() == chunking.chunks(); }
     // K_ij of a held chunk in pinned host memory (streamed), decoded on the host.

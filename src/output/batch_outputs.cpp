@@ -190,6 +190,8 @@ void writeBatchSummaryJson(const std::filesystem::path& file, const BatchSummary
     j["k_from_cache"] = b.info.kFromCache;
     j["cpu_phases"] = b.meta.cpuPhases;
     j["k_bytes"] = b.meta.k.bytes;
+    j["k_stored_as"] = b.meta.k.layout;
+    if (b.meta.k.layout == "segments") j["k_segments"] = b.meta.k.segments;
     j["batch"] = {{"poses", c.rows().size()}, {"group_size", b.groupSize}, {"groups", b.groups}, {"ranks", b.ranks}};
     if (b.ranks > 1) j["mpi"] = {{"ranks", b.ranks}, {"split", b.info.rowRanks > 1 ? "rows" : "poses"}};
     if (b.info.rowRanks > 1) j["mpi"]["rows_of_ranks"] = b.meta.rowsOfRanks;

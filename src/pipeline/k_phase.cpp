@@ -115,8 +115,8 @@ std::unique_ptr<KHandle> computeK(Backend& geometry, const KSettings& k, PhaseTi
     meta.timingDetails.insert(meta.timingDetails.end(), v.details.begin(), v.details.end());
     logVisibility(stats, k, meta, secs, v.compressSeconds);
     if (k.layout == KLayout::Segments && meta.k.layout != "segments")
-        spdlog::warn("simulation.k_layout = \"segments\": the {} backend stores K dense (segments are read by the "
-                     "CPU backend only so far)",
+        spdlog::warn("simulation.k_layout = \"segments\": the {} backend stores this K dense (on Vulkan, segments "
+                     "are read by the radiosity transport on one device holding K resident, without MPI row blocks)",
                      meta.backend);
     return std::move(v.K);
 }

@@ -137,6 +137,7 @@ private:
         e.distances = poseOutputsHere_ && b_.distances == x;
         e.image = poseOutputsHere_ && opt_.images && b_.image == x;
         e.primaryRays = e.image && b_.primary == x;
+        e.phasors = first_.transport == Transport::Phasors;
         const bool kHeld = opt_.k.held && opt_.k.held->K;
         if (b_.geometry == x && (first_.indirect || opt_.keepK) && !opt_.k.cached && !kHeld) e.visibility = &first_.k;
         return settings;

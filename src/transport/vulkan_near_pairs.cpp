@@ -11,9 +11,11 @@
 
 namespace rsim {
 
-vk::PipelineRecipe nearPairsRecipe(std::uint32_t storage) {
+vk::PipelineRecipe nearPairsRecipe(std::uint32_t storage, std::uint32_t layout) {
     return vk::passRecipe<shared::NearListPush>(vk::shaders::nearPairs(),
-                                                vk::specConstants({{shared::RSIM_SPEC_K_FORMAT, storage}}), "near pairs");
+                                                vk::specConstants({{shared::RSIM_SPEC_K_FORMAT, storage},
+                                                                   {shared::RSIM_SPEC_K_LAYOUT, layout}}),
+                                                "near pairs");
 }
 
 NearLists buildNearListsVulkan(vk::Device& device, const DeviceK& K, const vk::Buffer& records,
@@ -42,7 +44,9 @@ NearLists buildNearListsVulkan(vk::Device& device, const DeviceK& K, const vk::B
     vk::Buffer offsets(device, std::max<std::uint64_t>(slots, 1) * 4, vk::kStorageUsage, vk::MemoryKind::Device,
                        "near-pair counts and places");
     vk::fillZero(device, offsets);
-    vk::Pass<shared::NearListPush> pass(device, nearPairsRecipe(ch.storage()));
+    const std::uint32_t layout =
+        K.layout == KLayout::Segments ? shared::RSIM_K_LAYOUT_SEGMENTS : shared::RSIM_K_LAYOUT_DENSE;
+    vk::Pass<shared::NearListPush> pass(device, nearPairsRecipe(ch.storage(), layout));
     shared::NearListPush push{};
     push.tris = records.address();
     push.nearOffsets = offsets.address();

@@ -11,7 +11,7 @@
 namespace rsim {
 
 // The near lists' pipeline for K stored as `storage`, for the device's warm-up.
-vk::PipelineRecipe nearPairsRecipe(std::uint32_t storage);
+vk::PipelineRecipe nearPairsRecipe(std::uint32_t storage, std::uint32_t layout = shared::RSIM_K_LAYOUT_DENSE);
 
 // Columns an invocation of the device's pass scans (one per row and block of columns), and the
 // most (row, block) counts it makes (64 MiB each way between host and device: wider blocks

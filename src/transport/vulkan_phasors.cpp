@@ -140,6 +140,7 @@ class DevicePhasors {
   private:
     shared::PhasorPush push(std::size_t held) const {
         shared::PhasorPush p{};
+        if (k_.layout != KLayout::Dense) throw Error("internal: the Vulkan phasors read K dense only");
         p.k = k_.chunkRef(held);
         p.tris = tris_.address();
         p.rho = rho_.address();

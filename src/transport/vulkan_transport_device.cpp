@@ -47,6 +47,11 @@ LaneShape laneShape(vk::Device& device, const TransportTuning& tuning) {
     return s;
 }
 
+// The shaders' RSIM_SPEC_K_LAYOUT for K (dense when there is none).
+std::uint32_t kLayoutSpec(const DeviceK* K) {
+    return K && K->layout == KLayout::Segments ? shared::RSIM_K_LAYOUT_SEGMENTS : shared::RSIM_K_LAYOUT_DENSE;
+}
+
 vk::Buffer historyBuffer(vk::Device& device, std::uint64_t bytes, vk::Buffer* spare) {
     if (spare && *spare && spare->size() >= bytes) return std::move(*spare);
     if (spare) spare->reset(); // too small: freed before the new one is allocated
@@ -57,7 +62,7 @@ DeviceTransport::DeviceTransport(const TransportDevice& in, std::uint32_t n, std
                                  const NearLists& near, const SimConfig& c, FarSumsExchange exchange,
                                  const TransportTuning& tuning, std::uint32_t blockSteps)
     : dev_(*in.device), k_(in.k), n_(n), T_(c.timesteps), P_(poses),
-      perInvocation_(posesPerInvocation(poses, tuning)), lanes_(usesPoseLanes(poses, tuning)),
+      perInvocation_(posesPerInvocation(poses, tuning)), lanes_(usesPoseLanes(poses, tuning) && !(k_ && k_->layout == KLayout::Segments)),
       laneShape_(laneShape(dev_, tuning)), blockSteps_(blockSteps),
       farBytes_(farSumsBytes(n_, blockSteps, P_)),
       history_(historyBuffer(dev_, std::uint64_t(n_) * T_ * P_ * sizeof(glm::vec2), in.spareHistory)),
@@ -77,7 +82,8 @@ DeviceTransport::DeviceTransport(const TransportDevice& in, std::uint32_t n, std
                   : vk::specConstants({{shared::RSIM_SPEC_RADIOSITY_SPLIT, farSplit(dev_, tuning, perInvocation_)},
                                        {shared::RSIM_SPEC_RADIOSITY_UNROLL, std::clamp(tuning.unroll, 1u, 16u)},
                                        {shared::RSIM_SPEC_K_FORMAT, k_ ? k_->chunking.storage() : 0u},
-                                       {shared::RSIM_SPEC_RADIOSITY_POSES, perInvocation_}}),
+                                       {shared::RSIM_SPEC_RADIOSITY_POSES, perInvocation_},
+                                       {shared::RSIM_SPEC_K_LAYOUT, kLayoutSpec(k_)}}),
            lanes_ ? "radiosity far gather (pose lanes)" : "radiosity far gather"),
       near_(dev_, (laps_.mark("far pass"), radiosityNearRecipe())), gate_(dev_, "the other devices' far sums"),
       copyDone_(dev_, "K copies"),

@@ -38,6 +38,10 @@ RSIM_CONST uint RSIM_SPEC_LANES_SLICES = 5u;
 // The near steps (radiosity_near.comp): invocations per receiver and pose, each summing every
 // RSIM_SPEC_NEAR_SPLIT-th of its near pairs (1, 2, 4 or 8: divides RSIM_WG_LINEAR).
 RSIM_CONST uint RSIM_SPEC_NEAR_SPLIT = 6u;
+// How the shaders that read K find its elements: dense, or as segments (kformat.h; RSIM_K_LAYOUT_*).
+RSIM_CONST uint RSIM_SPEC_K_LAYOUT = 11u;
+RSIM_CONST uint RSIM_K_LAYOUT_DENSE = 0u;
+RSIM_CONST uint RSIM_K_LAYOUT_SEGMENTS = 1u;
 
 // Poses of a transport batch (MODEL.md §9) share K and one B/Z history buffer: each pose's
 // plain [n][T] one after the other, entry (i, t) of pose p at rsimHistoryIndex (poseStride =
@@ -341,8 +345,11 @@ RSIM_CONST uint RSIM_K_FULL_ROWS = 2u; // every K_ij of the rows, j < i computed
 
 // One chunk of K on a device, as the passes that read K see it.
 struct KChunkRef {
-    uint64_t data;  // K rows [rowBegin, rowEnd), stored [j][i - rowBegin], in the K format
+    uint64_t data;  // K rows [rowBegin, rowEnd), stored [j][i - rowBegin], in the K format; as
+                    // segments, their values
     uint64_t table; // the chunk's table (LUT formats; 0 otherwise)
+    uint64_t segments; // as segments: the tiles' starts (tiles + 1 words), then the segments'
+                       // words (RSIM_K_SEGMENT_WORDS each); 0 when dense
     uint rowBegin;
     uint rowEnd;
 };
@@ -643,7 +650,7 @@ RSIM_SHARED_END
 static_assert(sizeof(rsim::shared::FormulaProbeRecord) == 144);
 static_assert(sizeof(rsim::shared::FormulaProbeOutput) == 96);
 static_assert(sizeof(rsim::shared::FormulaProbePush) == 24);
-static_assert(sizeof(rsim::shared::KChunkRef) == 24);
+static_assert(sizeof(rsim::shared::KChunkRef) == 32);
 static_assert(sizeof(rsim::shared::GpuTriangle) == 96);
 static_assert(sizeof(rsim::shared::RayBvhHeader) == 16);
 static_assert(sizeof(rsim::shared::RayBvhNode) == 128);
@@ -655,13 +662,13 @@ static_assert(sizeof(rsim::shared::BlockerRoundsHeader) == rsim::shared::RSIM_BL
 static_assert(sizeof(rsim::shared::NearVisibilityListHeader) == rsim::shared::RSIM_NEAR_LIST_HEADER_BYTES);
 static_assert(sizeof(rsim::shared::FacingListHeader) == rsim::shared::RSIM_FACING_LIST_HEADER_BYTES);
 static_assert(sizeof(rsim::shared::DirectPush) == 64);
-static_assert(sizeof(rsim::shared::FormFactorPush) == 72);
+static_assert(sizeof(rsim::shared::FormFactorPush) == 80);
 static_assert(sizeof(rsim::shared::KEncodePush) == 64);
 static_assert(sizeof(rsim::shared::LightSensorRecord) == 240);
 static_assert(sizeof(rsim::shared::NearPair) == 16);
-static_assert(sizeof(rsim::shared::RadiosityFarPush) == 80);
+static_assert(sizeof(rsim::shared::RadiosityFarPush) == 88);
 static_assert(sizeof(rsim::shared::RadiosityNearPush) == 80);
-static_assert(sizeof(rsim::shared::NearListPush) == 72);
+static_assert(sizeof(rsim::shared::NearListPush) == 80);
 static_assert(sizeof(rsim::shared::DistancePush) == 112);
 static_assert(sizeof(rsim::shared::PrimaryPush) == 48);
 static_assert(sizeof(rsim::shared::SignalPush) == 64);

@@ -91,7 +91,7 @@ RSIM_FN vec2 rsimPhasorUpdate(vec2 source, float rho, vec2 gathered) { return so
 RSIM_SHARED_END
 
 #ifdef __cplusplus
-static_assert(sizeof(rsim::shared::PhasorPush) == 112); // within the 128 bytes every device has
+static_assert(sizeof(rsim::shared::PhasorPush) == 120); // within the 128 bytes every device has
 #endif
 
 #endif

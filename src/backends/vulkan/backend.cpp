@@ -20,6 +20,7 @@
 #include "k/vulkan_log_encode.h"
 #include "transport/sources.h"
 #include "transport/vulkan_near_pairs.h"
+#include "k/k_layout_choice.h"
 #include "util/error.h"
 #include "visibility/scene_shafts.h"
 #include "visibility/vulkan_visibility.h"
@@ -58,6 +59,7 @@ void VulkanBackend::configure(const BackendSettings& settings) {
 // The pose phases run on the first device; their pipelines, and the visibility's on every
 // device, compile while the scene is placed and the direct terms computed.
 void VulkanBackend::expectPhases(const ExpectedPhases& e) {
+    segmentsRead_ = !e.phasors;
     vk::Device& d = *slots_[0].device;
     const bool rays = d.rays();
     std::vector<vk::PipelineRecipe> recipes;
@@ -165,6 +167,18 @@ VisibilityOutcome VulkanBackend::visibility(const KSettings& requested) {
     std::vector<DeviceK> parts = route->compute(k, out);
     out.storage.format = kFormatInfo(k.format).name;
     out.storage.bytes = parts[0].chunking.as(k.format).bytes(); // rows as allocated
+    if (k.layout == KLayout::Segments && segmentsRead_ && parts.size() == 1 && parts[0].holdsAll() &&
+        !parts[0].streamed && !share_) {
+        // K made segments on the host: downloaded, converted, uploaded again (each device
+        // compacting its own chunks is issue 63's next step).
+        HostK host = downloadDeviceK(*slots_[0].device, parts[0]);
+        host.toLayout(KLayout::Segments);
+        std::vector<std::uint32_t> ids(host.chunkCount());
+        for (std::uint32_t c = 0; c < host.chunkCount(); ++c) ids[c] = c;
+        parts[0] = DeviceK{};
+        parts[0] = uploadChunks(*slots_[0].device, host, ids, false, 1);
+        noteKLayout(host, out.storage);
+    }
     out.storage.chunks = parts[0].chunking.chunks();
     out.storage.rowsPerChunk = parts[0].chunking.rowsPerChunk;
     out.storage.streaming = plan.anyStreamed();

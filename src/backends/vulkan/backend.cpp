@@ -169,14 +169,7 @@ VisibilityOutcome VulkanBackend::visibility(const KSettings& requested) {
     out.storage.bytes = parts[0].chunking.as(k.format).bytes(); // rows as allocated
     if (k.layout == KLayout::Segments && segmentsRead_ && parts.size() == 1 && parts[0].holdsAll() &&
         !parts[0].streamed && !share_) {
-        // K made segments on the host: downloaded, converted, uploaded again (each device
-        // compacting its own chunks is issue 63's next step).
-        HostK host = downloadDeviceK(*slots_[0].device, parts[0]);
-        host.toLayout(KLayout::Segments);
-        std::vector<std::uint32_t> ids(host.chunkCount());
-        for (std::uint32_t c = 0; c < host.chunkCount(); ++c) ids[c] = c;
-        parts[0] = DeviceK{};
-        parts[0] = uploadChunks(*slots_[0].device, host, ids, false, 1);
+        const HostK host = toSegmentsThroughHost(*slots_[0].device, parts[0]);
         noteKLayout(host, out.storage);
     }
     out.storage.chunks = parts[0].chunking.chunks();

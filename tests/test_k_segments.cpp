@@ -204,7 +204,7 @@ TEST_CASE("the Vulkan radiosity reads K stored as segments and writes what dense
         INFO(batch);
         const auto a = dir / ("dense" + std::to_string(batch.size())), b = dir / ("seg" + std::to_string(batch.size()));
         REQUIRE(runRsim(common + batch + "--no-k-cache --set 'simulation.k_layout=\"dense\"' -o " + a.string()).exitCode == 0);
-        // With the K cache: K stored as segments is copied back from the device to be stored.
+        // With the K cache: K made segments on the device is copied back to be stored.
         const auto seg = runRsim(common + batch + "--k-cache " + (dir / "cache").string() +
                                  " --set 'simulation.k_layout=\"segments\"' -o " + b.string());
         REQUIRE(seg.exitCode == 0);
@@ -214,6 +214,22 @@ TEST_CASE("the Vulkan radiosity reads K stored as segments and writes what dense
         CHECK(cmp.exitCode == 0);
         CHECK_THAT(cmp.output, ContainsSubstring("rsim compare: PASS"));
     }
+    // Two devices (two slots of one) each make their own chunks segments; a streamed K stays
+    // dense, and a warning says so.
+    // (32 chunks, each with its own table: the dense run to compare with is chunked alike.)
+    const std::string twoDevices = common + "--no-k-cache --devices 0,0 --chunk-mb 0.01 ";
+    REQUIRE(runRsim(twoDevices + "--set 'simulation.k_layout=\"dense\"' -o " + (dir / "two-dense").string()).exitCode == 0);
+    const auto two = runRsim(twoDevices + "--set 'simulation.k_layout=\"segments\"' -o " + (dir / "two").string());
+    REQUIRE(two.exitCode == 0);
+    CHECK_THAT(two.output, ContainsSubstring("made where it lives"));
+    CHECK_THAT(readFile(dir / "two" / "summary.json"), ContainsSubstring("\"k_stored_as\": \"segments\""));
+    CHECK(runRsim("compare " + (dir / "two-dense").string() + " " + (dir / "two").string() +
+                  " --tol-m 1e-6 --max-fraction 0").exitCode == 0);
+    const auto streamed = runRsim(common + "--no-k-cache --stream always --set 'simulation.k_layout=\"segments\"' -o " +
+                                  (dir / "streamed").string());
+    REQUIRE(streamed.exitCode == 0);
+    CHECK_THAT(streamed.output, ContainsSubstring("stores this K dense"));
+    CHECK_THAT(readFile(dir / "streamed" / "summary.json"), ContainsSubstring("\"k_stored_as\": \"dense\""));
     // The cache holds K as segments; a dense run from it is the dense run.
     const auto again = runRsim(common + "--k-cache " + (dir / "cache").string() +
                                " --set 'simulation.k_layout=\"dense\"' -o " + (dir / "from-cache").string());

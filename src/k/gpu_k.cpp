@@ -254,16 +254,6 @@ HostK downloadDeviceK(vk::Device& device, const DeviceK& K) {
     return host;
 }
 
-HostK toSegmentsThroughHost(vk::Device& device, DeviceK& K) {
-    HostK host = downloadDeviceK(device, K);
-    host.toLayout(KLayout::Segments);
-    std::vector<std::uint32_t> ids(host.chunkCount());
-    for (std::uint32_t c = 0; c < host.chunkCount(); ++c) ids[c] = c;
-    K = DeviceK{}; // freed before the segments are allocated
-    K = uploadChunks(device, host, ids, false, 1);
-    return host;
-}
-
 vk::Buffer placeChunk(vk::Device& device, const std::vector<std::uint32_t>& words, std::uint32_t c, bool streamed) {
     if (!streamed) return vk::makeStorage(device, words, "K chunk " + std::to_string(c));
     const std::uint64_t bytes = words.size() * 4;

@@ -124,11 +124,6 @@ void copyChunksToHost(vk::Device& device, const DeviceK& K, HostK& into);
 // Every chunk (K held whole by one device) in host memory.
 HostK downloadDeviceK(vk::Device& device, const DeviceK& K);
 
-// A resident K held whole by one device, stored as segments instead: downloaded, converted and
-// uploaded again (each device compacting its own chunks is issue 63's next step). Returns the
-// host copy it converted (for its sizes).
-HostK toSegmentsThroughHost(vk::Device& device, DeviceK& K);
-
 // One encoded chunk's words on the device, or in pinned host memory when `streamed`.
 vk::Buffer placeChunk(vk::Device& device, const std::vector<std::uint32_t>& words, std::uint32_t c, bool streamed);
 

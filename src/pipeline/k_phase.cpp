@@ -116,7 +116,8 @@ std::unique_ptr<KHandle> computeK(Backend& geometry, const KSettings& k, PhaseTi
     logVisibility(stats, k, meta, secs, v.compressSeconds);
     if (k.layout == KLayout::Segments && meta.k.layout != "segments")
         spdlog::warn("simulation.k_layout = \"segments\": the {} backend stores this K dense (on Vulkan, segments "
-                     "are read by the radiosity transport on one device holding K resident, without MPI row blocks)",
+                     "are read by the radiosity transport, with K resident on the devices of every rank, not "
+                     "streamed)",
                      meta.backend);
     return std::move(v.K);
 }

@@ -6,6 +6,7 @@
 #include "shaders/direct_rq.spv.h"
 #include "shaders/distances.spv.h"
 #include "shaders/formfactor_sums.spv.h"
+#include "shaders/kcompact.spv.h"
 #include "shaders/kencode.spv.h"
 #include "shaders/formula_probe.spv.h"
 #include "shaders/facing_pairs.spv.h"
@@ -75,6 +76,7 @@ ShaderCode pixels() { return code(rsim_spv_pixels); }
 ShaderCode sensorSignals() { return code(rsim_spv_sensor_signals); }
 ShaderCode formFactorSums() { return code(rsim_spv_formfactor_sums); }
 ShaderCode kEncode() { return code(rsim_spv_kencode); }
+ShaderCode kCompact() { return code(rsim_spv_kcompact); }
 ShaderCode formulaProbe() { return code(rsim_spv_formula_probe); }
 
 } // namespace rsim::vk::shaders

@@ -30,6 +30,7 @@ ShaderCode pixels();
 ShaderCode sensorSignals();
 ShaderCode formFactorSums();
 ShaderCode kEncode();
+ShaderCode kCompact(); // K stored as segments from a dense chunk
 ShaderCode formulaProbe(); // tests only
 
 } // namespace rsim::vk::shaders

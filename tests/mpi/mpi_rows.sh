@@ -9,7 +9,7 @@
 # that cannot start, end the job by themselves with a message naming the rank, and leave no results;
 # so do ranks with and without a poses file, or with other meshes. Collectives in small pieces
 # give the same results. The phasors transport too, on the CPU bit for bit, on Vulkan within tolerance;
-# and K stored as segments on the CPU.
+# and K stored as segments on the CPU (bit for bit) and on Vulkan (made on each rank's device).
 #   mpi_rows.sh RSIM MPIEXEC SOURCE_DIR WORK_DIR
 set -eu
 log() { echo "mpi_rows.sh: $* ($(date +%T))"; }
@@ -36,6 +36,14 @@ ra, rb = a["rays"]["visibility"], b["rays"]["visibility"]
 assert (ra == rb) if sys.argv[3] == "rays" else (rb > ra), (sys.argv[3], ra, rb)
 PY
 }
+same_segments() { # $1, $2: results of one process and of ranks; $3: the layout both stored K in
+  python3 - "$1/summary.json" "$2/summary.json" "$3" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert a["k_stored_as"] == b["k_stored_as"] == sys.argv[3], (a["k_stored_as"], b["k_stored_as"], sys.argv[3])
+assert a.get("k_segments") == b.get("k_segments") and a["k_bytes"] == b["k_bytes"], (a.get("k_segments"), b.get("k_segments"), a["k_bytes"], b["k_bytes"])
+PY
+}
 # 32 chunks of 18 rows: ranks own 11 + 11 + 10 chunks, or 16 + 16.
 "$rsim" run "$tiny" $opts --chunk-mb 0.01 -o "$work/one"
 for n in 2 3; do
@@ -54,12 +62,7 @@ same "$work/one" "$work/rows3-pieces"
 timeout 300 "$mpiexec" --oversubscribe -np 3 "$rsim" run "$tiny" $opts --chunk-mb 0.01 \
   --set simulation.k_layout=segments -o "$work/seg-rows3"
 same "$work/one" "$work/seg-rows3"
-python3 - "$work/seg-one/summary.json" "$work/seg-rows3/summary.json" <<'PY'
-import json, sys
-a, b = (json.load(open(f)) for f in sys.argv[1:3])
-assert a["k_stored_as"] == b["k_stored_as"] == "segments", (a["k_stored_as"], b["k_stored_as"])
-assert a["k_segments"] == b["k_segments"] and a["k_bytes"] == b["k_bytes"], (a["k_segments"], b["k_segments"], a["k_bytes"], b["k_bytes"])
-PY
+same_segments "$work/seg-one" "$work/seg-rows3" segments
 # Without indirect light there is no K to share: rank 0 alone writes, as one process would.
 "$rsim" run "$tiny" $opts --set simulation.indirect=false -o "$work/direct-one"
 timeout 300 "$mpiexec" --oversubscribe -np 2 "$rsim" run "$tiny" $opts --set simulation.indirect=false -o "$work/direct-rows2"
@@ -133,6 +136,19 @@ if "$rsim" devices 2>/dev/null | grep -q "usable:     yes"; then
     -np 1 "$rsim" run "$tiny" $vopts --devices 0,0 -o "$work/vk-mixed" >"$work/vk-mixed.log" 2>&1 ||
     { cat "$work/vk-mixed.log"; exit 1; }
   "$rsim" compare "$work/vk-one" "$work/vk-mixed" -q >/dev/null || "$rsim" compare "$work/vk-one" "$work/vk-mixed"
+  # K stored as segments, made by each rank on its device: one process's segments and results.
+  # Where a rank streams K, no rank makes segments.
+  seg="--set simulation.k_layout=segments"
+  "$rsim" run "$tiny" $vopts $seg -q -o "$work/vk-seg-one"
+  timeout 300 "$mpiexec" --oversubscribe -np 3 "$rsim" run "$tiny" $vopts $seg -o "$work/vk-seg-rows3" \
+    >"$work/vk-seg.log" 2>&1 || { cat "$work/vk-seg.log"; exit 1; }
+  same_segments "$work/vk-seg-one" "$work/vk-seg-rows3" segments
+  "$rsim" compare "$work/vk-one" "$work/vk-seg-rows3" -q >/dev/null || "$rsim" compare "$work/vk-one" "$work/vk-seg-rows3"
+  timeout 300 "$mpiexec" --oversubscribe -np 1 "$rsim" run "$tiny" $vopts $seg --stream always -o "$work/vk-seg-mixed" : \
+    -np 1 "$rsim" run "$tiny" $vopts $seg --devices 0,0 -o "$work/vk-seg-mixed" >"$work/vk-seg-mixed.log" 2>&1 ||
+    { cat "$work/vk-seg-mixed.log"; exit 1; }
+  same_segments "$work/vk-mixed" "$work/vk-seg-mixed" dense
+  "$rsim" compare "$work/vk-one" "$work/vk-seg-mixed" -q >/dev/null || "$rsim" compare "$work/vk-one" "$work/vk-seg-mixed"
   # The phasors transport on the ranks' devices, their rows swapped through the hosts.
   "$rsim" run "$tiny" $vopts $phasors -q -o "$work/vk-ph-one"
   timeout 300 "$mpiexec" --oversubscribe -np 2 "$rsim" run "$tiny" $vopts $phasors -o "$work/vk-ph-rows2" \

@@ -390,6 +390,32 @@ struct KEncodePush {
     uint pass;         // 0: range, 1: encode
 };
 
+// K stored as segments made on the device from a dense chunk (shaders/kcompact.comp,
+// src/k/vulkan_k_compact.h; the layout is kformat.h's). The workgroups of passes 0 and 2 are
+// (block of RSIM_WG_COMPACT columns, tile of RSIM_K_SEGMENT_ROWS rows). Pass 0 counts each
+// block's segments and value slots; pass 1 (one workgroup a tile) turns a tile's block counts
+// into their offsets in the tile and the tile's totals; the host adds up the tiles and
+// allocates; pass 2 writes the tile starts, the segments and their values.
+RSIM_CONST uint RSIM_WG_COMPACT = 256u;
+RSIM_CONST uint RSIM_K_COMPACT_COUNT = 0u;
+RSIM_CONST uint RSIM_K_COMPACT_SCAN = 1u;
+RSIM_CONST uint RSIM_K_COMPACT_WRITE = 2u;
+struct KCompactPush {
+    uint64_t dense;      // uint[]: the dense chunk (element (r, j) at j rows + r, packed)
+    uint64_t blockSums;  // uvec2[tiles * blocks]: segments, value slots of (tile, block); offsets after pass 1
+    uint64_t tileTotals; // uvec2[tiles]: segments, value slots of each tile (pass 1)
+    uint64_t tileBases;  // uvec2[tiles]: the first segment and value slot of each tile (pass 2)
+    uint64_t chunkOut;   // uint[]: tiles + 1 tile starts, the segments, the values (pass 2)
+    uint rows;           // of the chunk
+    uint n;              // columns
+    uint blocks;         // of RSIM_WG_COMPACT columns
+    uint tiles;          // of the chunk
+    uint tileBegin;      // the launch's first tile (a launch covers at most 65,535)
+    uint pass;           // RSIM_K_COMPACT_*
+    uint segments;       // of the chunk (pass 2)
+    uint valuesAt;       // word of `out` where the values start (pass 2)
+};
+
 // Direct pass: triangles [begin, end).
 struct DirectPush {
     uint64_t triangles;  // GpuTriangle[n]
@@ -664,6 +690,7 @@ static_assert(sizeof(rsim::shared::FacingListHeader) == rsim::shared::RSIM_FACIN
 static_assert(sizeof(rsim::shared::DirectPush) == 64);
 static_assert(sizeof(rsim::shared::FormFactorPush) == 80);
 static_assert(sizeof(rsim::shared::KEncodePush) == 64);
+static_assert(sizeof(rsim::shared::KCompactPush) == 72);
 static_assert(sizeof(rsim::shared::LightSensorRecord) == 240);
 static_assert(sizeof(rsim::shared::NearPair) == 16);
 static_assert(sizeof(rsim::shared::RadiosityFarPush) == 88);

@@ -17,11 +17,12 @@
 #include "direct/vulkan_direct.h"
 #include "distance/vulkan_distance.h"
 #include "paths/vulkan_paths.h"
+#include "k/vulkan_k_compact.h"
 #include "k/vulkan_log_encode.h"
 #include "transport/sources.h"
 #include "transport/vulkan_near_pairs.h"
-#include "k/k_layout_choice.h"
 #include "util/error.h"
+#include "util/timer.h"
 #include "visibility/scene_shafts.h"
 #include "visibility/vulkan_visibility.h"
 #include "vulkan/pipeline_cache.h"
@@ -73,11 +74,12 @@ void VulkanBackend::expectPhases(const ExpectedPhases& e) {
 
 // What follows K on the devices (its encoding, row sums and near lists, the near steps) compiles
 // while the visibility runs; a device that turns out not to need one only compiled it.
-void VulkanBackend::warmAfterVisibility(KFormat format) {
+void VulkanBackend::warmAfterVisibility(KFormat format, KLayout layout) {
     const std::uint32_t storage = kFormatInfo(format).storage;
     std::vector<vk::PipelineRecipe> recipes{formFactorSumsRecipe(storage), nearPairsRecipe(storage),
                                             radiosityNearRecipe()};
     if (kFormatInfo(format).logTable) recipes.push_back(logEncodeRecipe(format));
+    if (layout == KLayout::Segments && segmentsRead_) recipes.push_back(compactRecipe(storage));
     for (VulkanSlot& slot : slots_) slot.device->pipelineWarmup().start(recipes);
 }
 
@@ -146,11 +148,28 @@ std::vector<DeviceMemory> deviceMemoryOf(const KPlan& plan, const std::vector<De
 
 } // namespace
 
+// Each device turns the chunks it holds (each chunk has one) into segments (k/vulkan_k_compact.h).
+void VulkanBackend::makeSegments(std::vector<DeviceK>& parts, VisibilityOutcome& out) {
+    Stopwatch sw;
+    std::uint64_t bytes = 0, segments = 0;
+    for (std::size_t d = 0; d < parts.size(); ++d) {
+        const CompactedK made = compactDeviceK(*slots_[d].device, parts[d]);
+        bytes += made.bytes;
+        segments += made.segments;
+    }
+    out.storage.layout = kLayoutName(KLayout::Segments);
+    out.storage.bytes = bytes;
+    out.storage.segments = segments;
+    out.details.emplace_back("k_segments_on_device", sw.seconds());
+    spdlog::info("K stored as segments: {:.1f} MiB, {} segments, made where it lives in {:.3f} s",
+                 double(bytes) / 1048576.0, segments, sw.seconds());
+}
+
 VisibilityOutcome VulkanBackend::visibility(const KSettings& requested) {
     requireRays("K's visibility");
     dropBatchReuse(); // the memory plan for K sees what the devices hold
     const KSettings k = withTileLists(requested);
-    warmAfterVisibility(k.format);
+    warmAfterVisibility(k.format, k.layout);
     VisibilityOutcome out;
     // The tiles' occluder lists and the blocker rounds' area: one set per command buffer in
     // flight (two per device).
@@ -167,11 +186,16 @@ VisibilityOutcome VulkanBackend::visibility(const KSettings& requested) {
     std::vector<DeviceK> parts = route->compute(k, out);
     out.storage.format = kFormatInfo(k.format).name;
     out.storage.bytes = parts[0].chunking.as(k.format).bytes(); // rows as allocated
-    if (k.layout == KLayout::Segments && segmentsRead_ && parts.size() == 1 && parts[0].holdsAll() &&
-        !parts[0].streamed && !share_) {
-        const HostK host = toSegmentsThroughHost(*slots_[0].device, parts[0]);
-        noteKLayout(host, out.storage);
+    // Segments where the transport reads them: K resident (a streamed chunk is copied whole to the
+    // device as it is needed, and is not made segments yet). In row-block mode every rank stores
+    // its rows alike, or none does.
+    bool segments = k.layout == KLayout::Segments && segmentsRead_ && !plan.anyStreamed();
+    if (share_ && k.layout == KLayout::Segments) {
+        std::vector<std::uint64_t> all{segments ? 1u : 0u};
+        share_->ranks().min(all);
+        segments = all[0] != 0;
     }
+    if (segments) makeSegments(parts, out);
     out.storage.chunks = parts[0].chunking.chunks();
     out.storage.rowsPerChunk = parts[0].chunking.rowsPerChunk;
     out.storage.streaming = plan.anyStreamed();

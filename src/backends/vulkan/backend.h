@@ -72,8 +72,10 @@ private:
     // A backend made without ray tracing (pipeline/host_rays.h) runs no ray phase.
     void requireRays(const char* phase) const;
     void prepareDevice(std::size_t d);
-    void warmAfterVisibility(KFormat format);
+    void warmAfterVisibility(KFormat format, KLayout layout);
     KSettings withTileLists(const KSettings& k) const;
+    // visibility()'s K made segments where it lives: every device its chunks.
+    void makeSegments(std::vector<DeviceK>& parts, VisibilityOutcome& out);
     // What a batch's groups reuse (spare histories, near lists) is dropped when a new batch, a
     // visibility or a scene begins: the spares would take memory the new plan counts on, and the
     // near lists' K may be gone (a new one could have its address).

@@ -21,85 +21,17 @@
 #include "visibility/vulkan_visibility.h"
 #include "visibility/vulkan_visibility_ranks.h"
 #include "support/test_scenes.h"
+#include "support/vulkan_runs.h"
 #include "util/error.h"
 
 using namespace rsim;
 using namespace rsim::test;
 
-namespace {
-
-PreparedScene scene() {
-    SceneBuilder b;
-    auto wall = b.material("wall", 0.7f);
-    auto box = b.material("box", 0.45f, true);
-    b.roomShell({0, 0, 0}, {4.0, 3.0, 2.5}, 3, wall);
-    b.box({2.2, 1.0, 0.0}, {3.0, 1.9, 1.0}, 2, box);
-    return b.prepare();
-}
-
-struct Run {
-    SimulationResult result;
-    RunMetadata meta;
-};
-
-Run runVulkan(const PreparedScene& s, const SimConfig& c, const std::string& devices, const std::string& stream,
-              double maxDeviceMb = 0.0, double maxHostMb = 0.0, std::uint32_t passBlocks = 0) {
-    BackendChoice choice;
-    choice.backend = "vulkan";
-    choice.devices = devices;
-    choice.stream = stream;
-    choice.maxDeviceMb = maxDeviceMb;
-    choice.maxHostMb = maxHostMb;
-    choice.passBlocks = passBlocks;
-    choice.validation = true;
-    auto backend = makeVulkanBackend(choice);
-    Run r;
-    r.result = simulateOn(PhaseBackends::all(*backend), s, c, false, true, &r.meta);
-    return r;
-}
-
-// Whether the run's summary has the timing detail `key` (which way K was computed).
-bool hasDetail(const Run& r, const std::string& key) {
-    return std::any_of(r.meta.timingDetails.begin(), r.meta.timingDetails.end(),
-                       [&](const auto& d) { return d.first == key; });
-}
-
-double detail(const Run& r, const std::string& key) {
-    for (const auto& [name, seconds] : r.meta.timingDetails)
-        if (name == key) return seconds;
-    return -1.0;
-}
-
-// Same K chunks, so the same tables, near lists and far sums: the histories must match to the
-// last bit; allow fp32 summation order anyway (1e-6 of the peak), as the issue states.
-void requireSame(const Run& ra, const Run& rb) {
-    const SimulationResult &a = ra.result, &b = rb.result;
-    REQUIRE(a.B.size() == b.B.size());
-    double peak = 0.0, worst = 0.0;
-    for (std::size_t k = 0; k < a.B.size(); ++k) {
-        peak = std::max(peak, std::abs(double(a.B[k])));
-        worst = std::max(worst, std::abs(double(a.B[k]) - double(b.B[k])));
-    }
-    CHECK(worst <= 1e-6 * peak);
-    double peakZ = 0.0, worstZ = 0.0;
-    for (std::size_t k = 0; k < a.Z.size(); ++k) {
-        peakZ = std::max(peakZ, std::abs(double(a.Z[k])));
-        worstZ = std::max(worstZ, std::abs(double(a.Z[k]) - double(b.Z[k])));
-    }
-    CHECK(worstZ <= 1e-6 * peakZ);
-    for (std::size_t i = 0; i < a.distance.size(); ++i) {
-        CAPTURE(i);
-        REQUIRE(std::isnan(a.distance[i]) == std::isnan(b.distance[i]));
-        if (!std::isnan(a.distance[i])) CHECK(std::abs(a.distance[i] - b.distance[i]) < 1e-6);
-    }
-}
-
-} // namespace
 
 TEST_CASE("several devices, streaming and the memory cap give the single-device results",
           "[streaming][backends]") {
     if (vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
-    const PreparedScene s = scene();
+    const PreparedScene s = roomWithBox();
     SceneDesc d = basicScene({0.3, 1.5, 1.4}, {4.0, 1.4, 0.9});
     d.sim.timesteps = 300;
     SimConfig c = makeSimConfig(d);
@@ -268,7 +200,7 @@ TEST_CASE("several devices, streaming and the memory cap give the single-device 
 TEST_CASE("a Vulkan backend takes the host's shafts built from its scene, and builds its own for another",
           "[backends]") {
     if (vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
-    const PreparedScene s = scene();
+    const PreparedScene s = roomWithBox();
     SimConfig c = makeSimConfig(basicScene({0.3, 1.5, 1.4}, {4.0, 1.4, 0.9}));
     c.timesteps = 300;
     const Run plain = runVulkan(s, c, "0", "never");

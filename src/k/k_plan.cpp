@@ -40,15 +40,29 @@ bool KPlan::anyStreamed() const {
     return std::find(streamed.begin(), streamed.end(), true) != streamed.end();
 }
 
+void KPlan::checkSegmentsFit(std::uint32_t d, std::uint64_t bytes, std::uint32_t placed, std::uint32_t total) const {
+    const DeviceBudget& b = budgets.at(d);
+    if (b.fixedBytes + bytes <= b.budgetBytes) return;
+    const double MiB = 1048576.0;
+    throw InputError(fmt::format("{}: K stored as segments takes {:.1f} MiB after {} of its {} chunks, beyond the {:.1f} "
+                                 "MiB available beside {:.1f} MiB of other data; set simulation.k_layout = \"dense\" "
+                                 "(K then streams from host memory where it does not fit), or use more devices",
+                                 b.label, double(bytes) / MiB, placed, total,
+                                 double(b.budgetBytes - std::min(b.budgetBytes, b.fixedBytes)) / MiB,
+                                 double(b.fixedBytes) / MiB));
+}
+
 std::uint64_t defaultHostBudgetBytes() {
     // Half of what the process may still take (a cgroup's limit included), at the start.
     return availableHostBytes() / 2;
 }
 
 KPlan planK(KChunking chunking, const std::vector<DeviceBudget>& devices, StreamMode mode,
-            std::uint64_t hostBudgetBytes, std::uint32_t firstChunk, std::uint32_t endChunk) {
+            std::uint64_t hostBudgetBytes, std::uint32_t firstChunk, std::uint32_t endChunk, bool segments) {
     KPlan p;
     p.chunking = chunking;
+    p.budgets = devices;
+    p.segments = segments && mode != StreamMode::Always;
     const std::uint32_t n = chunking.n;
     const KFormat format = chunking.format;
     const std::uint32_t D = std::uint32_t(devices.size());
@@ -66,14 +80,14 @@ KPlan planK(KChunking chunking, const std::vector<DeviceBudget>& devices, Stream
             kBytes += chunking.chunkBytes(c);
         const DeviceBudget& b = devices[d];
         const bool fits = b.fixedBytes + kBytes <= b.budgetBytes;
-        if (mode == StreamMode::Never && !fits)
+        if (mode == StreamMode::Never && !fits && !p.segments)
             throw InputError(
                 b.label + ": K needs " + std::to_string(kBytes >> 20) + " MiB (" +
                 kFormatInfo(format).name + ") besides " + std::to_string(b.fixedBytes >> 20) +
                 " MiB of other data, more than the " + std::to_string(b.budgetBytes >> 20) +
                 " MiB available; use --stream auto (or more devices, or a smaller --kij)");
         // A device without chunks (more devices than chunks) holds nothing to stream.
-        p.streamed[d] = !p.chunksOf(d).empty() && (mode == StreamMode::Always || !fits);
+        p.streamed[d] = !p.chunksOf(d).empty() && (mode == StreamMode::Always || (!fits && !p.segments));
         const std::uint64_t chunk = chunking.largestChunkBytes();
         if (p.streamed[d] && b.fixedBytes + kStreamBuffers * chunk > b.budgetBytes)
             throw Error(b.label + ": not even " + std::to_string(kStreamBuffers) + " K chunks of " +
@@ -88,9 +102,13 @@ KPlan planK(KChunking chunking, const std::vector<DeviceBudget>& devices, Stream
         }
         spdlog::info(
             "{}: K {} ({} chunk(s) of {} rows, {} MiB on this device{}), {} + {} MiB of {} MiB",
-            b.label, p.streamed[d] ? "streamed from host memory" : "resident", p.chunksOf(d).size(),
+            b.label,
+            p.streamed[d] ? "streamed from host memory"
+            : p.segments  ? "resident as segments, sized as they are made"
+                          : "resident",
+            p.chunksOf(d).size(),
             chunking.rowsPerChunk, kBytes >> 20,
-            p.streamed[d] ? fmt::format(", copied {} at a time", p.streamGroup[d]) : "",
+            p.streamed[d] ? fmt::format(", copied {} at a time", p.streamGroup[d]) : p.segments ? " if dense" : "",
             b.fixedBytes >> 20,
             (p.streamed[d] ? kStreamBuffers * p.streamGroup[d] * chunk : kBytes) >> 20,
             b.budgetBytes >> 20);

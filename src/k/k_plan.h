@@ -48,12 +48,20 @@ struct KPlan {
     // swap the halves of the blocks they share through host memory; nothing of K is assembled on
     // the host.
     bool castOnceOnDevices = false;
+    // K stored as segments on the devices (simulation.k_layout = "segments"): no device streams
+    // for want of room for dense K; how much the segments take is known only as they are made,
+    // and checkSegmentsFit() stops the run where they do not fit.
+    bool segments = false;
+    std::vector<DeviceBudget> budgets; // device -> its budget (the segments' check)
 
     std::vector<std::uint32_t> chunksOf(std::uint32_t device) const;
     bool anyStreamed() const;
     // This plan with device d owning chunks [first[d], first[d + 1]) instead of every D-th chunk
     // (blocks of rows, as casting each pair once on the devices needs), computed that way.
     KPlan withBlocks(const std::vector<std::uint32_t>& first) const;
+    // Throws InputError when `bytes` of K stored as segments (its first `placed` of `total`
+    // chunks there) do not fit device d beside what else it holds.
+    void checkSegmentsFit(std::uint32_t d, std::uint64_t bytes, std::uint32_t placed, std::uint32_t total) const;
 };
 
 // The host memory K's assembly may take by default: half of what the process may still take at
@@ -65,7 +73,10 @@ std::uint64_t defaultHostBudgetBytes();
 // Only chunks [firstChunk, endChunk) are this process's (an MPI rank's rows, k/row_share.h);
 // then the plan says where it lives, and the ranks may still agree to cast each pair once and
 // assemble their rows in host memory (visibility/vulkan_visibility_ranks.h).
+// `segments`: K is to be stored as segments on the devices (KPlan::segments) unless --stream
+// always streams it.
 KPlan planK(KChunking chunking, const std::vector<DeviceBudget>& devices, StreamMode mode,
-            std::uint64_t hostBudgetBytes, std::uint32_t firstChunk = 0, std::uint32_t endChunk = UINT32_MAX);
+            std::uint64_t hostBudgetBytes, std::uint32_t firstChunk = 0, std::uint32_t endChunk = UINT32_MAX,
+            bool segments = false);
 
 } // namespace rsim

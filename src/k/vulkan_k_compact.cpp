@@ -45,7 +45,7 @@ public:
     // Held chunk x as segments: the buffer (tile starts, segments, values) and its head's bytes.
     struct Result {
         vk::Buffer buffer;
-        std::uint64_t headBytes = 0, segments = 0;
+        std::uint64_t headBytes = 0;
     };
     Result compact(std::uint32_t x) {
         const std::uint32_t c = K_.chunkIds[x], rows = K_.chunking.rows(c), tiles = segmentTiles(rows);
@@ -82,7 +82,6 @@ public:
         out.buffer = vk::Buffer(device_, (head + words) * 4, vk::kStorageUsage, vk::MemoryKind::Device,
                                 "K chunk " + std::to_string(c) + " (segments)");
         out.headBytes = head * 4;
-        out.segments = segments;
         const vk::Buffer tileBases = vk::makeStorage(device_, bases, "K segments: tile bases");
         push.tileBases = tileBases.address();
         push.chunkOut = out.buffer.address();
@@ -115,11 +114,21 @@ private:
 
 } // namespace
 
+CompactedK segmentsOf(const DeviceK& K) {
+    CompactedK out;
+    const std::uint64_t table = std::uint64_t(shared::rsimKTableSize(K.chunking.storage())) * sizeof(float);
+    for (std::size_t x = 0; x < K.buffers.size(); ++x) {
+        const std::uint32_t tiles = segmentTiles(K.chunking.rows(K.chunkIds[x]));
+        out.segments += (K.segmentBytes[x] / 4 - tiles - 1) / shared::RSIM_K_SEGMENT_WORDS;
+        out.bytes += K.buffers[x].size() + table;
+    }
+    return out;
+}
+
 CompactedK compactDeviceK(vk::Device& device, DeviceK& K) {
     if (K.layout != KLayout::Dense) throw Error("internal: compacting a K that is not stored dense");
     if (K.streamed) throw Error("internal: K stored as segments is not streamed yet");
     Stopwatch sw;
-    CompactedK out;
     K.segmentBytes.clear();
     if (!K.chunkIds.empty()) {
         ChunkCompaction compaction(device, K);
@@ -127,12 +136,10 @@ CompactedK compactDeviceK(vk::Device& device, DeviceK& K) {
             ChunkCompaction::Result r = compaction.compact(x);
             K.buffers[x] = std::move(r.buffer); // the dense chunk goes
             K.segmentBytes.push_back(r.headBytes);
-            out.segments += r.segments;
         }
     }
     K.layout = KLayout::Segments;
-    const std::uint64_t table = std::uint64_t(shared::rsimKTableSize(K.chunking.storage())) * sizeof(float);
-    for (std::size_t x = 0; x < K.buffers.size(); ++x) out.bytes += K.buffers[x].size() + table;
+    const CompactedK out = segmentsOf(K);
     spdlog::debug("{}: K made segments on the device in {:.3f} s: {} segments, {:.1f} MiB", device.label(), sw.seconds(),
                   out.segments, double(out.bytes) / 1048576.0);
     return out;

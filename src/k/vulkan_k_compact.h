@@ -19,8 +19,12 @@ struct CompactedK {
     std::uint64_t segments = 0, bytes = 0;
 };
 
+// The segments and bytes of a DeviceK stored as segments (however they got there).
+CompactedK segmentsOf(const DeviceK& K);
+
 // K's held chunks, resident and dense in any format, become segments (K.layout, the buffers and
-// K.segmentBytes); the tables stay. Peak memory: K dense and one chunk's segments.
+// K.segmentBytes); the tables stay. Peak memory: K dense and one chunk's segments. Returns
+// segmentsOf(K).
 CompactedK compactDeviceK(vk::Device& device, DeviceK& K);
 
 } // namespace rsim

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "visibility/vulkan_visibility_chunked.h"
 
+#include "k/k_segments.h"
+
 #include <algorithm>
 #include <array>
 #include <condition_variable>
@@ -10,6 +12,7 @@
 #include <optional>
 
 #include "k/k_diagnostics.h"
+#include "k/k_segments.h"
 #include "util/parallel.h"
 #include "util/progress.h"
 #include "util/timer.h"
@@ -166,6 +169,9 @@ public:
         const std::size_t s = next_++ % staging_.size();
         if (usedAt_[s]) copies_.wait(usedAt_[s]); // the copy that last read this staging buffer
         dev_.reclaim();
+        if (staging_[s].size() < bytes) // a chunk as segments may take more than a dense one
+            staging_[s] = vk::Buffer(dev_, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, vk::MemoryKind::Upload,
+                                     "K chunk staging " + std::to_string(s));
         std::memcpy(staging_[s].mapped(), words.data(), bytes);
         vk::Buffer dst(dev_, bytes, vk::kStorageUsage, vk::MemoryKind::Device, "K chunk " + std::to_string(c), true);
         usedAt_[s] = copies_.submit(true, [&](VkCommandBuffer cmd) {
@@ -186,6 +192,16 @@ private:
     std::size_t next_ = 0;
     vk::TimelineSemaphore copies_; // last: destroyed first, after its copies
 };
+
+// A chunk as segments in one buffer's words: tile starts, segments, values (DeviceK's layout).
+std::vector<std::uint32_t> segmentBufferWords(const SegmentChunk& s) {
+    std::vector<std::uint32_t> words;
+    words.reserve(s.tileStart.size() + s.segments.size() + s.words.size());
+    words.insert(words.end(), s.tileStart.begin(), s.tileStart.end());
+    words.insert(words.end(), s.segments.begin(), s.segments.end());
+    words.insert(words.end(), s.words.begin(), s.words.end());
+    return words;
+}
 
 // Entry (i, j) of chunk c with j > i goes to (j, i) in j's chunk: every chunk after c, and
 // chunk c itself.
@@ -306,6 +322,8 @@ KWhereItLives computeKWhereItLives(const std::vector<VisibilityDevice>& devices,
         K.chunkIds = plan.chunksOf(std::uint32_t(d));
         K.streamed = plan.streamed[d];
         K.streamGroup = plan.streamGroup[d];
+        K.layout = plan.segments ? KLayout::Segments : KLayout::Dense;
+        std::uint64_t placedBytes = 0; // as segments, with the tables
         std::vector<float> tables(std::size_t(ch.chunks()) * L, 0.0f);
         std::vector<float> values(caster.size() ? ch.elements(0) : 0); // chunk 0 is the largest
         std::optional<ChunkUploader> uploader;
@@ -325,7 +343,17 @@ KWhereItLives computeKWhereItLives(const std::vector<VisibilityDevice>& devices,
             t.encode += sw.lap();
             clamped[d] += addChunkRowSums(ch, c, e, prepared.area, rowSum);
             t.rowSums += sw.lap();
-            K.buffers.push_back(uploader ? uploader->upload(e.words, c) : placeChunk(*devices[d].device, e.words, c, true));
+            if (plan.segments) {
+                // As segments, made here: the device never holds its dense chunks.
+                const SegmentChunk seg = toSegments(e, ch.rows(c), ch.n, ch.storage());
+                const std::uint64_t head = (seg.tileStart.size() + seg.segments.size()) * 4;
+                placedBytes += head + seg.words.size() * 4 + e.table.size() * sizeof(float);
+                plan.checkSegmentsFit(std::uint32_t(d), placedBytes, std::uint32_t(k + 1), std::uint32_t(caster.size()));
+                K.buffers.push_back(uploader->upload(segmentBufferWords(seg), c));
+                K.segmentBytes.push_back(head);
+            } else {
+                K.buffers.push_back(uploader ? uploader->upload(e.words, c) : placeChunk(*devices[d].device, e.words, c, true));
+            }
             std::copy(e.table.begin(), e.table.end(), tables.begin() + std::ptrdiff_t(c) * L);
             t.place += sw.lap();
         }

@@ -148,21 +148,50 @@ std::vector<DeviceMemory> deviceMemoryOf(const KPlan& plan, const std::vector<De
 
 } // namespace
 
-// Each device turns the chunks it holds (each chunk has one) into segments (k/vulkan_k_compact.h).
+// Each device turns the chunks it holds (each chunk has one) into segments (k/vulkan_k_compact.h),
+// where the route did not place them as segments already (k_routes.h).
 void VulkanBackend::makeSegments(std::vector<DeviceK>& parts, VisibilityOutcome& out) {
     Stopwatch sw;
     std::uint64_t bytes = 0, segments = 0;
+    bool compacted = false;
     for (std::size_t d = 0; d < parts.size(); ++d) {
-        const CompactedK made = compactDeviceK(*slots_[d].device, parts[d]);
-        bytes += made.bytes;
-        segments += made.segments;
+        DeviceK& part = parts[d];
+        if (part.layout == KLayout::Dense) {
+            compactDeviceK(*slots_[d].device, part);
+            compacted = true;
+        }
+        const CompactedK held = segmentsOf(part);
+        bytes += held.bytes;
+        segments += held.segments;
+        if (d < out.deviceMemory.size()) out.deviceMemory[d].kBytes = part.bytes() - (part.tables ? part.tables.size() : 0);
     }
     out.storage.layout = kLayoutName(KLayout::Segments);
     out.storage.bytes = bytes;
     out.storage.segments = segments;
-    out.details.emplace_back("k_segments_on_device", sw.seconds());
-    spdlog::info("K stored as segments: {:.1f} MiB, {} segments, made where it lives in {:.3f} s",
-                 double(bytes) / 1048576.0, segments, sw.seconds());
+    if (compacted) out.details.emplace_back("k_segments_on_device", sw.seconds());
+    spdlog::info("K stored as segments: {:.1f} MiB, {} segments{}", double(bytes) / 1048576.0, segments,
+                 compacted ? fmt::format(", made on the device{} in {:.3f} s", parts.size() > 1 ? "s" : "", sw.seconds())
+                           : std::string(", made as K was placed"));
+}
+
+// K as segments where simulation.k_layout asks for them and the transport reads them, resident
+// (a streamed chunk is copied whole to the device as it is needed, and is not made segments yet:
+// --stream always keeps K dense). In row-block mode every rank stores its rows alike, or none does.
+KPlan VulkanBackend::planWithLayout(const KSettings& k, std::vector<DeviceBudget>& budgets, std::uint64_t listBytes) {
+    const std::uint32_t n = std::uint32_t(scene().size());
+    const KChunking chunking = KChunking::forBudget(n, k.format, k.chunkBytes);
+    const bool wanted = k.layout == KLayout::Segments && segmentsRead_;
+    KPlan plan = planKOnDevices(slots_, n, chunking, k.transportSteps, limits_, share_, budgets, listBytes, wanted);
+    if (share_ && wanted) {
+        std::vector<std::uint64_t> all{plan.segments ? 1u : 0u};
+        share_->ranks().min(all);
+        if (!all[0] && plan.segments) {
+            spdlog::info("K stays dense: another rank streams its rows");
+            budgets.clear();
+            plan = planKOnDevices(slots_, n, chunking, k.transportSteps, limits_, share_, budgets, listBytes, false);
+        }
+    }
+    return plan;
 }
 
 VisibilityOutcome VulkanBackend::visibility(const KSettings& requested) {
@@ -178,24 +207,14 @@ VisibilityOutcome VulkanBackend::visibility(const KSettings& requested) {
     for (const VulkanSlot& slot : slots_)
         listBytes = std::max(listBytes, 2 * visibilityListBytes(*slot.device, n, tileListMax(k), blockerRounds(k)));
     std::vector<DeviceBudget> budgets;
-    KPlan plan = planKOnDevices(slots_, n, KChunking::forBudget(n, k.format, k.chunkBytes), k.transportSteps, limits_,
-                                share_, budgets, listBytes);
+    KPlan plan = planWithLayout(k, budgets, listBytes);
     const KRouteInputs inputs{&slots_, visibilityDevices(slots_), &scene(), share_, limits_.maxHostBytes};
     const std::unique_ptr<KRoute> route = chooseKRoute(inputs, plan, budgets);
     out.deviceMemory = deviceMemoryOf(plan, budgets);
     std::vector<DeviceK> parts = route->compute(k, out);
     out.storage.format = kFormatInfo(k.format).name;
     out.storage.bytes = parts[0].chunking.as(k.format).bytes(); // rows as allocated
-    // Segments where the transport reads them: K resident (a streamed chunk is copied whole to the
-    // device as it is needed, and is not made segments yet). In row-block mode every rank stores
-    // its rows alike, or none does.
-    bool segments = k.layout == KLayout::Segments && segmentsRead_ && !plan.anyStreamed();
-    if (share_ && k.layout == KLayout::Segments) {
-        std::vector<std::uint64_t> all{segments ? 1u : 0u};
-        share_->ranks().min(all);
-        segments = all[0] != 0;
-    }
-    if (segments) makeSegments(parts, out);
+    if (plan.segments) makeSegments(parts, out);
     out.storage.chunks = parts[0].chunking.chunks();
     out.storage.rowsPerChunk = parts[0].chunking.rowsPerChunk;
     out.storage.streaming = plan.anyStreamed();

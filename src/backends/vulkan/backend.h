@@ -74,6 +74,8 @@ private:
     void prepareDevice(std::size_t d);
     void warmAfterVisibility(KFormat format, KLayout layout);
     KSettings withTileLists(const KSettings& k) const;
+    // visibility()'s plan of K, dense or as segments (simulation.k_layout).
+    KPlan planWithLayout(const KSettings& k, std::vector<DeviceBudget>& budgets, std::uint64_t listBytes);
     // visibility()'s K made segments where it lives: every device its chunks.
     void makeSegments(std::vector<DeviceK>& parts, VisibilityOutcome& out);
     // What a batch's groups reuse (spare histories, near lists) is dropped when a new batch, a

@@ -11,7 +11,7 @@ namespace rsim {
 
 KPlan planKOnDevices(const std::vector<VulkanSlot>& slots, std::uint64_t n, const KChunking& chunking,
                      std::uint32_t transportSteps, const KMemoryLimits& limits, const RowShare* share,
-                     std::vector<DeviceBudget>& budgets, std::uint64_t visibilityBytes) {
+                     std::vector<DeviceBudget>& budgets, std::uint64_t visibilityBytes, bool segments) {
     for (const VulkanSlot& slot : slots) {
         vk::Device& dev = *slot.device;
         DeviceBudget b;
@@ -26,13 +26,21 @@ KPlan planKOnDevices(const std::vector<VulkanSlot>& slots, std::uint64_t n, cons
     }
     if (share && share->chunking().rowsPerChunk != chunking.rowsPerChunk)
         throw Error("internal: the row share was cut for other chunks");
-    return share ? planK(chunking, budgets, limits.stream, limits.maxHostBytes, share->firstChunk(), share->endChunk())
-                 : planK(chunking, budgets, limits.stream, limits.maxHostBytes);
+    return share ? planK(chunking, budgets, limits.stream, limits.maxHostBytes, share->firstChunk(), share->endChunk(),
+                         segments)
+                 : planK(chunking, budgets, limits.stream, limits.maxHostBytes, 0, UINT32_MAX, segments);
 }
 
 std::vector<DeviceK> placeK(const std::vector<VulkanSlot>& slots, const HostK& K, const KPlan& plan,
                             const std::function<void(std::uint32_t)>& uploaded) {
     std::vector<DeviceK> parts(slots.size());
+    if (K.layout() == KLayout::Segments && !plan.budgets.empty())
+        for (std::uint32_t d = 0; d < slots.size(); ++d) {
+            const std::vector<std::uint32_t> ids = plan.chunksOf(d);
+            std::uint64_t bytes = 0;
+            for (std::uint32_t c : ids) bytes += K.segments(c).bytes();
+            plan.checkSegmentsFit(d, bytes, std::uint32_t(ids.size()), std::uint32_t(ids.size()));
+        }
     vk::forEachDevice(slots.size(), [&](std::size_t d) {
         parts[d] = uploadChunks(*slots[d].device, K, plan.chunksOf(std::uint32_t(d)), plan.streamed[d],
                                 plan.streamGroup[d], uploaded);

@@ -23,13 +23,15 @@ struct KMemoryLimits {
 // The plan of K in `chunking` on `slots` (the scene of `n` triangles already on them) for a
 // transport of `transportSteps` steps; `budgets` gets each device's budget and what it needs
 // besides K. `visibilityBytes`: what the visibility pass needs on each device beside K and its
-// scratch. `share`: an MPI rank's rows only (k/row_share.h), or null.
+// scratch. `share`: an MPI rank's rows only (k/row_share.h), or null. `segments`: K is to be
+// stored as segments (KPlan::segments).
 KPlan planKOnDevices(const std::vector<VulkanSlot>& slots, std::uint64_t n, const KChunking& chunking,
                      std::uint32_t transportSteps, const KMemoryLimits& limits, const RowShare* share,
-                     std::vector<DeviceBudget>& budgets, std::uint64_t visibilityBytes = 0);
+                     std::vector<DeviceBudget>& budgets, std::uint64_t visibilityBytes = 0, bool segments = false);
 
 // Each chunk of K to the device that gathers from it, all devices at once. `uploaded(c)` runs on
-// the thread of chunk c's device once it is there.
+// the thread of chunk c's device once it is there. K stored as segments is checked against the
+// plan's budgets first (KPlan::checkSegmentsFit).
 std::vector<DeviceK> placeK(const std::vector<VulkanSlot>& slots, const HostK& K, const KPlan& plan,
                             const std::function<void(std::uint32_t)>& uploaded = {});
 

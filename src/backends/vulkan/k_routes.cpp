@@ -92,10 +92,17 @@ public:
         out.details.emplace_back("visibility_host_assembly", v.assemblySeconds);
         noteEncodingErrors(k, plan_.chunking.n, KErrors{K.sumSquaredError(), K.maxAbsError()}, out);
         Stopwatch sw;
+        if (plan_.segments) { // placed as segments, made in host memory where K was assembled
+            K.toLayout(KLayout::Segments);
+            out.details.emplace_back("k_segments_on_host", sw.lap());
+        }
         // K is not needed here once placed: each chunk's words go as soon as they are on their
         // device (or in its pinned memory), so that a streamed K is not held twice.
         std::vector<DeviceK> parts = placeK(*in_.slots, K, plan_, [&K](std::uint32_t c) {
-            std::vector<std::uint32_t>().swap(K.chunk(c).words);
+            if (K.layout() == KLayout::Segments)
+                SegmentChunk().words.swap(K.segments(c).words);
+            else
+                std::vector<std::uint32_t>().swap(K.chunk(c).words);
         });
         out.details.emplace_back("k_placement", sw.seconds());
         return parts;

@@ -15,7 +15,9 @@
 //   rank assembled     an MPI rank's rows in row-block mode, each pair cast once in the job
 //                      (k_routes.cpp; visibility/vulkan_visibility_ranks.h)
 //
-// All give the same K.
+// All give the same K. Stored as segments (KPlan::segments), host assembled and where it lives
+// place K as segments, made on the host chunk by chunk; the others leave K dense on the devices,
+// which then make it segments (k/vulkan_k_compact.h).
 #pragma once
 #include <cstdint>
 #include <memory>

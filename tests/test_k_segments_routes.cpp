@@ -2,8 +2,8 @@
 // K stored as segments (issue 63) on every way the Vulkan backend computes K: in place and cast
 // once on two devices (each device makes its chunks segments), and where dense K would have to
 // stream: resident as segments instead, made on the host that assembled K or chunk by chunk where
-// it lives. The results are dense K's; --stream always keeps K dense; segments that do not fit
-// stop the run with a message that names the device.
+// it lives. The results are dense K's; "auto" stores K so only where dense K could not be held;
+// --stream always keeps K dense; segments that do not fit stop the run, naming the device.
 #include <string>
 
 #include <catch2/catch_test_macros.hpp>
@@ -64,6 +64,21 @@ TEST_CASE("K stored as segments on every route of the Vulkan backend gives dense
             CHECK(lives.meta.k.segments == inPlace.meta.k.segments);
             requireSame(one, lives);
         }
+    }
+    SECTION("auto: segments only where dense K would stream from more host memory than K may take") {
+        const Run inPlace = runVulkan(s, seg, "0", "auto");
+        const auto& m = one.meta.deviceMemory[0];
+        const double capMb = double(m.fixedBytes + (inPlace.meta.k.bytes + m.kBytes) / 2) / 1048576.0;
+        SimConfig automatic = dense;
+        automatic.k.layout = KLayout::Auto;
+        CHECK(runVulkan(s, automatic, "0", "auto").meta.k.layout == "dense"); // dense K fits
+        const Run streamed = runVulkan(s, automatic, "0", "auto", capMb); // the host holds dense K
+        CHECK(streamed.meta.k.streaming);
+        CHECK(streamed.meta.k.layout == "dense");
+        const Run lives = runVulkan(s, automatic, "0", "auto", capMb, 0.01);
+        CHECK_FALSE(lives.meta.k.streaming);
+        CHECK(lives.meta.k.layout == "segments");
+        requireSame(one, lives);
     }
     SECTION("--stream always keeps K dense") {
         const Run r = runVulkan(s, seg, "0", "always");

@@ -176,22 +176,39 @@ void VulkanBackend::makeSegments(std::vector<DeviceK>& parts, VisibilityOutcome&
 
 // K as segments where simulation.k_layout asks for them and the transport reads them, resident
 // (a streamed chunk is copied whole to the device as it is needed, and is not made segments yet:
-// --stream always keeps K dense). In row-block mode every rank stores its rows alike, or none does.
+// --stream always keeps K dense). "auto" asks for them only where dense K could not be held at
+// all: it would stream, from more host memory than K may take (--max-host-mb). Where dense K
+// fits a device, it is kept dense: its far gather is faster (docs/benchmarks.md, "K stored as
+// segments"). In row-block mode every rank stores its rows alike, or none as segments.
 KPlan VulkanBackend::planWithLayout(const KSettings& k, std::vector<DeviceBudget>& budgets, std::uint64_t listBytes) {
     const std::uint32_t n = std::uint32_t(scene().size());
     const KChunking chunking = KChunking::forBudget(n, k.format, k.chunkBytes);
-    const bool wanted = k.layout == KLayout::Segments && segmentsRead_;
-    KPlan plan = planKOnDevices(slots_, n, chunking, k.transportSteps, limits_, share_, budgets, listBytes, wanted);
-    if (share_ && wanted) {
-        std::vector<std::uint64_t> all{plan.segments ? 1u : 0u};
-        share_->ranks().min(all);
-        if (!all[0] && plan.segments) {
-            spdlog::info("K stays dense: another rank streams its rows");
-            budgets.clear();
-            plan = planKOnDevices(slots_, n, chunking, k.transportSteps, limits_, share_, budgets, listBytes, false);
+    const auto plan = [&](bool segments) {
+        budgets.clear();
+        return planKOnDevices(slots_, n, chunking, k.transportSteps, limits_, share_, budgets, listBytes, segments);
+    };
+    KPlan p = plan(k.layout == KLayout::Segments && segmentsRead_);
+    if (k.layout == KLayout::Auto && segmentsRead_ && p.anyStreamed() && limits_.stream != StreamMode::Always) {
+        std::uint64_t streamedBytes = 0;
+        for (std::uint32_t d = 0; d < p.streamed.size(); ++d)
+            if (p.streamed[d])
+                for (std::uint32_t c : p.chunksOf(d)) streamedBytes += chunking.chunkBytes(c);
+        if (streamedBytes > limits_.maxHostBytes) {
+            spdlog::info("K stored as segments (simulation.k_layout = \"auto\"): dense K would stream {:.1f} GiB from "
+                         "host memory, more than the {:.1f} GiB K may take there (--max-host-mb)",
+                         double(streamedBytes) / 1073741824.0, double(limits_.maxHostBytes) / 1073741824.0);
+            p = plan(true);
         }
     }
-    return plan;
+    if (share_ && segmentsRead_ && k.layout != KLayout::Dense) {
+        std::vector<std::uint64_t> all{p.segments ? 1u : 0u};
+        share_->ranks().min(all);
+        if (!all[0] && p.segments) {
+            spdlog::info("K stays dense: another rank keeps its rows dense");
+            p = plan(false);
+        }
+    }
+    return p;
 }
 
 VisibilityOutcome VulkanBackend::visibility(const KSettings& requested) {

@@ -8,7 +8,9 @@
 // RECEIVERS consecutive receivers (y) by SLICES slices of the sources (z); the receivers of a slice
 // take the same sources at the same time, and being neighbours (Morton order) their delays to a
 // source differ little, so their history reads share cache lines. Workgroup z of the dispatch
-// picks the block of RSIM_LANES poses.
+// picks the block of RSIM_LANES poses. K stored as segments (kformat.h): a workgroup's receivers
+// lie in one tile of 32 rows (RECEIVERS divides 32), and its batches are 32 of the tile's segments
+// instead of 32 consecutive sources; each lane's source is then kept beside its pair.
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -31,6 +33,8 @@ const uint ROWS = RECEIVERS * SLICES;
 // sets, so that one barrier per batch of sources suffices. At the end, set 0 holds the slices'
 // partial sums.
 shared vec4 pairs[2][ROWS][RSIM_LANES];
+// As segments: the source of each lane's pair, in the same two sets.
+shared uint sources[2][KLAYOUT == RSIM_K_LAYOUT_DENSE ? 1u : ROWS][RSIM_LANES];
 // Per row, bit s: the batch's source s is gathered; three sets, so that one is cleared while
 // another is filled and the third read (bitwise or: the same bits in any order).
 shared uint gathered[3][ROWS];
@@ -55,18 +59,31 @@ void main() {
         vec4 me = tris.t[isActive ? i : pc.k.rowBegin].centroidArea;
         uint rows = pc.k.rowEnd - pc.k.rowBegin, col = i - pc.k.rowBegin;
         uint last = pc.t0 + pc.steps - 1u;
-        uint batches = (pc.n + RSIM_LANES - 1u) / RSIM_LANES;
+        // The sources to go through: every column (dense), or the segments of the workgroup's tile.
+        uint tiles = (rows + RSIM_K_SEGMENT_ROWS - 1u) / RSIM_K_SEGMENT_ROWS;
+        uint tile = gl_WorkGroupID.x * RECEIVERS / RSIM_K_SEGMENT_ROWS;
+        uint begin = KLAYOUT == RSIM_K_LAYOUT_DENSE ? 0u : rsimKTileStart(pc.k.segments, tile);
+        uint end = KLAYOUT == RSIM_K_LAYOUT_DENSE ? pc.n : rsimKTileStart(pc.k.segments, tile + 1u);
+        uint batches = (end - begin + RSIM_LANES - 1u) / RSIM_LANES;
         // Every row runs the same number of trips (the barrier); slices past the end find no source.
         uint trips = (batches + SLICES - 1u) / SLICES;
         // rsimLaneHistoryIndex split in two: this lane's pose block and lane here, each source's
         // (j, t) below.
         uint poseBase = (gl_WorkGroupID.z * pc.n * pc.timesteps) * RSIM_LANES + lane;
         for (uint b = 0u; b < trips; ++b) {
-            uint j0 = (b * SLICES + slice) * RSIM_LANES;
-            uint j = j0 + lane;
+            uint j0 = begin + (b * SLICES + slice) * RSIM_LANES;
+            uint j = j0 + lane; // dense: the source; as segments: the segment
             vec4 mine = vec4(0.0);
-            if (isActive && j < pc.n) {
-                float k = loadK(j * rows + col);
+            if (isActive && j < end) {
+                float k;
+                if (KLAYOUT == RSIM_K_LAYOUT_DENSE) {
+                    k = loadK(j * rows + col);
+                } else {
+                    uint v = rsimKSegmentValue(rsimKSegmentWord(pc.k.segments, tiles, j, 2u),
+                                               rsimKSegmentWord(pc.k.segments, tiles, j, 1u), col % RSIM_K_SEGMENT_ROWS);
+                    j = rsimKSegmentWord(pc.k.segments, tiles, j, 0u);
+                    k = v != ~0u ? loadK(v) : 0.0;
+                }
                 if (k != 0.0) {
                     vec4 cj = tris.t[j].centroidArea;
                     uint tau = rsimDelaySteps(me.xyz, cj.xyz, pc.invCdtSq);
@@ -75,6 +92,7 @@ void main() {
                 }
             }
             pairs[b & 1u][row][lane] = mine;
+            if (KLAYOUT != RSIM_K_LAYOUT_DENSE) sources[b & 1u][row][lane] = j;
             if (mine.w != 0.0) atomicOr(gathered[b % 3u][row], 1u << lane);
             // The set of batch b + 1, last read in batch b - 2: every lane is past that.
             if (lane == 0u) gathered[(b + 1u) % 3u][row] = 0u;
@@ -97,7 +115,8 @@ void main() {
                     uint tau = floatBitsToUint(pair.z);
                     // Step q reads time t0 + q - tau (>= 0 from q = tau - t0 on); unsigned
                     // wrap-around keeps `at + q * RSIM_LANES` right for those q.
-                    at[u] = poseBase + ((j0 + s) * pc.timesteps + pc.t0 - tau) * RSIM_LANES;
+                    uint src = KLAYOUT == RSIM_K_LAYOUT_DENSE ? j0 + s : sources[b & 1u][row][s];
+                    at[u] = poseBase + (src * pc.timesteps + pc.t0 - tau) * RSIM_LANES;
                     first[u] = tau > pc.t0 ? tau - pc.t0 : 0u;
                     whole = whole && first[u] == 0u;
                 }

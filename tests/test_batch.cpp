@@ -61,14 +61,16 @@ std::vector<PoseDesc> threePoses() {
 struct PoseRuns {
     std::vector<SimulationResult> results;
     BatchReport report;
+    std::string kLayout; // as K was stored
 };
 
 PoseRuns runBatch(const std::string& backend, const PreparedScene& s, const std::vector<PoseDesc>& poses,
                   std::uint32_t maxGroup, bool timeseries = true,
-                  const std::function<void(BackendChoice&)>& tune = {}) {
+                  const std::function<void(BackendChoice&)>& tune = {}, KLayout layout = KLayout::Auto) {
     const SceneDesc base = rig();
     std::vector<PoseConfig> configs;
     for (const PoseDesc& p : poses) configs.push_back({p.where, makeSimConfig(applyPose(base, p))});
+    for (PoseConfig& c : configs) c.config.k.layout = layout;
     auto b = makeTestBackend(backend, tune);
     PhaseTimes times;
     RunMetadata meta;
@@ -81,6 +83,7 @@ PoseRuns runBatch(const std::string& backend, const PreparedScene& s, const std:
     out.report = simulateBatch(PhaseBackends::all(*b), s, configs, opt, times, meta,
                                [&](std::size_t p, SimulationResult& r, const PhaseTimes&) { out.results[p] = std::move(r); });
     if (meta.validationErrors) FAIL(meta.validationErrors << " Vulkan validation error(s)");
+    out.kLayout = meta.k.layout;
     return out;
 }
 
@@ -328,6 +331,18 @@ TEST_CASE("a batch in pose lanes gets what one pose per invocation gets, to fp32
             CHECK(relativeDifference(plain.results[p].B, run.results[p].B) < 1e-5);
             CHECK(relativeDifference(plain.results[p].Z, run.results[p].Z) < 1e-5);
             CHECK(relativeDifference(plain.results[p].image.depth, run.results[p].image.depth) < 1e-5);
+        }
+    }
+    // K stored as segments: a workgroup's receivers in one tile, its batches the tile's segments.
+    for (const auto& [name, tune] : {lanes[0], lanes[1]}) {
+        INFO(name << ", K stored as segments");
+        const PoseRuns run = runBatch(paths.back(), s, poses, 0, true, tune, KLayout::Segments);
+        CHECK(run.kLayout == "segments");
+        CHECK(run.report.groupSize == 32);
+        for (std::size_t p = 0; p < poses.size(); ++p) {
+            INFO("pose " << poses[p].name);
+            CHECK(relativeDifference(plain.results[p].B, run.results[p].B) < 1e-5);
+            CHECK(relativeDifference(plain.results[p].Z, run.results[p].Z) < 1e-5);
         }
     }
     // Without the time series on the host, the sensor signals come from the device too, each

@@ -5,6 +5,7 @@
 #include "transport/vulkan_transport_device.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "vulkan/shaders.h"
 
@@ -29,7 +30,7 @@ std::uint32_t farSplit(vk::Device& device, const TransportTuning& tuning, std::u
 // time loop of 32 poses of the medium room: 8 x 2, 16 x 2 and 32 x 1 alike, 4 x 4 and 8 x 4 6%
 // slower, 4 x 8 14%; docs/benchmarks.md, "Batches: many poses, K once"), within its shared memory
 // (1 KiB per row and the K table's).
-LaneShape laneShape(vk::Device& device, const TransportTuning& tuning) {
+LaneShape laneShape(vk::Device& device, const TransportTuning& tuning, bool segments) {
     // Sources per loop trip: 4 unless told (1 to 8, radiosity_far_lanes.comp; the time loop of 32
     // poses of the medium room: 1.13 s with 1, 1.08 s with 2, 0.94 s with 4 and 8, 0.97 s with 6;
     // docs/benchmarks.md, "Batches: many poses, K once").
@@ -37,12 +38,15 @@ LaneShape laneShape(vk::Device& device, const TransportTuning& tuning) {
     const bool cpu = device.info().isCpu();
     if (!s.receivers) s.receivers = cpu ? 1 : 8;
     if (!s.slices) s.slices = cpu ? 1 : 2;
-    // Per row: two sets of 32 pairs (vec4) and three masks (uint).
-    const std::uint64_t rowBytes = 2 * shared::RSIM_LANES * sizeof(glm::vec4) + 3 * sizeof(std::uint32_t);
+    // Per row: two sets of 32 pairs (vec4) and three masks (uint); as segments two sets of 32
+    // sources (uint).
+    const std::uint64_t rowBytes = 2 * shared::RSIM_LANES * sizeof(glm::vec4) + 3 * sizeof(std::uint32_t) +
+                                   (segments ? 2 * shared::RSIM_LANES * sizeof(std::uint32_t) : 0);
     const std::uint64_t rows = std::min<std::uint64_t>(
         (device.limits().maxComputeSharedMemorySize - 256 * sizeof(float)) / rowBytes,
         device.limits().maxComputeWorkGroupInvocations / shared::RSIM_LANES);
     s.receivers = std::clamp<std::uint32_t>(s.receivers, 1, std::uint32_t(rows));
+    if (segments) s.receivers = std::bit_floor(std::min(s.receivers, shared::RSIM_K_SEGMENT_ROWS));
     s.slices = std::clamp<std::uint32_t>(s.slices, 1, std::uint32_t(rows / s.receivers));
     return s;
 }
@@ -62,8 +66,8 @@ DeviceTransport::DeviceTransport(const TransportDevice& in, std::uint32_t n, std
                                  const NearLists& near, const SimConfig& c, FarSumsExchange exchange,
                                  const TransportTuning& tuning, std::uint32_t blockSteps)
     : dev_(*in.device), k_(in.k), n_(n), T_(c.timesteps), P_(poses),
-      perInvocation_(posesPerInvocation(poses, tuning)), lanes_(usesPoseLanes(poses, tuning) && !(k_ && k_->layout == KLayout::Segments)),
-      laneShape_(laneShape(dev_, tuning)), blockSteps_(blockSteps),
+      perInvocation_(posesPerInvocation(poses, tuning)), lanes_(usesPoseLanes(poses, tuning)),
+      laneShape_(laneShape(dev_, tuning, k_ && k_->layout == KLayout::Segments)), blockSteps_(blockSteps),
       farBytes_(farSumsBytes(n_, blockSteps, P_)),
       history_(historyBuffer(dev_, std::uint64_t(n_) * T_ * P_ * sizeof(glm::vec2), in.spareHistory)),
       farSums_((laps_.mark("history"),
@@ -78,7 +82,8 @@ DeviceTransport::DeviceTransport(const TransportDevice& in, std::uint32_t n, std
            lanes_ ? vk::specConstants({{shared::RSIM_SPEC_LANES_RECEIVERS, laneShape_.receivers},
                                        {shared::RSIM_SPEC_LANES_SLICES, laneShape_.slices},
                                        {shared::RSIM_SPEC_RADIOSITY_UNROLL, laneShape_.perTrip},
-                                       {shared::RSIM_SPEC_K_FORMAT, k_ ? k_->chunking.storage() : 0u}})
+                                       {shared::RSIM_SPEC_K_FORMAT, k_ ? k_->chunking.storage() : 0u},
+                                       {shared::RSIM_SPEC_K_LAYOUT, kLayoutSpec(k_)}})
                   : vk::specConstants({{shared::RSIM_SPEC_RADIOSITY_SPLIT, farSplit(dev_, tuning, perInvocation_)},
                                        {shared::RSIM_SPEC_RADIOSITY_UNROLL, std::clamp(tuning.unroll, 1u, 16u)},
                                        {shared::RSIM_SPEC_K_FORMAT, k_ ? k_->chunking.storage() : 0u},

@@ -28,11 +28,12 @@ namespace rsim {
 std::uint32_t farSplit(vk::Device& device, const TransportTuning& tuning, std::uint32_t perInvocation);
 
 // The pose lanes' far gather (radiosity_far_lanes.comp): receivers and source slices per
-// workgroup, sources per loop trip.
+// workgroup, sources per loop trip. `segments`: K stored as segments (a workgroup's receivers in
+// one tile: a power of two up to 32 of them; each row keeps its lanes' sources too).
 struct LaneShape {
     std::uint32_t receivers, slices, perTrip;
 };
-LaneShape laneShape(vk::Device& device, const TransportTuning& tuning);
+LaneShape laneShape(vk::Device& device, const TransportTuning& tuning, bool segments);
 
 // A group's B/Z history: the spare one when it is large enough.
 vk::Buffer historyBuffer(vk::Device& device, std::uint64_t bytes, vk::Buffer* spare);

@@ -6,7 +6,8 @@
 // slices of the sources, summed at the end. The workgroup stages RSIM_PHASOR_STEP sources'
 // centroids and column values in shared memory at a time, so that a non-zero pair waits for no
 // load but its K element's. Each sum runs over its sources in order. A frozen column (iterated 0)
-// keeps its value.
+// keeps its value. K stored as segments (kformat.h): the workgroup's 32 receivers are one tile, and
+// it stages the tile's segments (their sources, masks and first values) instead of every source.
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -26,6 +27,7 @@ const uint INVOCATIONS = RSIM_PHASOR_RECEIVERS * SLICES;
 shared vec2 partial[RSIM_PHASOR_RECEIVERS * SLICES];
 shared vec4 stagedTris[STEP];                 // centroid, area
 shared vec2 stagedX[STEP * FREQS * POSES];    // [source][f][pose]
+shared uvec2 stagedSegments[KLAYOUT == RSIM_K_LAYOUT_DENSE ? 1u : STEP]; // as segments: mask, first value
 #include "common/kread_table.glsl"
 
 void main() {
@@ -59,15 +61,26 @@ void main() {
     // step in order, AHEAD of them at a time (their K elements are loaded together). anyLive and so
     // the barriers are the same for the whole workgroup.
     uint local = slice * RSIM_PHASOR_RECEIVERS + lane;
-    for (uint j0 = 0u; anyLive && j0 < pc.n; j0 += STEP) {
+    // The sources to go through: every column (dense), or the segments of the workgroup's tile.
+    uint tiles = (rows + RSIM_K_SEGMENT_ROWS - 1u) / RSIM_K_SEGMENT_ROWS;
+    uint begin = KLAYOUT == RSIM_K_LAYOUT_DENSE ? 0u : rsimKTileStart(pc.k.segments, gl_WorkGroupID.x);
+    uint end = KLAYOUT == RSIM_K_LAYOUT_DENSE ? pc.n : rsimKTileStart(pc.k.segments, gl_WorkGroupID.x + 1u);
+    for (uint j0 = begin; anyLive && j0 < end; j0 += STEP) {
         barrier(); // the previous step's staged sources have been read
         for (uint e = local; e < STEP; e += INVOCATIONS) {
-            uint j = min(j0 + e, pc.n);
-            stagedTris[e] = j < pc.n ? tris.v[j] : vec4(0.0);
+            bool some = j0 + e < end;
+            uint j = min(j0 + e, end); // dense: the source; as segments: the segment
+            if (KLAYOUT != RSIM_K_LAYOUT_DENSE) {
+                stagedSegments[e] = some ? uvec2(rsimKSegmentWord(pc.k.segments, tiles, j, 1u),
+                                                 rsimKSegmentWord(pc.k.segments, tiles, j, 2u))
+                                         : uvec2(0u);
+                j = some ? rsimKSegmentWord(pc.k.segments, tiles, j, 0u) : 0u;
+            }
+            stagedTris[e] = some ? tris.v[j] : vec4(0.0);
             [[unroll]] for (uint f = 0u; f < FREQS; ++f)
                 [[unroll]] for (uint u = 0u; u < POSES; ++u) {
                     uint fr = pc.freq0 + f;
-                    stagedX[(e * FREQS + f) * POSES + u] = j < pc.n && fr < frequencies && pose0 + u < pc.poses
+                    stagedX[(e * FREQS + f) * POSES + u] = some && fr < frequencies && pose0 + u < pc.poses
                                                                ? x.v[j * pc.columns + fr * pc.poses + pose0 + u]
                                                                : vec2(0.0);
                 }
@@ -77,7 +90,13 @@ void main() {
             float ks[AHEAD];
             [[unroll]] for (uint t = 0u; t < AHEAD; ++t) {
                 uint j = j0 + b + t * SLICES;
-                ks[t] = isActive && j < pc.n ? loadK(j * rows + col) : 0.0;
+                if (KLAYOUT == RSIM_K_LAYOUT_DENSE) {
+                    ks[t] = isActive && j < end ? loadK(j * rows + col) : 0.0;
+                } else {
+                    uvec2 seg = stagedSegments[b + t * SLICES]; // mask 0 past the tile's end
+                    uint v = rsimKSegmentValue(seg.y, seg.x, lane);
+                    ks[t] = isActive && v != ~0u ? loadK(v) : 0.0;
+                }
             }
             [[unroll]] for (uint t = 0u; t < AHEAD; ++t) {
                 float k = ks[t];

@@ -8,7 +8,9 @@
 // sources: each invocation works out one pair's factors into shared memory, the workgroup copies
 // the sources' column values beside them, and each invocation accumulates its columns; a tile
 // whose K block is all zero is skipped. Each sum runs over the sources in order; a frozen column
-// (iterated 0) keeps its value, and a frequency whose columns are all frozen costs nothing.
+// (iterated 0) keeps its value, and a frequency whose columns are all frozen costs nothing. K
+// stored as segments (kformat.h): the workgroup's 32 receivers are one tile, and its tiles of
+// sources are RSIM_PHASOR_TILE of the tile's segments.
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -28,6 +30,7 @@ const uint INVOCATIONS = RSIM_PHASOR_RECEIVERS * LANES;
 shared vec2 factors[FREQS * TILE * RSIM_PHASOR_RECEIVERS]; // [f][source][receiver]
 shared vec2 values[TILE * FREQS * LANES * POSES];          // [source][f][pose of the block]
 shared uint tileLive;
+shared uint tileSources[TILE]; // as segments: each pose lane's source (n past the tile's end)
 #include "common/kread_table.glsl"
 
 void main() {
@@ -61,10 +64,26 @@ void main() {
     vec2 acc[FREQS * POSES];
     [[unroll]] for (uint a = 0u; a < FREQS * POSES; ++a) acc[a] = vec2(0.0);
     vec3 ci = tris.v[i].xyz;
-    for (uint j0 = 0u; anyLive && j0 < pc.n; j0 += TILE) {
-        // The pair (receiver lane, source j0 + poseLane): its factors for the live frequencies.
+    // The sources to go through: every column (dense), or the segments of the workgroup's tile.
+    uint tiles = (rows + RSIM_K_SEGMENT_ROWS - 1u) / RSIM_K_SEGMENT_ROWS;
+    uint begin = KLAYOUT == RSIM_K_LAYOUT_DENSE ? 0u : rsimKTileStart(pc.k.segments, gl_WorkGroupID.x);
+    uint end = KLAYOUT == RSIM_K_LAYOUT_DENSE ? pc.n : rsimKTileStart(pc.k.segments, gl_WorkGroupID.x + 1u);
+    for (uint j0 = begin; anyLive && j0 < end; j0 += TILE) {
+        // The pair (receiver lane, source j0 + poseLane, or segment j0 + poseLane's): its factors
+        // for the live frequencies.
         uint j = j0 + poseLane;
-        float k = isActive && j < pc.n ? loadK(j * rows + col) : 0.0;
+        float k;
+        if (KLAYOUT == RSIM_K_LAYOUT_DENSE) {
+            k = isActive && j < pc.n ? loadK(j * rows + col) : 0.0;
+        } else {
+            bool some = j < end;
+            uint v = some ? rsimKSegmentValue(rsimKSegmentWord(pc.k.segments, tiles, j, 2u),
+                                              rsimKSegmentWord(pc.k.segments, tiles, j, 1u), lane)
+                          : ~0u;
+            j = some ? rsimKSegmentWord(pc.k.segments, tiles, j, 0u) : pc.n;
+            if (lane == 0u) tileSources[poseLane] = j;
+            k = isActive && v != ~0u ? loadK(v) : 0.0;
+        }
         vec2 factor[FREQS];
         [[unroll]] for (uint f = 0u; f < FREQS; ++f) factor[f] = vec2(0.0);
         if (k != 0.0) {
@@ -82,7 +101,7 @@ void main() {
         if (tile) { // the tile's sources' column values
             for (uint e = local; e < TILE * FREQS * blockPoses; e += INVOCATIONS) {
                 uint q = e % blockPoses, f = (e / blockPoses) % FREQS, s = e / (blockPoses * FREQS);
-                uint js = j0 + s, fr = pc.freq0 + f, p = pose0 + q;
+                uint js = KLAYOUT == RSIM_K_LAYOUT_DENSE ? j0 + s : tileSources[s], fr = pc.freq0 + f, p = pose0 + q;
                 values[e] = js < pc.n && fr < frequencies && p < pc.poses ? x.v[js * pc.columns + fr * pc.poses + p] : vec2(0.0);
             }
         }

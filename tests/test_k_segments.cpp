@@ -237,11 +237,12 @@ TEST_CASE("the Vulkan radiosity reads K stored as segments and writes what dense
     CHECK_THAT(again.output, ContainsSubstring("read from"));
     CHECK(runRsim("compare " + (dir / "dense0").string() + " " + (dir / "from-cache").string() +
                   " --tol-m 1e-6 --max-fraction 0").exitCode == 0);
-    // The phasor gathers read K dense: asked for segments, K stays dense and a warning says so.
-    const auto ph = runRsim(common + "--no-k-cache --no-timeseries --set 'sensor.mode=\"amcw\"' "
-                            "--set 'simulation.transport=\"phasors\"' --set 'simulation.k_layout=\"segments\"' -o " +
-                            (dir / "ph").string());
-    REQUIRE(ph.exitCode == 0);
-    CHECK_THAT(ph.output, ContainsSubstring("stores this K dense"));
-    CHECK_THAT(readFile(dir / "ph" / "summary.json"), ContainsSubstring("\"k_stored_as\": \"dense\""));
+    // The phasor gathers read K stored as segments too (10 um: the iteration stops at its
+    // tolerance, and the sums' other order moves where it stops).
+    const std::string phasors = common + "--no-k-cache --no-timeseries --set 'sensor.mode=\"amcw\"' "
+                                         "--set 'simulation.transport=\"phasors\"' ";
+    REQUIRE(runRsim(phasors + "--set 'simulation.k_layout=\"dense\"' -o " + (dir / "ph-dense").string()).exitCode == 0);
+    REQUIRE(runRsim(phasors + "--set 'simulation.k_layout=\"segments\"' -o " + (dir / "ph").string()).exitCode == 0);
+    CHECK_THAT(readFile(dir / "ph" / "summary.json"), ContainsSubstring("\"k_stored_as\": \"segments\""));
+    CHECK(runRsim("compare " + (dir / "ph-dense").string() + " " + (dir / "ph").string() + " --tol-m 1e-5").exitCode == 0);
 }

@@ -169,6 +169,17 @@ TEST_CASE("phasors on Vulkan: invariant 12, the time-stepped transport's ranges 
     CHECK((median < 1e-3 && p95 < 3e-3));
 }
 
+// Nine poses of the box room's camera, in a 3 x 3 grid, each looking a little lower.
+std::vector<PoseConfig> ninePoses(const SceneDesc& base) {
+    std::vector<PoseConfig> configs;
+    for (int p = 0; p < 9; ++p) {
+        const PoseDesc pose{"p" + std::to_string(p), {0.3 + 0.15 * (p % 3), 1.2 + 0.3 * (p / 3), 1.4},
+                            {4.0, 1.4 - 0.1 * p, 0.9}, std::nullopt, "pose " + std::to_string(p)};
+        configs.push_back({pose.where, makeSimConfig(applyPose(base, pose))});
+    }
+    return configs;
+}
+
 // A group of RSIM_PHASOR_TILED_POSES poses or more takes the tiled gather (shaders/
 // phasors_tiled.comp), a pose alone the plain one: the same sums in another order. Nine poses fill
 // a block of 16 partly (two poses an invocation), and the square wave's nine frequencies take two
@@ -179,12 +190,7 @@ TEST_CASE("phasors on Vulkan: a pose group's tiled gather gives each pose what i
     const test::BoxRoom room;
     SceneDesc base = boxRoomPhasorsDesc(room);
     base.sim.phasor_tolerance = 1e-6; // the default: 1e-7 is within fp32's rounding of the changes
-    std::vector<PoseConfig> configs;
-    for (int p = 0; p < 9; ++p) {
-        const PoseDesc pose{"p" + std::to_string(p), {0.3 + 0.15 * (p % 3), 1.2 + 0.3 * (p / 3), 1.4},
-                            {4.0, 1.4 - 0.1 * p, 0.9}, std::nullopt, "pose " + std::to_string(p)};
-        configs.push_back({pose.where, makeSimConfig(applyPose(base, pose))});
-    }
+    const std::vector<PoseConfig> configs = ninePoses(base);
     REQUIRE(configs.size() >= shared::RSIM_PHASOR_TILED_POSES);
     const auto b = vulkanBackend("0", "never");
     HeldK held;
@@ -224,5 +230,44 @@ TEST_CASE("phasors on Vulkan: a pose group's tiled gather gives each pose what i
         CAPTURE(p);
         REQUIRE(byEight[p].phasors.groupPoses == eight.size());
         checkSameToRounding(byEight[p], together[p]);
+    }
+}
+
+// K stored as segments (issue 63): the plain gather (one pose) and the tiled one (nine) go through
+// each tile's segments instead of every source, and give dense K's answers to fp32 order.
+TEST_CASE("phasors on Vulkan read K stored as segments: the plain and the tiled gather give dense K's",
+          "[phasors][backends][segments]") {
+    if (test::vulkanPathsAvailable().empty()) SKIP("no Vulkan device with ray tracing");
+    const test::BoxRoom room;
+    SceneDesc base = boxRoomPhasorsDesc(room);
+    base.sim.phasor_tolerance = 1e-6;
+    const auto b = vulkanBackend("0", "never");
+    const auto run = [&](std::vector<PoseConfig> configs, KLayout layout, std::string& storedAs) {
+        for (PoseConfig& c : configs) c.config.k.layout = layout;
+        RunOptions opt;
+        opt.images = true;
+        PhaseTimes times;
+        RunMetadata meta;
+        std::vector<SimulationResult> out(configs.size());
+        simulateBatch(PhaseBackends::all(*b), room.scene, configs, opt, times, meta,
+                      [&](std::size_t p, SimulationResult& r, const PhaseTimes&) { out[p] = std::move(r); });
+        CHECK(meta.validationErrors == 0);
+        storedAs = meta.k.layout;
+        return out;
+    };
+    const std::vector<PoseConfig> nine = ninePoses(base);
+    for (const std::size_t poses : {std::size_t(1), nine.size()}) {
+        CAPTURE(poses);
+        const std::vector<PoseConfig> configs(nine.begin(), nine.begin() + std::ptrdiff_t(poses));
+        std::string dense, segments;
+        const std::vector<SimulationResult> a = run(configs, KLayout::Dense, dense);
+        const std::vector<SimulationResult> c = run(configs, KLayout::Segments, segments);
+        CHECK(dense == "dense");
+        CHECK(segments == "segments");
+        for (std::size_t p = 0; p < poses; ++p) {
+            CAPTURE(p);
+            REQUIRE(c[p].phasors.converged);
+            checkSameToRounding(c[p], a[p]);
+        }
     }
 }

@@ -115,9 +115,8 @@ std::unique_ptr<KHandle> computeK(Backend& geometry, const KSettings& k, PhaseTi
     meta.timingDetails.insert(meta.timingDetails.end(), v.details.begin(), v.details.end());
     logVisibility(stats, k, meta, secs, v.compressSeconds);
     if (k.layout == KLayout::Segments && meta.k.layout != "segments")
-        spdlog::warn("simulation.k_layout = \"segments\": the {} backend stores this K dense (on Vulkan, segments "
-                     "are read by the radiosity transport, with K resident on the devices of every rank, not "
-                     "streamed)",
+        spdlog::warn("simulation.k_layout = \"segments\": the {} backend stores this K dense (on Vulkan, a K "
+                     "streamed from host memory stays dense, and in row-block mode every rank's K where one streams)",
                      meta.backend);
     return std::move(v.K);
 }
@@ -160,10 +159,9 @@ std::unique_ptr<KHandle> kFromCache(const PreparedScene& s, const SimConfig& fir
     stats = hit->stats;
     meta.k = hit->storage;
     meta.kFromCache = true;
-    // Stored as "auto" chose when it was computed; a layout asked for is honoured (segments on the
-    // CPU only: the GPU's passes read K dense).
+    // Stored as "auto" chose when it was computed; a layout asked for is honoured.
     const KLayout asked = first.k.layout;
-    if (asked != KLayout::Auto && meta.k.layout != kLayoutName(asked) && (asked == KLayout::Dense || meta.backend == "cpu")) {
+    if (asked != KLayout::Auto && meta.k.layout != kLayoutName(asked)) {
         hit->K.toLayout(asked);
         meta.k.bytes = asked == KLayout::Dense ? chunking.bytes() : meta.k.bytes;
         noteKLayout(hit->K, meta.k);

@@ -48,12 +48,14 @@ struct AccumulatorShape {
     // Poses of a workgroup (the dispatch's y counts blocks of them).
     std::uint32_t blockPoses() const { return tiled ? poses * shared::RSIM_PHASOR_TILE : poses; }
     vk::ShaderCode shader() const { return tiled ? vk::shaders::phasorsTiled() : vk::shaders::phasorsGather(); }
-    vk::SpecConstants constants(std::uint32_t kStorage) const {
+    vk::SpecConstants constants(std::uint32_t kStorage, std::uint32_t kLayout) const {
         if (tiled)
             return vk::specConstants({{shared::RSIM_SPEC_K_FORMAT, kStorage},
+                                      {shared::RSIM_SPEC_K_LAYOUT, kLayout},
                                       {shared::RSIM_SPEC_PHASOR_FREQS, freqs},
                                       {shared::RSIM_SPEC_PHASOR_POSES, poses}});
         return vk::specConstants({{shared::RSIM_SPEC_K_FORMAT, kStorage},
+                                  {shared::RSIM_SPEC_K_LAYOUT, kLayout},
                                   {shared::RSIM_SPEC_PHASOR_FREQS, freqs},
                                   {shared::RSIM_SPEC_PHASOR_POSES, poses},
                                   {shared::RSIM_SPEC_PHASOR_SLICES, kSlices},
@@ -67,7 +69,9 @@ class DevicePhasors {
   public:
     DevicePhasors(const PhasorDevice& d, const PreparedScene& s, const PhasorSystem& sys, AccumulatorShape shape)
         : dev_(*d.device), k_(*d.k), sys_(sys), C_(sys.columns.count()), shape_(shape),
-          pass_(dev_, shape.shader(), shape.constants(d.k->chunking.storage()),
+          pass_(dev_, shape.shader(),
+                shape.constants(d.k->chunking.storage(), d.k->layout == KLayout::Segments ? shared::RSIM_K_LAYOUT_SEGMENTS
+                                                                                       : shared::RSIM_K_LAYOUT_DENSE),
                 shape.tiled ? "phasor tiled gather" : "phasor gather") {
         std::vector<glm::vec4> tris(s.size());
         for (std::size_t m = 0; m < s.size(); ++m) tris[m] = glm::vec4(s.centroid[m], s.area[m]);
@@ -140,7 +144,6 @@ class DevicePhasors {
   private:
     shared::PhasorPush push(std::size_t held) const {
         shared::PhasorPush p{};
-        if (k_.layout != KLayout::Dense) throw Error("internal: the Vulkan phasors read K dense only");
         p.k = k_.chunkRef(held);
         p.tris = tris_.address();
         p.rho = rho_.address();

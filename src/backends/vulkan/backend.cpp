@@ -60,7 +60,6 @@ void VulkanBackend::configure(const BackendSettings& settings) {
 // The pose phases run on the first device; their pipelines, and the visibility's on every
 // device, compile while the scene is placed and the direct terms computed.
 void VulkanBackend::expectPhases(const ExpectedPhases& e) {
-    segmentsRead_ = !e.phasors;
     vk::Device& d = *slots_[0].device;
     const bool rays = d.rays();
     std::vector<vk::PipelineRecipe> recipes;
@@ -79,7 +78,7 @@ void VulkanBackend::warmAfterVisibility(KFormat format, KLayout layout) {
     std::vector<vk::PipelineRecipe> recipes{formFactorSumsRecipe(storage), nearPairsRecipe(storage),
                                             radiosityNearRecipe()};
     if (kFormatInfo(format).logTable) recipes.push_back(logEncodeRecipe(format));
-    if (layout == KLayout::Segments && segmentsRead_) recipes.push_back(compactRecipe(storage));
+    if (layout == KLayout::Segments) recipes.push_back(compactRecipe(storage));
     for (VulkanSlot& slot : slots_) slot.device->pipelineWarmup().start(recipes);
 }
 
@@ -174,7 +173,7 @@ void VulkanBackend::makeSegments(std::vector<DeviceK>& parts, VisibilityOutcome&
                            : std::string(", made as K was placed"));
 }
 
-// K as segments where simulation.k_layout asks for them and the transport reads them, resident
+// K as segments where simulation.k_layout asks for them, resident
 // (a streamed chunk is copied whole to the device as it is needed, and is not made segments yet:
 // --stream always keeps K dense). "auto" asks for them only where dense K could not be held at
 // all: it would stream, from more host memory than K may take (--max-host-mb). Where dense K
@@ -187,8 +186,8 @@ KPlan VulkanBackend::planWithLayout(const KSettings& k, std::vector<DeviceBudget
         budgets.clear();
         return planKOnDevices(slots_, n, chunking, k.transportSteps, limits_, share_, budgets, listBytes, segments);
     };
-    KPlan p = plan(k.layout == KLayout::Segments && segmentsRead_);
-    if (k.layout == KLayout::Auto && segmentsRead_ && p.anyStreamed() && limits_.stream != StreamMode::Always) {
+    KPlan p = plan(k.layout == KLayout::Segments);
+    if (k.layout == KLayout::Auto && p.anyStreamed() && limits_.stream != StreamMode::Always) {
         std::uint64_t streamedBytes = 0;
         for (std::uint32_t d = 0; d < p.streamed.size(); ++d)
             if (p.streamed[d])
@@ -200,7 +199,7 @@ KPlan VulkanBackend::planWithLayout(const KSettings& k, std::vector<DeviceBudget
             p = plan(true);
         }
     }
-    if (share_ && segmentsRead_ && k.layout != KLayout::Dense) {
+    if (share_ && k.layout != KLayout::Dense) {
         std::vector<std::uint64_t> all{p.segments ? 1u : 0u};
         share_->ranks().min(all);
         if (!all[0] && p.segments) {

@@ -104,9 +104,6 @@ private:
     // the next transport's details).
     std::unique_ptr<VulkanK> placed_;
     const KHandle* placedFrom_ = nullptr;
-    // The batch's transport reads K stored as segments (the radiosity far gather and near lists
-    // do; the phasor gathers do not yet).
-    bool segmentsRead_ = true;
     double placementSeconds_ = 0.0;
     const PreparedScene* scene_ = nullptr;
     // The shaft queries' BVH, built once for all devices (prepareDevice runs on several threads).

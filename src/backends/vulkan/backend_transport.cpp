@@ -216,12 +216,13 @@ VulkanK* VulkanBackend::onDevices(KHandle* K, const SimConfig& c) {
         Stopwatch sw;
         placed_.reset();
         std::vector<DeviceBudget> budgets;
+        const bool segments = K->host().layout() == KLayout::Segments;
         const KPlan plan = planKOnDevices(slots_, scene().size(), K->host().chunking(), c.timesteps, limits_, share_,
-                                          budgets);
-        // The GPU's passes read K dense: a K stored as segments (the CPU's, issue 63) is placed
-        // from a dense copy.
+                                          budgets, 0, segments);
+        // A K stored as segments (the CPU's or the K cache's, issue 63) is placed as it is, where
+        // it is not streamed (--stream always): a streamed K is placed from a dense copy.
         std::optional<HostK> dense;
-        if (K->host().layout() == KLayout::Segments) {
+        if (segments && !plan.segments) {
             dense.emplace(K->host());
             dense->toLayout(KLayout::Dense);
         }

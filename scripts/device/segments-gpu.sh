@@ -9,6 +9,8 @@
 # where it lives, made segments chunk by chunk (issue 63's bar: K under 12 GB, radiosity under
 # 10 s a 1000 steps). Prepare here: scripts/make-bundle.sh .device/rsim-bundle; .device/prelude.sh
 # from the shared tools. Run: OUT=... bash scripts/device/segments-gpu.sh (carry the two files).
+# With PROBE=.device/probe-bin.tgz (another build's rsim and rsim-*.so in a folder probe/), the
+# radiosity rows run that build too, dense and as segments, one after the other.
 # Locally (lavapipe, small scenes): B=build SCENES=small-room ROOT=/tmp/seg bash scripts/device/segments-gpu.sh
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
@@ -18,6 +20,11 @@ if [[ -z ${B:-} ]]; then
   source .device/prelude.sh > "$OUT/gpu.txt"
   mkdir -p /tmp/b && tar xzf .device/rsim-bundle.tgz -C /tmp/b
   B=/tmp/b/rsim-bundle
+fi
+bins=rsim
+if [[ -n ${PROBE:-} ]]; then
+  source scripts/device/place-build.sh
+  mkdir -p /tmp/probe && tar xzf "$PROBE" -C /tmp/probe && place_build /tmp/probe/probe probe "$B" && bins="rsim probe"
 fi
 export XDG_CACHE_HOME=$ROOT/xdg
 o='--backend vulkan --no-progress --no-timeseries -q --no-k-cache'
@@ -47,10 +54,13 @@ edge_of() { [[ $1 == industry-0.7 ]] && echo "--max-edge-m 0.7"; }
     sc=$(scene_of $s)
     [[ -f $ROOT/scenes/$sc/scene.toml ]] || $B/rsim generate $sc --output $ROOT/scenes/$sc -q > /dev/null
     f=$ROOT/scenes/$sc/scene.toml
-    for L in dense segments; do
-      d=$ROOT/r-$s-$L
-      timeout 240 $B/rsim run $f $o $(edge_of $s) --set "simulation.k_layout=\"$L\"" -o $d || echo "FAILED radiosity $s $L"
-      row radiosity $s $L $d
+    for bin in $bins; do
+      for L in dense segments; do
+        d=$ROOT/r-$s-$L; [[ $bin == rsim ]] || d=$ROOT/r-$s-$L-$bin
+        timeout 240 $B/$bin run $f $o $(edge_of $s) --set "simulation.k_layout=\"$L\"" -o $d ||
+          echo "FAILED radiosity $bin $s $L"
+        row radiosity-$bin $s $L $d
+      done
     done
     echo "compare radiosity $s: $($B/rsim compare $ROOT/r-$s-dense $ROOT/r-$s-segments --tol-m 1e-6 | tail -1)"
     [[ $s == industry* ]] && continue # the rooms only: batches and phasors

@@ -2,8 +2,9 @@
 // K stored as segments (issue 63) on every way the Vulkan backend computes K: in place and cast
 // once on two devices (each device makes its chunks segments), and where dense K would have to
 // stream: resident as segments instead, made on the host that assembled K or chunk by chunk where
-// it lives. The results are dense K's; "auto" stores K so only where dense K could not be held;
-// --stream always keeps K dense; segments that do not fit stop the run, naming the device.
+// it lives; with --stream always, streamed from host memory. The results are dense K's; "auto"
+// stores K so only where dense K could not be held; segments that do not fit stop the run,
+// naming the device.
 #include <string>
 
 #include <catch2/catch_test_macros.hpp>
@@ -80,11 +81,20 @@ TEST_CASE("K stored as segments on every route of the Vulkan backend gives dense
         CHECK(lives.meta.k.layout == "segments");
         requireSame(one, lives);
     }
-    SECTION("--stream always keeps K dense") {
-        const Run r = runVulkan(s, seg, "0", "always");
-        CHECK(r.meta.k.streaming);
-        CHECK(r.meta.k.layout == "dense");
-        requireSame(one, r);
+    SECTION("--stream always streams the segments from host memory") {
+        const Run inPlace = runVulkan(s, seg, "0", "auto");
+        for (const char* devices : {"0", "0,0"}) {
+            CAPTURE(devices);
+            const Run r = runVulkan(s, seg, devices, "always");
+            CHECK(r.meta.k.streaming);
+            CHECK(r.meta.k.layout == "segments");
+            CHECK(r.meta.k.segments == inPlace.meta.k.segments);
+            requireSame(one, r);
+            const Run lives = runVulkan(s, seg, devices, "always", 0.0, 0.01); // where it lives
+            CHECK(hasDetail(lives, "visibility_host_wait"));
+            CHECK(lives.meta.k.layout == "segments");
+            requireSame(one, lives);
+        }
     }
     SECTION("segments that do not fit stop the run, naming the device") {
         const double capMb = double(one.meta.deviceMemory[0].fixedBytes + 1024) / 1048576.0;

@@ -27,9 +27,13 @@ std::uint64_t DeviceK::bytes() const {
 
 float DeviceK::hostElement(std::size_t held, std::uint32_t i, std::uint32_t j) const {
     const std::uint32_t storage = chunking.storage(), c = chunkIds[held];
+    const auto* words = static_cast<const std::uint32_t*>(buffers[held].mapped());
+    if (layout == KLayout::Segments)
+        return segmentElementIn(words, segmentTiles(chunking.rows(c)), words + segmentBytes[held] / 4,
+                                hostTables.data() + std::size_t(c) * shared::rsimKTableSize(storage), storage,
+                                i - chunking.rowBegin(c), j);
     const auto e = std::uint32_t(chunking.index(i, j));
-    const std::uint32_t word =
-        static_cast<const std::uint32_t*>(buffers[held].mapped())[shared::rsimKWord(storage, e)];
+    const std::uint32_t word = words[shared::rsimKWord(storage, e)];
     if (storage <= shared::RSIM_K_FP16) return shared::rsimKPlain(storage, word, e);
     return hostTables[std::size_t(c) * shared::rsimKTableSize(storage) +
                       shared::rsimKCode(storage, word, e)];
@@ -203,12 +207,14 @@ namespace {
 
 // The held chunks of a K stored as segments into `into` (unfilled, or stored as segments).
 void copySegmentsToHost(vk::Device& device, const DeviceK& K, HostK& into) {
-    if (K.streamed) throw Error("internal: K stored as segments is not streamed yet");
     if (into.layout() != KLayout::Segments) into.setUnfilledSegments();
     const std::uint32_t size = shared::rsimKTableSize(K.chunking.storage());
     for (std::size_t x = 0; x < K.chunkIds.size(); ++x) {
         const std::uint32_t c = K.chunkIds[x], tiles = segmentTiles(K.chunking.rows(c));
-        const std::vector<std::uint32_t> all = vk::download<std::uint32_t>(device, K.buffers[x], K.buffers[x].size() / 4);
+        const std::size_t count = K.buffers[x].size() / 4;
+        const auto* mapped = K.streamed ? static_cast<const std::uint32_t*>(K.buffers[x].mapped()) : nullptr;
+        const std::vector<std::uint32_t> all =
+            mapped ? std::vector<std::uint32_t>(mapped, mapped + count) : vk::download<std::uint32_t>(device, K.buffers[x], count);
         const std::size_t head = K.segmentBytes[x] / 4;
         SegmentChunk& chunk = into.segments(c);
         chunk.tileStart.assign(all.begin(), all.begin() + tiles + 1);
@@ -279,15 +285,20 @@ void uploadTables(vk::Device& device, const HostK& K, DeviceK& out) {
     out.hostTables = std::move(tables);
 }
 
-// K stored as segments, resident: each held chunk one buffer of its tile starts, segments and
-// values (DeviceK::segmentBytes), through the bulk upload.
+// K stored as segments: each held chunk one buffer of its tile starts, segments and values
+// (DeviceK::segmentBytes), through the bulk upload, or in pinned host memory when streamed.
 void uploadSegments(vk::Device& device, const HostK& K, DeviceK& out, vk::BulkUpload& bulk,
                     const std::function<void(std::uint32_t)>& uploaded) {
-    if (out.streamed) throw Error("internal: K stored as segments is not streamed yet");
     out.layout = KLayout::Segments;
     for (std::uint32_t c : out.chunkIds) {
         const SegmentChunk& s = K.segments(c);
         const std::uint64_t head = (s.tileStart.size() + s.segments.size()) * 4, values = s.words.size() * 4;
+        if (out.streamed) {
+            out.buffers.push_back(placeChunk(device, segmentBufferWords(s), c, true));
+            out.segmentBytes.push_back(head);
+            if (uploaded) uploaded(c);
+            continue;
+        }
         vk::Buffer b(device, std::max<std::uint64_t>(4, head + values), vk::kStorageUsage, vk::MemoryKind::Device,
                      "K chunk " + std::to_string(c) + " (segments)");
         bulk.add(b, s.tileStart.data(), s.tileStart.size() * 4);

@@ -46,7 +46,8 @@ void KPlan::checkSegmentsFit(std::uint32_t d, std::uint64_t bytes, std::uint32_t
     const double MiB = 1048576.0;
     throw InputError(fmt::format("{}: K stored as segments takes {:.1f} MiB after {} of its {} chunks, beyond the {:.1f} "
                                  "MiB available beside {:.1f} MiB of other data; set simulation.k_layout = \"dense\" "
-                                 "(K then streams from host memory where it does not fit), or use more devices",
+                                 "(K then streams from host memory where it does not fit), stream the segments with --stream always, or "
+                                 "use more devices",
                                  b.label, double(bytes) / MiB, placed, total,
                                  double(b.budgetBytes - std::min(b.budgetBytes, b.fixedBytes)) / MiB,
                                  double(b.fixedBytes) / MiB));
@@ -62,7 +63,7 @@ KPlan planK(KChunking chunking, const std::vector<DeviceBudget>& devices, Stream
     KPlan p;
     p.chunking = chunking;
     p.budgets = devices;
-    p.segments = segments && mode != StreamMode::Always;
+    p.segments = segments;
     const std::uint32_t n = chunking.n;
     const KFormat format = chunking.format;
     const std::uint32_t D = std::uint32_t(devices.size());

@@ -48,9 +48,9 @@ struct KPlan {
     // swap the halves of the blocks they share through host memory; nothing of K is assembled on
     // the host.
     bool castOnceOnDevices = false;
-    // K stored as segments on the devices (simulation.k_layout = "segments"): no device streams
-    // for want of room for dense K; how much the segments take is known only as they are made,
-    // and checkSegmentsFit() stops the run where they do not fit.
+    // K stored as segments (simulation.k_layout = "segments"): no device streams for want of room
+    // for dense K (only --stream always streams them); how much the segments take is known only
+    // as they are made, and checkSegmentsFit() stops the run where they do not fit a device.
     bool segments = false;
     std::vector<DeviceBudget> budgets; // device -> its budget (the segments' check)
 
@@ -73,8 +73,7 @@ std::uint64_t defaultHostBudgetBytes();
 // Only chunks [firstChunk, endChunk) are this process's (an MPI rank's rows, k/row_share.h);
 // then the plan says where it lives, and the ranks may still agree to cast each pair once and
 // assemble their rows in host memory (visibility/vulkan_visibility_ranks.h).
-// `segments`: K is to be stored as segments on the devices (KPlan::segments) unless --stream
-// always streams it.
+// `segments`: K is to be stored as segments (KPlan::segments).
 KPlan planK(KChunking chunking, const std::vector<DeviceBudget>& devices, StreamMode mode,
             std::uint64_t hostBudgetBytes, std::uint32_t firstChunk = 0, std::uint32_t endChunk = UINT32_MAX,
             bool segments = false);

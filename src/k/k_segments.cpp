@@ -129,16 +129,42 @@ EncodedChunk toDense(const SegmentChunk& chunk, std::uint32_t rows, std::uint32_
     return out;
 }
 
-float segmentElement(const SegmentChunk& chunk, std::uint32_t storage, std::uint32_t r, std::uint32_t j) {
+std::vector<std::uint32_t> segmentBufferWords(const SegmentChunk& s) {
+    std::vector<std::uint32_t> words;
+    words.reserve(s.tileStart.size() + s.segments.size() + s.words.size());
+    words.insert(words.end(), s.tileStart.begin(), s.tileStart.end());
+    words.insert(words.end(), s.segments.begin(), s.segments.end());
+    words.insert(words.end(), s.words.begin(), s.words.end());
+    return words;
+}
+
+namespace {
+
+// Row r, column j of segments `segments` under tile starts `tileStart`, values in `words`.
+float elementOf(const std::uint32_t* tileStart, const std::uint32_t* segments, const std::uint32_t* words,
+                const float* table, std::uint32_t storage, std::uint32_t r, std::uint32_t j) {
     const std::uint32_t t = r / kRows;
-    std::uint32_t lo = chunk.tileStart[t], hi = chunk.tileStart[t + 1];
+    std::uint32_t lo = tileStart[t], hi = tileStart[t + 1];
     while (lo < hi) { // the first segment whose column is >= j
         const std::uint32_t mid = lo + (hi - lo) / 2;
-        if (chunk.column(mid) < j) lo = mid + 1;
+        if (segments[mid * kWords] < j) lo = mid + 1;
         else hi = mid;
     }
-    if (lo == chunk.tileStart[t + 1] || chunk.column(lo) != j) return 0.0f;
-    return chunk.element(storage, lo, r % kRows);
+    if (lo == tileStart[t + 1] || segments[lo * kWords] != j) return 0.0f;
+    const std::uint32_t v = shared::rsimKSegmentValue(segments[lo * kWords + 2], segments[lo * kWords + 1], r % kRows);
+    return v == ~0u ? 0.0f : decodePacked(words, table, storage, v);
+}
+
+} // namespace
+
+float segmentElement(const SegmentChunk& chunk, std::uint32_t storage, std::uint32_t r, std::uint32_t j) {
+    return elementOf(chunk.tileStart.data(), chunk.segments.data(), chunk.words.data(), chunk.table.data(), storage,
+                     r, j);
+}
+
+float segmentElementIn(const std::uint32_t* chunk, std::uint32_t tiles, const std::uint32_t* values,
+                       const float* table, std::uint32_t storage, std::uint32_t r, std::uint32_t j) {
+    return elementOf(chunk, chunk + tiles + 1, values, table, storage, r, j);
 }
 
 bool segmentsSound(const SegmentChunk& c, std::uint32_t n, std::uint32_t storage) {

@@ -53,8 +53,15 @@ struct SegmentCount {
 };
 SegmentCount countSegments(const EncodedChunk& dense, std::uint32_t rows, std::uint32_t n, std::uint32_t storage);
 
+// The chunk as one run of words, as a device holds it (DeviceK): tile starts, segments, values.
+std::vector<std::uint32_t> segmentBufferWords(const SegmentChunk& chunk);
+
 // Element (row r of the chunk, column j): a binary search among its tile's columns.
 float segmentElement(const SegmentChunk& chunk, std::uint32_t storage, std::uint32_t r, std::uint32_t j);
+// The same in a chunk's words as a DeviceK holds them: `tiles` + 1 tile starts, the segments, and
+// the values from `values` on (a streamed chunk in pinned host memory).
+float segmentElementIn(const std::uint32_t* chunk, std::uint32_t tiles, const std::uint32_t* values,
+                       const float* table, std::uint32_t storage, std::uint32_t r, std::uint32_t j);
 
 // Bytes that a chunk of `rows` rows takes as segments (tile starts, segments, values; no table),
 // from its count.

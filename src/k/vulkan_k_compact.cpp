@@ -127,7 +127,7 @@ CompactedK segmentsOf(const DeviceK& K) {
 
 CompactedK compactDeviceK(vk::Device& device, DeviceK& K) {
     if (K.layout != KLayout::Dense) throw Error("internal: compacting a K that is not stored dense");
-    if (K.streamed) throw Error("internal: K stored as segments is not streamed yet");
+    if (K.streamed) throw Error("internal: a streamed K is made segments on the host, not on its device");
     Stopwatch sw;
     K.segmentBytes.clear();
     if (!K.chunkIds.empty()) {

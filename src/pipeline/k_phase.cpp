@@ -115,9 +115,7 @@ std::unique_ptr<KHandle> computeK(Backend& geometry, const KSettings& k, PhaseTi
     meta.timingDetails.insert(meta.timingDetails.end(), v.details.begin(), v.details.end());
     logVisibility(stats, k, meta, secs, v.compressSeconds);
     if (k.layout == KLayout::Segments && meta.k.layout != "segments")
-        spdlog::warn("simulation.k_layout = \"segments\": the {} backend stores this K dense (on Vulkan, a K "
-                     "streamed from host memory stays dense, and in row-block mode every rank's K where one streams)",
-                     meta.backend);
+        spdlog::warn("simulation.k_layout = \"segments\": the {} backend stores this K dense", meta.backend);
     return std::move(v.K);
 }
 

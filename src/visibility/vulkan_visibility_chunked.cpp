@@ -193,16 +193,6 @@ private:
     vk::TimelineSemaphore copies_; // last: destroyed first, after its copies
 };
 
-// A chunk as segments in one buffer's words: tile starts, segments, values (DeviceK's layout).
-std::vector<std::uint32_t> segmentBufferWords(const SegmentChunk& s) {
-    std::vector<std::uint32_t> words;
-    words.reserve(s.tileStart.size() + s.segments.size() + s.words.size());
-    words.insert(words.end(), s.tileStart.begin(), s.tileStart.end());
-    words.insert(words.end(), s.segments.begin(), s.segments.end());
-    words.insert(words.end(), s.words.begin(), s.words.end());
-    return words;
-}
-
 // Entry (i, j) of chunk c with j > i goes to (j, i) in j's chunk: every chunk after c, and
 // chunk c itself.
 void mirrorChunk(HostK& K, std::uint32_t c) {
@@ -348,8 +338,10 @@ KWhereItLives computeKWhereItLives(const std::vector<VisibilityDevice>& devices,
                 const SegmentChunk seg = toSegments(e, ch.rows(c), ch.n, ch.storage());
                 const std::uint64_t head = (seg.tileStart.size() + seg.segments.size()) * 4;
                 placedBytes += head + seg.words.size() * 4 + e.table.size() * sizeof(float);
-                plan.checkSegmentsFit(std::uint32_t(d), placedBytes, std::uint32_t(k + 1), std::uint32_t(caster.size()));
-                K.buffers.push_back(uploader->upload(segmentBufferWords(seg), c));
+                if (!K.streamed)
+                    plan.checkSegmentsFit(std::uint32_t(d), placedBytes, std::uint32_t(k + 1), std::uint32_t(caster.size()));
+                const std::vector<std::uint32_t> words = segmentBufferWords(seg);
+                K.buffers.push_back(uploader ? uploader->upload(words, c) : placeChunk(*devices[d].device, words, c, true));
                 K.segmentBytes.push_back(head);
             } else {
                 K.buffers.push_back(uploader ? uploader->upload(e.words, c) : placeChunk(*devices[d].device, e.words, c, true));

@@ -173,10 +173,9 @@ void VulkanBackend::makeSegments(std::vector<DeviceK>& parts, VisibilityOutcome&
                            : std::string(", made as K was placed"));
 }
 
-// K as segments where simulation.k_layout asks for them, resident
-// (a streamed chunk is copied whole to the device as it is needed, and is not made segments yet:
-// --stream always keeps K dense). "auto" asks for them only where dense K could not be held at
-// all: it would stream, from more host memory than K may take (--max-host-mb). Where dense K
+// K as segments where simulation.k_layout asks for them: resident (streamed only with --stream
+// always). "auto" asks for them only where dense K could not be held at all: it would stream,
+// from more host memory than K may take (--max-host-mb). Where dense K
 // fits a device, it is kept dense: its far gather is faster (docs/benchmarks.md, "K stored as
 // segments"). In row-block mode every rank stores its rows alike, or none as segments.
 KPlan VulkanBackend::planWithLayout(const KSettings& k, std::vector<DeviceBudget>& budgets, std::uint64_t listBytes) {

@@ -219,14 +219,8 @@ VulkanK* VulkanBackend::onDevices(KHandle* K, const SimConfig& c) {
         const bool segments = K->host().layout() == KLayout::Segments;
         const KPlan plan = planKOnDevices(slots_, scene().size(), K->host().chunking(), c.timesteps, limits_, share_,
                                           budgets, 0, segments);
-        // A K stored as segments (the CPU's or the K cache's, issue 63) is placed as it is, where
-        // it is not streamed (--stream always): a streamed K is placed from a dense copy.
-        std::optional<HostK> dense;
-        if (segments && !plan.segments) {
-            dense.emplace(K->host());
-            dense->toLayout(KLayout::Dense);
-        }
-        placed_ = std::make_unique<VulkanK>(slots_, placeK(slots_, dense ? *dense : K->host(), plan));
+        // A K stored as segments (the CPU's or the K cache's, issue 63) is placed as it is.
+        placed_ = std::make_unique<VulkanK>(slots_, placeK(slots_, K->host(), plan));
         placedFrom_ = K;
         placementSeconds_ += sw.seconds();
     }

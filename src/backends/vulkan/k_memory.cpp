@@ -36,6 +36,7 @@ std::vector<DeviceK> placeK(const std::vector<VulkanSlot>& slots, const HostK& K
     std::vector<DeviceK> parts(slots.size());
     if (K.layout() == KLayout::Segments && !plan.budgets.empty())
         for (std::uint32_t d = 0; d < slots.size(); ++d) {
+            if (plan.streamed[d]) continue; // in host memory
             const std::vector<std::uint32_t> ids = plan.chunksOf(d);
             std::uint64_t bytes = 0;
             for (std::uint32_t c : ids) bytes += K.segments(c).bytes();

@@ -175,9 +175,9 @@ void VulkanBackend::makeSegments(std::vector<DeviceK>& parts, VisibilityOutcome&
 
 // K as segments where simulation.k_layout asks for them: resident (streamed only with --stream
 // always). "auto" asks for them only where dense K could not be held at all: it would stream,
-// from more host memory than K may take (--max-host-mb). Where dense K
-// fits a device, it is kept dense: its far gather is faster (docs/benchmarks.md, "K stored as
-// segments"). In row-block mode every rank stores its rows alike, or none as segments.
+// from more host memory than K may take (--max-host-mb). Where dense K fits a device, it is kept
+// dense: its far gather is faster (docs/benchmarks.md, "K stored as segments"). In row-block mode
+// every rank stores its rows alike, or none as segments.
 KPlan VulkanBackend::planWithLayout(const KSettings& k, std::vector<DeviceBudget>& budgets, std::uint64_t listBytes) {
     const std::uint32_t n = std::uint32_t(scene().size());
     const KChunking chunking = KChunking::forBudget(n, k.format, k.chunkBytes);

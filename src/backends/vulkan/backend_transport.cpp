@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <future>
 #include <limits>
-#include <optional>
 
 #include <spdlog/spdlog.h>
 

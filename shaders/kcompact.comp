@@ -72,7 +72,7 @@ void scanTile(uint t) {
 // Pass 2: segment (j, mask, first slot) and its values, rows ascending, packed from a word's start.
 void writeSegment(UintRefs dense, UintRefs outWords, uint t, uint j, uint mask, uint s, uint slot) {
     const uint BITS = rsimKBits(KFORMAT), PER_WORD = 32u / BITS;
-    uint at = pc.tiles + 1u + s * RSIM_K_SEGMENT_WORDS;
+    uint at = rsimKSegmentWordAt(pc.tiles, s, 0u);
     outWords.v[at] = j;
     outWords.v[at + 1u] = mask;
     outWords.v[at + 2u] = slot;

@@ -16,7 +16,7 @@ float rsimLoadK(uint64_t chunk, uint64_t table, uint e) {
 // and word w of segment s (0: column, 1: row mask, 2: first value).
 uint rsimKTileStart(uint64_t segments, uint t) { return UintRefs(segments).v[t]; }
 uint rsimKSegmentWord(uint64_t segments, uint tiles, uint s, uint w) {
-    return UintRefs(segments).v[tiles + 1u + s * RSIM_K_SEGMENT_WORDS + w];
+    return UintRefs(segments).v[rsimKSegmentWordAt(tiles, s, w)];
 }
 
 // K_ij of chunk row `col` (i - rowBegin) and column j, whatever the layout: as segments, a

@@ -217,8 +217,9 @@ void copySegmentsToHost(vk::Device& device, const DeviceK& K, HostK& into) {
             mapped ? std::vector<std::uint32_t>(mapped, mapped + count) : vk::download<std::uint32_t>(device, K.buffers[x], count);
         const std::size_t head = K.segmentBytes[x] / 4;
         SegmentChunk& chunk = into.segments(c);
-        chunk.tileStart.assign(all.begin(), all.begin() + tiles + 1);
-        chunk.segments.assign(all.begin() + tiles + 1, all.begin() + std::ptrdiff_t(head));
+        const std::ptrdiff_t first = shared::rsimKSegmentWordAt(tiles, 0, 0);
+        chunk.tileStart.assign(all.begin(), all.begin() + first);
+        chunk.segments.assign(all.begin() + first, all.begin() + std::ptrdiff_t(head));
         chunk.words.assign(all.begin() + std::ptrdiff_t(head), all.end());
         chunk.values = 0;
         for (std::uint32_t s = 0; s < chunk.segmentCount(); ++s) chunk.values += std::uint32_t(__builtin_popcount(chunk.mask(s)));

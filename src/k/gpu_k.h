@@ -43,6 +43,10 @@ struct DeviceK {
         return {base, tableAddress(c), 0, chunking.rowBegin(c), chunking.rowEnd(c)};
     }
     bool holdsAll() const { return chunkIds.size() == chunking.chunks(); }
+    // The shaders' RSIM_SPEC_K_LAYOUT for this K.
+    std::uint32_t layoutSpec() const {
+        return layout == KLayout::Segments ? shared::RSIM_K_LAYOUT_SEGMENTS : shared::RSIM_K_LAYOUT_DENSE;
+    }
     // K_ij of a held chunk in pinned host memory (streamed), decoded on the host.
     float hostElement(std::size_t held, std::uint32_t i, std::uint32_t j) const;
     std::uint64_t bytes() const;

@@ -164,7 +164,7 @@ float segmentElement(const SegmentChunk& chunk, std::uint32_t storage, std::uint
 
 float segmentElementIn(const std::uint32_t* chunk, std::uint32_t tiles, const std::uint32_t* values,
                        const float* table, std::uint32_t storage, std::uint32_t r, std::uint32_t j) {
-    return elementOf(chunk, chunk + tiles + 1, values, table, storage, r, j);
+    return elementOf(chunk, chunk + shared::rsimKSegmentWordAt(tiles, 0, 0), values, table, storage, r, j);
 }
 
 bool segmentsSound(const SegmentChunk& c, std::uint32_t n, std::uint32_t storage) {

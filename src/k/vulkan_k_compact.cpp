@@ -76,7 +76,9 @@ public:
             slots += totals[2 * t + 1];
         }
         if (slots >= (std::uint64_t(1) << 32)) throw Error("internal: a K chunk's values past 2^32 slots");
-        const std::uint64_t head = tiles + 1 + segments * shared::RSIM_K_SEGMENT_WORDS;
+        if (std::uint64_t(tiles) + 1 + segments * shared::RSIM_K_SEGMENT_WORDS >= (std::uint64_t(1) << 32))
+            throw Error("internal: a K chunk's segments past 2^32 words");
+        const std::uint64_t head = shared::rsimKSegmentValuesAt(tiles, std::uint32_t(segments));
         const std::uint64_t words = slots * shared::rsimKBits(storage_) / 32;
         Result out;
         out.buffer = vk::Buffer(device_, (head + words) * 4, vk::kStorageUsage, vk::MemoryKind::Device,
@@ -87,7 +89,6 @@ public:
         push.chunkOut = out.buffer.address();
         push.segments = std::uint32_t(segments);
         push.valuesAt = std::uint32_t(head);
-        if (head >= (std::uint64_t(1) << 32)) throw Error("internal: a K chunk's segments past 2^32 words");
         device_.submitAndWait([&](VkCommandBuffer cmd) {
             pass_.bind(cmd);
             launch(cmd, push, shared::RSIM_K_COMPACT_WRITE, blocks_);

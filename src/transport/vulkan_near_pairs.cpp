@@ -44,9 +44,7 @@ NearLists buildNearListsVulkan(vk::Device& device, const DeviceK& K, const vk::B
     vk::Buffer offsets(device, std::max<std::uint64_t>(slots, 1) * 4, vk::kStorageUsage, vk::MemoryKind::Device,
                        "near-pair counts and places");
     vk::fillZero(device, offsets);
-    const std::uint32_t layout =
-        K.layout == KLayout::Segments ? shared::RSIM_K_LAYOUT_SEGMENTS : shared::RSIM_K_LAYOUT_DENSE;
-    vk::Pass<shared::NearListPush> pass(device, nearPairsRecipe(ch.storage(), layout));
+    vk::Pass<shared::NearListPush> pass(device, nearPairsRecipe(ch.storage(), K.layoutSpec()));
     shared::NearListPush push{};
     push.tris = records.address();
     push.nearOffsets = offsets.address();

@@ -70,8 +70,7 @@ class DevicePhasors {
     DevicePhasors(const PhasorDevice& d, const PreparedScene& s, const PhasorSystem& sys, AccumulatorShape shape)
         : dev_(*d.device), k_(*d.k), sys_(sys), C_(sys.columns.count()), shape_(shape),
           pass_(dev_, shape.shader(),
-                shape.constants(d.k->chunking.storage(), d.k->layout == KLayout::Segments ? shared::RSIM_K_LAYOUT_SEGMENTS
-                                                                                       : shared::RSIM_K_LAYOUT_DENSE),
+                shape.constants(d.k->chunking.storage(), d.k->layoutSpec()),
                 shape.tiled ? "phasor tiled gather" : "phasor gather") {
         std::vector<glm::vec4> tris(s.size());
         for (std::size_t m = 0; m < s.size(); ++m) tris[m] = glm::vec4(s.centroid[m], s.area[m]);

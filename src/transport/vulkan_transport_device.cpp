@@ -53,7 +53,7 @@ LaneShape laneShape(vk::Device& device, const TransportTuning& tuning, bool segm
 
 // The shaders' RSIM_SPEC_K_LAYOUT for K (dense when there is none).
 std::uint32_t kLayoutSpec(const DeviceK* K) {
-    return K && K->layout == KLayout::Segments ? shared::RSIM_K_LAYOUT_SEGMENTS : shared::RSIM_K_LAYOUT_DENSE;
+    return K ? K->layoutSpec() : shared::RSIM_K_LAYOUT_DENSE;
 }
 
 vk::Buffer historyBuffer(vk::Device& device, std::uint64_t bytes, vk::Buffer* spare) {

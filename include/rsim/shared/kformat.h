@@ -55,6 +55,12 @@ RSIM_FN float rsimKPlain(uint storage, uint word, uint e) {
 RSIM_CONST uint RSIM_K_SEGMENT_ROWS = 32u;
 RSIM_CONST uint RSIM_K_SEGMENT_WORDS = 3u;
 
+// A chunk stored as segments is one run of words (a DeviceK's buffer, k/k_segments.h's
+// segmentBufferWords): tiles + 1 tile starts, then the segments, then the values. Word w of
+// segment s in it, and where the values start after `segments` segments.
+RSIM_FN uint rsimKSegmentWordAt(uint tiles, uint s, uint w) { return tiles + 1u + s * RSIM_K_SEGMENT_WORDS + w; }
+RSIM_FN uint rsimKSegmentValuesAt(uint tiles, uint segments) { return rsimKSegmentWordAt(tiles, segments, 0u); }
+
 // Value slots a segment of `values` values takes: whole words of the format.
 RSIM_FN uint rsimKSegmentSlots(uint storage, uint values) {
     uint perWord = 32u / rsimKBits(storage);

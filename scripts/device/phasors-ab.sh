@@ -7,14 +7,18 @@
 # Prepare here: scripts/make-bundle.sh .device/rsim-bundle; the old build's rsim and rsim-*.so in
 # a folder old/ packed as .device/old-bin.tgz; .device/prelude.sh from the shared tools. Run:
 #   OUT=... bash scripts/device/phasors-ab.sh   (carry the three .device/ files)
+# Without .device/old-bin.tgz, this tree's build alone (the same rows, no comparison).
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 source .device/prelude.sh
 source scripts/device/place-build.sh
-mkdir -p /tmp/b /tmp/old && tar xzf .device/rsim-bundle.tgz -C /tmp/b && tar xzf .device/old-bin.tgz -C /tmp/old
+mkdir -p /tmp/b && tar xzf .device/rsim-bundle.tgz -C /tmp/b
 B=/tmp/b/rsim-bundle
-place_build /tmp/old/old old "$B"
+builds="new"
+if [[ -f .device/old-bin.tgz ]]; then
+  mkdir -p /tmp/old && tar xzf .device/old-bin.tgz -C /tmp/old && place_build /tmp/old/old old "$B" && builds="old new"
+fi
 export XDG_CACHE_HOME=/tmp/xdg
 row() { # label scene poses round dir wall
   python3 - "$@" <<'PY'
@@ -47,18 +51,17 @@ run1() { # label binary scene poses round
   for s in medium-room large-room; do
     $B/rsim generate $s --output scenes/generated/$s -q > /dev/null
     $B/rsim poses scenes/generated/$s/scene.toml --orbit 32 -o /tmp/p32-$s.csv -q
-    for b in old rsim; do $B/$b run scenes/generated/$s/scene.toml $o --set simulation.transport=\"phasors\" -o /tmp/warm-$b; done
+    for b in $builds; do [[ $b == new ]] && b=rsim; $B/$b run scenes/generated/$s/scene.toml $o --set simulation.transport=\"phasors\" -o /tmp/warm-$b; done
   done
   echo "label,scene,poses,round,phasors_s,phasors_setup,phasors_loop,k_placement,iterations,process_s"
   for r in 1 2 3; do
     for s in medium-room large-room; do
       for p in 1 32; do
-        run1 old old $s $p $r
-        run1 new rsim $s $p $r
+        for b in $builds; do run1 $b $([[ $b == new ]] && echo rsim || echo old) $s $p $r; done
       done
     done
   done
-  for s in medium-room large-room; do
+  [[ $builds == "old new" ]] && for s in medium-room large-room; do
     for p in 1 32; do
       echo "compare old new $s $p:"
       $B/rsim compare /tmp/r-old-$s-$p /tmp/r-new-$s-$p | tail -3

@@ -9,6 +9,7 @@
 # where it lives, made segments chunk by chunk (issue 63's bar: K under 12 GB, radiosity under
 # 10 s a 1000 steps). Prepare here: scripts/make-bundle.sh .device/rsim-bundle; .device/prelude.sh
 # from the shared tools. Run: OUT=... bash scripts/device/segments-gpu.sh (carry the two files).
+# SCENES= (empty) runs no scene but the SCALE one; SCALE_TIMEOUT (s, default 560) bounds that run.
 # With PROBE=.device/probe-bin.tgz (another build's rsim and rsim-*.so in a folder probe/), the
 # radiosity rows run that build too, dense and as segments, one after the other.
 # Locally (lavapipe, small scenes): B=build SCENES=small-room ROOT=/tmp/seg bash scripts/device/segments-gpu.sh
@@ -50,7 +51,7 @@ edge_of() { [[ $1 == industry-0.7 ]] && echo "--max-edge-m 0.7"; }
 {
   echo "machine: $(nproc) cores, $(cat "$OUT/gpu.txt" 2>/dev/null)"
   echo "label,scene,asked,stored_as,k_bytes,segments,visibility_s,compaction_s,loop_s,transport_s,process_s,peak_rss"
-  for s in ${SCENES:-medium-room large-room industry industry-0.7}; do
+  for s in ${SCENES-medium-room large-room industry industry-0.7}; do
     sc=$(scene_of $s)
     [[ -f $ROOT/scenes/$sc/scene.toml ]] || $B/rsim generate $sc --output $ROOT/scenes/$sc -q > /dev/null
     f=$ROOT/scenes/$sc/scene.toml
@@ -81,7 +82,7 @@ edge_of() { [[ $1 == industry-0.7 ]] && echo "--max-edge-m 0.7"; }
     sc=industry
     [[ -f $ROOT/scenes/$sc/scene.toml ]] || $B/rsim generate $sc --output $ROOT/scenes/$sc -q > /dev/null
     d=$ROOT/r-299k-segments
-    /usr/bin/time -v timeout 560 $B/rsim run $ROOT/scenes/$sc/scene.toml --backend vulkan --no-progress --no-timeseries \
+    /usr/bin/time -v timeout ${SCALE_TIMEOUT:-560} $B/rsim run $ROOT/scenes/$sc/scene.toml --backend vulkan --no-progress --no-timeseries \
       --no-images --no-k-cache --max-edge-m 0.5 --samples 8 --set 'simulation.k_layout="segments"' -o $d \
       > "$OUT/299k.log" 2>&1 || echo "FAILED 299k (the end of its log: $(tail -3 "$OUT/299k.log"))"
     [[ -f $d/summary.json ]] && row radiosity industry-0.5 segments $d && cp $d/summary.json "$OUT/299k-summary.json"

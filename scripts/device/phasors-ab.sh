@@ -7,7 +7,7 @@
 # Prepare here: scripts/make-bundle.sh .device/rsim-bundle; the old build's rsim and rsim-*.so in
 # a folder old/ packed as .device/old-bin.tgz; .device/prelude.sh from the shared tools. Run:
 #   OUT=... bash scripts/device/phasors-ab.sh   (carry the three .device/ files)
-# Without .device/old-bin.tgz, this tree's build alone (the same rows, no comparison).
+# Without .device/old-bin.tgz, this tree's build alone (the same rows, no comparison). ROUNDS: 3.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -54,7 +54,7 @@ run1() { # label binary scene poses round
     for b in $builds; do [[ $b == new ]] && b=rsim; $B/$b run scenes/generated/$s/scene.toml $o --set simulation.transport=\"phasors\" -o /tmp/warm-$b; done
   done
   echo "label,scene,poses,round,phasors_s,phasors_setup,phasors_loop,k_placement,iterations,process_s"
-  for r in 1 2 3; do
+  for r in $(seq ${ROUNDS:-3}); do
     for s in medium-room large-room; do
       for p in 1 32; do
         for b in $builds; do run1 $b $([[ $b == new ]] && echo rsim || echo old) $s $p $r; done

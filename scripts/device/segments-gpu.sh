@@ -9,7 +9,9 @@
 # where it lives, made segments chunk by chunk (issue 63's bar: K under 12 GB, radiosity under
 # 10 s a 1000 steps). Prepare here: scripts/make-bundle.sh .device/rsim-bundle; .device/prelude.sh
 # from the shared tools. Run: OUT=... bash scripts/device/segments-gpu.sh (carry the two files).
-# SCENES= (empty) runs no scene but the SCALE one; SCALE_TIMEOUT (s, default 560) bounds that run.
+# SCENES= (empty) runs no scene but the SCALE one; SCALE_TIMEOUT (s, default 560) bounds that run;
+# BATCHES=0 leaves out the batches and phasors. With PROBE and SCALE, the 299k K goes to a K cache
+# and both builds' radiosity runs from it SCALE_ROUNDS (2) times, alternating.
 # With PROBE=.device/probe-bin.tgz (another build's rsim and rsim-*.so in a folder probe/), the
 # radiosity rows run that build too, dense and as segments, one after the other.
 # Locally (lavapipe, small scenes): B=build SCENES=small-room ROOT=/tmp/seg bash scripts/device/segments-gpu.sh
@@ -64,7 +66,7 @@ edge_of() { [[ $1 == industry-0.7 ]] && echo "--max-edge-m 0.7"; }
       done
     done
     echo "compare radiosity $s: $($B/rsim compare $ROOT/r-$s-dense $ROOT/r-$s-segments --tol-m 1e-6 | tail -1)"
-    [[ $s == industry* ]] && continue # the rooms only: batches and phasors
+    [[ $s == industry* || ${BATCHES:-1} == 0 ]] && continue # the rooms only: batches and phasors
     $B/rsim poses $f --orbit 32 -o $ROOT/p32-$s.csv -q
     for L in dense segments; do
       d=$ROOT/b-$s-$L
@@ -81,10 +83,21 @@ edge_of() { [[ $1 == industry-0.7 ]] && echo "--max-edge-m 0.7"; }
   if [[ -n ${SCALE:-} ]]; then
     sc=industry
     [[ -f $ROOT/scenes/$sc/scene.toml ]] || $B/rsim generate $sc --output $ROOT/scenes/$sc -q > /dev/null
+    big="$ROOT/scenes/$sc/scene.toml --backend vulkan --no-progress --no-timeseries --no-images --max-edge-m 0.5
+      --samples 8 --set simulation.k_layout=\"segments\" --k-cache $ROOT/kc"
     d=$ROOT/r-299k-segments
-    /usr/bin/time -v timeout ${SCALE_TIMEOUT:-560} $B/rsim run $ROOT/scenes/$sc/scene.toml --backend vulkan --no-progress --no-timeseries \
-      --no-images --no-k-cache --max-edge-m 0.5 --samples 8 --set 'simulation.k_layout="segments"' -o $d \
-      > "$OUT/299k.log" 2>&1 || echo "FAILED 299k (the end of its log: $(tail -3 "$OUT/299k.log"))"
+    /usr/bin/time -v timeout ${SCALE_TIMEOUT:-560} $B/rsim run $big -o $d > "$OUT/299k.log" 2>&1 ||
+      echo "FAILED 299k (the end of its log: $(tail -3 "$OUT/299k.log"))"
     [[ -f $d/summary.json ]] && row radiosity industry-0.5 segments $d && cp $d/summary.json "$OUT/299k-summary.json"
+    # With PROBE: the radiosity of both builds from the K cache, alternating.
+    for r in $(seq ${SCALE_ROUNDS:-2}); do
+      for bin in ${bins#rsim }; do
+        [[ $bin == rsim || ! -f $d/summary.json ]] && continue
+        for b in $bin rsim; do
+          timeout 120 $B/$b run $big -q -o $ROOT/r-299k-$b-$r || echo "FAILED 299k from the cache $b"
+          row radiosity-cached-$b industry-0.5 segments $ROOT/r-299k-$b-$r
+        done
+      done
+    done
   fi
 } 2>&1 | tee "$OUT/segments-gpu.txt"

@@ -195,7 +195,7 @@ TEST_CASE("invariant 8 in AMCW mode: two-frequency distances agree", "[invariant
     // K, where the pulsed centroid sees only its peak window. Two ray tracers disagree on the
     // rare sample ray that grazes an edge, and near a shared edge one sample can carry much of
     // a pair's K (docs/model-choices.md). Measured on a GPU against Embree, small room: 8 of
-    // 4,978 triangles beyond 1 mm, none beyond 1 cm (docs/benchmarks.md, "GPU against the CPU
+    // 4,978 triangles beyond 1 mm, none beyond 1 cm (docs/accuracy.md, "GPU against the CPU
     // reference"). So: at most 0.5% of triangles and pixels beyond 1 mm, none beyond 2 cm. On
     // lavapipe all agree within 1e-5 m.
     std::size_t compared = 0, beyond = 0;

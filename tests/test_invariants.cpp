@@ -153,7 +153,7 @@ TEST_CASE("invariant 3: enclosure sums to one, in corners too", "[invariants][ke
     // Every direction that leaves a triangle of a closed room meets another one: sum_j F_ij = 1.
     // Bounds for the default S (observed: max 1.037, mean |sum - 1| 0.008, no row above 1.05,
     // min 0.973). The former area estimator reaches 1.5-1.9 here at any S up to 128
-    // (infinite variance at the shared edges; docs/benchmarks.md, "Estimator study (CPU
+    // (infinite variance at the shared edges; docs/accuracy.md, "Estimator study (CPU
     // reference)").
     CHECK(maxSum <= 1.15);
     CHECK(meanAbs <= 0.02);

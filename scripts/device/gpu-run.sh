@@ -168,7 +168,7 @@ agree)
   # options. Its defaults (1 mm, 0.1% of triangles and pixels may exceed it: rays that graze an
   # edge) decide, except for AMCW: its phasor integrates all of a triangle's multipath, so the
   # same grazing-ray differences of K move it more (measured on a GPU, small room: 8 of 4,978
-  # triangles beyond 1 mm, at most 9 mm; docs/benchmarks.md, "GPU against the CPU reference"):
+  # triangles beyond 1 mm, at most 9 mm; docs/accuracy.md, "GPU against the CPU reference"):
   # 0.5% may exceed 1 mm there.
   gen small-room,medium-room
   fails=0

@@ -33,7 +33,7 @@ enum class KLayout { Auto, Dense, Segments };
 const char* kLayoutName(KLayout layout); // "auto", "dense", "segments"
 
 // The format `rsim run` uses unless told otherwise: the fewest bytes that keep the accuracy
-// bar of docs/model-choices.md (chosen by scripts/kij_accuracy_study.py; docs/benchmarks.md,
+// bar of docs/model-choices.md (chosen by scripts/kij_accuracy_study.py; docs/accuracy.md,
 // "K compression").
 inline constexpr KFormat kDefaultKFormat = KFormat::Lut8Log;
 

@@ -517,7 +517,7 @@ TEST_CASE("rsim run --help shows what a user chooses; every tuning switch works 
     const std::string base = "run " + q(kTinyRoom) + " --timesteps 200 --samples 2 -q --no-k-cache --no-timeseries ";
     // Each key: documented, accepted by --set, and the same as its older option where both would run.
     for (const char* key : {"pass_blocks", "radiosity_split", "radiosity_unroll", "radiosity_poses", "radiosity_lanes",
-                            "radiosity_lane_receivers", "chunk_mb", "kij_errors", "host_rays", "writers", "pose_group",
+                            "radiosity_lane_receivers", "radiosity_staged", "chunk_mb", "kij_errors", "host_rays", "writers", "pose_group",
                             "validation", "early_exit"}) {
         CAPTURE(key);
         CHECK(doc.find(std::string("`") + key + "`") != std::string::npos);

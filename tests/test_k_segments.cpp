@@ -214,6 +214,15 @@ TEST_CASE("the Vulkan radiosity reads K stored as segments and writes what dense
         CHECK(cmp.exitCode == 0);
         CHECK_THAT(cmp.output, ContainsSubstring("rsim compare: PASS"));
     }
+    // The far gather staging the segments in shared memory (four slices, so that a stage holds
+    // several rounds of each) adds the same sums in the same order as without.
+    const std::string split = common + "--no-k-cache --radiosity-split 4 --set 'simulation.k_layout=\"segments\"' ";
+    REQUIRE(runRsim(split + "-o " + (dir / "unstaged").string()).exitCode == 0);
+    const auto staged = runRsim(split + "--set tuning.radiosity_staged=true -o " + (dir / "staged").string());
+    REQUIRE(staged.exitCode == 0);
+    CHECK_THAT(staged.output, ContainsSubstring("Vulkan validation: 0 error(s)"));
+    CHECK(runRsim("compare " + (dir / "unstaged").string() + " " + (dir / "staged").string() +
+                  " --tol-m 0 --max-fraction 0 --tol-rel 0").exitCode == 0);
     // Two devices (two slots of one) each make their own chunks segments; a streamed K streams
     // them from host memory.
     // (32 chunks, each with its own table: the dense run to compare with is chunked alike.)

@@ -11,7 +11,9 @@
 # from the shared tools. Run: OUT=... bash scripts/device/segments-gpu.sh (carry the two files).
 # SCENES= (empty) runs no scene but the SCALE one; SCALE_TIMEOUT (s, default 560) bounds that run;
 # BATCHES=0 leaves out the batches and phasors. With PROBE and SCALE, the 299k K goes to a K cache
-# and both builds' radiosity runs from it SCALE_ROUNDS (2) times, alternating.
+# and both builds' radiosity runs from it SCALE_ROUNDS (2) times, alternating. STAGED=1 adds rows
+# with the far gather staging the segments (tuning.radiosity_staged), and at 299k runs it and the
+# unstaged gather from the K cache the same way.
 # With PROBE=.device/probe-bin.tgz (another build's rsim and rsim-*.so in a folder probe/), the
 # radiosity rows run that build too, dense and as segments, one after the other.
 # Locally (lavapipe, small scenes): B=build SCENES=small-room ROOT=/tmp/seg bash scripts/device/segments-gpu.sh
@@ -49,6 +51,13 @@ print(f"{label},{scene},{layout},{j.get('k_stored_as', '')},{j['k_bytes']},{j.ge
 PY
 }
 scene_of() { local s=$1; echo "${s%-0.7}"; }
+# dense, segments, or staged: segments with the far gather staging them (tuning.radiosity_staged).
+layout_of() {
+  case $1 in
+    staged) echo '--set simulation.k_layout="segments" --set tuning.radiosity_staged=true' ;;
+    *) echo "--set simulation.k_layout=\"$1\"" ;;
+  esac
+}
 edge_of() { [[ $1 == industry-0.7 ]] && echo "--max-edge-m 0.7"; }
 {
   echo "machine: $(nproc) cores, $(cat "$OUT/gpu.txt" 2>/dev/null)"
@@ -58,10 +67,9 @@ edge_of() { [[ $1 == industry-0.7 ]] && echo "--max-edge-m 0.7"; }
     [[ -f $ROOT/scenes/$sc/scene.toml ]] || $B/rsim generate $sc --output $ROOT/scenes/$sc -q > /dev/null
     f=$ROOT/scenes/$sc/scene.toml
     for bin in $bins; do
-      for L in dense segments; do
+      for L in dense segments ${STAGED:+staged}; do
         d=$ROOT/r-$s-$L; [[ $bin == rsim ]] || d=$ROOT/r-$s-$L-$bin
-        timeout 240 $B/$bin run $f $o $(edge_of $s) --set "simulation.k_layout=\"$L\"" -o $d ||
-          echo "FAILED radiosity $bin $s $L"
+        timeout 240 $B/$bin run $f $o $(edge_of $s) $(layout_of $L) -o $d || echo "FAILED radiosity $bin $s $L"
         row radiosity-$bin $s $L $d
       done
     done
@@ -89,6 +97,15 @@ edge_of() { [[ $1 == industry-0.7 ]] && echo "--max-edge-m 0.7"; }
     /usr/bin/time -v timeout ${SCALE_TIMEOUT:-560} $B/rsim run $big -o $d > "$OUT/299k.log" 2>&1 ||
       echo "FAILED 299k (the end of its log: $(tail -3 "$OUT/299k.log"))"
     [[ -f $d/summary.json ]] && row radiosity industry-0.5 segments $d && cp $d/summary.json "$OUT/299k-summary.json"
+    # With STAGED: the far gather staged and not, from the K cache, alternating.
+    for r in $(seq ${SCALE_ROUNDS:-2}); do
+      for v in ${STAGED:+staged segments}; do
+        [[ -f $d/summary.json ]] || continue
+        x=""; [[ $v == staged ]] && x="--set tuning.radiosity_staged=true"
+        timeout 120 $B/rsim run $big $x -q -o $ROOT/r-299k-$v-$r || echo "FAILED 299k from the cache $v"
+        row radiosity-cached-$v industry-0.5 segments $ROOT/r-299k-$v-$r
+      done
+    done
     # With PROBE: the radiosity of both builds from the K cache, alternating.
     for r in $(seq ${SCALE_ROUNDS:-2}); do
       for bin in ${bins#rsim }; do

@@ -178,7 +178,7 @@ std::unique_ptr<Backend> makeBackend(const BackendChoice& choice, const VulkanSe
                                                       : defaultHostBudgetBytes(),
                                TransportTuning{choice.radiositySplit, choice.radiosityUnroll, choice.radiosityPoses,
                                                choice.passBlocks, choice.radiosityLanes == "off",
-                                               choice.laneReceivers},
+                                               choice.laneReceivers, choice.radiosityStaged},
                                rays,
                                needsTransferQueues(choice, selected.devices.size(),
                                                    selected.devices.empty() ? 0 : selected.devices[0]->deviceLocalBytes,

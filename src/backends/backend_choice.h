@@ -26,6 +26,7 @@ struct BackendChoice {
     std::uint32_t radiosityPoses = 0;  // poses per invocation of a batch's far gather; 0: default
     std::string radiosityLanes = "auto"; // auto | off: pose lanes for batches of a multiple of 32
     std::uint32_t laneReceivers = 0;     // receivers per workgroup of the pose lanes; 0: default
+    bool radiosityStaged = false;        // the far gather over segments stages them (tuning.radiosity_staged)
 };
 
 // The Vulkan devices a choice names and the ray path they share: what a Vulkan backend is made

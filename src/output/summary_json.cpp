@@ -76,6 +76,7 @@ Json tuningSettings(const TuningDesc& t) {
     put("radiosity_poses", t.radiosityPoses);
     put("radiosity_lanes", t.radiosityLanes);
     put("radiosity_lane_receivers", t.radiosityLaneReceivers);
+    put("radiosity_staged", t.radiosityStaged);
     put("chunk_mb", t.chunkMb);
     put("kij_errors", t.kijErrors);
     put("host_rays", t.hostRays);

@@ -13,7 +13,7 @@ RunRequest tunedRequest(const RunRequest& request, const SceneDesc& scene) {
     BackendChoice& b = r.backend;
     // The Vulkan backend's own: with --backend cpu they would do nothing.
     const bool gpuTuning = t.passBlocks || t.radiositySplit || t.radiosityUnroll || t.radiosityPoses || t.radiosityLanes ||
-                           t.radiosityLaneReceivers || t.validation.value_or(false);
+                           t.radiosityLaneReceivers || t.radiosityStaged.value_or(false) || t.validation.value_or(false);
     if (b.backend == "cpu" && gpuTuning)
         throw InputError("tuning: pass_blocks, radiosity_* and validation tune the Vulkan backend; with --backend cpu "
                          "they would do nothing (docs/tuning.md)");
@@ -23,6 +23,7 @@ RunRequest tunedRequest(const RunRequest& request, const SceneDesc& scene) {
     if (t.radiosityPoses) b.radiosityPoses = *t.radiosityPoses;
     if (t.radiosityLanes) b.radiosityLanes = *t.radiosityLanes;
     if (t.radiosityLaneReceivers) b.laneReceivers = *t.radiosityLaneReceivers;
+    if (t.radiosityStaged) b.radiosityStaged = *t.radiosityStaged;
     if (t.validation) b.validation = *t.validation;
     if (t.chunkMb) r.chunkMb = *t.chunkMb;
     if (t.kijErrors) r.kFormatErrors = *t.kijErrors;

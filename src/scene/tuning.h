@@ -17,6 +17,7 @@ struct TuningDesc {
     std::optional<std::uint32_t> radiosityPoses;         // radiosity_poses: poses per invocation (1, 2, 4)
     std::optional<std::string> radiosityLanes;           // radiosity_lanes: auto | off
     std::optional<std::uint32_t> radiosityLaneReceivers; // radiosity_lane_receivers
+    std::optional<bool> radiosityStaged;                 // radiosity_staged: segments staged in shared memory
     std::optional<double> chunkMb;                       // chunk_mb: K chunk size, MiB
     std::optional<bool> kijErrors;                       // kij_errors: every format's error against fp32 K
     std::optional<std::string> hostRays;                 // host_rays: auto | always | never

@@ -27,6 +27,7 @@ TuningDesc readTuningTable(const toml::table& table, const std::string& fileName
         r.fail(r.at("radiosity_poses"), "radiosity_poses", "expected 0, 1, 2 or 4, got 3");
     t.radiosityLanes = choice("radiosity_lanes", {"auto", "off"});
     t.radiosityLaneReceivers = integer("radiosity_lane_receivers", 0, 32);
+    t.radiosityStaged = flag("radiosity_staged");
     if (r.find("chunk_mb")) t.chunkMb = r.number("chunk_mb", 16.0, 0.001, 1048576.0);
     t.kijErrors = flag("kij_errors");
     t.hostRays = choice("host_rays", {"auto", "always", "never"});

@@ -53,6 +53,10 @@ struct TransportTuning {
     // default), `split` its source slices.
     bool noLanes = false;
     std::uint32_t laneReceivers = 0;
+    // With K stored as segments, the far gather (not the pose lanes') stages 32 x split segments
+    // of its tile and their sources' records in shared memory (radiosity_far.comp): one load a
+    // segment instead of three dependent ones, the same sums. tuning.radiosity_staged.
+    bool staged = false;
 };
 inline constexpr std::uint32_t kMaxPassBlocks = 4;
 

@@ -42,6 +42,8 @@ RSIM_CONST uint RSIM_SPEC_NEAR_SPLIT = 6u;
 RSIM_CONST uint RSIM_SPEC_K_LAYOUT = 11u;
 RSIM_CONST uint RSIM_K_LAYOUT_DENSE = 0u;
 RSIM_CONST uint RSIM_K_LAYOUT_SEGMENTS = 1u;
+// Whether the far gather over segments stages them in shared memory (radiosity_far.comp; 0 or 1).
+RSIM_CONST uint RSIM_SPEC_RADIOSITY_STAGED = 12u;
 
 // Poses of a transport batch (MODEL.md §9) share K and one B/Z history buffer: each pose's
 // plain [n][T] one after the other, entry (i, t) of pose p at rsimHistoryIndex (poseStride =

@@ -99,8 +99,8 @@ edge_of() { [[ $1 == industry-0.7 ]] && echo "--max-edge-m 0.7"; }
     [[ -f $d/summary.json ]] && row radiosity industry-0.5 segments $d && cp $d/summary.json "$OUT/299k-summary.json"
     # With STAGED: the far gather staged and not, from the K cache, alternating.
     for r in $(seq ${SCALE_ROUNDS:-2}); do
-      for v in ${STAGED:+staged segments}; do
-        [[ -f $d/summary.json ]] || continue
+      [[ -n ${STAGED:-} && -f $d/summary.json ]] || break
+      for v in staged segments; do
         x=""; [[ $v == staged ]] && x="--set tuning.radiosity_staged=true"
         timeout 120 $B/rsim run $big $x -q -o $ROOT/r-299k-$v-$r || echo "FAILED 299k from the cache $v"
         row radiosity-cached-$v industry-0.5 segments $ROOT/r-299k-$v-$r
@@ -108,12 +108,10 @@ edge_of() { [[ $1 == industry-0.7 ]] && echo "--max-edge-m 0.7"; }
     done
     # With PROBE: the radiosity of both builds from the K cache, alternating.
     for r in $(seq ${SCALE_ROUNDS:-2}); do
-      for bin in ${bins#rsim }; do
-        [[ $bin == rsim || ! -f $d/summary.json ]] && continue
-        for b in $bin rsim; do
-          timeout 120 $B/$b run $big -q -o $ROOT/r-299k-$b-$r || echo "FAILED 299k from the cache $b"
-          row radiosity-cached-$b industry-0.5 segments $ROOT/r-299k-$b-$r
-        done
+      [[ -n ${PROBE:-} && -f $d/summary.json ]] || break
+      for b in probe rsim; do
+        timeout 120 $B/$b run $big -q -o $ROOT/r-299k-$b-$r || echo "FAILED 299k from the cache $b"
+        row radiosity-cached-$b industry-0.5 segments $ROOT/r-299k-$b-$r
       done
     done
   fi

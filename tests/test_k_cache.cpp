@@ -4,6 +4,8 @@
 // cache writes what the run that stored it wrote.
 #include <cstring>
 #include <fstream>
+#include <iomanip>
+#include <sstream>
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
@@ -288,4 +290,33 @@ TEST_CASE("with K from the cache, the CPU may cast the other rays for a GPU with
         const auto cmp = runRsim("compare " + (dir / "d" / pose).string() + " " + (dir / "e" / pose).string());
         CHECK_THAT(cmp.output, ContainsSubstring("rsim compare: PASS"));
     }
+}
+
+TEST_CASE("K stored as segments goes to the cache when its segments fit, however large dense K would be",
+          "[kcache][segments][cli]") {
+    TempDir dir;
+    const std::string scene = std::string(RSIM_SOURCE_DIR) + "/scenes/corridor/scene.toml";
+    const std::string common = "run " + scene + " --backend cpu --timesteps 100 --samples 4 --no-progress ";
+    REQUIRE(runRsim(common + "--no-k-cache --set 'simulation.k_layout=\"dense\"' -o " + (dir / "dense").string()).exitCode == 0);
+    REQUIRE(runRsim(common + "--no-k-cache --set 'simulation.k_layout=\"segments\"' -o " + (dir / "seg").string()).exitCode == 0);
+    auto kBytes = [&](const char* run) {
+        const std::string s = readFile(dir / run / "summary.json");
+        const auto at = s.find("\"k_bytes\": ");
+        REQUIRE(at != std::string::npos);
+        return std::stod(s.substr(at + 11));
+    };
+    const double dense = kBytes("dense"), seg = kBytes("seg");
+    CAPTURE(dense, seg);
+    REQUIRE(seg + 4096 < dense); // room for the file's headers between the two
+    // A cache larger than the segments (and their file's headers), smaller than dense K.
+    std::ostringstream maxGb;
+    maxGb << std::setprecision(12) << (seg + 2048) / 1073741824.0;
+    const std::string cache = "--k-cache " + (dir / "cache").string() + " --k-cache-max-gb " + maxGb.str() +
+                              " --set 'simulation.k_layout=\"segments\"' ";
+    const auto stored = runRsim(common + cache + "-o " + (dir / "a").string());
+    REQUIRE(stored.exitCode == 0);
+    CHECK_THAT(stored.output, ContainsSubstring("K cache: stored K"));
+    const auto read = runRsim(common + cache + "-o " + (dir / "b").string());
+    REQUIRE(read.exitCode == 0);
+    CHECK_THAT(read.output, ContainsSubstring("read from"));
 }

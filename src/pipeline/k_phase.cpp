@@ -30,11 +30,12 @@ void noteDeviceMemory(const Backend& backend, RunMetadata& meta, const char* pha
 
 namespace {
 
-// Stores K in the cache when that is worth it: not when K exceeds the cache or a quarter of the
-// host's memory (a K on the GPU is copied to the host to be stored).
+// Stores K in the cache when that is worth it: not when K as stored (dense, or as segments)
+// exceeds the cache or a quarter of the host's memory (a K on the GPU is copied to the host to
+// be stored).
 void storeK(const KCache& cache, const std::string& key, KHandle& K, const KChunking& chunking,
             const VisibilityStats& stats, const KStorageReport& storage) {
-    const std::uint64_t bytes = chunking.bytes();
+    const std::uint64_t bytes = storage.layout == "segments" ? storage.bytes : chunking.bytes();
     if (bytes > cache.maxBytes() || double(bytes) > hostShareBytes()) {
         spdlog::info("K cache: K ({:.1f} GiB) is not stored: it is larger than the cache ({:.1f} GiB, "
                      "--k-cache-max-gb) or a quarter of this machine's memory",

@@ -23,6 +23,7 @@
 namespace rsim {
 
 struct SceneShafts; // visibility/scene_shafts.h
+class KJournal;      // k/k_journal.h
 
 // K where a backend computed it.
 class KHandle {
@@ -41,6 +42,10 @@ struct VisibilityOutcome {
     std::vector<DeviceMemory> deviceMemory;
     double compressSeconds = 0.0; // the part of the phase that encoded K
     TimingDetails details;
+    // With the K cache's chunks file (k/k_journal.h): the chunks read from it instead of cast,
+    // and whether it now holds all of K (then K need not be stored in the cache again).
+    std::uint32_t chunksFromJournal = 0;
+    bool kInJournal = false;
 };
 
 // One pose of a transport batch: its settings (light and sensor; the time axis, materials and
@@ -112,7 +117,10 @@ class Backend {
 
     // Geometry phase.
     virtual void prepare(const PreparedScene& scene) = 0; // acceleration structures
-    virtual VisibilityOutcome visibility(const KSettings& settings) = 0;
+    // `journal` (may be null): the K cache's chunks file, which a backend that computes K chunk
+    // by chunk with full rows keeps its chunks in, and resumes from (k/k_journal.h); others
+    // leave it alone.
+    virtual VisibilityOutcome visibility(const KSettings& settings, KJournal* journal) = 0;
 
     // Pose phase. `K` may be null (no indirect light) and may come from another backend.
     virtual DirectTerms direct(const SimConfig& config) = 0;

@@ -41,7 +41,7 @@ class CpuBackend final : public Backend {
 
     void configure(const BackendSettings& settings) override { share_ = settings.rowShare; }
 
-    VisibilityOutcome visibility(const KSettings& k) override {
+    VisibilityOutcome visibility(const KSettings& k, KJournal* /*journal: K is computed whole here*/) override {
         const PreparedScene& s = scene();
         const KChunking chunking =
             KChunking::forBudget(std::uint32_t(s.size()), k.format, k.chunkBytes);

@@ -53,6 +53,9 @@ struct RunMetadata {
     // GPU time loop without its setup.
     TimingDetails timingDetails;
     bool kFromCache = false; // K was read from the K cache (k/k_cache.h), not computed
+    // K's chunks placed from the K cache's chunks file instead of cast (k/k_journal.h): all of
+    // them (then kFromCache) or those a stopped run had computed.
+    std::uint32_t kChunksFromCache = 0;
     // Phases the CPU ran for a GPU run whose devices have no ray tracing (pipeline/host_rays.h).
     std::vector<std::string> cpuPhases;
     std::vector<std::uint32_t> rowsOfRanks; // MPI row-block mode: each rank's rows of K, in rank order

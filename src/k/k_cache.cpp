@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "k/k_journal.h"
 #include "util/cache_dir.h"
 #include "util/owned_files.h"
 #include "util/error.h"
@@ -372,8 +373,11 @@ void KCache::evict(std::uint64_t keepBytes) const {
             if (abandonedFile(it->path(), std::chrono::hours(1))) fs::remove(it->path(), ec);
             continue;
         }
-        // Only rsim's files: the name of a key, a regular file (not a link), the magic inside.
-        if (!isCacheFileName(name) || !fs::is_regular_file(it->symlink_status(ec)) || !hasCacheMagic(it->path()))
+        // Only rsim's files: the name of a key, a regular file (not a link), the magic inside; a
+        // chunks file (k/k_journal.h) when no run holds it.
+        const bool journal = KJournal::isJournalName(name);
+        if (journal ? !fs::is_regular_file(it->symlink_status(ec)) || KJournal::inUse(it->path())
+                    : !isCacheFileName(name) || !fs::is_regular_file(it->symlink_status(ec)) || !hasCacheMagic(it->path()))
             continue;
         files.push_back({it->path(), it->last_write_time(ec), it->file_size(ec)});
         total += files.back().bytes;

@@ -241,6 +241,7 @@ std::string summaryJsonText(const ResultsView& view, const PhaseTimes& times) {
     j["cpu_phases"] = m.cpuPhases;
     j["k_format"] = m.k.format;
     j["k_from_cache"] = view.info.kFromCache;
+    j["k_chunks_from_cache"] = m.kChunksFromCache;
     if (view.info.rowRanks > 1) {
         j["mpi"] = {{"ranks", view.info.rowRanks}, {"split", "rows"}};
         // None without indirect light: there is no K to share.

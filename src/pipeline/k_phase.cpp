@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "k/k_cache.h"
+#include "k/k_journal.h"
 #include "k/k_layout_choice.h"
 #include "pipeline/job_agreement.h"
 #include "pipeline/run_estimate.h"
@@ -78,10 +79,16 @@ void combineOverRanks(const Ranks& ranks, VisibilityStats& v, KStorageReport& k)
 
 void logVisibility(const VisibilityStats& stats, const KSettings& k, const RunMetadata& meta, double secs,
                    double compressSeconds) {
-    spdlog::info("visibility: {} candidate pairs ({} clear: no rays), {} non-zero, {} rays in {:.2f} s "
-                 "({:.1f} Mrays/s)",
-                 stats.candidatePairs, stats.clearPairs, stats.nonzeroPairs, stats.raysCast, secs,
-                 double(stats.raysCast) / secs * 1e-6);
+    if (meta.kChunksFromCache > 0) // the counts are K's, some of them from an earlier run's chunks
+        spdlog::info("visibility: {} candidate pairs ({} clear: no rays), {} non-zero, {} rays, those of {} of K's "
+                     "{} chunks cast by an earlier run (K cache); {:.2f} s",
+                     stats.candidatePairs, stats.clearPairs, stats.nonzeroPairs, stats.raysCast, meta.kChunksFromCache,
+                     meta.k.chunks, secs);
+    else
+        spdlog::info("visibility: {} candidate pairs ({} clear: no rays), {} non-zero, {} rays in {:.2f} s "
+                     "({:.1f} Mrays/s)",
+                     stats.candidatePairs, stats.clearPairs, stats.nonzeroPairs, stats.raysCast, secs,
+                     double(stats.raysCast) / secs * 1e-6);
     if (const std::uint64_t tiles = stats.tilesListed + stats.tilesLong; tiles > 0)
         spdlog::info("visibility: {} of {} tiles of pairs listed their possible occluders (mean {:.1f} triangles, "
                      "at most {}); {} rays ({:.1f}%) tested against those lists, the others traced",
@@ -102,9 +109,12 @@ void logVisibility(const VisibilityStats& stats, const KSettings& k, const RunMe
 } // namespace
 
 std::unique_ptr<KHandle> computeK(Backend& geometry, const KSettings& k, PhaseTimes& times, RunMetadata& meta,
-                                  VisibilityStats& stats, const RowShare* share) {
+                                  VisibilityStats& stats, const RowShare* share, KJournal* journal, bool* kInJournal) {
     Stopwatch sw;
-    VisibilityOutcome v = geometry.visibility(k);
+    VisibilityOutcome v = geometry.visibility(k, journal);
+    meta.kChunksFromCache = v.chunksFromJournal;
+    meta.kFromCache = v.chunksFromJournal > 0 && v.chunksFromJournal == v.storage.chunks;
+    if (kInJournal) *kInJournal = v.kInJournal;
     const double secs = sw.seconds();
     times.add("visibility", secs - v.compressSeconds);
     times.add("compress", v.compressSeconds);
@@ -191,8 +201,17 @@ std::unique_ptr<KHandle> kReadOrComputed(Backend& geometry, const PreparedScene&
                     describeEstimate(e, poses));
     }
     if (!K) {
-        K = computeK(geometry, first.k, times, meta, stats, share);
-        if (cache) {
+        // K computed chunk by chunk keeps its chunks in the cache's chunks file as they come,
+        // and takes those an earlier run left there (a run stopped during visibility resumes).
+        std::optional<KJournal> journal;
+        if (cache) journal.emplace(cache->dir(), key, chunking, cache->maxBytes());
+        bool inJournal = false;
+        K = computeK(geometry, first.k, times, meta, stats, share, journal ? &*journal : nullptr, &inJournal);
+        if (inJournal && !meta.kFromCache) {
+            spdlog::info("K cache: K's chunks are kept in {} ({:.1f} MiB): a later run of this scene places them "
+                         "instead of casting rays",
+                         journal->file().string(), double(journal->bytes()) / 1048576.0);
+        } else if (cache && !inJournal) {
             const Stopwatch sw;
             storeK(*cache, key, *K, chunking, stats, meta.k);
             times.add("k_cache", sw.seconds());

@@ -23,9 +23,12 @@ void noteDeviceMemory(const Backend& backend, RunMetadata& meta, const char* pha
 
 // The visibility and compression on `geometry`, timed (`visibility`, `compress`) and logged,
 // with their counts and report in `stats` and `meta.k`; under MPI row blocks (`share`), the
-// counts of the whole K.
+// counts of the whole K. With `journal` (the K cache's chunks file, k/k_journal.h), a backend
+// that computes K chunk by chunk keeps its chunks there and places those it holds; `kInJournal`
+// then says whether the file holds all of K.
 std::unique_ptr<KHandle> computeK(Backend& geometry, const KSettings& k, PhaseTimes& times, RunMetadata& meta,
-                                  VisibilityStats& stats, const RowShare* share);
+                                  VisibilityStats& stats, const RowShare* share, KJournal* journal = nullptr,
+                                  bool* kInJournal = nullptr);
 
 // Row-block mode: this rank's rows of K, once every rank is known to run the same job (none
 // without indirect light: there is no K); the split is logged and noted in meta.rowsOfRanks.

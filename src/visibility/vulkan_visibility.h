@@ -99,6 +99,8 @@ struct VisibilityLists {
 // list, the lists' entries, rays answered by their pair's last blockers.
 inline constexpr std::uint32_t kVisibilityCounters = 9;
 VisibilityStats visibilityCounts(const GpuCounters& counters);
+// The same from the counters' sums (GpuCounters::sums), kVisibilityCounters of them.
+VisibilityStats visibilityCounts(const std::vector<std::uint64_t>& sums);
 
 // The most pairs one visibility launch covers on this device, for a scene of n triangles: about
 // sqrt(P x 2^21) of its P = n (n - 1) / 2 pairs, between 2^20 and 2^24. A launch's lists are

@@ -39,7 +39,9 @@ ChunkedVisibility computeVisibilityChunked(const std::vector<VisibilityDevice>& 
 // K computed where it lives (KPlan::whereItLives): each device casts the full rows of its own
 // chunks, two at a time in fp32, and each chunk is encoded on the host as soon as it arrives and
 // placed on its device (or in pinned host memory when that device streams). Host memory holds
-// two fp32 chunks per device, the streamed chunks and the tables, never K in fp32.
+// two fp32 chunks per device, the streamed chunks and the tables, never K in fp32. With a
+// `journal` (the K cache's chunks file, k/k_journal.h; may be null) each chunk cast is kept on
+// disk too, and the chunks it already holds are read and placed instead of cast (vulkan_k_where_it_lives.cpp).
 struct KWhereItLives {
     std::vector<DeviceK> parts; // per device, as uploadChunks() would have placed them
     VisibilityStats stats;      // the pairs counted once; rays as cast; row sums of the encoded K
@@ -48,8 +50,12 @@ struct KWhereItLives {
     // The busiest device thread's time waiting for its device, encoding, summing rows and
     // placing chunks (overlapped with the casting: waiting long means the device is the bound).
     double waitSeconds = 0.0, encodeSeconds = 0.0, rowSumSeconds = 0.0, placeSeconds = 0.0;
+    double journalSeconds = 0.0;     // reading chunks from the journal and appending to it
+    std::uint32_t chunksFromJournal = 0; // placed from the journal, not cast
+    bool journalComplete = false;        // the journal holds every chunk now
 };
+class KJournal;
 KWhereItLives computeKWhereItLives(const std::vector<VisibilityDevice>& devices, const PreparedScene& prepared,
-                                   const KSettings& settings, const KPlan& plan);
+                                   const KSettings& settings, const KPlan& plan, KJournal* journal);
 
 } // namespace rsim

@@ -164,8 +164,9 @@ VisibilityLists::VisibilityLists(vk::Device& device, std::uint64_t pairsPerLaunc
                         vk::MemoryKind::Device, std::string(name) + " (pairs left to the rays)");
 }
 
-VisibilityStats visibilityCounts(const GpuCounters& counters) {
-    const auto sums = counters.read();
+VisibilityStats visibilityCounts(const GpuCounters& counters) { return visibilityCounts(counters.read()); }
+
+VisibilityStats visibilityCounts(const std::vector<std::uint64_t>& sums) {
     VisibilityStats stats;
     stats.candidatePairs = sums[0];
     stats.nonzeroPairs = sums[1];

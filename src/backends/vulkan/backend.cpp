@@ -209,7 +209,7 @@ KPlan VulkanBackend::planWithLayout(const KSettings& k, std::vector<DeviceBudget
     return p;
 }
 
-VisibilityOutcome VulkanBackend::visibility(const KSettings& requested) {
+VisibilityOutcome VulkanBackend::visibility(const KSettings& requested, KJournal* journal) {
     requireRays("K's visibility");
     dropBatchReuse(); // the memory plan for K sees what the devices hold
     const KSettings k = withTileLists(requested);
@@ -223,7 +223,7 @@ VisibilityOutcome VulkanBackend::visibility(const KSettings& requested) {
         listBytes = std::max(listBytes, 2 * visibilityListBytes(*slot.device, n, tileListMax(k), blockerRounds(k)));
     std::vector<DeviceBudget> budgets;
     KPlan plan = planWithLayout(k, budgets, listBytes);
-    const KRouteInputs inputs{&slots_, visibilityDevices(slots_), &scene(), share_, limits_.maxHostBytes};
+    const KRouteInputs inputs{&slots_, visibilityDevices(slots_), &scene(), share_, limits_.maxHostBytes, journal};
     const std::unique_ptr<KRoute> route = chooseKRoute(inputs, plan, budgets);
     out.deviceMemory = deviceMemoryOf(plan, budgets);
     std::vector<DeviceK> parts = route->compute(k, out);

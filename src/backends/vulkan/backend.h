@@ -44,7 +44,7 @@ public:
     // pass. The expected phases' pipelines start compiling.
     void configure(const BackendSettings& settings) override;
     void prepare(const PreparedScene& scene) override;
-    VisibilityOutcome visibility(const KSettings& requested) override;
+    VisibilityOutcome visibility(const KSettings& requested, KJournal* journal) override;
     DirectTerms direct(const SimConfig& c) override;
     TransportOutcome transport(KHandle* K, const std::vector<TransportPose>& batch, bool hostHistories,
                                const std::function<void()>& loopStarted) override;

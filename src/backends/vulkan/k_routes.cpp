@@ -119,7 +119,7 @@ public:
     WhereItLivesRoute(const KRouteInputs& in, const KPlan& plan) : in_(in), plan_(plan) {}
 
     std::vector<DeviceK> compute(const KSettings& k, VisibilityOutcome& out) override {
-        KWhereItLives v = computeKWhereItLives(in_.devices, *in_.scene, k, plan_);
+        KWhereItLives v = computeKWhereItLives(in_.devices, *in_.scene, k, plan_, in_.journal);
         out.stats = v.stats;
         // Encoding overlapped the casting: it is part of the visibility phase, and a detail.
         out.details.emplace_back("visibility_rays", v.raySeconds);
@@ -127,6 +127,9 @@ public:
         out.details.emplace_back("visibility_host_encode", v.encodeSeconds);
         out.details.emplace_back("visibility_host_row_sums", v.rowSumSeconds);
         out.details.emplace_back("visibility_host_place", v.placeSeconds);
+        if (in_.journal) out.details.emplace_back("visibility_host_journal", v.journalSeconds);
+        out.chunksFromJournal = v.chunksFromJournal;
+        out.kInJournal = v.journalComplete;
         noteEncodingErrors(k, plan_.chunking.n, v.errors, out);
         return std::move(v.parts);
     }

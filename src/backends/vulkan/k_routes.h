@@ -39,6 +39,7 @@ struct KRouteInputs {
     const PreparedScene* scene = nullptr;
     const RowShare* share = nullptr;
     std::uint64_t maxHostBytes = 0;
+    KJournal* journal = nullptr; // the K cache's chunks file: K where it lives keeps its chunks there
 };
 
 class KRoute {

@@ -12,6 +12,7 @@
 #include <catch2/matchers/catch_matchers_string.hpp>
 
 #include "k/host_k.h"
+#include "k/k_cache.h"
 #include "k/k_journal.h"
 #include "support/run_command.h"
 #include "support/test_scenes.h"
@@ -215,4 +216,23 @@ TEST_CASE("a Vulkan run where K lives resumes from the chunks an earlier run kep
             CHECK(a.substr(at, a.find(',', at) - at) == b.substr(bt, b.find(',', bt) - bt));
         }
     }
+}
+
+TEST_CASE("a growing chunks file makes room among the K cache's other files", "[kcache][journal]") {
+    TempDir dir;
+    const HostK K = someK(150, 40, KLayout::Dense);
+    const std::string older(32, 'b');
+    const KCache big(dir.path(), 1ull << 30);
+    big.store(older, K, VisibilityStats{}, KStorageReport{});
+    REQUIRE(std::filesystem::exists(big.fileOf(older)));
+    const std::uint64_t stored = std::filesystem::file_size(big.fileOf(older));
+    // A cache with room for that file and a little more: the chunks file's growth takes it.
+    const KCache cache(dir.path(), stored + 4096);
+    KJournal j(dir.path(), kKey, K.chunking(), cache.maxBytes());
+    j.onGrowth([&cache](std::uint64_t bytes) { cache.makeRoom(bytes); });
+    REQUIRE(j.open(KLayout::Dense));
+    j.append(0, recordOf(K, 0));
+    CHECK(j.holds(0));
+    CHECK_FALSE(std::filesystem::exists(cache.fileOf(older)));
+    CHECK(std::filesystem::exists(j.file())); // held by this run: never evicted
 }

@@ -70,6 +70,10 @@ class KCache {
     // $XDG_CACHE_HOME/rsim/k, else $HOME/.cache/rsim/k; empty when neither is set.
     static std::filesystem::path defaultDir();
 
+    // Removes the least recently used files until the others (those no run holds) leave `bytes`
+    // of the cache's size: room for a chunks file that grows to that (k/k_journal.h).
+    void makeRoom(std::uint64_t bytes) const { evict(maxBytes_ > bytes ? maxBytes_ - bytes : 0); }
+
   private:
     void evict(std::uint64_t keepBytes) const;
     std::filesystem::path dir_;

@@ -322,6 +322,10 @@ void KJournal::append(std::uint32_t c, const KJournalChunk& chunk) {
         stopped_ = true;
         return;
     }
+    if (makeRoom_ && end_ + bytes > roomFor_) {
+        roomFor_ = std::min<std::uint64_t>(maxBytes_, end_ + bytes + (1ull << 30));
+        makeRoom_(roomFor_);
+    }
     std::uint64_t offset = end_ + sizeof h;
     bool written = writeAt(fd_, &h, sizeof h, end_);
     for (const auto& [p, n] : arrays) {

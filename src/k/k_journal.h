@@ -15,6 +15,7 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -57,6 +58,9 @@ public:
     // Appends chunk c's record; callable from several threads. A failure (disk full, the cache's
     // size reached) is a warning, after which nothing more is appended.
     void append(std::uint32_t c, const KJournalChunk& chunk);
+    // Called (under the journal's lock) each time the file is about to pass another GiB, with
+    // the bytes it will reach: the K cache makes room for it among its other files.
+    void onGrowth(std::function<void(std::uint64_t)> makeRoom) { makeRoom_ = std::move(makeRoom); }
     // The bytes of the file so far.
     std::uint64_t bytes() const { return end_; }
 
@@ -78,6 +82,8 @@ private:
     std::vector<std::uint64_t> at_; // a chunk's record offset; 0: not held
     std::uint64_t end_ = 0;         // where the next record goes
     bool stopped_ = false;          // an append failed: no more
+    std::function<void(std::uint64_t)> makeRoom_;
+    std::uint64_t roomFor_ = 0; // the size the K cache last made room for
     mutable std::mutex mutex_;
 };
 

@@ -204,7 +204,10 @@ std::unique_ptr<KHandle> kReadOrComputed(Backend& geometry, const PreparedScene&
         // K computed chunk by chunk keeps its chunks in the cache's chunks file as they come,
         // and takes those an earlier run left there (a run stopped during visibility resumes).
         std::optional<KJournal> journal;
-        if (cache) journal.emplace(cache->dir(), key, chunking, cache->maxBytes());
+        if (cache) {
+            journal.emplace(cache->dir(), key, chunking, cache->maxBytes());
+            journal->onGrowth([&cache](std::uint64_t bytes) { cache->makeRoom(bytes); });
+        }
         bool inJournal = false;
         K = computeK(geometry, first.k, times, meta, stats, share, journal ? &*journal : nullptr, &inJournal);
         if (inJournal && !meta.kFromCache) {

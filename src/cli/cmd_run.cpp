@@ -154,7 +154,9 @@ void addBatchAndCacheOptions(CLI::App* cmd, RunArgs& a) {
         ->check(CLI::IsMember({"rows", "poses"}));
     cmd->add_option("--k-cache", a.kCache,
                     "Folder of the K cache: K is stored there after visibility and read back by later runs "
-                    "of the same triangles and K settings instead of tracing rays (default: "
+                    "of the same triangles and K settings instead of tracing rays. Where a GPU computes K "
+                    "where it lives (the largest scenes), each chunk is kept there as it is cast, and a run "
+                    "stopped during visibility goes on from those chunks when started again (default: "
                     "$XDG_CACHE_HOME/rsim/k or ~/.cache/rsim/k)");
     cmd->add_flag("--no-k-cache", a.req.noKCache, "Neither read nor store K in the K cache");
     cmd->add_option("--k-cache-max-gb", a.req.kCacheMaxGb,

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "k/k_file_io.h"
 #include "k/k_journal.h"
 #include "util/cache_dir.h"
 #include "util/owned_files.h"
@@ -56,37 +57,13 @@ template <class T> std::uint64_t checksumOfFields(const T& h) {
     return XXH3_64bits(&h, offsetof(T, checksum));
 }
 
-// A chunk's arrays as they lie in the file, one after the other: (address, bytes).
-using ChunkArrays = std::vector<std::pair<void*, std::uint64_t>>;
-template <class V> std::pair<void*, std::uint64_t> arrayOf(V& v) {
-    return {const_cast<void*>(static_cast<const void*>(v.data())), v.size() * sizeof(v[0])};
-}
+// A chunk's arrays as they lie in the file, one after the other.
+using kfile::arrayOf;
+using kfile::readAt;
+using ChunkArrays = kfile::Arrays;
 ChunkArrays arraysOf(const EncodedChunk& c) { return {arrayOf(c.words), arrayOf(c.table)}; }
 ChunkArrays arraysOf(const SegmentChunk& c) {
     return {arrayOf(c.tileStart), arrayOf(c.segments), arrayOf(c.words), arrayOf(c.table)};
-}
-
-std::uint64_t dataChecksum(const ChunkArrays& arrays) {
-    XXH3_state_t* st = XXH3_createState();
-    XXH3_64bits_reset(st);
-    for (const auto& [data, bytes] : arrays) XXH3_64bits_update(st, data, bytes);
-    const std::uint64_t h = XXH3_64bits_digest(st);
-    XXH3_freeState(st);
-    return h;
-}
-
-// `bytes` at `offset` of `fd` (pread: safe from several threads at once).
-bool readAt(int fd, void* to, std::uint64_t bytes, std::uint64_t offset) {
-    auto* p = static_cast<char*>(to);
-    while (bytes > 0) {
-        const ssize_t got = ::pread(fd, p, std::size_t(std::min<std::uint64_t>(bytes, 1ull << 30)), off_t(offset));
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return false;
-        p += got;
-        bytes -= std::uint64_t(got);
-        offset += std::uint64_t(got);
-    }
-    return true;
 }
 
 } // namespace
@@ -238,13 +215,7 @@ std::optional<CachedK> KCache::load(const std::string& key, const KChunking& chu
                 e.count = ch.count;
                 arrays = arraysOf(e);
             }
-            std::uint64_t offset = dataAt[c];
-            bool read = true;
-            for (const auto& [data, bytes] : arrays) {
-                read = read && readAt(fd, data, bytes, offset);
-                offset += bytes;
-            }
-            damaged[c] = !read || dataChecksum(arrays) != ch.dataChecksum ||
+            damaged[c] = !kfile::readArrays(fd, arrays, dataAt[c]) || kfile::checksumOf(arrays) != ch.dataChecksum ||
                          (segments && !segmentsSound(out.K.segments(std::uint32_t(c)), chunking.n, chunking.storage()));
         }
     });
@@ -319,11 +290,11 @@ void KCache::store(const std::string& key, const HostK& K, const VisibilityStats
             if (segments) {
                 const SegmentChunk& e = K.segments(c);
                 chh = {e.values, e.words.size(), e.table.size(), e.tileStart.size(), e.segments.size(),
-                       e.sumSquaredError, e.maxAbsError, dataChecksum(arrays[c]), 0};
+                       e.sumSquaredError, e.maxAbsError, kfile::checksumOf(arrays[c]), 0};
             } else {
                 const EncodedChunk& e = K.chunk(c);
                 chh = {e.count, e.words.size(), e.table.size(), 0, 0, e.sumSquaredError, e.maxAbsError,
-                       dataChecksum(arrays[c]), 0};
+                       kfile::checksumOf(arrays[c]), 0};
             }
             chh.headerChecksum = XXH3_64bits(&chh, offsetof(ChunkHeader, headerChecksum));
             tmp.write(&chh, sizeof chh);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "k/k_file_io.h"
 #include "util/error.h"
 #include "util/parallel.h"
 
@@ -53,52 +54,19 @@ std::array<std::uint64_t*, kCounts> countFields(VisibilityStats& s) {
             &s.tilesListed,    &s.tilesLong,    &s.tileListEntries, &s.raysByBlockers};
 }
 
-// The record's arrays, in file order: (address, bytes).
-using Arrays = std::vector<std::pair<void*, std::uint64_t>>;
-template <class V> std::pair<void*, std::uint64_t> arrayOf(V& v) {
-    return {const_cast<void*>(static_cast<const void*>(v.data())), v.size() * sizeof(v[0])};
-}
+// The record's arrays, in file order.
+using kfile::arrayOf;
+using kfile::readAt;
+using kfile::writeAt;
+using Arrays = kfile::Arrays;
 Arrays arraysOf(KJournalChunk& c, KLayout layout) {
     if (layout == KLayout::Segments)
         return {arrayOf(c.rowSums), arrayOf(c.segments.tileStart), arrayOf(c.segments.segments),
                 arrayOf(c.segments.words), arrayOf(c.segments.table)};
     return {arrayOf(c.rowSums), arrayOf(c.dense.words), arrayOf(c.dense.table)};
 }
-std::uint64_t dataChecksum(const Arrays& arrays) {
-    XXH3_state_t* st = XXH3_createState();
-    XXH3_64bits_reset(st);
-    for (const auto& [data, bytes] : arrays) XXH3_64bits_update(st, data, bytes);
-    const std::uint64_t h = XXH3_64bits_digest(st);
-    XXH3_freeState(st);
-    return h;
-}
 std::uint64_t dataBytes(const RecordHeader& r) {
     return r.rows * 8ull + (r.words + r.tableEntries + r.tileEntries + r.segmentWords) * 4ull;
-}
-
-bool readAt(int fd, void* to, std::uint64_t bytes, std::uint64_t offset) {
-    auto* p = static_cast<char*>(to);
-    while (bytes > 0) {
-        const ssize_t got = ::pread(fd, p, std::size_t(std::min<std::uint64_t>(bytes, 1ull << 30)), off_t(offset));
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return false;
-        p += got;
-        bytes -= std::uint64_t(got);
-        offset += std::uint64_t(got);
-    }
-    return true;
-}
-bool writeAt(int fd, const void* from, std::uint64_t bytes, std::uint64_t offset) {
-    const auto* p = static_cast<const char*>(from);
-    while (bytes > 0) {
-        const ssize_t put = ::pwrite(fd, p, std::size_t(std::min<std::uint64_t>(bytes, 1ull << 30)), off_t(offset));
-        if (put < 0 && errno == EINTR) continue;
-        if (put <= 0) return false;
-        p += put;
-        bytes -= std::uint64_t(put);
-        offset += std::uint64_t(put);
-    }
-    return true;
 }
 
 // An empty record of `h`'s sizes, its arrays sized to be read into.
@@ -255,13 +223,8 @@ void KJournal::scanRecords(std::uint64_t size) {
         for (std::size_t r = b; r < e; ++r) {
             KJournalChunk c = sizedFor(found[r].h, layout_);
             const Arrays arrays = arraysOf(c, layout_);
-            std::uint64_t offset = found[r].at + sizeof(RecordHeader);
-            bool read = true;
-            for (const auto& [data, bytes] : arrays) {
-                read = read && readAt(fd_, data, bytes, offset);
-                offset += bytes;
-            }
-            sound[r] = read && dataChecksum(arrays) == found[r].h.dataChecksum &&
+            sound[r] = kfile::readArrays(fd_, arrays, found[r].at + sizeof(RecordHeader)) &&
+                       kfile::checksumOf(arrays) == found[r].h.dataChecksum &&
                        (layout_ != KLayout::Segments || segmentsSound(c.segments, chunking_.n, chunking_.storage()));
         }
     });
@@ -281,13 +244,7 @@ KJournalChunk KJournal::read(std::uint32_t c) const {
         throw Error("K cache: chunk " + std::to_string(c) + " of " + file().string() + " cannot be read");
     KJournalChunk out = sizedFor(h, layout_);
     const Arrays arrays = arraysOf(out, layout_);
-    std::uint64_t offset = at_[c] + sizeof h;
-    bool read = true;
-    for (const auto& [data, bytes] : arrays) {
-        read = read && readAt(fd_, data, bytes, offset);
-        offset += bytes;
-    }
-    if (!read || dataChecksum(arrays) != h.dataChecksum)
+    if (!kfile::readArrays(fd_, arrays, at_[c] + sizeof h) || kfile::checksumOf(arrays) != h.dataChecksum)
         throw Error("K cache: chunk " + std::to_string(c) + " of " + file().string() +
                     " changed since the run opened it (checksum); remove the file and run again");
     return out;
@@ -310,7 +267,7 @@ void KJournal::append(std::uint32_t c, const KJournalChunk& chunk) {
     h.segmentWords = segments ? chunk.segments.segments.size() : 0;
     h.sumSquaredError = segments ? chunk.segments.sumSquaredError : chunk.dense.sumSquaredError;
     h.maxAbsError = segments ? chunk.segments.maxAbsError : chunk.dense.maxAbsError;
-    h.dataChecksum = dataChecksum(arrays);
+    h.dataChecksum = kfile::checksumOf(arrays);
     h.checksum = checksumOf(h);
     const std::uint64_t bytes = sizeof h + dataBytes(h);
 

@@ -114,6 +114,8 @@ TEST_CASE("the chunks file keeps what came before a record cut short or damaged"
     }
     SECTION("cut inside the third record: two kept, and the file cut back before the next append") {
         std::filesystem::resize_file(file, (ends[1] + ends[2]) / 2);
+        CHECK(KJournal::chunksIn(dir.path(), kKey, ch) == 2); // the forecast's count, by the headers
+        CHECK(KJournal::chunksIn(dir.path(), std::string(32, 'c'), ch) == 0);
         KJournal j(dir.path(), kKey, ch, 1ull << 30);
         REQUIRE(j.open(KLayout::Segments));
         CHECK(j.chunksHeld() == 2);

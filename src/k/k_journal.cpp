@@ -69,6 +69,41 @@ std::uint64_t dataBytes(const RecordHeader& r) {
     return r.rows * 8ull + (r.words + r.tableEntries + r.tileEntries + r.segmentWords) * 4ull;
 }
 
+// Whether `h` is the header of a chunks file of `key` in `chunking` (any layout).
+bool headerMatches(const FileHeader& h, const std::string& key, const KChunking& chunking) {
+    return std::memcmp(h.magic, kMagic, sizeof kMagic) == 0 && h.checksum == checksumOf(h) && h.version == kVersion &&
+           h.byteOrder == kByteOrder && std::string(h.key, sizeof h.key) == key && h.n == chunking.n &&
+           h.rowsPerChunk == chunking.rowsPerChunk && h.format == std::uint32_t(chunking.format) &&
+           h.chunks == chunking.chunks();
+}
+
+struct FoundRecord {
+    RecordHeader h;
+    std::uint64_t at;
+};
+// The records of a file of `size` bytes whose headers are sound and sized for `chunking` and
+// `layout`, up to the first that is not or that the file cuts short (their data unchecked).
+std::vector<FoundRecord> recordHeaders(int fd, std::uint64_t size, const KChunking& chunking, KLayout layout) {
+    std::vector<FoundRecord> found;
+    std::uint64_t at = sizeof(FileHeader);
+    const std::uint32_t bits = shared::rsimKBits(chunking.storage());
+    for (;;) {
+        RecordHeader h{};
+        if (at + sizeof h > size || !readAt(fd, &h, sizeof h, at) || h.checksum != checksumOf(h)) break;
+        const bool sized = h.chunk < chunking.chunks() && h.rows == chunking.rows(h.chunk) &&
+                           h.values <= chunking.elements(h.chunk) && h.words * 32 / bits <= 2 * chunking.elements(h.chunk) &&
+                           h.tableEntries <= 1024 &&
+                           (layout == KLayout::Segments ? h.tileEntries == segmentTiles(h.rows) + 1 &&
+                                                              h.segmentWords % shared::RSIM_K_SEGMENT_WORDS == 0
+                                                        : h.tileEntries == 0 && h.segmentWords == 0);
+        const std::uint64_t next = at + sizeof h + dataBytes(h);
+        if (!sized || next > size) break;
+        found.push_back({h, at});
+        at = next;
+    }
+    return found;
+}
+
 // An empty record of `h`'s sizes, its arrays sized to be read into.
 KJournalChunk sizedFor(const RecordHeader& h, KLayout layout) {
     KJournalChunk c;
@@ -116,6 +151,22 @@ bool KJournal::inUse(const fs::path& file) {
     return locked;
 }
 
+std::uint32_t KJournal::chunksIn(const fs::path& dir, const std::string& key, const KChunking& chunking) {
+    const fs::path path = dir / (key + ".kchunks");
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return 0;
+    struct stat st {};
+    FileHeader h{};
+    std::vector<char> seen(chunking.chunks(), 0);
+    if (::fstat(fd, &st) == 0 && std::uint64_t(st.st_size) >= sizeof h && readAt(fd, &h, sizeof h, 0) &&
+        headerMatches(h, key, chunking) &&
+        (h.layout == std::uint32_t(KLayout::Dense) || h.layout == std::uint32_t(KLayout::Segments)))
+        for (const FoundRecord& r : recordHeaders(fd, std::uint64_t(st.st_size), chunking, KLayout(h.layout)))
+            seen[r.h.chunk] = 1;
+    ::close(fd);
+    return std::uint32_t(std::count(seen.begin(), seen.end(), 1));
+}
+
 std::uint32_t KJournal::chunksHeld() const {
     return std::uint32_t(std::count_if(at_.begin(), at_.end(), [](std::uint64_t a) { return a != 0; }));
 }
@@ -152,11 +203,8 @@ bool KJournal::open(KLayout layout) {
         fd_ = -1;
         return false;
     }
-    const bool sound = std::uint64_t(st.st_size) >= sizeof h && h.checksum == checksumOf(h) &&
-                       h.version == kVersion && h.byteOrder == kByteOrder &&
-                       std::string(h.key, sizeof h.key) == key_ && h.n == chunking_.n &&
-                       h.rowsPerChunk == chunking_.rowsPerChunk && h.format == std::uint32_t(chunking_.format) &&
-                       h.chunks == chunking_.chunks() && h.layout == std::uint32_t(layout);
+    const bool sound = std::uint64_t(st.st_size) >= sizeof h && headerMatches(h, key_, chunking_) &&
+                       h.layout == std::uint32_t(layout);
     if (!sound) {
         if (st.st_size > 0)
             spdlog::info("K cache: {} holds K's chunks of another layout or is unsound; started afresh", path.string());
@@ -197,27 +245,7 @@ bool KJournal::startAfresh(KLayout layout) {
 // The records from the header on, up to the first that is cut short or unsound; end_ after it.
 // Data checksums are checked on all cores.
 void KJournal::scanRecords(std::uint64_t size) {
-    struct Found {
-        RecordHeader h;
-        std::uint64_t at;
-    };
-    std::vector<Found> found;
-    std::uint64_t at = sizeof(FileHeader);
-    const std::uint32_t bits = shared::rsimKBits(chunking_.storage());
-    for (;;) {
-        RecordHeader h{};
-        if (at + sizeof h > size || !readAt(fd_, &h, sizeof h, at) || h.checksum != checksumOf(h)) break;
-        const bool sized = h.chunk < chunking_.chunks() && h.rows == chunking_.rows(h.chunk) &&
-                           h.values <= chunking_.elements(h.chunk) && h.words * 32 / bits <= 2 * chunking_.elements(h.chunk) &&
-                           h.tableEntries <= 1024 &&
-                           (layout_ == KLayout::Segments ? h.tileEntries == segmentTiles(h.rows) + 1 &&
-                                                               h.segmentWords % shared::RSIM_K_SEGMENT_WORDS == 0
-                                                         : h.tileEntries == 0 && h.segmentWords == 0);
-        const std::uint64_t next = at + sizeof h + dataBytes(h);
-        if (!sized || next > size) break;
-        found.push_back({h, at});
-        at = next;
-    }
+    const std::vector<FoundRecord> found = recordHeaders(fd_, size, chunking_, layout_);
     std::vector<char> sound(found.size(), 0);
     parallelFor(found.size(), 1, [&](std::size_t b, std::size_t e, unsigned) {
         for (std::size_t r = b; r < e; ++r) {

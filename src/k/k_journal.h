@@ -67,6 +67,9 @@ public:
     std::filesystem::path file() const { return dir_ / (key_ + ".kchunks"); }
     // Whether `name` is a chunks file's: 32 hex digits and ".kchunks".
     static bool isJournalName(const std::string& name);
+    // How many chunks the chunks file of `key` in `dir` holds by its records' headers (their
+    // data unchecked, the file not locked): for a forecast before the run opens it.
+    static std::uint32_t chunksIn(const std::filesystem::path& dir, const std::string& key, const KChunking& chunking);
     // Whether some process holds `file` locked (a run appending to it or reading from it).
     static bool inUse(const std::filesystem::path& file);
 

@@ -195,7 +195,15 @@ std::unique_ptr<KHandle> kReadOrComputed(Backend& geometry, const PreparedScene&
         K = kFromCache(s, first, opt, chunking, cache, key, stats, times, meta);
     {
         // Before the long phases: what they will take, roughly (info when it is long).
-        const RunEstimate e = estimateRun(meta, s.size(), first, K != nullptr);
+        RunEstimate e = estimateRun(meta, s.size(), first, K != nullptr);
+        // Chunks an earlier run left in the cache's chunks file are placed, not cast (if this
+        // run computes K where it lives: the others compute K whole).
+        if (const std::uint32_t held = cache && !K ? KJournal::chunksIn(cache->dir(), key, chunking) : 0) {
+            spdlog::debug("K cache: {} of K's {} chunks were cast by an earlier run ({}); the estimate leaves them "
+                          "out",
+                          held, chunking.chunks(), (cache->dir() / (key + ".kchunks")).string());
+            e.visibilitySeconds *= 1.0 - double(held) / double(chunking.chunks());
+        }
         const double total = e.visibilitySeconds + e.transportSecondsPerPose * double(poses);
         spdlog::log(total >= kEstimateInfoSeconds ? spdlog::level::info : spdlog::level::debug, "{}",
                     describeEstimate(e, poses));

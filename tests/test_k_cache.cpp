@@ -7,6 +7,8 @@
 #include <iomanip>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
@@ -179,6 +181,20 @@ TEST_CASE("the K cache works on the Vulkan backend", "[kcache][vulkan]") {
     CHECK_THAT(readFile(dir / "b" / "summary.json"), ContainsSubstring("\"cpu_phases\": []"));
     CHECK(readFile(dir / "a" / "triangles.csv") == readFile(dir / "b" / "triangles.csv"));
     CHECK(readFile(dir / "a" / "depth.pfm") == readFile(dir / "b" / "depth.pfm"));
+    // K from the cache is placed on the device in a phase of its own, before the transport's,
+    // for the time-stepped transport and the phasors alike; `total` is the phases' sum.
+    const auto phasors = runRsim(common + (dir / "ph").string() + " --no-timeseries --set 'sensor.mode=\"amcw\"' " +
+                                 "--set 'simulation.transport=\"phasors\"'");
+    REQUIRE(phasors.exitCode == 0);
+    for (const char* run : {"a", "b", "ph"}) {
+        CAPTURE(run);
+        const auto t = nlohmann::json::parse(readFile(dir / run / "summary.json"))["timings_s"];
+        CHECK(t.contains("k_placement") == (std::string(run) != "a")); // "a" computed K on the device
+        double sum = 0.0;
+        for (const auto& [phase, seconds] : t.items())
+            if (phase != "total") sum += seconds.get<double>();
+        CHECK(std::abs(sum - t["total"].get<double>()) <= 1e-6 * (1.0 + sum));
+    }
     // A CPU run does not take the Vulkan run's K: its own K reproduces its own results.
     const auto cpu = runRsim("run " + scene + " --backend cpu --timesteps 300 --samples 4 --no-progress --k-cache " +
                              (dir / "cache").string() + " -o " + (dir / "c").string());

@@ -138,6 +138,11 @@ class Backend {
     // is the one transport() will get: a backend places a foreign K first, so that the memory
     // it takes is counted.
     virtual std::uint32_t poseGroup(KHandle* K, const SimConfig& config, std::uint32_t atMost) = 0;
+    // Places `K` (another backend's, or read from the K cache) where this backend's transport
+    // reads it, ahead of the transport: the pipeline times it as a phase of its own,
+    // `k_placement`. Whether it placed anything (nothing where the backend reads K where it
+    // is, or K is in place already).
+    virtual bool placeKAhead(KHandle* /*K*/, const SimConfig& /*config*/) { return false; }
     virtual TriangleDistances distances(const Histories& histories, const DirectTerms& direct,
                                         const SimConfig& config) = 0;
     // `hits`: the primary rays cast by another backend (primaryHits), or null: its own.

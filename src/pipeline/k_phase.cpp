@@ -130,6 +130,12 @@ std::unique_ptr<KHandle> computeK(Backend& geometry, const KSettings& k, PhaseTi
     return std::move(v.K);
 }
 
+void placeKForTransport(Backend& transport, KHandle* K, const SimConfig& config, PhaseTimes& times) {
+    if (!K) return;
+    const Stopwatch sw;
+    if (transport.placeKAhead(K, config)) times.add("k_placement", sw.seconds());
+}
+
 std::optional<RowShare> rowShareFor(const Ranks& ranks, const PreparedScene& s, const std::vector<PoseConfig>& poses,
                                     RunMetadata& meta) {
     const SimConfig& first = poses[0].config;

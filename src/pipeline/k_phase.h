@@ -30,6 +30,11 @@ std::unique_ptr<KHandle> computeK(Backend& geometry, const KSettings& k, PhaseTi
                                   VisibilityStats& stats, const RowShare* share, KJournal* journal = nullptr,
                                   bool* kInJournal = nullptr);
 
+// K placed where `transport` reads it (K from the K cache, or another backend's), timed as the
+// phase `k_placement` when the backend placed anything: before the transport's own phase, so
+// that neither `radiosity` nor `phasors` counts it and `total` does.
+void placeKForTransport(Backend& transport, KHandle* K, const SimConfig& config, PhaseTimes& times);
+
 // Row-block mode: this rank's rows of K, once every rank is known to run the same job (none
 // without indirect light: there is no K); the split is logged and noted in meta.rowsOfRanks.
 std::optional<RowShare> rowShareFor(const Ranks& ranks, const PreparedScene& s, const std::vector<PoseConfig>& poses,

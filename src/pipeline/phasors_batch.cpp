@@ -24,6 +24,7 @@ void PhasorPoses::run(BatchReport& report) {
     report.poses = std::uint32_t(P);
     report.groupSize = group;
     report.groups = std::uint32_t((P + group - 1) / group);
+    if (b_.poses[0].config.indirect) placeKForTransport(*b_.backends.transport, b_.K, b_.poses[0].config, b_.times);
     if (P > 1)
         spdlog::info("batch: {} poses, phasors solved in {} group(s) of up to {}", P, report.groups, group);
     for (std::size_t g0 = 0; g0 < P; g0 += group) this->group(g0, std::min(P, g0 + group), report);

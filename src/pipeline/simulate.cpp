@@ -193,6 +193,7 @@ private:
         hostSeries_ = opt_.timeseries || !b_.transport->traits().keepsHistoriesOnDevice || b_.distances != b_.transport ||
                       (opt_.images && b_.image != b_.transport);
         report_.poses = std::uint32_t(poses_.size());
+        if (first_.indirect) placeKForTransport(*b_.transport, k_.used, first_, times_);
         report_.groupSize = groupSize();
         report_.groups = std::uint32_t((poses_.size() + report_.groupSize - 1) / report_.groupSize);
         if (poses_.size() > 1)

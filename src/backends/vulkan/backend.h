@@ -49,6 +49,7 @@ public:
     TransportOutcome transport(KHandle* K, const std::vector<TransportPose>& batch, bool hostHistories,
                                const std::function<void()>& loopStarted) override;
     std::uint32_t poseGroup(KHandle* K, const SimConfig& c, std::uint32_t atMost) override;
+    bool placeKAhead(KHandle* K, const SimConfig& c) override;
     TriangleDistances distances(const Histories& h, const DirectTerms& direct, const SimConfig& c) override;
     void signals(const Histories& h, const DirectTerms& direct, const SimConfig& c, std::vector<double>& fwd,
                  std::vector<double>& adj) override;

@@ -208,6 +208,12 @@ void VulkanBackend::dropBatchReuse() {
     mail_.reset();
 }
 
+bool VulkanBackend::placeKAhead(KHandle* K, const SimConfig& c) {
+    const double before = placementSeconds_; // grows where onDevices places K
+    onDevices(K, c);
+    return placementSeconds_ != before;
+}
+
 VulkanK* VulkanBackend::onDevices(KHandle* K, const SimConfig& c) {
     VulkanK* mine = dynamic_cast<VulkanK*>(K);
     if (!K || (mine && mine->belongsTo(slots_))) return mine;

@@ -59,7 +59,8 @@ using kfile::arrayOf;
 using kfile::readAt;
 using kfile::writeAt;
 using Arrays = kfile::Arrays;
-Arrays arraysOf(KJournalChunk& c, KLayout layout) {
+// (Addresses of a const record too: it is only read through them, by a write or a checksum.)
+Arrays arraysOf(const KJournalChunk& c, KLayout layout) {
     if (layout == KLayout::Segments)
         return {arrayOf(c.rowSums), arrayOf(c.segments.tileStart), arrayOf(c.segments.segments),
                 arrayOf(c.segments.words), arrayOf(c.segments.table)};
@@ -279,12 +280,12 @@ KJournalChunk KJournal::read(std::uint32_t c) const {
 }
 
 void KJournal::append(std::uint32_t c, const KJournalChunk& chunk) {
-    KJournalChunk& data = const_cast<KJournalChunk&>(chunk); // read only: arraysOf takes addresses
-    const Arrays arrays = arraysOf(data, layout_);
+    const Arrays arrays = arraysOf(chunk, layout_);
     RecordHeader h{};
     h.chunk = c;
     h.rows = std::uint32_t(chunk.rowSums.size());
-    const auto f = countFields(data.counts);
+    VisibilityStats counts = chunk.counts;
+    const auto f = countFields(counts);
     for (std::size_t k = 0; k < kCounts; ++k) h.counts[k] = *f[k];
     h.clamped = chunk.clamped;
     const bool segments = layout_ == KLayout::Segments;

@@ -49,7 +49,6 @@ public:
     // another layout or its header is unsound) and locks it; false, with a log line, when it
     // cannot be used (another run holds it, the folder cannot be written).
     bool open(KLayout layout);
-    bool isOpen() const { return fd_ >= 0; }
     bool holds(std::uint32_t chunk) const { return chunk < at_.size() && at_[chunk] != 0; }
     std::uint32_t chunksHeld() const;
     // Chunk c's record (holds(c)). Throws Error when it cannot be read back (it was checked
